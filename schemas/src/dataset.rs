@@ -1,0 +1,389 @@
+//! Datasets in the reference format (`manifest.json` and one `<family>.jsonl` per family),
+//! validated strictly: every violation is reported as `file:line: field: what is wrong`, all
+//! of them at once, before any stage writes anything.
+use crate::canonical::{self, sha256_hex};
+use crate::spec::{FamilySpec, Spec};
+use crate::{Error, Result};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+pub const TICKET_CATEGORIES: [&str; 4] = ["bug", "feature", "improvement", "customer_support"];
+pub const TICKET_PRIORITIES: [&str; 4] = ["p0", "p1", "p2", "p3"];
+pub const AGREEMENT_TYPES: [&str; 4] = ["saas_subscription", "software_license", "support_maintenance", "technology_services"];
+/// Contract gold keys, in the order the format requires.
+pub const CONTRACT_FIELDS: [&str; 10] = [
+    "agreement_type",
+    "effective_date",
+    "initial_term_end_date",
+    "auto_renews",
+    "renewal_term_months",
+    "non_renewal_notice_days",
+    "payment_terms_days",
+    "termination_for_convenience",
+    "termination_notice_days",
+    "security_incident_notice_hours",
+];
+
+/// One dataset item.
+#[derive(Debug, Clone)]
+pub struct Item {
+    pub id: String,
+    pub family: String,
+    pub system: String,
+    pub user: String,
+    pub gold: Value,
+    pub aliases: Vec<String>,
+    /// SHA-256 of the row's canonical JSON.
+    pub sha256: String,
+}
+
+/// A validated dataset.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    pub dir: PathBuf,
+    /// Items per family, in spec family order, each in file order.
+    pub items: BTreeMap<String, Vec<Item>>,
+    /// Logical file name → SHA-256: `manifest.json`, `<family>.jsonl`, and the templates.
+    pub file_hashes: BTreeMap<String, String>,
+    /// SHA-256 of the `key:hash` lines of `file_hashes`, sorted, joined by `\n`.
+    pub release_hash: String,
+}
+
+/// Loader options.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadOptions {
+    /// Accept a small sample: the manifest's counts need not equal the spec's.
+    pub sample: bool,
+}
+
+/// The output schema each family's rows must declare.
+pub fn output_schema(family: &str) -> Value {
+    match family {
+        "meeting-notes-lookup" => json!({"answer": "string"}),
+        "ticket-triage" => json!({"category": "enum", "priority": "enum"}),
+        _ => json!({
+            "agreement_type": "enum", "effective_date": "string", "initial_term_end_date": "string",
+            "auto_renews": "bool", "renewal_term_months": "int | null", "non_renewal_notice_days": "int | null",
+            "payment_terms_days": "int | null", "termination_for_convenience": "bool",
+            "termination_notice_days": "int | null", "security_incident_notice_hours": "int | null"
+        }),
+    }
+}
+
+/// Whether `s` is a canonical `YYYY-MM-DD` calendar date.
+pub fn is_iso_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let digits = |r: std::ops::Range<usize>| -> Option<u32> {
+        b[r].iter().try_fold(0u32, |acc, c| c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0')))
+    };
+    let (Some(y), Some(m), Some(d)) = (digits(0..4), digits(5..7), digits(8..10)) else { return false };
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    y >= 1 && (1..=days).contains(&d)
+}
+
+fn is_int(v: &Value) -> bool {
+    v.is_i64() || v.is_u64()
+}
+
+/// Problems with one family's gold and aliases.
+fn check_gold(family: &str, gold: &Value, aliases: &Value, problems: &mut Vec<String>, at: &str) {
+    let mut bad = |field: &str, what: &str| problems.push(format!("{at}: {field}: {what}"));
+    match family {
+        "meeting-notes-lookup" => {
+            let keys_ok = gold.as_object().is_some_and(|o| o.len() == 2 && o.contains_key("type") && o.contains_key("value"));
+            if !keys_ok {
+                bad("gold", "expected an object with exactly the keys `type` and `value`");
+            } else if !gold["value"].is_string() {
+                bad("gold.value", "expected a string");
+            }
+            if !aliases.as_array().is_some_and(|a| a.iter().all(Value::is_string)) {
+                bad("aliases", "expected a list of strings");
+            }
+        }
+        "ticket-triage" => {
+            let keys_ok = gold.as_object().is_some_and(|o| o.len() == 2 && o.contains_key("category") && o.contains_key("priority"));
+            if !keys_ok {
+                bad("gold", "expected an object with exactly the keys `category` and `priority`");
+                return;
+            }
+            if !gold["category"].as_str().is_some_and(|c| TICKET_CATEGORIES.contains(&c)) {
+                bad("gold.category", &format!("`{}` is not one of {TICKET_CATEGORIES:?}", gold["category"]));
+            }
+            if !gold["priority"].as_str().is_some_and(|c| TICKET_PRIORITIES.contains(&c)) {
+                bad("gold.priority", &format!("`{}` is not one of {TICKET_PRIORITIES:?}", gold["priority"]));
+            }
+        }
+        _ => {
+            let keys: Vec<&str> = gold.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+            if keys != CONTRACT_FIELDS {
+                bad("gold", &format!("expected exactly the keys {CONTRACT_FIELDS:?} in this order"));
+                return;
+            }
+            if !gold["agreement_type"].as_str().is_some_and(|t| AGREEMENT_TYPES.contains(&t)) {
+                bad("gold.agreement_type", &format!("`{}` is not one of {AGREEMENT_TYPES:?}", gold["agreement_type"]));
+            }
+            for f in ["effective_date", "initial_term_end_date"] {
+                if !gold[f].as_str().is_some_and(is_iso_date) {
+                    bad(&format!("gold.{f}"), &format!("`{}` is not an ISO date (YYYY-MM-DD)", gold[f]));
+                }
+            }
+            for f in ["auto_renews", "termination_for_convenience"] {
+                if !gold[f].is_boolean() {
+                    bad(&format!("gold.{f}"), "expected a boolean");
+                }
+            }
+            for f in &CONTRACT_FIELDS[4..7].iter().chain(&CONTRACT_FIELDS[8..10]).collect::<Vec<_>>() {
+                if !(gold[**f].is_null() || is_int(&gold[**f])) {
+                    bad(&format!("gold.{f}"), "expected an integer or null");
+                }
+            }
+        }
+    }
+}
+
+struct FileCheck<'a> {
+    family: &'a FamilySpec,
+    system: &'a str,
+    file: String,
+}
+
+impl FileCheck<'_> {
+    fn row(&self, line_no: usize, row: &Value, ids: &mut HashSet<String>, problems: &mut Vec<String>) -> Option<Item> {
+        let at = format!("{}:{line_no}", self.file);
+        let Some(obj) = row.as_object() else {
+            problems.push(format!("{at}: row: expected a JSON object"));
+            return None;
+        };
+        let start = problems.len();
+        for key in ["id", "use_case", "split", "prompt", "output_schema", "gold", "aliases", "tokens"] {
+            if !obj.contains_key(key) {
+                problems.push(format!("{at}: {key}: missing"));
+            }
+        }
+        if problems.len() > start {
+            return None;
+        }
+        let id = obj["id"].as_str().unwrap_or("").to_string();
+        if id.is_empty() {
+            problems.push(format!("{at}: id: expected a non-empty string"));
+        } else if !ids.insert(id.clone()) {
+            problems.push(format!("{at}: id: duplicate id `{id}`"));
+        }
+        if obj["use_case"] != json!(self.family.name) {
+            problems.push(format!("{at}: use_case: expected `{}`, found {}", self.family.name, obj["use_case"]));
+        }
+        if obj["split"] != json!("private") {
+            problems.push(format!("{at}: split: expected `private`, found {}", obj["split"]));
+        }
+        let prompt = &obj["prompt"];
+        let prompt_ok = prompt.as_object().is_some_and(|p| p.len() == 2 && p.contains_key("system") && p.contains_key("user"));
+        if !prompt_ok {
+            problems.push(format!("{at}: prompt: expected an object with exactly the keys `system` and `user`"));
+        } else {
+            if prompt["system"].as_str() != Some(self.system) {
+                problems.push(format!(
+                    "{at}: prompt.system: differs from the template {} (it must equal it byte for byte, less one trailing newline)",
+                    self.family.prompt_template
+                ));
+            }
+            if !prompt["user"].as_str().is_some_and(|u| !u.trim().is_empty()) {
+                problems.push(format!("{at}: prompt.user: expected a non-empty string"));
+            }
+        }
+        if obj["output_schema"] != output_schema(&self.family.name) {
+            problems.push(format!("{at}: output_schema: expected {}", output_schema(&self.family.name)));
+        }
+        check_gold(&self.family.name, &obj["gold"], &obj["aliases"], problems, &at);
+        let band_field = if self.family.name == "meeting-notes-lookup" { "input_total" } else { "user" };
+        let (lo, hi) = self.family.input_tokens;
+        match obj["tokens"].get(band_field).and_then(Value::as_i64) {
+            Some(n) if (lo..=hi).contains(&n) => {}
+            Some(n) => problems.push(format!("{at}: tokens.{band_field}: {n} is outside the band {lo}-{hi}")),
+            None => problems.push(format!("{at}: tokens.{band_field}: expected an integer")),
+        }
+        if problems.len() > start {
+            return None;
+        }
+        Some(Item {
+            id,
+            family: self.family.name.clone(),
+            system: self.system.to_string(),
+            user: prompt["user"].as_str().unwrap_or_default().to_string(),
+            gold: obj["gold"].clone(),
+            aliases: obj["aliases"].as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default(),
+            sha256: canonical::hash(row),
+        })
+    }
+}
+
+/// Reads a template and strips exactly one trailing newline.
+fn template_text(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    text.strip_suffix('\n').unwrap_or(&text).to_string()
+}
+
+/// Release hash of a map of logical names to SHA-256.
+pub fn release_hash(file_hashes: &BTreeMap<String, String>) -> String {
+    let lines: Vec<String> = file_hashes.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+    sha256_hex(lines.join("\n").as_bytes())
+}
+
+fn read_manifest(dir: &Path, spec: &Spec, options: LoadOptions, problems: &mut Vec<String>) -> Option<(Vec<u8>, BTreeMap<String, usize>)> {
+    let path = dir.join("manifest.json");
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => {
+            problems.push(format!("{}: {e}", path.display()));
+            return None;
+        }
+    };
+    let at = path.display().to_string();
+    let manifest: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            problems.push(format!("{at}:{}: {e}", e.line()));
+            return None;
+        }
+    };
+    if manifest["status"] != json!("frozen") {
+        problems.push(format!("{at}: status: expected `frozen`, found {}", manifest["status"]));
+    }
+    if manifest["freeze_ready"] != json!(true) {
+        problems.push(format!("{at}: freeze_ready: expected true, found {}", manifest["freeze_ready"]));
+    }
+    let mut counts = BTreeMap::new();
+    let Some(use_cases) = manifest["use_cases"].as_object() else {
+        problems.push(format!("{at}: use_cases: expected an object keyed by task family"));
+        return Some((bytes, counts));
+    };
+    let keys: HashSet<&str> = use_cases.keys().map(String::as_str).collect();
+    let expected: HashSet<&str> = spec.families.iter().map(|f| f.name.as_str()).collect();
+    if keys != expected {
+        problems.push(format!("{at}: use_cases: expected exactly the families {:?}", spec.families.iter().map(|f| &f.name).collect::<Vec<_>>()));
+    }
+    for family in &spec.families {
+        match use_cases.get(&family.name).and_then(|u| u["private_items"].as_u64()) {
+            Some(n) => {
+                if !options.sample && n as usize != family.available_items {
+                    problems.push(format!(
+                        "{at}: use_cases.{}.private_items: {n} differs from the spec's available_items {} (use --sample for a small dataset)",
+                        family.name, family.available_items
+                    ));
+                }
+                counts.insert(family.name.clone(), n as usize);
+            }
+            None => problems.push(format!("{at}: use_cases.{}.private_items: expected an integer", family.name)),
+        }
+    }
+    Some((bytes, counts))
+}
+
+/// Loads and validates the dataset in `dir` against `spec`.
+pub fn load(dir: &Path, spec: &Spec, options: LoadOptions) -> Result<Dataset> {
+    let mut problems = Vec::new();
+    let mut file_hashes = BTreeMap::new();
+    let manifest = read_manifest(dir, spec, options, &mut problems);
+    if let Some((bytes, _)) = &manifest {
+        file_hashes.insert("manifest.json".to_string(), sha256_hex(bytes));
+    }
+    let mut items = BTreeMap::new();
+    let mut ids = HashSet::new();
+    for family in &spec.families {
+        let template_path = spec.dir().join(&family.prompt_template);
+        let system = match std::fs::read(&template_path) {
+            Ok(bytes) => {
+                file_hashes.insert(family.prompt_template.clone(), sha256_hex(&bytes));
+                template_text(&bytes)
+            }
+            Err(e) => {
+                problems.push(format!("{}: {e}", template_path.display()));
+                continue;
+            }
+        };
+        let path = dir.join(format!("{}.jsonl", family.name));
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) => {
+                problems.push(format!("{}: {e}", path.display()));
+                continue;
+            }
+        };
+        file_hashes.insert(format!("{}.jsonl", family.name), sha256_hex(&bytes));
+        let check = FileCheck { family, system: &system, file: path.display().to_string() };
+        let mut rows = Vec::new();
+        let text = String::from_utf8_lossy(&bytes);
+        if !text.is_empty() && !text.ends_with('\n') {
+            problems.push(format!("{}:{}: row: the last line is not terminated (truncated file?)", check.file, text.lines().count()));
+        }
+        for (i, line) in text.lines().enumerate() {
+            match serde_json::from_str::<Value>(line) {
+                Ok(row) => rows.extend(check.row(i + 1, &row, &mut ids, &mut problems)),
+                Err(_) if line.trim().is_empty() => problems.push(format!("{}:{}: row: blank line", check.file, i + 1)),
+                Err(e) => problems.push(format!("{}:{}: row: not valid JSON ({e})", check.file, i + 1)),
+            }
+        }
+        let declared = manifest.as_ref().and_then(|(_, c)| c.get(&family.name).copied());
+        let lines = text.lines().count();
+        if let Some(n) = declared.filter(|n| *n != lines) {
+            problems.push(format!("{}: rows: {lines} rows, but manifest.json declares {n}", check.file));
+        }
+        items.insert(family.name.clone(), rows);
+    }
+    if !problems.is_empty() {
+        return Err(Error::Invalid(problems));
+    }
+    let release_hash = release_hash(&file_hashes);
+    Ok(Dataset { dir: dir.to_path_buf(), items, file_hashes, release_hash })
+}
+
+impl Dataset {
+    pub fn item(&self, family: &str, id: &str) -> Option<&Item> {
+        self.items.get(family)?.iter().find(|i| i.id == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_dates_are_strict() {
+        assert!(is_iso_date("2024-02-29"));
+        assert!(!is_iso_date("2023-02-29"));
+        assert!(!is_iso_date("2024-2-09"));
+        assert!(!is_iso_date("2024-13-01"));
+        assert!(!is_iso_date("2024-04-31"));
+        assert!(!is_iso_date("２０２４-01-01"));
+    }
+
+    #[test]
+    fn release_hash_joins_sorted_lines() {
+        let hashes = BTreeMap::from([("b".to_string(), "2".to_string()), ("a".to_string(), "1".to_string())]);
+        assert_eq!(release_hash(&hashes), sha256_hex(b"a:1\nb:2"));
+    }
+
+    #[test]
+    fn contract_gold_problems_are_all_reported() {
+        let mut problems = Vec::new();
+        let gold = json!({"agreement_type": "lease", "effective_date": "2024-02-30", "initial_term_end_date": "2025-01-01",
+            "auto_renews": "yes", "renewal_term_months": 12.5, "non_renewal_notice_days": null, "payment_terms_days": 30,
+            "termination_for_convenience": false, "termination_notice_days": null, "security_incident_notice_hours": 72});
+        check_gold("contract-terms-extraction", &gold, &json!([]), &mut problems, "c.jsonl:4");
+        assert_eq!(problems.len(), 4, "{problems:#?}");
+        assert!(problems[0].starts_with("c.jsonl:4: gold.agreement_type:"));
+        assert!(problems.iter().any(|p| p.contains("gold.effective_date")));
+        assert!(problems.iter().any(|p| p.contains("gold.auto_renews")));
+        assert!(problems.iter().any(|p| p.contains("gold.renewal_term_months")));
+    }
+}

@@ -1,0 +1,45 @@
+//! `inferbench-schemas`: the contract between inferbench's stage binaries.
+//!
+//! Every stage talks to the others only through files in a run directory. This crate owns
+//! the shape of those files and the code that reads and writes them, so no two stages can
+//! disagree about a format:
+//!
+//! - [`event`]: the raw event log that `ib-fetch` appends (JSON Lines, one envelope a line).
+//! - [`tables`]: the rows of every Parquet table (`selection`, `schedule`, `responses`,
+//!   `evaluations`, `metrics`), with [`parquet_io`] to write them atomically with provenance.
+//! - [`jsonl`]: the append-only writer and the tolerant reader (a torn last line is ignored).
+//! - [`run`]: the run-directory layout; [`lock`]: what a run is bound to and its verification.
+//! - [`spec`], [`providers`], [`dataset`]: the human inputs (pipeline spec, provider table,
+//!   dataset in the reference format) and their strict validation.
+//! - [`timing`]: the one timing function that turns logged SSE events into TTFO, TTFA, E2E and
+//!   tokens/s; `ib-reconstruct` and `ib-watch` both call it, so they can never disagree.
+//! - [`cli`]: shared exit codes and the error-to-exit-code mapping every `main` uses.
+//!
+//! The generated JSON Schema of each format lives in `schemas/json/` and a test keeps it in
+//! step with these types.
+
+pub mod atomic;
+pub mod canonical;
+pub mod cli;
+pub mod dataset;
+pub mod error;
+pub mod event;
+pub mod json_schema;
+pub mod jsonl;
+pub mod lock;
+pub mod parquet_io;
+pub mod providers;
+pub mod run;
+pub mod spec;
+pub mod tables;
+pub mod timing;
+pub mod tokenizer;
+
+pub use error::{Error, Result};
+
+/// The major version of every file format this crate writes. Readers reject other majors.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The code version stamped into every output: the package version and, when built from a
+/// git checkout, the commit it was built from.
+pub const CODE_VERSION: &str = concat!("inferbench ", env!("CARGO_PKG_VERSION"), " (", env!("IB_GIT_COMMIT"), ")");

@@ -1,0 +1,113 @@
+//! `lock.json`: what a run is bound to. `ib-select` writes it once; every later stage
+//! recomputes the hashes of the inputs it reads and refuses, naming what changed, when one
+//! differs. Keys are logical names, never machine paths, so a run directory is portable.
+use crate::{atomic, Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Lock {
+    pub v: u32,
+    pub run_id: String,
+    pub workflow: String,
+    pub benchmark_slug: String,
+    /// The code that created the run.
+    pub code_version: String,
+    /// Logical name → SHA-256 of every bound input: `spec.yaml`, `providers.yaml`,
+    /// `manifest.json`, `<family>.jsonl`, `prompts/<file>`.
+    pub inputs: BTreeMap<String, String>,
+    pub dataset_release_hash: String,
+    pub selection: LockSelection,
+    pub tokenizer: LockTokenizer,
+    /// Provider names, in launch-rotation base order.
+    pub providers: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LockSelection {
+    pub algorithm_version: String,
+    pub selected_items_per_task_family: usize,
+    /// True when the dataset was accepted with the `--sample` relaxation of its counts.
+    pub sample: bool,
+    /// Family → shuffle seed (decimal string of the 256-bit integer).
+    pub seeds: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LockTokenizer {
+    pub encoding: String,
+    pub implementation: String,
+    pub vocabulary_sha256: String,
+}
+
+impl Lock {
+    pub fn read(path: &Path) -> Result<Lock> {
+        if !path.exists() {
+            return Err(Error::bad(format!("{}: missing; run ib-select first", path.display())));
+        }
+        let lock: Lock = atomic::read_json(path)?;
+        if lock.v != crate::FORMAT_VERSION {
+            return Err(Error::bad(format!("{}: v: format version {} is not supported", path.display(), lock.v)));
+        }
+        Ok(lock)
+    }
+
+    /// Checks each given input against the locked hash. Names every input that differs.
+    pub fn verify(&self, current: &BTreeMap<String, String>) -> Result<()> {
+        let mut changed = Vec::new();
+        for (name, hash) in current {
+            match self.inputs.get(name) {
+                Some(locked) if locked == hash => {}
+                Some(locked) => changed.push(format!(
+                    "{name} changed since the run was locked (locked sha256 {}…, now {}…)",
+                    &locked[..12.min(locked.len())],
+                    &hash[..12.min(hash.len())]
+                )),
+                None => changed.push(format!("{name} is not bound by this run's lock")),
+            }
+        }
+        if changed.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::LockMismatch(format!(
+                "lock.json: {}; start a new run (or restore the locked inputs)",
+                changed.join("; ")
+            )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lock() -> Lock {
+        Lock {
+            v: 1,
+            run_id: "r".into(),
+            workflow: "micro-single-task".into(),
+            benchmark_slug: "s".into(),
+            code_version: "c".into(),
+            inputs: BTreeMap::from([("spec.yaml".into(), "a".repeat(64)), ("providers.yaml".into(), "b".repeat(64))]),
+            dataset_release_hash: "0".repeat(64),
+            selection: LockSelection {
+                algorithm_version: "v".into(),
+                selected_items_per_task_family: 2,
+                sample: true,
+                seeds: BTreeMap::new(),
+            },
+            tokenizer: LockTokenizer { encoding: "o200k_base".into(), implementation: "x".into(), vocabulary_sha256: "y".into() },
+            providers: vec!["p".into()],
+        }
+    }
+
+    #[test]
+    fn verify_accepts_equal_hashes_and_names_a_changed_input() {
+        let l = lock();
+        l.verify(&BTreeMap::from([("spec.yaml".into(), "a".repeat(64))])).unwrap();
+        let err = l.verify(&BTreeMap::from([("providers.yaml".into(), "c".repeat(64))])).unwrap_err();
+        assert!(matches!(err, Error::LockMismatch(_)));
+        assert!(err.to_string().contains("providers.yaml changed since the run was locked"), "{err}");
+    }
+}

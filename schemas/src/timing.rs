@@ -1,0 +1,261 @@
+//! The one timing function: logged SSE events of one request attempt in, TTFO, TTFA, last
+//! answer token, E2E, pre-answer reasoning tokens, visible answer tokens and tokens/s out.
+//!
+//! Definitions (reference runner §5.5 and §8.1, fixed where its §12.2 lists bugs):
+//! - offsets are milliseconds from the actual send of the request to the arrival of the
+//!   bytes that completed an event;
+//! - answer text is `choices[0].delta.content`; reasoning text is the first non-empty of
+//!   `delta.reasoning_content`, `delta.reasoning`, `delta.reasoning_details` (a string, or a
+//!   list of strings / objects with `text` or `content`);
+//! - TTFA: first event whose answer delta is non-empty (with o200k_base every non-empty string
+//!   is at least one token, so "cumulative count reaches 1" is "first non-empty delta");
+//! - TTFO: first event with non-empty reasoning or answer, reported only when TTFA exists;
+//! - pre-answer reasoning tokens: tokens of the reasoning received up to and including the
+//!   first answer-bearing event; null without TTFA;
+//! - E2E: the last non-empty answer delta's offset, only for complete requests (2xx and a
+//!   non-empty answer);
+//! - tokens/s: (N − 1) / ((last − first) / 1000) over the visible answer's N tokens, only for
+//!   complete requests with N ≥ 2 and last > first. Reasoning tokens are excluded.
+//!
+//! Role-only, empty, usage-only and finish-only chunks, comments and `[DONE]` never start a
+//! clock. The function is pure: the same events always give the same figures.
+use crate::tokenizer;
+use serde_json::Value;
+
+/// One logged event of an attempt, as the timing function needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct TimedEvent<'a> {
+    /// Milliseconds from the actual send to the arrival of the bytes that completed the event.
+    pub offset_ms: f64,
+    /// The event's `data` field; `None` for a comment.
+    pub data: Option<&'a str>,
+}
+
+/// Token usage as the provider reported it (later non-null values win).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Usage {
+    pub prompt_tokens: Option<i64>,
+    pub completion_tokens: Option<i64>,
+    pub total_tokens: Option<i64>,
+    pub cached_tokens: Option<i64>,
+}
+
+/// Everything the stream says about one attempt.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StreamTiming {
+    pub reasoning: String,
+    pub answer: String,
+    pub ttfo_ms: Option<f64>,
+    pub ttfa_ms: Option<f64>,
+    pub last_answer_ms: Option<f64>,
+    pub pre_answer_reasoning_tokens: Option<i64>,
+    pub reasoning_emitted_before_answer: Option<bool>,
+    pub visible_answer_tokens: i64,
+    /// Set only for complete requests (see [`StreamTiming::complete`]).
+    pub e2e_latency_ms: Option<f64>,
+    pub output_tokens_per_second: Option<f64>,
+    /// 2xx, stream ended, non-empty answer.
+    pub complete: bool,
+    pub first_event_ms: Option<f64>,
+    pub response_model: Option<String>,
+    pub provider_request_id: Option<String>,
+    pub finish_reason: Option<String>,
+    pub usage: Usage,
+}
+
+/// Text of a delta field: a string as-is; a list concatenates its strings and its objects'
+/// `text` (or else `content`) strings; anything else is empty.
+fn text_of(value: Option<&Value>) -> String {
+    match value {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|item| match item {
+                Value::String(s) => Some(s.as_str()),
+                Value::Object(o) => o.get("text").or_else(|| o.get("content")).and_then(Value::as_str),
+                _ => None,
+            })
+            .collect(),
+        _ => String::new(),
+    }
+}
+
+/// The reasoning and answer deltas of one chunk.
+pub fn deltas(payload: &Value) -> (String, String) {
+    let delta = payload.pointer("/choices/0/delta");
+    let reasoning = ["reasoning_content", "reasoning", "reasoning_details"]
+        .iter()
+        .map(|key| text_of(delta.and_then(|d| d.get(*key))))
+        .find(|text| !text.is_empty())
+        .unwrap_or_default();
+    let answer = text_of(delta.and_then(|d| d.get("content")));
+    (reasoning, answer)
+}
+
+fn non_negative_int(value: Option<&Value>) -> Option<i64> {
+    value.and_then(Value::as_i64).filter(|n| *n >= 0)
+}
+
+fn merge_usage(usage: &mut Usage, payload: &Value) {
+    let Some(u) = payload.get("usage").filter(|u| u.is_object()) else { return };
+    let pick = |a: &str, b: &str| non_negative_int(u.get(a)).or_else(|| non_negative_int(u.get(b)));
+    usage.prompt_tokens = pick("prompt_tokens", "input_tokens").or(usage.prompt_tokens);
+    usage.completion_tokens = pick("completion_tokens", "output_tokens").or(usage.completion_tokens);
+    usage.total_tokens = non_negative_int(u.get("total_tokens")).or(usage.total_tokens);
+    usage.cached_tokens = non_negative_int(u.pointer("/prompt_tokens_details/cached_tokens")).or(usage.cached_tokens);
+}
+
+fn first_string(slot: &mut Option<String>, value: Option<&Value>) {
+    if slot.is_none() {
+        if let Some(s) = value.and_then(Value::as_str).filter(|s| !s.is_empty()) {
+            *slot = Some(s.to_string());
+        }
+    }
+}
+
+/// Computes the timing of one attempt from its events, in arrival order.
+/// `completed_2xx` is true when the attempt ended `completed` with a 2xx status.
+pub fn compute(events: &[TimedEvent<'_>], completed_2xx: bool) -> StreamTiming {
+    let mut t = StreamTiming::default();
+    let mut pre_answer_reasoning = String::new();
+    let mut first_output: Option<f64> = None;
+    for event in events {
+        t.first_event_ms.get_or_insert(event.offset_ms);
+        let Some(data) = event.data else { continue };
+        if data == "[DONE]" {
+            continue;
+        }
+        let Ok(payload) = serde_json::from_str::<Value>(data) else { continue };
+        first_string(&mut t.response_model, payload.get("model"));
+        first_string(&mut t.provider_request_id, payload.get("request_id").or_else(|| payload.get("id")));
+        merge_usage(&mut t.usage, &payload);
+        if let Some(reason) = payload.pointer("/choices/0/finish_reason").and_then(Value::as_str) {
+            t.finish_reason = Some(reason.to_string());
+        }
+        let (reasoning, answer) = deltas(&payload);
+        if !reasoning.is_empty() {
+            t.reasoning.push_str(&reasoning);
+            if t.ttfa_ms.is_none() {
+                pre_answer_reasoning.push_str(&reasoning);
+            }
+            first_output.get_or_insert(event.offset_ms);
+        }
+        if !answer.is_empty() {
+            t.answer.push_str(&answer);
+            t.ttfa_ms.get_or_insert(event.offset_ms);
+            first_output.get_or_insert(event.offset_ms);
+            t.last_answer_ms = Some(event.offset_ms);
+        }
+    }
+    t.visible_answer_tokens = tokenizer::count(&t.answer) as i64;
+    if t.ttfa_ms.is_some() {
+        t.ttfo_ms = first_output;
+        let tokens = tokenizer::count(&pre_answer_reasoning) as i64;
+        t.pre_answer_reasoning_tokens = Some(tokens);
+        t.reasoning_emitted_before_answer = Some(tokens > 0);
+    }
+    t.complete = completed_2xx && !t.answer.is_empty();
+    if t.complete {
+        t.e2e_latency_ms = t.last_answer_ms;
+        if let (Some(first), Some(last)) = (t.ttfa_ms, t.last_answer_ms) {
+            if t.visible_answer_tokens >= 2 && last > first {
+                t.output_tokens_per_second = Some((t.visible_answer_tokens - 1) as f64 / ((last - first) / 1000.0));
+            }
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(offset_ms: f64, data: &str) -> TimedEvent<'_> {
+        TimedEvent { offset_ms, data: Some(data) }
+    }
+
+    const ROLE: &str = r#"{"model":"glm","choices":[{"delta":{"role":"assistant","content":""}}]}"#;
+    const THINK: &str = r#"{"choices":[{"delta":{"reasoning_content":"brief thought"}}]}"#;
+    const A1: &str = r#"{"choices":[{"delta":{"content":"{\"answer\":"}}]}"#;
+    const A2: &str = r#"{"choices":[{"delta":{"content":"\"Ada\"}"}}]}"#;
+    const FINISH: &str = r#"{"choices":[{"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":20,"completion_tokens":7}}"#;
+
+    #[test]
+    fn reasoning_then_answer_gives_hand_computed_boundaries() {
+        let events = [ev(5.0, ROLE), ev(115.0, THINK), ev(125.0, A1), ev(225.0, A2), ev(230.0, FINISH), ev(231.0, "[DONE]")];
+        let t = compute(&events, true);
+        assert_eq!(t.ttfo_ms, Some(115.0));
+        assert_eq!(t.ttfa_ms, Some(125.0));
+        assert_eq!(t.last_answer_ms, Some(225.0));
+        assert_eq!(t.e2e_latency_ms, Some(225.0));
+        assert_eq!(t.answer, "{\"answer\":\"Ada\"}");
+        assert_eq!(t.reasoning, "brief thought");
+        assert_eq!(t.pre_answer_reasoning_tokens, Some(tokenizer::count("brief thought") as i64));
+        assert_eq!(t.reasoning_emitted_before_answer, Some(true));
+        let n = tokenizer::count("{\"answer\":\"Ada\"}") as f64;
+        assert_eq!(t.output_tokens_per_second, Some((n - 1.0) / 0.1));
+        assert_eq!(t.response_model.as_deref(), Some("glm"));
+        assert_eq!(t.finish_reason.as_deref(), Some("stop"));
+        assert_eq!(t.usage.prompt_tokens, Some(20));
+        assert_eq!(t.usage.completion_tokens, Some(7));
+        assert_eq!(t.first_event_ms, Some(5.0));
+    }
+
+    #[test]
+    fn without_reasoning_ttfo_equals_ttfa_and_reasoning_tokens_are_zero() {
+        let t = compute(&[ev(5.0, ROLE), ev(125.0, A1), ev(225.0, A2)], true);
+        assert_eq!(t.ttfo_ms, Some(125.0));
+        assert_eq!(t.ttfa_ms, Some(125.0));
+        assert_eq!(t.pre_answer_reasoning_tokens, Some(0));
+        assert_eq!(t.reasoning_emitted_before_answer, Some(false));
+    }
+
+    #[test]
+    fn reasoning_only_stream_reports_no_ttfo_and_no_e2e() {
+        // The reference stored a TTFO here and then failed its own recomputation (§12.2 item 6).
+        let t = compute(&[ev(5.0, THINK), ev(9.0, FINISH)], true);
+        assert_eq!(t.ttfo_ms, None);
+        assert_eq!(t.ttfa_ms, None);
+        assert_eq!(t.pre_answer_reasoning_tokens, None);
+        assert!(!t.complete);
+        assert_eq!(t.e2e_latency_ms, None);
+    }
+
+    #[test]
+    fn failed_attempt_keeps_ttfa_but_has_no_e2e_or_speed() {
+        let t = compute(&[ev(125.0, A1), ev(225.0, A2)], false);
+        assert_eq!(t.ttfa_ms, Some(125.0));
+        assert_eq!(t.e2e_latency_ms, None);
+        assert_eq!(t.output_tokens_per_second, None);
+        assert!(!t.complete);
+    }
+
+    #[test]
+    fn single_token_answer_or_single_event_has_no_speed() {
+        let one = compute(&[ev(10.0, r#"{"choices":[{"delta":{"content":"7"}}]}"#)], true);
+        assert_eq!(one.visible_answer_tokens, 1);
+        assert_eq!(one.output_tokens_per_second, None);
+        assert_eq!(one.e2e_latency_ms, Some(10.0));
+        let same_event = compute(&[ev(10.0, A1)], true);
+        assert!(same_event.visible_answer_tokens >= 2);
+        assert_eq!(same_event.output_tokens_per_second, None, "last == first has no speed");
+    }
+
+    #[test]
+    fn reasoning_in_the_first_answer_event_counts_as_pre_answer() {
+        let both = r#"{"choices":[{"delta":{"reasoning":"hm","content":"{"}}]}"#;
+        let t = compute(&[ev(50.0, both), ev(60.0, A2)], true);
+        assert_eq!(t.ttfo_ms, Some(50.0));
+        assert_eq!(t.pre_answer_reasoning_tokens, Some(tokenizer::count("hm") as i64));
+    }
+
+    #[test]
+    fn list_valued_reasoning_details_and_comments_are_handled() {
+        let details = r#"{"choices":[{"delta":{"reasoning_details":[{"text":"a"},"b",{"content":"c"},3]}}]}"#;
+        let comment = TimedEvent { offset_ms: 1.0, data: None };
+        let t = compute(&[comment, ev(20.0, details), ev(30.0, A1)], true);
+        assert_eq!(t.reasoning, "abc");
+        assert_eq!(t.first_event_ms, Some(1.0));
+        assert_eq!(t.ttfo_ms, Some(20.0));
+    }
+}
