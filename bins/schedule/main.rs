@@ -1,0 +1,16 @@
+//! `ib-schedule`: turn the selection into paired rounds.
+//!
+//! Families round-robin (meeting, ticket, contract, meeting, …), every provider in every
+//! round, the launch order rotated by one provider per round, and request ids derived from
+//! the round's content exactly as the reference runner derives them. Writes
+//! `schedule.parquet`; pure: the same lock and selection always give the same bytes.
+mod args;
+mod rounds;
+mod schedule;
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let args = args::Args::parse();
+    inferbench_schemas::cli::finish("ib-schedule", schedule::run(args))
+}

@@ -1,0 +1,135 @@
+//! Paired rounds (reference runner §6.2). Round `r` takes the `r / F`-th selected item of
+//! family `r mod F`; its launch order is the provider list rotated left by `r mod P`; ids are
+//! `round-`/`req-` plus the first 24 hex digits of a SHA-256 over the round's content.
+use inferbench_schemas::tables::ScheduleRow;
+use sha2::{Digest, Sha256};
+
+/// `0` is the reference's attempt identity of a full run; the ids match its full runs.
+const ATTEMPT_IDENTITY: &str = "0";
+
+fn short_hash(prefix: &str, parts: &[&str]) -> String {
+    let digest = Sha256::digest(parts.join("\0").as_bytes());
+    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{prefix}-{}", &hex[..24])
+}
+
+pub fn round_id(version: &str, round_index: usize, family: &str, item_id: &str) -> String {
+    short_hash(
+        "round",
+        &[
+            version,
+            &round_index.to_string(),
+            family,
+            item_id,
+            ATTEMPT_IDENTITY,
+        ],
+    )
+}
+
+pub fn request_id(
+    version: &str,
+    provider: &str,
+    round_index: usize,
+    family: &str,
+    item_id: &str,
+) -> String {
+    short_hash(
+        "req",
+        &[
+            version,
+            provider,
+            &round_index.to_string(),
+            family,
+            item_id,
+            ATTEMPT_IDENTITY,
+        ],
+    )
+}
+
+/// `selected[f]` are family `f`'s selected item ids in order; all families have the same count.
+pub fn build(
+    version: &str,
+    families: &[(String, Vec<String>)],
+    providers: &[String],
+) -> Vec<ScheduleRow> {
+    let per_family = families.iter().map(|(_, ids)| ids.len()).min().unwrap_or(0);
+    let mut rows = Vec::new();
+    let mut round_index = 0usize;
+    for item_index in 0..per_family {
+        for (family, ids) in families {
+            let item_id = &ids[item_index];
+            let round_id = round_id(version, round_index, family, item_id);
+            let offset = round_index % providers.len();
+            let launch_order = providers[offset..].iter().chain(&providers[..offset]);
+            for (launch_index, provider) in launch_order.enumerate() {
+                rows.push(ScheduleRow {
+                    round_index: round_index as i64,
+                    round_id: round_id.clone(),
+                    task_family: family.clone(),
+                    item_id: item_id.clone(),
+                    provider: provider.clone(),
+                    launch_index: launch_index as i64,
+                    request_id: request_id(version, provider, round_index, family, item_id),
+                });
+            }
+            round_index += 1;
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VERSION: &str = "micro-single-task-paired-round-robin-sha256-v1";
+
+    #[test]
+    fn ids_match_the_reference_full_run_vectors() {
+        // seed-runner.md Appendix A.
+        assert_eq!(
+            round_id(
+                VERSION,
+                0,
+                "meeting-notes-lookup",
+                "meeting-notes-lookup-0000"
+            ),
+            "round-dcc1280b18048fc6763d8443"
+        );
+        assert_eq!(
+            request_id(
+                VERSION,
+                "Z.AI",
+                0,
+                "meeting-notes-lookup",
+                "meeting-notes-lookup-0000"
+            ),
+            "req-a411849b268d10e288a6efb1"
+        );
+    }
+
+    #[test]
+    fn rounds_alternate_families_and_rotate_launch_order() {
+        let families = vec![
+            ("m".to_string(), vec!["m1".to_string(), "m2".to_string()]),
+            ("t".to_string(), vec!["t1".to_string(), "t2".to_string()]),
+            ("c".to_string(), vec!["c1".to_string(), "c2".to_string()]),
+        ];
+        let providers: Vec<String> = ["a", "b", "c", "d"].iter().map(|s| s.to_string()).collect();
+        let rows = build(VERSION, &families, &providers);
+        assert_eq!(rows.len(), 6 * 4);
+        let round_families: Vec<&str> = rows.chunks(4).map(|r| r[0].task_family.as_str()).collect();
+        assert_eq!(round_families, ["m", "t", "c", "m", "t", "c"]);
+        let items: Vec<&str> = rows.chunks(4).map(|r| r[0].item_id.as_str()).collect();
+        assert_eq!(items, ["m1", "t1", "c1", "m2", "t2", "c2"]);
+        let second: Vec<&str> = rows[4..8].iter().map(|r| r.provider.as_str()).collect();
+        assert_eq!(second, ["b", "c", "d", "a"]);
+        let fifth: Vec<&str> = rows[16..20].iter().map(|r| r.provider.as_str()).collect();
+        assert_eq!(fifth, ["a", "b", "c", "d"], "round 4 wraps around");
+        let unique: std::collections::HashSet<_> = rows.iter().map(|r| &r.request_id).collect();
+        assert_eq!(unique.len(), rows.len());
+        assert!(rows.chunks(4).all(|r| r
+            .iter()
+            .all(|x| x.round_id == r[0].round_id && x.item_id == r[0].item_id)));
+    }
+}

@@ -1,0 +1,137 @@
+//! The select stage: validate everything, then write `selection.parquet` and `lock.json`.
+use crate::args::Args;
+use crate::selection::{self, ALGORITHM_VERSION};
+use anyhow::{bail, Context, Result};
+use inferbench_schemas::dataset::{self, LoadOptions};
+use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
+use inferbench_schemas::providers::ProviderTable;
+use inferbench_schemas::run::{file_sha256, RunDir};
+use inferbench_schemas::spec::Spec;
+use inferbench_schemas::{parquet_io, tokenizer, Error, CODE_VERSION, FORMAT_VERSION};
+use std::collections::BTreeMap;
+
+pub fn run(args: Args) -> Result<()> {
+    let Args {
+        run,
+        spec: spec_path,
+        dataset: dataset_dir,
+        per_family,
+        sample,
+    } = args;
+    let spec = Spec::load(&spec_path)?;
+    let providers = ProviderTable::load(&spec.providers_path, &spec)?;
+    let dataset_dir = dataset_dir.unwrap_or_else(|| spec.dataset_source.clone());
+    let data = dataset::load(&dataset_dir, &spec, LoadOptions { sample }).with_context(|| {
+        format!(
+            "dataset {} is invalid; no run was created",
+            dataset_dir.display()
+        )
+    })?;
+    let per_family = per_family.unwrap_or(spec.selected_per_family);
+    let smallest = data.items.values().map(Vec::len).min().unwrap_or(0);
+    if per_family == 0 || per_family > smallest {
+        return Err(Error::bad(format!(
+            "--per-family {per_family}: must be between 1 and {smallest} (the smallest family of {})",
+            dataset_dir.display()
+        ))
+        .into());
+    }
+    let families: Vec<String> = spec.families.iter().map(|f| f.name.clone()).collect();
+    let (rows, seeds) = selection::select(&data, &spec.slug, &families, per_family);
+
+    let run_dir = RunDir::new(&run);
+    let mut inputs = BTreeMap::from([
+        ("spec.yaml".to_string(), file_sha256(&spec_path)?),
+        (
+            "providers.yaml".to_string(),
+            file_sha256(&spec.providers_path)?,
+        ),
+    ]);
+    inputs.extend(data.file_hashes.clone());
+    let lock = Lock {
+        v: FORMAT_VERSION,
+        run_id: run_dir.run_id(),
+        workflow: spec
+            .dir()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        benchmark_slug: spec.slug.clone(),
+        code_version: CODE_VERSION.to_string(),
+        inputs,
+        dataset_release_hash: data.release_hash.clone(),
+        selection: LockSelection {
+            algorithm_version: ALGORITHM_VERSION.to_string(),
+            selected_items_per_task_family: per_family,
+            sample,
+            seeds: seeds.into_iter().collect(),
+        },
+        tokenizer: LockTokenizer {
+            encoding: tokenizer::ENCODING.to_string(),
+            implementation: tokenizer::IMPLEMENTATION.to_string(),
+            vocabulary_sha256: tokenizer::vocabulary_sha256(),
+        },
+        providers: providers.names(),
+    };
+    if run_dir.lock().exists() {
+        return compare_with_existing(&run_dir, &lock);
+    }
+    if run.exists()
+        && std::fs::read_dir(&run)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+    {
+        bail!(
+            "{}: exists and is not an ib-select run (no lock.json); choose a new run directory",
+            run.display()
+        );
+    }
+    std::fs::create_dir_all(&run).with_context(|| format!("creating {}", run.display()))?;
+    let selection_inputs = BTreeMap::from([(
+        "lock.inputs".to_string(),
+        inferbench_schemas::canonical::hash(&serde_json::to_value(&lock.inputs)?),
+    )]);
+    parquet_io::write(&run_dir.selection(), &rows, &selection_inputs)?;
+    // The lock is written last: its presence marks a complete, valid selection.
+    inferbench_schemas::atomic::write_json(&run_dir.lock(), &lock)?;
+    let selected = rows.iter().filter(|r| r.selected).count();
+    eprintln!(
+        "ib-select: {} locked; {selected} items selected ({per_family} per family) from {} (release {})",
+        run.display(),
+        dataset_dir.display(),
+        &data.release_hash[..12]
+    );
+    Ok(())
+}
+
+/// An existing run: unchanged inputs are a no-op; anything else is refused by name.
+fn compare_with_existing(run_dir: &RunDir, lock: &Lock) -> Result<()> {
+    let existing = Lock::read(&run_dir.lock())?;
+    existing.verify(&lock.inputs)?;
+    let mut differences = Vec::new();
+    if existing.inputs.len() != lock.inputs.len() {
+        differences.push("the set of bound inputs".to_string());
+    }
+    if existing.selection != lock.selection {
+        differences.push("selection settings (--per-family, --sample)".to_string());
+    }
+    if existing.tokenizer != lock.tokenizer {
+        differences.push("tokenizer".to_string());
+    }
+    if existing.providers != lock.providers {
+        differences.push("provider list".to_string());
+    }
+    if !differences.is_empty() {
+        return Err(Error::LockMismatch(format!(
+            "{}: {} differ from this run's lock; start a new run",
+            run_dir.lock().display(),
+            differences.join(", ")
+        ))
+        .into());
+    }
+    eprintln!(
+        "ib-select: {} is already locked to these inputs; nothing to do",
+        run_dir.root().display()
+    );
+    Ok(())
+}
