@@ -14,6 +14,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("responses.schema.json", schema_for!(ResponseRow)),
         ("evaluations.schema.json", schema_for!(EvaluationRow)),
         ("metrics.schema.json", schema_for!(MetricRow)),
+        ("events-table.schema.json", schema_for!(EventRow)),
     ]
 }
 
@@ -43,6 +44,9 @@ mod tests {
                 stale.push(name);
             }
         }
-        assert!(stale.is_empty(), "schemas/json is stale for {stale:?}; rerun with IB_BLESS=1");
+        assert!(
+            stale.is_empty(),
+            "schemas/json is stale for {stale:?}; rerun with IB_BLESS=1"
+        );
     }
 }

@@ -179,3 +179,22 @@ pub struct MetricRow {
 impl Table for MetricRow {
     const NAME: &'static str = "metrics";
 }
+
+/// `events.parquet`: the sealed, columnar copy of the raw event log, one row per line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EventRow {
+    pub segment: i64,
+    pub seq: i64,
+    pub t_ns: i64,
+    /// The event type, e.g. `sse_event`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The request the event belongs to, when it belongs to one.
+    pub request_id: Option<String>,
+    pub attempt: Option<i64>,
+    /// The event's `data` object as compact JSON.
+    pub data: String,
+}
+impl Table for EventRow {
+    const NAME: &'static str = "events";
+}

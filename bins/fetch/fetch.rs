@@ -1,0 +1,204 @@
+//! The fetch stage: validate, resume from the log, execute the remaining rounds, seal.
+use crate::args::Args;
+use crate::client::{self, ProviderClient, Unit};
+use crate::credentials::{read_env_file, Credentials};
+use crate::log::EventLog;
+use crate::resume::{self, LogState};
+use crate::seal;
+use anyhow::{Context, Result};
+use inferbench_schemas::dataset::{self, Dataset, LoadOptions};
+use inferbench_schemas::event::{Event, Outcome, RequestTerminal, RoundClosed, RoundReleased, SegmentClosed, SegmentOpened};
+use inferbench_schemas::lock::Lock;
+use inferbench_schemas::providers::{slug, ProviderTable};
+use inferbench_schemas::run::{file_sha256, RunDir};
+use inferbench_schemas::spec::Spec;
+use inferbench_schemas::tables::ScheduleRow;
+use inferbench_schemas::{parquet_io, Error, CODE_VERSION};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+struct Plan {
+    run: RunDir,
+    spec: Spec,
+    data: Dataset,
+    schedule: Vec<ScheduleRow>,
+    clients: BTreeMap<String, Arc<ProviderClient>>,
+    deadline: Duration,
+    endpoint_mode: &'static str,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    // reqwest is built without a default TLS crypto provider (no C build of aws-lc); ring is
+    // installed once here. It fails only if a provider is already installed, which is fine.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let plan = prepare(args)?;
+    let state = resume::scan(&plan.run)?;
+    let pending = plan.schedule.iter().filter(|r| !state.terminal.contains(&r.request_id)).count();
+    if pending == 0 && state.open.is_empty() {
+        let rows = seal::seal(&plan.run)?;
+        eprintln!("ib-fetch: every scheduled request is terminal; sealed {rows} events");
+        return Ok(());
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(execute(&plan, state))?;
+    let rows = seal::seal(&plan.run)?;
+    eprintln!("ib-fetch: sealed {rows} events into {}", plan.run.events_parquet().display());
+    Ok(())
+}
+
+/// Everything is checked here, before the first byte is sent.
+fn prepare(args: Args) -> Result<Plan> {
+    let Args { run, spec: spec_path, dataset: dataset_dir, endpoint_base, env_file, deadline_seconds } = args;
+    let run = RunDir::new(run);
+    let lock = Lock::read(&run.lock())?;
+    let spec = Spec::load(&spec_path)?;
+    let providers = ProviderTable::load(&spec.providers_path, &spec)?;
+    let dataset_dir = dataset_dir.unwrap_or_else(|| spec.dataset_source.clone());
+    let data = dataset::load(&dataset_dir, &spec, LoadOptions { sample: lock.selection.sample })?;
+    let mut current = data.file_hashes.clone();
+    current.insert("spec.yaml".into(), file_sha256(&spec_path)?);
+    current.insert("providers.yaml".into(), file_sha256(&spec.providers_path)?);
+    lock.verify(&current)?;
+    let schedule = parquet_io::read::<ScheduleRow>(&run.schedule()).context("run ib-schedule first")?.rows;
+    let names: Vec<&str> = lock.providers.iter().map(String::as_str).collect();
+    let env_values = read_env_file(&env_file, &providers.providers.iter().flat_map(|p| p.credential_names()).collect::<Vec<_>>());
+    let mut clients = BTreeMap::new();
+    let mut missing = Vec::new();
+    for provider in providers.providers.iter().filter(|p| names.contains(&p.name.as_str())) {
+        let (mut creds, absent) = Credentials::resolve(provider, &env_values);
+        let endpoint = match &endpoint_base {
+            Some(base) => {
+                if !absent.is_empty() {
+                    creds = Credentials::simulated(provider);
+                }
+                format!("{}/{}/v1/chat/completions", base.trim_end_matches('/'), slug(&provider.name))
+            }
+            None => {
+                missing.extend(absent);
+                provider.endpoint.clone()
+            }
+        };
+        clients.insert(provider.name.clone(), Arc::new(ProviderClient::new(provider.clone(), endpoint, creds)?));
+    }
+    if !missing.is_empty() {
+        return Err(Error::bad(format!(
+            "missing credentials (set them in the environment or {}): {}; nothing was sent",
+            env_file.display(),
+            missing.join(", ")
+        ))
+        .into());
+    }
+    for row in &schedule {
+        if data.item(&row.task_family, &row.item_id).is_none() || !clients.contains_key(&row.provider) {
+            return Err(Error::bad(format!("{}: request {}: unknown item or provider", run.schedule().display(), row.request_id)).into());
+        }
+    }
+    let deadline = Duration::from_secs_f64(deadline_seconds.unwrap_or(spec.inference.timeout_seconds));
+    let endpoint_mode = if endpoint_base.is_some() { "simulated" } else { "providers" };
+    Ok(Plan { run, spec, data, schedule, clients, deadline, endpoint_mode })
+}
+
+fn wall_clock_ns() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+}
+
+async fn execute(plan: &Plan, state: LogState) -> Result<()> {
+    std::fs::create_dir_all(plan.run.events_dir())?;
+    let wall = wall_clock_ns();
+    // The run clock continues across processes: this segment starts at its wall-clock offset
+    // from the first segment, and never before the last recorded instant.
+    let base_ns = match state.anchor_wall_ns {
+        Some(anchor) => wall.saturating_sub(anchor).max(state.last_t_ns + 1),
+        None => 0,
+    };
+    let log = Arc::new(EventLog::open(&plan.run.segment(state.next_segment), plan.run.run_id(), state.next_seq, base_ns)?);
+    log.emit(Event::SegmentOpened(SegmentOpened {
+        segment: state.next_segment,
+        wall_clock_unix_ns: wall,
+        code_version: CODE_VERSION.to_string(),
+        schedule_sha256: file_sha256(&plan.run.schedule())?,
+        scheduled_requests: plan.schedule.len() as u64,
+        already_terminal: state.terminal.len() as u64,
+        endpoint_mode: plan.endpoint_mode.to_string(),
+        deadline_ms: plan.deadline.as_millis() as u64,
+    }))?;
+    for (request_id, attempt) in &state.open {
+        log.emit(Event::RequestTerminal(RequestTerminal {
+            request_id: request_id.clone(),
+            attempt: *attempt,
+            outcome: Outcome::Interrupted,
+            http_status: None,
+            error_type: Some("interrupted".into()),
+            error_message: Some("the fetch process stopped before this attempt ended; it is sent again".into()),
+            error_body: None,
+            bytes_received: 0,
+            done_seen: false,
+        }))?;
+    }
+    let progress = indicatif::ProgressBar::new(plan.schedule.len() as u64);
+    progress.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} round {msg} [{bar:30}] {pos}/{len} requests, {elapsed} elapsed, ETA {eta}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    progress.set_position(state.terminal.len() as u64);
+    let mut terminal = state.terminal.len() as u64;
+    for round in plan.schedule.chunk_by(|a, b| a.round_index == b.round_index) {
+        let missing: Vec<&ScheduleRow> = round.iter().filter(|r| !state.terminal.contains(&r.request_id)).collect();
+        if missing.is_empty() {
+            continue;
+        }
+        progress.set_message(format!("{}/{}", round[0].round_index + 1, plan.schedule.len() / round.len().max(1)));
+        let units: Vec<Unit> = missing.iter().map(|row| unit(plan, &state, row)).collect();
+        terminal += run_round(plan, &log, round, units).await?;
+        progress.set_position(terminal);
+    }
+    progress.finish_and_clear();
+    log.emit(Event::SegmentClosed(SegmentClosed { segment: state.next_segment, status: "complete".into(), terminal_requests: terminal }))?;
+    log.sync()?;
+    eprintln!("ib-fetch: {terminal} of {} scheduled requests terminal", plan.schedule.len());
+    Ok(())
+}
+
+fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
+    let item = plan.data.item(&row.task_family, &row.item_id).expect("checked in prepare");
+    let provider = &plan.clients[&row.provider].provider;
+    Unit {
+        request_id: row.request_id.clone(),
+        round_id: row.round_id.clone(),
+        round_index: row.round_index as u64,
+        provider: row.provider.clone(),
+        task_family: row.task_family.clone(),
+        item_id: row.item_id.clone(),
+        attempt: state.attempts.get(&row.request_id).copied().unwrap_or(0) + 1,
+        body: provider.body(&plan.spec, &item.system, &item.user),
+    }
+}
+
+/// Releases the prepared units together and waits for every terminal outcome.
+async fn run_round(plan: &Plan, log: &Arc<EventLog>, round: &[ScheduleRow], units: Vec<Unit>) -> Result<u64> {
+    let released = log.emit(Event::RoundReleased(RoundReleased {
+        round_id: round[0].round_id.clone(),
+        round_index: round[0].round_index as u64,
+        request_ids: units.iter().map(|u| u.request_id.clone()).collect(),
+    }))?;
+    let count = units.len();
+    let mut tasks = Vec::with_capacity(count);
+    for unit in units {
+        let (log, client, deadline) = (Arc::clone(log), Arc::clone(&plan.clients[&unit.provider]), plan.deadline);
+        tasks.push(tokio::spawn(async move { client::execute(&log, &client, &unit, released, deadline).await }));
+    }
+    let mut starts = Vec::with_capacity(count);
+    for task in tasks {
+        starts.push(task.await.context("request task panicked")??);
+    }
+    let skew = starts.iter().max().copied().unwrap_or(0) - starts.iter().min().copied().unwrap_or(0);
+    log.emit(Event::RoundClosed(RoundClosed {
+        round_id: round[0].round_id.clone(),
+        round_index: round[0].round_index as u64,
+        launch_skew_ns: skew,
+        resumed_partial_round: count != round.len(),
+    }))?;
+    log.sync()?;
+    Ok(count as u64)
+}

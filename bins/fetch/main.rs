@@ -1,0 +1,23 @@
+//! `ib-fetch`: execute a run's schedule against the providers and record every byte.
+//!
+//! Per round, all providers are released together behind one barrier and the next round
+//! waits for every terminal outcome. Every fact (request sent, response head, each SSE event
+//! with the arrival time of its bytes, the terminal outcome) is appended to
+//! `events/<segment>.jsonl` as it happens; a killed fetch loses nothing already received and
+//! rerunning the same command resumes. When every scheduled request is terminal the log is
+//! sealed into `events.parquet`.
+mod args;
+mod client;
+mod credentials;
+mod fetch;
+mod log;
+mod resume;
+mod seal;
+mod sse;
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let args = args::Args::parse();
+    inferbench_schemas::cli::finish("ib-fetch", fetch::run(args))
+}

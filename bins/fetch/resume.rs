@@ -1,0 +1,137 @@
+//! What earlier fetch processes left in the log: which requests are terminal, which attempts
+//! were started but never ended (closed as `interrupted` by the next fetch and re-sent), and
+//! where `seq`, the segment numbers and the run clock continue.
+use anyhow::{bail, Result};
+use inferbench_schemas::event::{Envelope, Event};
+use inferbench_schemas::jsonl;
+use inferbench_schemas::run::RunDir;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Debug, Default)]
+pub struct LogState {
+    /// Requests whose latest attempt reached a terminal outcome (other than interrupted).
+    pub terminal: BTreeSet<String>,
+    /// request id → highest attempt number started.
+    pub attempts: BTreeMap<String, u32>,
+    /// Attempts started without a terminal event: (request id, attempt).
+    pub open: Vec<(String, u32)>,
+    pub next_seq: u64,
+    pub next_segment: u32,
+    /// Wall clock of the run's first segment (the run clock's zero), if any.
+    pub anchor_wall_ns: Option<u64>,
+    pub last_t_ns: u64,
+    pub torn_lines: usize,
+}
+
+pub fn scan(run: &RunDir) -> Result<LogState> {
+    let mut state = LogState { next_segment: 1, ..LogState::default() };
+    let run_id = run.run_id();
+    let mut ended: BTreeSet<(String, u32)> = BTreeSet::new();
+    let mut started: Vec<(String, u32)> = Vec::new();
+    for (number, path) in run.segments()? {
+        let log = jsonl::read::<Envelope>(&path)?;
+        state.torn_lines += usize::from(log.torn_tail.is_some());
+        state.next_segment = state.next_segment.max(number + 1);
+        for env in log.records {
+            if env.run_id != run_id {
+                bail!("{}: seq {}: run_id `{}` is not this run (`{run_id}`)", path.display(), env.seq, env.run_id);
+            }
+            state.next_seq = state.next_seq.max(env.seq + 1);
+            state.last_t_ns = state.last_t_ns.max(env.t_ns);
+            match env.event {
+                Event::SegmentOpened(s) if state.anchor_wall_ns.is_none() => state.anchor_wall_ns = Some(s.wall_clock_unix_ns),
+                Event::RequestStarted(s) => {
+                    let highest = state.attempts.entry(s.request_id.clone()).or_insert(0);
+                    *highest = (*highest).max(s.attempt);
+                    started.push((s.request_id, s.attempt));
+                }
+                Event::RequestTerminal(t) => {
+                    if t.outcome != inferbench_schemas::event::Outcome::Interrupted {
+                        state.terminal.insert(t.request_id.clone());
+                    }
+                    ended.insert((t.request_id, t.attempt));
+                }
+                _ => {}
+            }
+        }
+    }
+    state.open = started.into_iter().filter(|key| !ended.contains(key)).collect();
+    Ok(state)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inferbench_schemas::event::{Outcome, RequestTerminal, SegmentOpened};
+    use inferbench_schemas::jsonl::AppendWriter;
+
+    fn env(seq: u64, event: Event) -> Envelope {
+        Envelope { v: 1, run_id: "run-x".into(), seq, t_ns: seq * 10, event }
+    }
+
+    fn started(id: &str, attempt: u32) -> Event {
+        Event::RequestStarted(inferbench_schemas::event::RequestStarted {
+            request_id: id.into(),
+            attempt,
+            round_id: "r".into(),
+            round_index: 0,
+            provider: "p".into(),
+            task_family: "f".into(),
+            item_id: "i".into(),
+            endpoint: "http://x".into(),
+            body: serde_json::json!({}),
+            headers: Default::default(),
+            intended_t_ns: 0,
+        })
+    }
+
+    fn terminal(id: &str, attempt: u32, outcome: Outcome) -> Event {
+        Event::RequestTerminal(RequestTerminal {
+            request_id: id.into(),
+            attempt,
+            outcome,
+            http_status: None,
+            error_type: None,
+            error_message: None,
+            error_body: None,
+            bytes_received: 0,
+            done_seen: false,
+        })
+    }
+
+    #[test]
+    fn open_attempts_terminal_requests_and_continuation_points() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path().join("run-x"));
+        std::fs::create_dir_all(run.events_dir()).unwrap();
+        let mut w = AppendWriter::open(&run.segment(1)).unwrap();
+        let opened = SegmentOpened {
+            segment: 1,
+            wall_clock_unix_ns: 42,
+            code_version: "c".into(),
+            schedule_sha256: "s".into(),
+            scheduled_requests: 3,
+            already_terminal: 0,
+            endpoint_mode: "simulated".into(),
+            deadline_ms: 20_000,
+        };
+        w.append(&env(0, Event::SegmentOpened(opened))).unwrap();
+        w.append(&env(1, started("a", 1))).unwrap();
+        w.append(&env(2, started("b", 1))).unwrap();
+        w.append(&env(3, terminal("a", 1, Outcome::Completed))).unwrap();
+        w.append(&env(4, started("c", 1))).unwrap();
+        w.append(&env(5, terminal("c", 1, Outcome::Interrupted))).unwrap();
+        drop(w);
+        std::fs::OpenOptions::new().append(true).open(run.segment(1)).map(|mut f| {
+            use std::io::Write;
+            f.write_all(b"{\"v\":1,\"torn").unwrap()
+        }).unwrap();
+        let state = scan(&run).unwrap();
+        assert_eq!(state.terminal, BTreeSet::from(["a".to_string()]));
+        assert_eq!(state.open, vec![("b".to_string(), 1)]);
+        assert_eq!(state.attempts["c"], 1);
+        assert_eq!((state.next_seq, state.next_segment, state.last_t_ns), (6, 2, 50));
+        assert_eq!(state.anchor_wall_ns, Some(42));
+        assert_eq!(state.torn_lines, 1);
+    }
+}

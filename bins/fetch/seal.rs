@@ -1,0 +1,32 @@
+//! Sealing: the raw JSONL segments copied into one columnar `events.parquet` for analysis.
+//! The JSONL stays the source of truth; the Parquet is re-derivable from it byte for byte.
+use anyhow::Result;
+use inferbench_schemas::event::Envelope;
+use inferbench_schemas::run::{file_sha256, RunDir};
+use inferbench_schemas::tables::EventRow;
+use inferbench_schemas::{jsonl, parquet_io};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+pub fn seal(run: &RunDir) -> Result<usize> {
+    let mut rows = Vec::new();
+    let mut inputs = BTreeMap::new();
+    for (segment, path) in run.segments()? {
+        inputs.insert(format!("events/{segment:04}.jsonl"), file_sha256(&path)?);
+        for env in jsonl::read::<Envelope>(&path)?.records {
+            let value = serde_json::to_value(&env)?;
+            let data = value.get("data").cloned().unwrap_or(Value::Null);
+            rows.push(EventRow {
+                segment: i64::from(segment),
+                seq: env.seq as i64,
+                t_ns: env.t_ns as i64,
+                kind: value["type"].as_str().unwrap_or_default().to_string(),
+                request_id: data.get("request_id").and_then(Value::as_str).map(str::to_string),
+                attempt: data.get("attempt").and_then(Value::as_i64),
+                data: serde_json::to_string(&data)?,
+            });
+        }
+    }
+    parquet_io::write(&run.events_parquet(), &rows, &inputs)?;
+    Ok(rows.len())
+}

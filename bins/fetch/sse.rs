@@ -1,0 +1,177 @@
+//! Server-sent-event framing per the WHATWG rules: lines end at CR, LF or CRLF (also when the
+//! CR and LF arrive in different chunks); U+2028 and other Unicode separators inside a JSON
+//! payload are data, not line ends; a line starting with `:` is a comment; `field: value`
+//! loses one leading space; `data` lines join with `\n`; a blank line dispatches. Pure and
+//! incremental: feed it bytes as they arrive and it returns the frames each chunk completed,
+//! so each frame can be stamped with the arrival time of the bytes that completed it.
+
+/// A dispatched event or a comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Frame {
+    Event { data: Option<String>, event: Option<String>, id: Option<String>, retry: Option<String> },
+    Comment(String),
+}
+
+#[derive(Debug, Default)]
+pub struct Parser {
+    line: Vec<u8>,
+    after_cr: bool,
+    started: bool,
+    data: Option<String>,
+    event: Option<String>,
+    id: Option<String>,
+    retry: Option<String>,
+}
+
+impl Parser {
+    /// Feeds the next chunk of the body; returns the frames it completed.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Frame> {
+        let mut frames = Vec::new();
+        for &b in bytes {
+            if self.after_cr {
+                self.after_cr = false;
+                if b == b'\n' {
+                    continue;
+                }
+            }
+            match b {
+                b'\r' => {
+                    self.after_cr = true;
+                    self.end_line(&mut frames);
+                }
+                b'\n' => self.end_line(&mut frames),
+                _ => self.line.push(b),
+            }
+        }
+        frames
+    }
+
+    /// The stream ended: a pending event without its final blank line is still dispatched,
+    /// so a provider that drops the last newline does not lose its answer.
+    pub fn finish(&mut self) -> Vec<Frame> {
+        let mut frames = Vec::new();
+        if !self.line.is_empty() {
+            self.end_line(&mut frames);
+        }
+        self.dispatch(&mut frames);
+        frames
+    }
+
+    fn end_line(&mut self, frames: &mut Vec<Frame>) {
+        let raw = std::mem::take(&mut self.line);
+        let mut text = String::from_utf8_lossy(&raw).into_owned();
+        if !self.started {
+            self.started = true;
+            if let Some(rest) = text.strip_prefix('\u{feff}') {
+                text = rest.to_string();
+            }
+        }
+        if text.is_empty() {
+            self.dispatch(frames);
+            return;
+        }
+        if let Some(comment) = text.strip_prefix(':') {
+            frames.push(Frame::Comment(comment.strip_prefix(' ').unwrap_or(comment).to_string()));
+            return;
+        }
+        let (field, value) = match text.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (text.as_str(), ""),
+        };
+        match field {
+            "data" => match &mut self.data {
+                Some(data) => {
+                    data.push('\n');
+                    data.push_str(value);
+                }
+                None => self.data = Some(value.to_string()),
+            },
+            "event" => self.event = Some(value.to_string()),
+            "id" if !value.contains('\0') => self.id = Some(value.to_string()),
+            "retry" if !value.is_empty() && value.bytes().all(|c| c.is_ascii_digit()) => self.retry = Some(value.to_string()),
+            _ => {}
+        }
+    }
+
+    fn dispatch(&mut self, frames: &mut Vec<Frame>) {
+        let data = self.data.take();
+        let (event, id, retry) = (self.event.take(), self.id.take(), self.retry.take());
+        if data.is_some() || event.is_some() || id.is_some() || retry.is_some() {
+            frames.push(Frame::Event { data, event, id, retry });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(s: &str) -> Frame {
+        Frame::Event { data: Some(s.to_string()), event: None, id: None, retry: None }
+    }
+
+    #[test]
+    fn lf_crlf_and_cr_line_ends_all_frame_events() {
+        let mut p = Parser::default();
+        let frames = p.feed(b"data: a\n\ndata: b\r\n\r\ndata: c\r\r");
+        assert_eq!(frames, vec![data("a"), data("b"), data("c")]);
+    }
+
+    #[test]
+    fn crlf_split_across_chunks_is_one_line_end() {
+        let mut p = Parser::default();
+        assert!(p.feed(b"data: x\r").is_empty());
+        assert!(p.feed(b"\n").is_empty(), "the LF completes the CRLF, not a blank line");
+        assert_eq!(p.feed(b"\r\n"), vec![data("x")]);
+    }
+
+    #[test]
+    fn multi_line_data_joins_with_newline_and_keeps_empty_lines() {
+        let mut p = Parser::default();
+        assert_eq!(p.feed(b"data: one\r\ndata:\r\ndata: two\r\n\r\n"), vec![data("one\n\ntwo")]);
+    }
+
+    #[test]
+    fn unicode_line_separator_inside_json_is_data() {
+        let payload = "{\"content\":\"a\u{2028}b\u{85}c\"}";
+        let mut p = Parser::default();
+        let frames = p.feed(format!("data: {payload}\n\n").as_bytes());
+        assert_eq!(frames, vec![data(payload)]);
+    }
+
+    #[test]
+    fn comments_fields_and_byte_at_a_time_feeding() {
+        let input = b": keep-alive\nevent: chunk\nid: 7\nretry: 100\nretry: soon\nfoo: bar\ndata:{\"a\":1}\n\n";
+        let mut p = Parser::default();
+        let mut frames = Vec::new();
+        for b in input.iter() {
+            frames.extend(p.feed(&[*b]));
+        }
+        assert_eq!(
+            frames,
+            vec![
+                Frame::Comment("keep-alive".into()),
+                Frame::Event {
+                    data: Some("{\"a\":1}".into()),
+                    event: Some("chunk".into()),
+                    id: Some("7".into()),
+                    retry: Some("100".into())
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn blank_lines_alone_dispatch_nothing_and_eof_flushes_a_pending_event() {
+        let mut p = Parser::default();
+        assert!(p.feed(b"\n\n\n").is_empty());
+        assert!(p.feed(b"data: [DONE]").is_empty());
+        assert_eq!(p.finish(), vec![data("[DONE]")]);
+    }
+
+    #[test]
+    fn leading_byte_order_mark_is_ignored() {
+        let mut p = Parser::default();
+        assert_eq!(p.feed("\u{feff}data: a\n\n".as_bytes()), vec![data("a")]);
+    }
+}
