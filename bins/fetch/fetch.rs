@@ -99,6 +99,14 @@ fn prepare(args: Args) -> Result<Plan> {
     Ok(Plan { run, spec, data, schedule, clients, deadline, endpoint_mode })
 }
 
+/// The host name, hashed: runs record where they ran without naming the machine.
+fn host_hash() -> String {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .unwrap_or_default();
+    inferbench_schemas::canonical::sha256_hex(name.trim().as_bytes())[..16].to_string()
+}
+
 fn wall_clock_ns() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
 }
@@ -122,6 +130,10 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
         already_terminal: state.terminal.len() as u64,
         endpoint_mode: plan.endpoint_mode.to_string(),
         deadline_ms: plan.deadline.as_millis() as u64,
+        execution_region: std::env::var("BENCHMARK_EXECUTION_REGION").unwrap_or_else(|_| "local-unspecified".into()),
+        host_sha256_16: host_hash(),
+        os: std::env::consts::OS.to_string(),
+        arch: std::env::consts::ARCH.to_string(),
     }))?;
     for (request_id, attempt) in &state.open {
         log.emit(Event::RequestTerminal(RequestTerminal {

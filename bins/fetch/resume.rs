@@ -114,6 +114,10 @@ mod tests {
             already_terminal: 0,
             endpoint_mode: "simulated".into(),
             deadline_ms: 20_000,
+            execution_region: "local-unspecified".into(),
+            host_sha256_16: "0".repeat(16),
+            os: "linux".into(),
+            arch: "x86_64".into(),
         };
         w.append(&env(0, Event::SegmentOpened(opened))).unwrap();
         w.append(&env(1, started("a", 1))).unwrap();

@@ -55,6 +55,12 @@ pub struct SegmentOpened {
     /// `providers` (endpoints of providers.yaml) or `simulated` (`--endpoint-base`).
     pub endpoint_mode: String,
     pub deadline_ms: u64,
+    /// Where the client ran: `BENCHMARK_EXECUTION_REGION`, or `local-unspecified`.
+    pub execution_region: String,
+    /// First 16 hex digits of SHA-256 of the host name (the name itself is never recorded).
+    pub host_sha256_16: String,
+    pub os: String,
+    pub arch: String,
 }
 
 /// The round's shared barrier opened.

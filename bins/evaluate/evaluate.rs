@@ -1,0 +1,769 @@
+//! The `evaluate` stage: `responses.parquet` + dataset gold → `evaluations.parquet`.
+//!
+//! A pure function of its inputs: no network, no clock, no randomness. Every input is read
+//! and every row checked before the output is written (atomically), so a bad input leaves the
+//! previous `evaluations.parquet`, if any, untouched; and re-running on the same inputs with
+//! the same code writes the same bytes.
+use crate::args::Args;
+use crate::rubric::{self, Family};
+use inferbench_schemas::dataset::{self, Dataset, LoadOptions};
+use inferbench_schemas::lock::Lock;
+use inferbench_schemas::parquet_io::{self, Inputs};
+use inferbench_schemas::run::{self, RunDir};
+use inferbench_schemas::spec::Spec;
+use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
+use inferbench_schemas::{canonical, Error};
+use std::collections::HashSet;
+use std::path::Path;
+
+/// At most this many row problems are listed; a systematic mismatch (say, the wrong dataset)
+/// would otherwise print one line per response.
+const MAX_PROBLEMS_SHOWN: usize = 20;
+
+/// The classifications, in the order the summary line prints them.
+const CLASSIFICATIONS: [&str; 4] = [
+    "valid_result",
+    "incorrect_result",
+    "invalid_result",
+    "failed_request",
+];
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let spec = Spec::load(&args.spec)?;
+    let run_dir = RunDir::new(&args.run);
+    let lock = Lock::read(&run_dir.lock())?;
+    let dataset_dir = args.dataset.unwrap_or_else(|| spec.dataset_source.clone());
+    let dataset = dataset::load(
+        &dataset_dir,
+        &spec,
+        LoadOptions {
+            sample: lock.selection.sample,
+        },
+    )?;
+    // The gold must be the gold the run was locked to: scoring against an edited dataset
+    // would silently change every result. Exit 4, naming the file that changed.
+    lock.verify(&dataset.file_hashes)?;
+
+    let responses_path = run_dir.responses();
+    if !responses_path.exists() {
+        return Err(Error::bad(format!(
+            "{}: missing; run ib-reconstruct first",
+            responses_path.display()
+        ))
+        .into());
+    }
+    let responses_sha256 = run::file_sha256(&responses_path)?;
+    let responses = parquet_io::read::<ResponseRow>(&responses_path)?.rows;
+    let rows = evaluate_rows(&responses, &dataset, &responses_path)?;
+
+    let mut inputs: Inputs = dataset.file_hashes.clone();
+    inputs.insert("responses.parquet".to_string(), responses_sha256);
+    let out = run_dir.evaluations();
+    parquet_io::write(&out, &rows, &inputs)?;
+    eprintln!("ib-evaluate: {}", summary(&rows, &out));
+    Ok(())
+}
+
+/// Evaluates every response, in order. Fails with every row problem found (up to a cap),
+/// each naming the file, the row, the request and the field.
+pub fn evaluate_rows(
+    responses: &[ResponseRow],
+    dataset: &Dataset,
+    path: &Path,
+) -> Result<Vec<EvaluationRow>, Error> {
+    let mut rows = Vec::with_capacity(responses.len());
+    let mut problems = Vec::new();
+    let mut seen = HashSet::new();
+    for (index, response) in responses.iter().enumerate() {
+        let at = format!(
+            "{}: row {} (request `{}`)",
+            path.display(),
+            index + 1,
+            response.request_id
+        );
+        if !seen.insert(response.request_id.as_str()) {
+            problems.push(format!("{at}: request_id: duplicate"));
+            continue;
+        }
+        match evaluate_row(response, dataset) {
+            Ok(row) => rows.push(row),
+            Err(why) => problems.push(format!("{at}: {why}")),
+        }
+    }
+    if problems.is_empty() {
+        return Ok(rows);
+    }
+    let hidden = problems.len().saturating_sub(MAX_PROBLEMS_SHOWN);
+    problems.truncate(MAX_PROBLEMS_SHOWN);
+    if hidden > 0 {
+        problems.push(format!("… and {hidden} more"));
+    }
+    Err(Error::Invalid(problems))
+}
+
+/// The `failed_request` error type of a non-2xx operational outcome (`None` for `2xx`).
+fn failure_type(operational_outcome: &str) -> Result<Option<&'static str>, String> {
+    Ok(Some(match operational_outcome {
+        "2xx" => return Ok(None),
+        "timeout" => "timeout",
+        "429" => "rate_limited_http_429",
+        "other_4xx" => "other_http_4xx",
+        "5xx" => "http_5xx",
+        "other_http" => "other_http",
+        "transport_error" => "transport_error",
+        other => return Err(format!("operational_outcome: unknown value `{other}`")),
+    }))
+}
+
+/// Whether the HTTP status agrees with the operational outcome. Timeouts and transport
+/// errors may carry any status (the deadline can expire after a 200 head).
+fn status_agrees(operational_outcome: &str, status: Option<i64>) -> bool {
+    match (operational_outcome, status) {
+        ("2xx", Some(s)) => (200..=299).contains(&s),
+        ("429", Some(s)) => s == 429,
+        ("other_4xx", Some(s)) => (400..=499).contains(&s) && s != 429,
+        ("5xx", Some(s)) => (500..=599).contains(&s),
+        ("other_http", Some(s)) => !(200..=299).contains(&s) && !(400..=599).contains(&s),
+        ("timeout" | "transport_error", _) => true,
+        _ => false,
+    }
+}
+
+/// Checks one response against the taxonomy and the dataset, then scores it.
+fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationRow, String> {
+    if response.request_id.is_empty() {
+        return Err("request_id: empty".into());
+    }
+    if response.provider.is_empty() {
+        return Err("provider: empty".into());
+    }
+    let family = Family::from_name(&response.task_family)
+        .ok_or_else(|| format!("task_family: unknown family `{}`", response.task_family))?;
+    let failure = failure_type(&response.operational_outcome)?;
+    // The reference refuses contradictory records (`http_error` with a 2xx status, …) rather
+    // than guess which field is right.
+    if !status_agrees(&response.operational_outcome, response.http_status) {
+        let status = response
+            .http_status
+            .map_or("null".to_string(), |s| s.to_string());
+        return Err(format!(
+            "http_status: {status} contradicts operational_outcome `{}`",
+            response.operational_outcome
+        ));
+    }
+    if (response.outcome == "completed") != failure.is_none() {
+        return Err(format!(
+            "outcome: `{}` contradicts operational_outcome `{}`",
+            response.outcome, response.operational_outcome
+        ));
+    }
+    let item = dataset
+        .item(&response.task_family, &response.item_id)
+        .ok_or_else(|| {
+            format!(
+                "item_id: `{}` is not a {} item of the dataset {}",
+                response.item_id,
+                response.task_family,
+                dataset.dir.display()
+            )
+        })?;
+
+    let mut row = EvaluationRow {
+        request_id: response.request_id.clone(),
+        round_id: response.round_id.clone(),
+        round_index: response.round_index,
+        provider: response.provider.clone(),
+        task_family: response.task_family.clone(),
+        item_id: response.item_id.clone(),
+        operational_outcome: response.operational_outcome.clone(),
+        classification: "failed_request".to_string(),
+        error_type: failure.map(str::to_string),
+        schema_valid: false,
+        correct: false,
+        correct_field_count: None,
+        field_count_total: None,
+        field_correct: None,
+        parsed_output: None,
+    };
+    if failure.is_some() {
+        return Ok(row);
+    }
+    let verdict = rubric::evaluate(family, &response.answer, &item.gold, &item.aliases)
+        .map_err(|e| format!("gold of item `{}` in {}.jsonl: {e}", item.id, item.family))?;
+    row.classification = verdict.outcome.classification().to_string();
+    row.error_type = verdict.outcome.error_type().map(str::to_string);
+    row.schema_valid = verdict.outcome.schema_valid();
+    row.correct = verdict.outcome.correct();
+    row.parsed_output = verdict.parsed.as_ref().map(canonical::to_string);
+    if let Some(fields) = &verdict.fields {
+        // At most ten fields: the casts cannot truncate.
+        row.correct_field_count = Some(fields.correct_count() as i64);
+        row.field_count_total = Some(fields.total() as i64);
+        row.field_correct = Some(canonical::to_string(&fields.to_json()));
+    }
+    Ok(row)
+}
+
+/// One line: how many rows of each classification were written, and where.
+fn summary(rows: &[EvaluationRow], out: &Path) -> String {
+    let counts: Vec<String> = CLASSIFICATIONS
+        .iter()
+        .map(|c| {
+            format!(
+                "{c} {}",
+                rows.iter().filter(|r| r.classification == *c).count()
+            )
+        })
+        .collect();
+    format!(
+        "{} evaluations written to {} ({})",
+        rows.len(),
+        out.display(),
+        counts.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inferbench_schemas::cli::{exit_for, Exit};
+    use inferbench_schemas::dataset::Item;
+    use inferbench_schemas::lock::{LockSelection, LockTokenizer};
+    use serde_json::{json, Value};
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    const MEETING: &str = "meeting-notes-lookup";
+    const TICKET: &str = "ticket-triage";
+    const CONTRACT: &str = "contract-terms-extraction";
+
+    fn meeting_gold() -> Value {
+        json!({"type": "person", "value": "Augusta King"})
+    }
+    fn ticket_gold() -> Value {
+        json!({"category": "bug", "priority": "p2"})
+    }
+    fn contract_gold() -> Value {
+        json!({"agreement_type": "saas_subscription", "effective_date": "2026-01-01",
+            "initial_term_end_date": "2026-12-31", "auto_renews": true, "renewal_term_months": 12,
+            "non_renewal_notice_days": 30, "payment_terms_days": 30, "termination_for_convenience": false,
+            "termination_notice_days": null, "security_incident_notice_hours": 24})
+    }
+
+    fn item(family: &str, id: &str, gold: Value, aliases: &[&str]) -> Item {
+        Item {
+            id: id.into(),
+            family: family.into(),
+            system: "s".into(),
+            user: "u".into(),
+            gold,
+            aliases: aliases.iter().map(|a| a.to_string()).collect(),
+            sha256: "0".repeat(64),
+        }
+    }
+
+    fn dataset() -> Dataset {
+        Dataset {
+            dir: PathBuf::from("data/test"),
+            items: BTreeMap::from([
+                (
+                    MEETING.to_string(),
+                    vec![item(MEETING, "m-1", meeting_gold(), &["Ada Lovelace"])],
+                ),
+                (
+                    TICKET.to_string(),
+                    vec![item(TICKET, "t-1", ticket_gold(), &[])],
+                ),
+                (
+                    CONTRACT.to_string(),
+                    vec![item(CONTRACT, "c-1", contract_gold(), &[])],
+                ),
+            ]),
+            file_hashes: BTreeMap::new(),
+            release_hash: "0".repeat(64),
+        }
+    }
+
+    /// A response row; `operational` decides the terminal outcome.
+    fn response(
+        request_id: &str,
+        family: &str,
+        item_id: &str,
+        operational: &str,
+        status: Option<i64>,
+        answer: &str,
+    ) -> ResponseRow {
+        let outcome = match operational {
+            "2xx" => "completed",
+            "timeout" => "timeout",
+            "transport_error" => "transport_error",
+            _ => "http_error",
+        };
+        ResponseRow {
+            request_id: request_id.into(),
+            round_id: "round-1".into(),
+            round_index: 3,
+            provider: "acme".into(),
+            task_family: family.into(),
+            item_id: item_id.into(),
+            attempt: 1,
+            outcome: outcome.into(),
+            operational_outcome: operational.into(),
+            http_status: status,
+            error_type: None,
+            error_message: None,
+            retry_after: None,
+            done_seen: operational == "2xx",
+            bytes_received: 10,
+            sse_event_count: 2,
+            reasoning: String::new(),
+            answer: answer.into(),
+            complete: operational == "2xx" && !answer.is_empty(),
+            ttfo_ms: None,
+            ttfa_ms: None,
+            last_answer_ms: None,
+            e2e_latency_ms: None,
+            pre_answer_reasoning_tokens: None,
+            reasoning_emitted_before_answer: None,
+            visible_answer_tokens: 0,
+            output_tokens_per_second: None,
+            time_to_headers_ms: None,
+            time_to_first_event_ms: None,
+            send_lag_ms: 0.0,
+            started_t_ns: 0,
+            response_model: None,
+            provider_request_id: None,
+            finish_reason: None,
+            usage_prompt_tokens: None,
+            usage_completion_tokens: None,
+            usage_total_tokens: None,
+            usage_cached_tokens: None,
+        }
+    }
+
+    fn ok(family: &str, item_id: &str, answer: &str) -> ResponseRow {
+        response("req-1", family, item_id, "2xx", Some(200), answer)
+    }
+
+    fn one(row: ResponseRow) -> EvaluationRow {
+        evaluate_rows(&[row], &dataset(), Path::new("responses.parquet"))
+            .unwrap()
+            .remove(0)
+    }
+
+    fn problems(rows: &[ResponseRow]) -> String {
+        evaluate_rows(rows, &dataset(), Path::new("responses.parquet"))
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn non_2xx_outcomes_are_failed_requests_with_their_error_type() {
+        let cases = [
+            ("timeout", None, "timeout"),
+            ("timeout", Some(200), "timeout"),
+            ("429", Some(429), "rate_limited_http_429"),
+            ("other_4xx", Some(404), "other_http_4xx"),
+            ("5xx", Some(500), "http_5xx"),
+            ("other_http", Some(302), "other_http"),
+            ("transport_error", None, "transport_error"),
+            ("transport_error", Some(200), "transport_error"),
+        ];
+        for (operational, status, error_type) in cases {
+            // Even a perfect answer in a failed response is not scored.
+            let row = one(response(
+                "req-1",
+                TICKET,
+                "t-1",
+                operational,
+                status,
+                r#"{"category":"bug","priority":"p2"}"#,
+            ));
+            assert_eq!(row.classification, "failed_request", "{operational}");
+            assert_eq!(row.error_type.as_deref(), Some(error_type), "{operational}");
+            assert_eq!(row.operational_outcome, operational);
+            assert!(!row.schema_valid && !row.correct);
+            assert_eq!(
+                (
+                    row.parsed_output,
+                    row.correct_field_count,
+                    row.field_correct
+                ),
+                (None, None, None)
+            );
+        }
+    }
+
+    #[test]
+    fn identity_is_copied_from_the_response() {
+        let row = one(response("req-9", CONTRACT, "c-1", "5xx", Some(503), ""));
+        assert_eq!(
+            (
+                row.request_id.as_str(),
+                row.round_id.as_str(),
+                row.round_index,
+                row.provider.as_str(),
+                row.item_id.as_str()
+            ),
+            ("req-9", "round-1", 3, "acme", "c-1")
+        );
+        assert_eq!(
+            (row.task_family.as_str(), row.field_count_total),
+            (CONTRACT, None)
+        );
+    }
+
+    #[test]
+    fn a_2xx_oops_is_malformed_json() {
+        let row = one(ok(MEETING, "m-1", "oops"));
+        assert_eq!(
+            (row.classification.as_str(), row.error_type.as_deref()),
+            ("invalid_result", Some("malformed_json"))
+        );
+        assert_eq!(row.parsed_output, None);
+        let empty = one(ok(TICKET, "t-1", ""));
+        assert_eq!(empty.error_type.as_deref(), Some("malformed_json"));
+    }
+
+    #[test]
+    fn a_2xx_answer_is_scored_and_its_parse_stored_as_canonical_json() {
+        let meeting = one(ok(MEETING, "m-1", r#"  {"answer": "  ADA   LOVELACE "}  "#));
+        assert_eq!(
+            (
+                meeting.classification.as_str(),
+                meeting.error_type,
+                meeting.schema_valid,
+                meeting.correct
+            ),
+            ("valid_result", None, true, true)
+        );
+        assert_eq!(
+            meeting.parsed_output.as_deref(),
+            Some(r#"{"answer":"  ADA   LOVELACE "}"#)
+        );
+        assert_eq!(meeting.field_count_total, None);
+
+        let ticket = one(ok(TICKET, "t-1", r#"{"priority":"p1","category":"bug"}"#));
+        assert_eq!(
+            (
+                ticket.classification.as_str(),
+                ticket.schema_valid,
+                ticket.correct
+            ),
+            ("incorrect_result", true, false)
+        );
+        assert_eq!(
+            ticket.parsed_output.as_deref(),
+            Some(r#"{"category":"bug","priority":"p1"}"#)
+        );
+
+        let schema = one(ok(MEETING, "m-1", r#"{"answer":1}"#));
+        assert_eq!(
+            (schema.classification.as_str(), schema.error_type.as_deref()),
+            ("invalid_result", Some("schema_invalid"))
+        );
+        assert_eq!(schema.parsed_output.as_deref(), Some(r#"{"answer":1}"#));
+    }
+
+    #[test]
+    fn contract_rows_carry_field_diagnostics_even_when_invalid() {
+        let mut answer = contract_gold();
+        answer["renewal_term_months"] = json!(true);
+        let row = one(ok(CONTRACT, "c-1", &answer.to_string()));
+        assert_eq!(
+            (row.classification.as_str(), row.error_type.as_deref()),
+            ("invalid_result", Some("schema_invalid"))
+        );
+        assert_eq!(
+            (row.correct_field_count, row.field_count_total),
+            (Some(9), Some(10))
+        );
+        assert_eq!(
+            row.field_correct.as_deref(),
+            Some(concat!(
+                r#"{"agreement_type":true,"auto_renews":true,"effective_date":true,"initial_term_end_date":true,"#,
+                r#""non_renewal_notice_days":true,"payment_terms_days":true,"renewal_term_months":false,"#,
+                r#""security_incident_notice_hours":true,"termination_for_convenience":true,"termination_notice_days":true}"#
+            ))
+        );
+        let valid = one(ok(CONTRACT, "c-1", &contract_gold().to_string()));
+        assert_eq!(
+            (valid.classification.as_str(), valid.correct_field_count),
+            ("valid_result", Some(10))
+        );
+    }
+
+    #[test]
+    fn order_is_kept() {
+        let rows = [
+            response("b", TICKET, "t-1", "429", Some(429), ""),
+            response(
+                "a",
+                MEETING,
+                "m-1",
+                "2xx",
+                Some(200),
+                r#"{"answer":"Augusta King"}"#,
+            ),
+        ];
+        let out = evaluate_rows(&rows, &dataset(), Path::new("r")).unwrap();
+        assert_eq!(
+            out.iter()
+                .map(|r| r.request_id.as_str())
+                .collect::<Vec<_>>(),
+            ["b", "a"]
+        );
+    }
+
+    #[test]
+    fn an_unknown_item_is_bad_input_naming_the_request() {
+        let err = problems(&[ok(TICKET, "t-404", "{}")]);
+        assert!(err.contains("responses.parquet: row 1 (request `req-1`): item_id: `t-404` is not a ticket-triage item"), "{err}");
+        // The item must belong to the row's family too.
+        assert!(problems(&[ok(TICKET, "m-1", "{}")]).contains("item_id: `m-1`"));
+    }
+
+    #[test]
+    fn malformed_rows_are_refused_all_at_once() {
+        let mut unknown_family = ok("poetry", "m-1", "{}");
+        unknown_family.request_id = "r1".into();
+        let mut unknown_outcome = response("r2", TICKET, "t-1", "418", Some(418), "");
+        unknown_outcome.outcome = "http_error".into();
+        let contradiction = response("r3", TICKET, "t-1", "5xx", Some(200), "");
+        let missing_status = response("r4", TICKET, "t-1", "429", None, "");
+        let mut completed_timeout = response("r5", TICKET, "t-1", "timeout", None, "");
+        completed_timeout.outcome = "completed".into();
+        let duplicate = response("r3", TICKET, "t-1", "5xx", Some(500), "");
+        let err = problems(&[
+            unknown_family,
+            unknown_outcome,
+            contradiction,
+            missing_status,
+            completed_timeout,
+            duplicate,
+        ]);
+        assert!(err.starts_with("6 problem(s) found:"), "{err}");
+        for expected in [
+            "row 1 (request `r1`): task_family: unknown family `poetry`",
+            "row 2 (request `r2`): operational_outcome: unknown value `418`",
+            "row 3 (request `r3`): http_status: 200 contradicts operational_outcome `5xx`",
+            "row 4 (request `r4`): http_status: null contradicts operational_outcome `429`",
+            "row 5 (request `r5`): outcome: `completed` contradicts operational_outcome `timeout`",
+            "row 6 (request `r3`): request_id: duplicate",
+        ] {
+            assert!(err.contains(expected), "missing {expected:?} in:\n{err}");
+        }
+    }
+
+    #[test]
+    fn the_problem_list_is_capped() {
+        let rows: Vec<ResponseRow> = (0..25)
+            .map(|i| response(&format!("r{i}"), TICKET, "nope", "2xx", Some(200), ""))
+            .collect();
+        let err = problems(&rows);
+        assert!(err.starts_with("21 problem(s) found:"), "{err}");
+        assert!(err.ends_with("… and 5 more"), "{err}");
+    }
+
+    #[test]
+    fn status_agreement_table() {
+        assert!(status_agrees("2xx", Some(204)));
+        assert!(!status_agrees("2xx", None));
+        assert!(!status_agrees("other_4xx", Some(429)));
+        assert!(status_agrees("other_http", Some(101)));
+        assert!(!status_agrees("other_http", Some(404)));
+        assert!(!status_agrees("5xx", None));
+    }
+
+    // ---- the whole stage on files -------------------------------------------------------
+
+    fn spec_path() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/micro-single-task/spec.yaml")
+    }
+
+    /// Writes a one-item-per-family sample dataset that validates against the bundled spec.
+    fn write_dataset(dir: &Path, spec: &Spec) {
+        std::fs::create_dir_all(dir).unwrap();
+        let mut use_cases = serde_json::Map::new();
+        for family in &spec.families {
+            let template =
+                std::fs::read_to_string(spec.dir().join(&family.prompt_template)).unwrap();
+            let system = template.strip_suffix('\n').unwrap_or(&template);
+            let (id, gold, band_field) = match family.name.as_str() {
+                MEETING => ("m-1", meeting_gold(), "input_total"),
+                TICKET => ("t-1", ticket_gold(), "user"),
+                _ => ("c-1", contract_gold(), "user"),
+            };
+            let aliases = if family.name == MEETING {
+                json!(["Ada Lovelace"])
+            } else {
+                json!([])
+            };
+            let row = json!({"id": id, "use_case": family.name, "split": "private",
+                "prompt": {"system": system, "user": "Synthetic case 0"},
+                "output_schema": dataset::output_schema(&family.name), "gold": gold, "aliases": aliases,
+                "tokens": {band_field: family.input_tokens.0}});
+            std::fs::write(
+                dir.join(format!("{}.jsonl", family.name)),
+                format!("{row}\n"),
+            )
+            .unwrap();
+            use_cases.insert(family.name.clone(), json!({"private_items": 1}));
+        }
+        let manifest = json!({"status": "frozen", "freeze_ready": true, "use_cases": use_cases});
+        std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();
+    }
+
+    fn write_lock(run: &RunDir, inputs: BTreeMap<String, String>) {
+        let lock = Lock {
+            v: inferbench_schemas::FORMAT_VERSION,
+            run_id: run.run_id(),
+            workflow: "micro-single-task".into(),
+            benchmark_slug: "inference-micro-single-task".into(),
+            code_version: "test".into(),
+            inputs,
+            dataset_release_hash: "0".repeat(64),
+            selection: LockSelection {
+                algorithm_version: "v".into(),
+                selected_items_per_task_family: 1,
+                sample: true,
+                seeds: BTreeMap::new(),
+            },
+            tokenizer: LockTokenizer {
+                encoding: "o200k_base".into(),
+                implementation: "t".into(),
+                vocabulary_sha256: "v".into(),
+            },
+            providers: vec!["acme".into()],
+        };
+        inferbench_schemas::atomic::write_json(&run.lock(), &lock).unwrap();
+    }
+
+    /// A run directory with a lock bound to a fresh sample dataset, and three responses.
+    fn fixture(root: &Path) -> (RunDir, PathBuf) {
+        let spec = Spec::load(&spec_path()).unwrap();
+        let data = root.join("data");
+        write_dataset(&data, &spec);
+        let loaded = dataset::load(&data, &spec, LoadOptions { sample: true }).unwrap();
+        let run = RunDir::new(root.join("run-1"));
+        std::fs::create_dir_all(run.root()).unwrap();
+        write_lock(&run, loaded.file_hashes.clone());
+        let responses = [
+            response(
+                "req-a",
+                MEETING,
+                "m-1",
+                "2xx",
+                Some(200),
+                r#"{"answer":"Ada\u00a0lovelace"}"#,
+            ),
+            response("req-b", TICKET, "t-1", "2xx", Some(200), "```json\n{}\n```"),
+            response("req-c", CONTRACT, "c-1", "timeout", None, ""),
+        ];
+        parquet_io::write(&run.responses(), &responses, &Inputs::new()).unwrap();
+        (run, data)
+    }
+
+    fn args(run: &RunDir, data: &Path) -> Args {
+        Args {
+            run: run.root().to_path_buf(),
+            spec: spec_path(),
+            dataset: Some(data.to_path_buf()),
+        }
+    }
+
+    #[test]
+    fn the_stage_writes_identical_bytes_with_provenance_on_rerun() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (run_dir, data) = fixture(tmp.path());
+        run(args(&run_dir, &data)).unwrap();
+        let first = std::fs::read(run_dir.evaluations()).unwrap();
+        run(args(&run_dir, &data)).unwrap();
+        assert_eq!(std::fs::read(run_dir.evaluations()).unwrap(), first);
+
+        let table = parquet_io::read::<EvaluationRow>(&run_dir.evaluations()).unwrap();
+        let verdicts: Vec<(&str, Option<&str>)> = table
+            .rows
+            .iter()
+            .map(|r| (r.classification.as_str(), r.error_type.as_deref()))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("valid_result", None),
+                ("invalid_result", Some("malformed_json")),
+                ("failed_request", Some("timeout"))
+            ]
+        );
+        assert_eq!(
+            table.inputs["responses.parquet"],
+            run::file_sha256(&run_dir.responses()).unwrap()
+        );
+        for key in [
+            "manifest.json",
+            "meeting-notes-lookup.jsonl",
+            "ticket-triage.jsonl",
+            "contract-terms-extraction.jsonl",
+        ] {
+            assert_eq!(
+                table.inputs[key],
+                canonical::sha256_hex(&std::fs::read(data.join(key)).unwrap()),
+                "{key}"
+            );
+        }
+        assert_eq!(table.inputs.len(), 8, "{:?}", table.inputs.keys());
+    }
+
+    #[test]
+    fn a_changed_dataset_is_a_lock_mismatch_and_nothing_is_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (run_dir, data) = fixture(tmp.path());
+        // Change the gold after the run was locked.
+        let path = data.join("ticket-triage.jsonl");
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("\"p2\"", "\"p1\"");
+        std::fs::write(&path, text).unwrap();
+        let err = run(args(&run_dir, &data)).unwrap_err();
+        assert_eq!(exit_for(&err), Exit::LockMismatch, "{err:#}");
+        assert!(
+            err.to_string()
+                .contains("ticket-triage.jsonl changed since the run was locked"),
+            "{err:#}"
+        );
+        assert!(!run_dir.evaluations().exists());
+    }
+
+    #[test]
+    fn a_bad_response_row_is_bad_input_and_nothing_is_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (run_dir, data) = fixture(tmp.path());
+        let rows = [response(
+            "req-a",
+            MEETING,
+            "m-unknown",
+            "2xx",
+            Some(200),
+            "{}",
+        )];
+        parquet_io::write(&run_dir.responses(), &rows, &Inputs::new()).unwrap();
+        let err = run(args(&run_dir, &data)).unwrap_err();
+        assert_eq!(exit_for(&err), Exit::BadInput, "{err:#}");
+        assert!(err.to_string().contains("request `req-a`"), "{err:#}");
+        assert!(!run_dir.evaluations().exists());
+    }
+
+    #[test]
+    fn missing_responses_are_bad_input() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (run_dir, data) = fixture(tmp.path());
+        std::fs::remove_file(run_dir.responses()).unwrap();
+        let err = run(args(&run_dir, &data)).unwrap_err();
+        assert_eq!(exit_for(&err), Exit::BadInput);
+        assert!(
+            err.to_string()
+                .contains("missing; run ib-reconstruct first"),
+            "{err:#}"
+        );
+    }
+}
