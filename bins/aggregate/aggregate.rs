@@ -1,0 +1,228 @@
+//! The stage, in order: read and check the lock (`inputs`), join and check the tables
+//! (`join`), compute every group, the pooled rows and the ranking (`metrics`), the paired
+//! comparisons (`comparisons`), and only then write the three outputs, each atomically.
+use crate::args::Args;
+use crate::{error, inputs, join, metrics, output};
+use inferbench_schemas::run::RunDir;
+use inferbench_schemas::{atomic, parquet_io};
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let inputs = inputs::load(&args)?;
+    let families: Vec<String> = inputs
+        .spec
+        .families
+        .iter()
+        .map(|f| f.name.clone())
+        .collect();
+    let joined =
+        join::join(inputs.tables, &families, &inputs.table.names()).map_err(error::invalid)?;
+    let computed = metrics::compute(&joined, &families, &inputs.table);
+    let identity = output::RunIdentity {
+        benchmark_slug: &inputs.spec.slug,
+        run_id: &inputs.lock.run_id,
+        provenance: output::Provenance::new(&inputs.hashes),
+    };
+    let metrics_doc = output::metrics_doc(&identity, &computed);
+    let comparisons_doc = output::comparisons_doc(&identity, &computed, &joined);
+    let rows = output::metric_rows(&computed);
+    let run = RunDir::new(&args.run);
+    atomic::write_json(&run.metrics_json(), &metrics_doc)?;
+    parquet_io::write(&run.metrics_parquet(), &rows, &inputs.hashes)?;
+    atomic::write_json(&run.comparisons(), &comparisons_doc)?;
+    eprintln!(
+        "ib-aggregate: {} providers, {} responses, {} ranked; wrote metrics.json, metrics.parquet, comparisons.json",
+        computed.pooled.len(),
+        joined.observations.len(),
+        computed.ranking.len()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::{self, Req};
+    use inferbench_schemas::cli::{exit_for, Exit};
+    use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
+    use inferbench_schemas::run::file_sha256;
+    use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+
+    fn bundled_spec() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/micro-single-task/spec.yaml")
+    }
+
+    /// A run directory locked to the bundled spec, with two bundled providers answering three
+    /// rounds (with their own model ids, so both are eligible).
+    fn write_run(dir: &Path) {
+        atomic::write_json(&dir.join("lock.json"), &lock()).unwrap();
+        let models = [
+            ("together", "zai-org/GLM-5.3-Flash"),
+            ("fireworks", "accounts/fireworks/models/glm-5p3-flash"),
+        ];
+        let e2e = |p: &str, round: i64| {
+            if p == "together" {
+                300.0 + round as f64
+            } else {
+                200.0
+            }
+        };
+        let reqs: Vec<Req> = fixture::balanced(&["together", "fireworks"], e2e)
+            .into_iter()
+            .map(|q| {
+                let model = models
+                    .iter()
+                    .find(|(p, _)| *p == q.response.provider)
+                    .unwrap()
+                    .1;
+                q.with(|r| r.response_model = Some(model.into()))
+            })
+            .collect();
+        let t = fixture::tables(&reqs);
+        let none = BTreeMap::new();
+        parquet_io::write::<ScheduleRow>(&dir.join("schedule.parquet"), &t.schedule, &none)
+            .unwrap();
+        parquet_io::write::<ResponseRow>(&dir.join("responses.parquet"), &t.responses, &none)
+            .unwrap();
+        parquet_io::write::<EvaluationRow>(&dir.join("evaluations.parquet"), &t.evaluations, &none)
+            .unwrap();
+    }
+
+    /// A lock binding the bundled spec and provider table.
+    fn lock() -> Lock {
+        let spec = inferbench_schemas::spec::Spec::load(&bundled_spec()).unwrap();
+        let inputs = BTreeMap::from([
+            (
+                "spec.yaml".to_string(),
+                file_sha256(&bundled_spec()).unwrap(),
+            ),
+            (
+                "providers.yaml".to_string(),
+                file_sha256(&spec.providers_path).unwrap(),
+            ),
+        ]);
+        Lock {
+            v: 1,
+            run_id: "run-test".into(),
+            workflow: "micro-single-task".into(),
+            benchmark_slug: spec.slug.clone(),
+            code_version: "test".into(),
+            inputs,
+            dataset_release_hash: "0".repeat(64),
+            selection: LockSelection {
+                algorithm_version: "v".into(),
+                selected_items_per_task_family: 1,
+                sample: true,
+                seeds: BTreeMap::new(),
+            },
+            tokenizer: LockTokenizer {
+                encoding: "o200k_base".into(),
+                implementation: "t".into(),
+                vocabulary_sha256: "0".repeat(64),
+            },
+            providers: vec!["together".into(), "fireworks".into()],
+        }
+    }
+
+    fn outputs(dir: &Path) -> Vec<Vec<u8>> {
+        ["metrics.json", "metrics.parquet", "comparisons.json"]
+            .iter()
+            .map(|n| std::fs::read(dir.join(n)).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_run_is_aggregated_reproducibly_with_provenance() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path());
+        let args = || Args {
+            run: dir.path().to_path_buf(),
+            spec: bundled_spec(),
+        };
+        run(args()).unwrap();
+        let first = outputs(dir.path());
+        run(args()).unwrap();
+        assert_eq!(
+            first,
+            outputs(dir.path()),
+            "re-deriving must give the same bytes"
+        );
+        let metrics: serde_json::Value = serde_json::from_slice(&first[0]).unwrap();
+        assert_eq!(metrics["run_id"], "run-test");
+        assert_eq!(
+            metrics["ranking"],
+            serde_json::json!(["fireworks", "together"])
+        );
+        let inputs = metrics["provenance"]["inputs"].as_object().unwrap();
+        let names: Vec<&str> = inputs.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "evaluations.parquet",
+                "lock.json",
+                "providers.yaml",
+                "responses.parquet",
+                "schedule.parquet",
+                "spec.yaml"
+            ]
+        );
+        let table = parquet_io::read::<inferbench_schemas::tables::MetricRow>(
+            &dir.path().join("metrics.parquet"),
+        )
+        .unwrap();
+        assert_eq!(table.rows.len(), 8);
+        assert_eq!(
+            serde_json::to_value(&table.inputs).unwrap(),
+            metrics["provenance"]["inputs"]
+        );
+        let text = String::from_utf8(first[0].clone()).unwrap();
+        assert!(
+            !text.contains(dir.path().to_str().unwrap()),
+            "no machine paths in outputs"
+        );
+    }
+
+    #[test]
+    fn bad_tables_write_nothing_and_exit_3() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path());
+        let empty = BTreeMap::new();
+        parquet_io::write::<EvaluationRow>(&dir.path().join("evaluations.parquet"), &[], &empty)
+            .unwrap();
+        let err = run(Args {
+            run: dir.path().to_path_buf(),
+            spec: bundled_spec(),
+        })
+        .unwrap_err();
+        assert_eq!(exit_for(&err), Exit::BadInput, "{err:#}");
+        assert!(
+            format!("{err:#}").contains("no evaluation in evaluations.parquet"),
+            "{err:#}"
+        );
+        assert!(!dir.path().join("metrics.json").exists());
+    }
+
+    #[test]
+    fn a_changed_spec_is_a_lock_mismatch() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path());
+        let spec_dir = dir.path().join("pipeline");
+        std::fs::create_dir(&spec_dir).unwrap();
+        let bundled = bundled_spec();
+        let text = std::fs::read_to_string(&bundled).unwrap() + "\n# edited\n";
+        std::fs::write(spec_dir.join("spec.yaml"), text).unwrap();
+        std::fs::copy(
+            bundled.with_file_name("providers.yaml"),
+            spec_dir.join("providers.yaml"),
+        )
+        .unwrap();
+        let err = run(Args {
+            run: dir.path().to_path_buf(),
+            spec: spec_dir.join("spec.yaml"),
+        })
+        .unwrap_err();
+        assert_eq!(exit_for(&err), Exit::LockMismatch, "{err:#}");
+        assert!(!dir.path().join("metrics.json").exists());
+    }
+}

@@ -1,0 +1,358 @@
+//! Paired comparisons (reference §8.6): in every round all providers answered the same item
+//! at the same time, so per-round E2E differences compare providers under the same
+//! conditions. No bootstrap, no confidence intervals: two plain statistics.
+//!
+//! 1. Fastest-provider wins: in each round, the eligible provider with the lowest E2E wins;
+//!    an exact tie of k providers gives each 1/k.
+//! 2. Pairwise E2E differences for each pair `provider_a < provider_b` (by name), over the
+//!    rounds where both have an E2E: upper-tail nearest-rank p50/p95/p99 of `a − b` (negative
+//!    favours A), with coverage.
+//!
+//! Eligibility is the ranking's (`pooled::assess`), not the reference's per-record check, so
+//! a single HTTP error does not exclude a provider (reference §12.2 item 10).
+use crate::join::Observation;
+use crate::percentile::Samples;
+use crate::pooled::PooledMetrics;
+use inferbench_schemas::tables::ScheduleRow;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+pub const DIFFERENCE_DEFINITION: &str = "provider_a_e2e_latency_ms - provider_b_e2e_latency_ms";
+
+/// A provider's eligibility for paired comparisons.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProviderEligibility {
+    pub provider: String,
+    pub configuration_compatible: bool,
+    pub artifact_graph_complete: bool,
+    pub eligible: bool,
+    pub exclusion_reasons: Vec<String>,
+}
+
+impl ProviderEligibility {
+    pub fn from_pooled(row: &PooledMetrics) -> Self {
+        ProviderEligibility {
+            provider: row.metrics.provider.clone(),
+            configuration_compatible: row.configuration_compatible,
+            artifact_graph_complete: row.artifact_graph_complete,
+            eligible: row.eligible,
+            exclusion_reasons: row.ineligibility_reasons.clone(),
+        }
+    }
+}
+
+/// E2E latency of each provider with a complete response, per round (in round order).
+pub type Rounds = Vec<BTreeMap<String, f64>>;
+
+/// The rounds of the schedule, ordered by (round_index, round_id), with the E2E samples.
+pub fn rounds(schedule: &[ScheduleRow], observations: &[Observation]) -> Rounds {
+    let ids: BTreeSet<(i64, &str)> = schedule
+        .iter()
+        .map(|s| (s.round_index, s.round_id.as_str()))
+        .collect();
+    let position: BTreeMap<&str, usize> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, (_, id))| (*id, i))
+        .collect();
+    let mut rounds = vec![BTreeMap::new(); ids.len()];
+    for o in observations {
+        if let (Some(e2e), Some(&i)) = (
+            o.response.e2e_latency_ms,
+            position.get(o.response.round_id.as_str()),
+        ) {
+            rounds[i].insert(o.response.provider.clone(), e2e);
+        }
+    }
+    rounds
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WinRow {
+    pub provider: String,
+    pub eligible: bool,
+    pub exclusion_reasons: Vec<String>,
+    pub credited_wins: f64,
+    pub outright_wins: i64,
+    pub tied_fastest_rounds: i64,
+    /// Rounds with at least one eligible E2E sample (the same for every provider).
+    pub eligible_round_count: i64,
+    pub eligible_e2e_sample_count: i64,
+    pub excluded_or_missing_sample_count: i64,
+    pub total_round_count: i64,
+    /// Credited wins / eligible rounds; null for an ineligible provider.
+    pub win_rate: Option<f64>,
+}
+
+#[derive(Default)]
+struct Tally {
+    outright: i64,
+    /// Tie size k → rounds tied k ways. Credits are summed per k at the end, so a long run of
+    /// three-way ties does not accumulate rounding from repeated `+= 1/3`.
+    ties: BTreeMap<usize, i64>,
+    samples: i64,
+}
+
+/// Fastest-provider wins, one row per provider in `eligibility` order.
+pub fn fastest_wins(rounds: &Rounds, eligibility: &[ProviderEligibility]) -> Vec<WinRow> {
+    let eligible: BTreeSet<&str> = eligibility
+        .iter()
+        .filter(|e| e.eligible)
+        .map(|e| e.provider.as_str())
+        .collect();
+    let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut eligible_rounds = 0;
+    for round in rounds {
+        let values: Vec<(&str, f64)> = round
+            .iter()
+            .filter(|(p, _)| eligible.contains(p.as_str()))
+            .map(|(p, v)| (p.as_str(), *v))
+            .collect();
+        let Some(best) = values.iter().map(|(_, v)| *v).min_by(f64::total_cmp) else {
+            continue;
+        };
+        eligible_rounds += 1;
+        let winners: Vec<&str> = values
+            .iter()
+            .filter(|(_, v)| *v == best)
+            .map(|(p, _)| *p)
+            .collect();
+        for (p, _) in &values {
+            tallies.entry(p).or_default().samples += 1;
+        }
+        for w in &winners {
+            let t = tallies.entry(w).or_default();
+            match winners.len() {
+                1 => t.outright += 1,
+                k => *t.ties.entry(k).or_default() += 1,
+            }
+        }
+    }
+    let total = rounds.len() as i64;
+    eligibility
+        .iter()
+        .map(|e| win_row(e, tallies.get(e.provider.as_str()), eligible_rounds, total))
+        .collect()
+}
+
+fn win_row(
+    e: &ProviderEligibility,
+    tally: Option<&Tally>,
+    eligible_rounds: i64,
+    total: i64,
+) -> WinRow {
+    let empty = Tally::default();
+    let t = tally.unwrap_or(&empty);
+    let credited = t.outright as f64
+        + t.ties
+            .iter()
+            .map(|(k, n)| *n as f64 / *k as f64)
+            .sum::<f64>();
+    WinRow {
+        provider: e.provider.clone(),
+        eligible: e.eligible,
+        exclusion_reasons: e.exclusion_reasons.clone(),
+        credited_wins: credited,
+        outright_wins: t.outright,
+        tied_fastest_rounds: t.ties.values().sum(),
+        eligible_round_count: eligible_rounds,
+        eligible_e2e_sample_count: t.samples,
+        excluded_or_missing_sample_count: total - t.samples,
+        total_round_count: total,
+        win_rate: (e.eligible && eligible_rounds > 0).then(|| credited / eligible_rounds as f64),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairRow {
+    pub provider_a: String,
+    pub provider_b: String,
+    pub difference_definition: &'static str,
+    pub eligible_comparison: bool,
+    /// `<provider>: <reason>` for each ineligible side, sorted.
+    pub exclusion_reasons: Vec<String>,
+    pub paired_count: i64,
+    pub total_round_count: i64,
+    pub missing_pair_count: i64,
+    pub coverage_rate: Option<f64>,
+    pub difference_p50_ms: Option<f64>,
+    pub difference_p95_ms: Option<f64>,
+    pub difference_p99_ms: Option<f64>,
+}
+
+/// Pairwise E2E differences for every pair of providers, `a < b` by name.
+pub fn pairwise(rounds: &Rounds, eligibility: &[ProviderEligibility]) -> Vec<PairRow> {
+    let mut sorted: Vec<&ProviderEligibility> = eligibility.iter().collect();
+    sorted.sort_by(|x, y| x.provider.cmp(&y.provider));
+    let mut rows = Vec::new();
+    for (i, a) in sorted.iter().enumerate() {
+        for b in &sorted[i + 1..] {
+            rows.push(pair(rounds, a, b));
+        }
+    }
+    rows
+}
+
+fn pair(rounds: &Rounds, a: &ProviderEligibility, b: &ProviderEligibility) -> PairRow {
+    let both = a.eligible && b.eligible;
+    let diffs = Samples::new(
+        rounds
+            .iter()
+            .filter(|_| both)
+            .filter_map(|r| Some(r.get(&a.provider)? - r.get(&b.provider)?)),
+    );
+    let mut reasons: Vec<String> = [a, b]
+        .iter()
+        .flat_map(|e| {
+            e.exclusion_reasons
+                .iter()
+                .map(move |r| format!("{}: {r}", e.provider))
+        })
+        .collect();
+    reasons.sort();
+    let total = rounds.len() as i64;
+    let paired = diffs.len() as i64;
+    PairRow {
+        provider_a: a.provider.clone(),
+        provider_b: b.provider.clone(),
+        difference_definition: DIFFERENCE_DEFINITION,
+        eligible_comparison: both,
+        exclusion_reasons: reasons,
+        paired_count: paired,
+        total_round_count: total,
+        missing_pair_count: total - paired,
+        coverage_rate: crate::group::rate(paired, total),
+        difference_p50_ms: diffs.upper(50),
+        difference_p95_ms: diffs.upper(95),
+        difference_p99_ms: diffs.upper(99),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eligible(name: &str) -> ProviderEligibility {
+        ProviderEligibility {
+            provider: name.into(),
+            configuration_compatible: true,
+            artifact_graph_complete: true,
+            eligible: true,
+            exclusion_reasons: vec![],
+        }
+    }
+
+    fn ineligible(name: &str, reason: &str) -> ProviderEligibility {
+        ProviderEligibility {
+            eligible: false,
+            exclusion_reasons: vec![reason.into()],
+            ..eligible(name)
+        }
+    }
+
+    fn round(values: &[(&str, f64)]) -> BTreeMap<String, f64> {
+        values.iter().map(|(p, v)| (p.to_string(), *v)).collect()
+    }
+
+    /// The reference's pairwise test: a beats b by 20 ms, they tie, then b times out.
+    fn three_rounds() -> Rounds {
+        vec![
+            round(&[("a", 100.0), ("b", 120.0)]),
+            round(&[("a", 150.0), ("b", 150.0)]),
+            round(&[("a", 90.0)]),
+        ]
+    }
+
+    #[test]
+    fn fastest_wins_split_a_tie() {
+        let rows = fastest_wins(&three_rounds(), &[eligible("a"), eligible("b")]);
+        let (a, b) = (&rows[0], &rows[1]);
+        assert_eq!(
+            (a.credited_wins, a.outright_wins, a.tied_fastest_rounds),
+            (2.5, 2, 1)
+        );
+        assert_eq!(
+            (b.credited_wins, b.outright_wins, b.tied_fastest_rounds),
+            (0.5, 0, 1)
+        );
+        assert_eq!(
+            (
+                b.eligible_e2e_sample_count,
+                b.excluded_or_missing_sample_count
+            ),
+            (2, 1)
+        );
+        assert_eq!((a.eligible_round_count, a.win_rate), (3, Some(2.5 / 3.0)));
+    }
+
+    #[test]
+    fn pairwise_differences_report_missing_pair_coverage() {
+        let rows = pairwise(&three_rounds(), &[eligible("b"), eligible("a")]);
+        assert_eq!(rows.len(), 1);
+        let ab = &rows[0];
+        assert_eq!((ab.provider_a.as_str(), ab.provider_b.as_str()), ("a", "b"));
+        assert_eq!(
+            (ab.paired_count, ab.missing_pair_count, ab.total_round_count),
+            (2, 1, 3)
+        );
+        assert_eq!(ab.coverage_rate, Some(2.0 / 3.0));
+        // Differences −20 and 0: p50 is rank ceil(2/2) = 1, p95 and p99 rank 2.
+        assert_eq!(
+            (ab.difference_p50_ms, ab.difference_p99_ms),
+            (Some(-20.0), Some(0.0))
+        );
+    }
+
+    #[test]
+    fn an_ineligible_provider_gets_no_credit_and_no_pairs() {
+        let elig = [
+            eligible("a"),
+            ineligible("b", "task success rate below 95%"),
+        ];
+        let wins = fastest_wins(&three_rounds(), &elig);
+        assert_eq!((wins[0].credited_wins, wins[0].win_rate), (3.0, Some(1.0)));
+        assert_eq!(
+            (
+                wins[1].credited_wins,
+                wins[1].win_rate,
+                wins[1].excluded_or_missing_sample_count
+            ),
+            (0.0, None, 3)
+        );
+        let pair = &pairwise(&three_rounds(), &elig)[0];
+        assert!(!pair.eligible_comparison);
+        assert_eq!(
+            (
+                pair.paired_count,
+                pair.missing_pair_count,
+                pair.coverage_rate
+            ),
+            (0, 3, Some(0.0))
+        );
+        assert_eq!(
+            pair.exclusion_reasons,
+            vec!["b: task success rate below 95%".to_string()]
+        );
+        assert_eq!(pair.difference_p50_ms, None);
+    }
+
+    #[test]
+    fn rounds_follow_the_schedule_and_skip_responses_without_e2e() {
+        use crate::fixture::{self, Req, MEETING, TICKET};
+        let reqs = vec![
+            Req::ok(1, TICKET, "a", 70.0),
+            Req::ok(0, MEETING, "a", 50.0),
+            Req::failed(0, MEETING, "b", "timeout"),
+        ];
+        let t = fixture::tables(&reqs);
+        let obs: Vec<Observation> = reqs
+            .into_iter()
+            .map(|q| Observation {
+                response: q.response,
+                evaluation: q.evaluation,
+            })
+            .collect();
+        let r = rounds(&t.schedule, &obs);
+        assert_eq!(r, vec![round(&[("a", 50.0)]), round(&[("a", 70.0)])]);
+    }
+}

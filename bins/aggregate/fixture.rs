@@ -1,0 +1,190 @@
+//! Test fixtures: hand-built schedules, responses and evaluations whose metrics can be
+//! computed by hand.
+use crate::join::{Tables, FAILED, VALID};
+use inferbench_schemas::providers::ProviderTable;
+use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
+
+pub const MEETING: &str = "meeting-notes-lookup";
+pub const TICKET: &str = "ticket-triage";
+pub const CONTRACT: &str = "contract-terms-extraction";
+
+pub fn families() -> Vec<String> {
+    [MEETING, TICKET, CONTRACT].map(String::from).to_vec()
+}
+
+pub fn request_id(round: i64, provider: &str) -> String {
+    format!("req-{round}-{provider}")
+}
+
+pub fn round_id(round: i64) -> String {
+    format!("round-{round:03}")
+}
+
+/// Providers `a`, `b`, `c` serving `model-x` (alias `model-x-alias`) at $1 in / $2 out per
+/// million tokens.
+pub fn provider_table() -> ProviderTable {
+    let entry = |name: &str| {
+        format!(
+            "  - name: {name}\n    label: Provider {name}\n    endpoint: http://127.0.0.1/{name}\n    \
+             auth: {{kind: bearer, env: KEY_{name}}}\n    model_id: model-x\n    \
+             model_aliases: [model-x-alias]\n    token_limit_field: max_tokens\n    \
+             reasoning: {{reasoning_effort: low}}\n    \
+             price_usd_per_million_tokens: {{input: 1.0, output: 2.0}}\n"
+        )
+    };
+    let yaml = format!("providers:\n{}{}{}", entry("a"), entry("b"), entry("c"));
+    serde_norway::from_str(&yaml).expect("the fixture provider table parses")
+}
+
+/// One request with its response and verdict.
+#[derive(Debug, Clone)]
+pub struct Req {
+    pub response: ResponseRow,
+    pub evaluation: EvaluationRow,
+}
+
+impl Req {
+    /// A complete, correct 2xx response: TTFA = E2E/2, TTFO = TTFA, 100 tokens/s, no reasoning,
+    /// usage 10 prompt + 5 completion tokens.
+    pub fn ok(round: i64, family: &str, provider: &str, e2e_ms: f64) -> Req {
+        let response = ResponseRow {
+            request_id: request_id(round, provider),
+            round_id: round_id(round),
+            round_index: round,
+            provider: provider.into(),
+            task_family: family.into(),
+            item_id: format!("{family}-{round:04}"),
+            attempt: 1,
+            outcome: "completed".into(),
+            operational_outcome: "2xx".into(),
+            http_status: Some(200),
+            error_type: None,
+            error_message: None,
+            retry_after: None,
+            done_seen: true,
+            bytes_received: 100,
+            sse_event_count: 4,
+            reasoning: String::new(),
+            answer: "{\"answer\":\"Ada\"}".into(),
+            complete: true,
+            ttfo_ms: Some(e2e_ms / 2.0),
+            ttfa_ms: Some(e2e_ms / 2.0),
+            last_answer_ms: Some(e2e_ms),
+            e2e_latency_ms: Some(e2e_ms),
+            pre_answer_reasoning_tokens: Some(0),
+            reasoning_emitted_before_answer: Some(false),
+            visible_answer_tokens: 6,
+            output_tokens_per_second: Some(100.0),
+            time_to_headers_ms: Some(1.0),
+            time_to_first_event_ms: Some(2.0),
+            send_lag_ms: 0.0,
+            started_t_ns: round * 1_000_000_000,
+            response_model: Some("model-x".into()),
+            provider_request_id: None,
+            finish_reason: Some("stop".into()),
+            usage_prompt_tokens: Some(10),
+            usage_completion_tokens: Some(5),
+            usage_total_tokens: Some(15),
+            usage_cached_tokens: None,
+        };
+        let evaluation = evaluation_for(&response, VALID);
+        Req {
+            response,
+            evaluation,
+        }
+    }
+
+    /// An operational failure (`outcome` is an `operational_outcome` such as `429`): no answer,
+    /// no timings, no usage.
+    pub fn failed(round: i64, family: &str, provider: &str, outcome: &str) -> Req {
+        let mut req = Req::ok(round, family, provider, 0.0);
+        let r = &mut req.response;
+        r.outcome = if outcome == "timeout" {
+            "timeout".into()
+        } else {
+            "http_error".into()
+        };
+        r.operational_outcome = outcome.into();
+        r.http_status = outcome.parse().ok();
+        r.answer = String::new();
+        r.complete = false;
+        (r.ttfo_ms, r.ttfa_ms, r.last_answer_ms, r.e2e_latency_ms) = (None, None, None, None);
+        (
+            r.pre_answer_reasoning_tokens,
+            r.reasoning_emitted_before_answer,
+        ) = (None, None);
+        (r.output_tokens_per_second, r.response_model) = (None, None);
+        (
+            r.usage_prompt_tokens,
+            r.usage_completion_tokens,
+            r.usage_total_tokens,
+        ) = (None, None, None);
+        req.evaluation = evaluation_for(&req.response, FAILED);
+        req
+    }
+
+    /// Re-judges the response with another classification.
+    pub fn judged(mut self, classification: &str) -> Req {
+        self.evaluation = evaluation_for(&self.response, classification);
+        self
+    }
+
+    /// Edits the response (the evaluation keeps its verdict).
+    pub fn with(mut self, edit: impl FnOnce(&mut ResponseRow)) -> Req {
+        edit(&mut self.response);
+        self
+    }
+}
+
+pub fn evaluation_for(r: &ResponseRow, classification: &str) -> EvaluationRow {
+    EvaluationRow {
+        request_id: r.request_id.clone(),
+        round_id: r.round_id.clone(),
+        round_index: r.round_index,
+        provider: r.provider.clone(),
+        task_family: r.task_family.clone(),
+        item_id: r.item_id.clone(),
+        operational_outcome: r.operational_outcome.clone(),
+        classification: classification.into(),
+        error_type: None,
+        schema_valid: classification == VALID || classification == "incorrect_result",
+        correct: classification == VALID,
+        correct_field_count: None,
+        field_count_total: None,
+        field_correct: None,
+        parsed_output: None,
+    }
+}
+
+/// The schedule that `reqs` answer (one row per request), and the rows themselves.
+pub fn tables(reqs: &[Req]) -> Tables {
+    let schedule = reqs
+        .iter()
+        .map(|q| ScheduleRow {
+            round_index: q.response.round_index,
+            round_id: q.response.round_id.clone(),
+            task_family: q.response.task_family.clone(),
+            item_id: q.response.item_id.clone(),
+            provider: q.response.provider.clone(),
+            launch_index: 0,
+            request_id: q.response.request_id.clone(),
+        })
+        .collect();
+    Tables {
+        schedule,
+        responses: reqs.iter().map(|q| q.response.clone()).collect(),
+        evaluations: reqs.iter().map(|q| q.evaluation.clone()).collect(),
+    }
+}
+
+/// One round per family (rounds 0, 1, 2), each provider answering correctly in `e2e(provider,
+/// round)` ms: a complete, balanced run.
+pub fn balanced(providers: &[&str], e2e: impl Fn(&str, i64) -> f64) -> Vec<Req> {
+    let mut reqs = Vec::new();
+    for (round, family) in [MEETING, TICKET, CONTRACT].into_iter().enumerate() {
+        for p in providers {
+            reqs.push(Req::ok(round as i64, family, p, e2e(p, round as i64)));
+        }
+    }
+    reqs
+}

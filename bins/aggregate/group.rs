@@ -1,0 +1,619 @@
+//! The metrics of one group of requests (reference §8.4): a provider × task family, or all of
+//! a provider's requests for its balanced pooled row (§8.5).
+//!
+//! Every response is a submitted request and stays in every denominator, failures included;
+//! a percentile metric's samples are the non-null values of its column, so a failed request
+//! shows up as a missing sample rather than vanishing. Percentiles of the pooled row are taken
+//! over the concatenated samples, never averaged from the family rows.
+use crate::join::{Observation, INCORRECT, INVALID, VALID};
+use crate::percentile::{self, Samples};
+use inferbench_schemas::providers::Price;
+use inferbench_schemas::tables::ResponseRow;
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+/// The operational outcome of a request that got an HTTP 2xx.
+pub const SUCCESS_OUTCOME: &str = "2xx";
+
+/// Failure classes: the `operational_outcome` value and the label of the `<label>_rate` and
+/// `<label>_count` keys. The reference's five, then `other_http` (1xx/3xx), which the reference
+/// could not classify (its §12.2 item 13).
+pub const FAILURE_CLASSES: [(&str, &str); 6] = [
+    ("timeout", "timeout"),
+    ("429", "http_429"),
+    ("other_4xx", "other_http_4xx"),
+    ("5xx", "http_5xx"),
+    ("transport_error", "transport_error"),
+    ("other_http", "other_http"),
+];
+
+/// The family whose rows carry contract field diagnostics.
+pub const CONTRACT_FAMILY: &str = "contract-terms-extraction";
+
+/// A percentile metric: its summary key, the prefix of its flat `<prefix>_pK` keys, and the
+/// tail its p95/p99 describe.
+pub struct MetricDef {
+    pub key: &'static str,
+    pub prefix: &'static str,
+    /// Higher is better (output speed): p95/p99 are floors (lower tail).
+    lower_tail: bool,
+    sample: fn(&ResponseRow) -> Option<f64>,
+}
+
+pub const METRICS: [MetricDef; 5] = [
+    MetricDef {
+        key: "ttfo_ms",
+        prefix: "ttfo",
+        lower_tail: false,
+        sample: |r| r.ttfo_ms,
+    },
+    MetricDef {
+        key: "ttfa_ms",
+        prefix: "ttfa",
+        lower_tail: false,
+        sample: |r| r.ttfa_ms,
+    },
+    MetricDef {
+        key: "pre_answer_reasoning_tokens",
+        prefix: "pre_answer_reasoning_tokens",
+        lower_tail: false,
+        sample: |r| r.pre_answer_reasoning_tokens.map(|t| t as f64),
+    },
+    MetricDef {
+        key: "e2e_latency_ms",
+        prefix: "e2e_latency",
+        lower_tail: false,
+        sample: |r| r.e2e_latency_ms,
+    },
+    MetricDef {
+        key: "output_tokens_per_second",
+        prefix: "output_tokens_per_second",
+        lower_tail: true,
+        sample: |r| r.output_tokens_per_second,
+    },
+];
+
+/// The reported percentile levels.
+pub const LEVELS: [u64; 3] = [50, 95, 99];
+
+impl MetricDef {
+    /// The metric's pK. Speed's p50 is the ordinary rank `ceil(n/2)`; its p95/p99 are floors.
+    pub fn percentile(&self, samples: &Samples, level: u64) -> Option<f64> {
+        if self.lower_tail && level != 50 {
+            samples.lower_floor(level)
+        } else {
+            samples.upper(level)
+        }
+    }
+}
+
+/// Serialises as a JSON object with the keys in the order given, so the flat percentile and
+/// summary keys come out in the metric order of the spec rather than alphabetically.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entries<V>(pub Vec<(String, V)>);
+
+impl<V: Serialize> Serialize for Entries<V> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+impl<V> Entries<V> {
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
+
+/// A rate with the counts it came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RateDetail {
+    pub value: Option<f64>,
+    pub numerator: i64,
+    pub denominator: i64,
+    pub missing_sample_count: i64,
+}
+
+impl RateDetail {
+    fn new(numerator: i64, denominator: i64, missing_sample_count: i64) -> Self {
+        RateDetail {
+            value: rate(numerator, denominator),
+            numerator,
+            denominator,
+            missing_sample_count,
+        }
+    }
+}
+
+/// `numerator / denominator`, or `None` for an empty group.
+pub fn rate(numerator: i64, denominator: i64) -> Option<f64> {
+    (denominator > 0).then(|| numerator as f64 / denominator as f64)
+}
+
+/// Counts of each failure class; serialises as `<label>_rate` and `<label>_count` keys.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailureBreakdown {
+    pub counts: [i64; FAILURE_CLASSES.len()],
+    pub submitted: i64,
+}
+
+impl FailureBreakdown {
+    fn count(observations: &[&Observation]) -> Self {
+        let mut counts = [0; FAILURE_CLASSES.len()];
+        for o in observations {
+            if let Some(i) = FAILURE_CLASSES
+                .iter()
+                .position(|(outcome, _)| *outcome == o.response.operational_outcome)
+            {
+                counts[i] += 1;
+            }
+        }
+        FailureBreakdown {
+            counts,
+            submitted: observations.len() as i64,
+        }
+    }
+
+    pub fn total(&self) -> i64 {
+        self.counts.iter().sum()
+    }
+
+    /// The rate of the class labelled `label` (e.g. `http_429`).
+    pub fn rate(&self, label: &str) -> Option<f64> {
+        let i = FAILURE_CLASSES.iter().position(|(_, l)| *l == label)?;
+        rate(self.counts[i], self.submitted)
+    }
+}
+
+impl Serialize for FailureBreakdown {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2 * FAILURE_CLASSES.len()))?;
+        for ((_, label), count) in FAILURE_CLASSES.iter().zip(self.counts) {
+            map.serialize_entry(&format!("{label}_rate"), &rate(count, self.submitted))?;
+            map.serialize_entry(&format!("{label}_count"), &count)?;
+        }
+        map.end()
+    }
+}
+
+/// One percentile metric's population and percentiles.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub population_count: i64,
+    pub submitted_count: i64,
+    pub missing_sample_count: i64,
+    pub population_rate: Option<f64>,
+    pub percentiles: Percentiles,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Percentiles {
+    pub p50: Value,
+    pub p95: Value,
+    pub p99: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Value {
+    pub value: Option<f64>,
+}
+
+/// Provider-reported token usage. A request counts when it reported both prompt and
+/// completion tokens.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Usage {
+    pub reported_count: i64,
+    pub submitted_count: i64,
+    pub missing_count: i64,
+    pub coverage_rate: Option<f64>,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub total_tokens: i64,
+}
+
+/// Cost of the requests that reported usage, at the provider table's prices.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cost {
+    pub reported_count: i64,
+    pub submitted_count: i64,
+    pub missing_count: i64,
+    pub coverage_rate: Option<f64>,
+    pub known_cost_usd: f64,
+    /// Only when every request reported usage; a partial sum is not a total.
+    pub total_cost_usd: Option<f64>,
+    pub price_usd_per_million_tokens: PriceUsd,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PriceUsd {
+    pub input: f64,
+    pub output: f64,
+}
+
+/// Contract extraction: how many fields the returned objects got right.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FieldDiagnostics {
+    pub field_count_total: i64,
+    /// Evaluations that counted correct fields (a JSON object came back).
+    pub returned_object_count: i64,
+    /// Statistical median: the mean of the two middle values for an even count.
+    pub median_correct_fields_returned: Option<f64>,
+}
+
+/// The metrics of one group.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupMetrics {
+    pub provider: String,
+    /// A task family, or `pooled`.
+    pub task_family: String,
+    pub scheduled_count: i64,
+    /// Responses: every request that reached a terminal outcome.
+    pub submitted_count: i64,
+    /// Scheduled requests without a response (they make the artifact graph incomplete).
+    pub missing_response_count: i64,
+    pub correct_count: i64,
+    pub failed_request_count: i64,
+    pub invalid_result_count: i64,
+    pub incorrect_result_count: i64,
+    pub task_success_rate: Option<f64>,
+    pub task_success_rate_detail: RateDetail,
+    pub failure_rate: Option<f64>,
+    pub failure_rate_detail: RateDetail,
+    #[serde(flatten)]
+    pub failures: FailureBreakdown,
+    /// Responses with reasoning before the first answer token / responses with a TTFA.
+    pub reasoning_emission_rate: Option<f64>,
+    pub reasoning_emission_detail: RateDetail,
+    /// One summary per metric, keyed `ttfo_ms`, `ttfa_ms`, …
+    #[serde(flatten)]
+    pub summaries: Entries<Summary>,
+    /// The flat keys `ttfo_p50` … `output_tokens_per_second_p99`.
+    #[serde(flatten)]
+    pub percentiles: Entries<Option<f64>>,
+    pub usage: Usage,
+    pub cost: Cost,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contract_field_diagnostics: Option<FieldDiagnostics>,
+}
+
+impl GroupMetrics {
+    /// A flat percentile such as `e2e_latency_p99`.
+    pub fn percentile(&self, key: &str) -> Option<f64> {
+        self.percentiles.get(key).copied().flatten()
+    }
+
+    /// A metric's population (e.g. `ttfa_ms`).
+    pub fn population(&self, metric: &str) -> i64 {
+        self.summaries.get(metric).map_or(0, |s| s.population_count)
+    }
+}
+
+/// What one group is made of.
+pub struct GroupInput<'a> {
+    pub provider: &'a str,
+    pub family: &'a str,
+    pub scheduled: usize,
+    pub observations: &'a [&'a Observation],
+    pub price: Price,
+}
+
+/// Computes a group's metrics.
+pub fn compute(input: &GroupInput) -> GroupMetrics {
+    let obs = input.observations;
+    let submitted = obs.len() as i64;
+    let count = |class: &str| {
+        obs.iter()
+            .filter(|o| o.evaluation.classification == class)
+            .count() as i64
+    };
+    let correct = count(VALID);
+    let failures = FailureBreakdown::count(obs);
+    let failed = failures.total();
+    let (summaries, percentiles) = summaries(obs);
+    let (usage, cost) = usage_and_cost(obs, input.price);
+    let reasoning = emission(obs);
+    GroupMetrics {
+        provider: input.provider.to_string(),
+        task_family: input.family.to_string(),
+        scheduled_count: input.scheduled as i64,
+        submitted_count: submitted,
+        missing_response_count: input.scheduled as i64 - submitted,
+        correct_count: correct,
+        failed_request_count: failed,
+        invalid_result_count: count(INVALID),
+        incorrect_result_count: count(INCORRECT),
+        task_success_rate: rate(correct, submitted),
+        task_success_rate_detail: RateDetail::new(correct, submitted, 0),
+        failure_rate: rate(failed, submitted),
+        failure_rate_detail: RateDetail::new(failed, submitted, 0),
+        failures,
+        reasoning_emission_rate: reasoning.value,
+        reasoning_emission_detail: reasoning,
+        summaries,
+        percentiles,
+        usage,
+        cost,
+        contract_field_diagnostics: (input.family == CONTRACT_FAMILY)
+            .then(|| field_diagnostics(obs)),
+    }
+}
+
+/// Reasoning emitted before the answer, over the responses that have a TTFA.
+fn emission(obs: &[&Observation]) -> RateDetail {
+    let with_ttfa: Vec<&ResponseRow> = obs
+        .iter()
+        .map(|o| &o.response)
+        .filter(|r| r.ttfa_ms.is_some())
+        .collect();
+    let emitted = with_ttfa
+        .iter()
+        .filter(|r| r.reasoning_emitted_before_answer == Some(true))
+        .count() as i64;
+    let denominator = with_ttfa.len() as i64;
+    RateDetail::new(emitted, denominator, obs.len() as i64 - denominator)
+}
+
+fn summaries(obs: &[&Observation]) -> (Entries<Summary>, Entries<Option<f64>>) {
+    let submitted = obs.len() as i64;
+    let mut summaries = Vec::new();
+    let mut flat = Vec::new();
+    for metric in &METRICS {
+        let samples = Samples::new(obs.iter().filter_map(|o| (metric.sample)(&o.response)));
+        let [p50, p95, p99] = LEVELS.map(|level| metric.percentile(&samples, level));
+        for (level, value) in LEVELS.iter().zip([p50, p95, p99]) {
+            flat.push((format!("{}_p{level}", metric.prefix), value));
+        }
+        let population = samples.len() as i64;
+        let summary = Summary {
+            population_count: population,
+            submitted_count: submitted,
+            missing_sample_count: submitted - population,
+            population_rate: rate(population, submitted),
+            percentiles: Percentiles {
+                p50: Value { value: p50 },
+                p95: Value { value: p95 },
+                p99: Value { value: p99 },
+            },
+        };
+        summaries.push((metric.key.to_string(), summary));
+    }
+    (Entries(summaries), Entries(flat))
+}
+
+fn usage_and_cost(obs: &[&Observation], price: Price) -> (Usage, Cost) {
+    let submitted = obs.len() as i64;
+    let reported: Vec<(i64, i64)> = obs
+        .iter()
+        .filter_map(|o| {
+            Some((
+                o.response.usage_prompt_tokens?,
+                o.response.usage_completion_tokens?,
+            ))
+        })
+        .collect();
+    let count = reported.len() as i64;
+    let input: i64 = reported.iter().map(|(i, _)| i).sum();
+    let output: i64 = reported.iter().map(|(_, o)| o).sum();
+    // Cost is linear in tokens, so pricing the integer sums once is exact where summing
+    // per-request float costs would depend on the order of the rows.
+    let known = (input as f64 * price.input + output as f64 * price.output) / 1_000_000.0;
+    let usage = Usage {
+        reported_count: count,
+        submitted_count: submitted,
+        missing_count: submitted - count,
+        coverage_rate: rate(count, submitted),
+        input_tokens: input,
+        output_tokens: output,
+        total_tokens: input + output,
+    };
+    let cost = Cost {
+        reported_count: count,
+        submitted_count: submitted,
+        missing_count: submitted - count,
+        coverage_rate: rate(count, submitted),
+        known_cost_usd: known,
+        total_cost_usd: (count == submitted).then_some(known),
+        price_usd_per_million_tokens: PriceUsd {
+            input: price.input,
+            output: price.output,
+        },
+    };
+    (usage, cost)
+}
+
+fn field_diagnostics(obs: &[&Observation]) -> FieldDiagnostics {
+    let counts: Vec<i64> = obs
+        .iter()
+        .filter_map(|o| o.evaluation.correct_field_count)
+        .collect();
+    FieldDiagnostics {
+        field_count_total: obs
+            .iter()
+            .filter_map(|o| o.evaluation.field_count_total)
+            .max()
+            .unwrap_or(10),
+        returned_object_count: counts.len() as i64,
+        median_correct_fields_returned: percentile::median(&counts),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::{Req, CONTRACT, TICKET};
+    use crate::join::Observation;
+
+    fn observations(reqs: Vec<Req>) -> Vec<Observation> {
+        reqs.into_iter()
+            .map(|q| Observation {
+                response: q.response,
+                evaluation: q.evaluation,
+            })
+            .collect()
+    }
+
+    fn metrics(family: &str, obs: &[Observation]) -> GroupMetrics {
+        let refs: Vec<&Observation> = obs.iter().collect();
+        let price = Price {
+            input: 1.0,
+            output: 2.0,
+        };
+        compute(&GroupInput {
+            provider: "a",
+            family,
+            scheduled: obs.len(),
+            observations: &refs,
+            price,
+        })
+    }
+
+    #[test]
+    fn one_429_of_three_lowers_success_and_leaves_the_latency_population() {
+        let obs = observations(vec![
+            Req::ok(0, TICKET, "a", 100.0),
+            Req::failed(1, TICKET, "a", "429"),
+            Req::ok(2, TICKET, "a", 300.0),
+        ]);
+        let m = metrics(TICKET, &obs);
+        assert_eq!(
+            (m.correct_count, m.failed_request_count, m.submitted_count),
+            (2, 1, 3)
+        );
+        assert_eq!(m.task_success_rate, Some(2.0 / 3.0));
+        assert_eq!(m.failure_rate, Some(1.0 / 3.0));
+        assert_eq!(m.failures.rate("http_429"), Some(1.0 / 3.0));
+        assert_eq!(m.failures.rate("timeout"), Some(0.0));
+        let ttfa = m.summaries.get("ttfa_ms").unwrap();
+        assert_eq!((ttfa.population_count, ttfa.missing_sample_count), (2, 1));
+        // TTFA samples 50 and 150: upper p50 is rank ceil(2/2) = 1, p99 rank 2.
+        assert_eq!(
+            (m.percentile("ttfa_p50"), m.percentile("ttfa_p99")),
+            (Some(50.0), Some(150.0))
+        );
+        assert_eq!(
+            m.task_success_rate_detail,
+            RateDetail {
+                value: Some(2.0 / 3.0),
+                numerator: 2,
+                denominator: 3,
+                missing_sample_count: 0
+            }
+        );
+    }
+
+    #[test]
+    fn speed_floors_use_the_lower_tail_and_the_median_the_upper_rank() {
+        let reqs = (1..=20).map(|i| {
+            Req::ok(i, TICKET, "a", 100.0)
+                .with(|r| r.output_tokens_per_second = Some(i as f64 * 10.0))
+        });
+        let m = metrics(TICKET, &observations(reqs.collect()));
+        // 20 samples 10..200: p50 rank 10 → 100; p95 floor rank 20 − 19 + 1 = 2 → 20; p99 floor rank 1 → 10.
+        assert_eq!(m.percentile("output_tokens_per_second_p50"), Some(100.0));
+        assert_eq!(m.percentile("output_tokens_per_second_p95"), Some(20.0));
+        assert_eq!(m.percentile("output_tokens_per_second_p99"), Some(10.0));
+    }
+
+    #[test]
+    fn invalid_and_incorrect_answers_are_neither_successes_nor_failures() {
+        let obs = observations(vec![
+            Req::ok(0, TICKET, "a", 100.0).judged(INVALID),
+            Req::ok(1, TICKET, "a", 100.0).judged(INCORRECT),
+            Req::ok(2, TICKET, "a", 100.0),
+            Req::ok(3, TICKET, "a", 100.0).with(|r| {
+                (
+                    r.reasoning_emitted_before_answer,
+                    r.pre_answer_reasoning_tokens,
+                ) = (Some(true), Some(7))
+            }),
+        ]);
+        let m = metrics(TICKET, &obs);
+        assert_eq!(
+            (
+                m.invalid_result_count,
+                m.incorrect_result_count,
+                m.failed_request_count
+            ),
+            (1, 1, 0)
+        );
+        assert_eq!(m.task_success_rate, Some(0.5));
+        assert_eq!(m.reasoning_emission_rate, Some(0.25));
+        assert_eq!(
+            m.summaries.get("e2e_latency_ms").unwrap().population_count,
+            4
+        );
+    }
+
+    #[test]
+    fn usage_cost_and_contract_median() {
+        let obs = observations(vec![
+            Req::ok(0, CONTRACT, "a", 100.0),
+            Req::ok(1, CONTRACT, "a", 100.0),
+            Req::failed(2, CONTRACT, "a", "timeout"),
+        ]);
+        let mut obs = obs;
+        obs[0].evaluation.correct_field_count = Some(10);
+        obs[1].evaluation.correct_field_count = Some(9);
+        let m = metrics(CONTRACT, &obs);
+        assert_eq!(
+            (
+                m.usage.reported_count,
+                m.usage.input_tokens,
+                m.usage.output_tokens
+            ),
+            (2, 20, 10)
+        );
+        // (20 · $1 + 10 · $2) / 1e6.
+        assert_eq!(m.cost.known_cost_usd, 40.0 / 1_000_000.0);
+        assert_eq!(m.cost.total_cost_usd, None);
+        let diag = m.contract_field_diagnostics.unwrap();
+        assert_eq!(
+            (
+                diag.returned_object_count,
+                diag.median_correct_fields_returned,
+                diag.field_count_total
+            ),
+            (2, Some(9.5), 10)
+        );
+        assert_eq!(m.failures.rate("timeout"), Some(1.0 / 3.0));
+    }
+
+    #[test]
+    fn json_keys_come_in_contract_order_with_flat_percentiles() {
+        let m = metrics(TICKET, &observations(vec![Req::ok(0, TICKET, "a", 100.0)]));
+        let json = serde_json::to_value(&m).unwrap();
+        let keys: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let pos = |k: &str| {
+            keys.iter()
+                .position(|x| *x == k)
+                .unwrap_or_else(|| panic!("{k} missing"))
+        };
+        assert!(pos("timeout_rate") < pos("http_429_count") && pos("ttfo_ms") < pos("ttfa_ms"));
+        assert!(pos("ttfo_p50") < pos("output_tokens_per_second_p99"));
+        assert_eq!(json["e2e_latency_ms"]["percentiles"]["p99"]["value"], 100.0);
+        assert_eq!(json["other_http_count"], 0);
+        assert!(json.get("contract_field_diagnostics").is_none());
+    }
+
+    #[test]
+    fn an_empty_group_has_null_rates_and_percentiles() {
+        let m = metrics(TICKET, &[]);
+        assert_eq!(
+            (
+                m.task_success_rate,
+                m.failure_rate,
+                m.percentile("e2e_latency_p50")
+            ),
+            (None, None, None)
+        );
+        assert_eq!(m.summaries.get("ttfo_ms").unwrap().population_rate, None);
+    }
+}

@@ -1,0 +1,395 @@
+//! Joining a run's tables before any figure is computed: every response's request is in the
+//! schedule and agrees with it, responses and evaluations match one-to-one by request id and
+//! agree on what they describe, and every value the metrics read is one the contract allows.
+//! All problems are collected, so one run of the stage names every bad row.
+use crate::error::InputError;
+use crate::group::{FAILURE_CLASSES, SUCCESS_OUTCOME};
+use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
+use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, BTreeSet};
+
+const SCHEDULE: &str = "schedule.parquet";
+const RESPONSES: &str = "responses.parquet";
+const EVALUATIONS: &str = "evaluations.parquet";
+
+/// `EvaluationRow.classification` values.
+pub const VALID: &str = "valid_result";
+pub const INCORRECT: &str = "incorrect_result";
+pub const INVALID: &str = "invalid_result";
+pub const FAILED: &str = "failed_request";
+
+/// The three tables the metrics are computed from, as read.
+#[derive(Debug, Clone, Default)]
+pub struct Tables {
+    pub schedule: Vec<ScheduleRow>,
+    pub responses: Vec<ResponseRow>,
+    pub evaluations: Vec<EvaluationRow>,
+}
+
+/// One scheduled request that reached a terminal outcome, with its verdict.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    pub response: ResponseRow,
+    pub evaluation: EvaluationRow,
+}
+
+/// The checked join: the schedule and one observation per response, in request-id order.
+#[derive(Debug, Clone)]
+pub struct Joined {
+    pub schedule: Vec<ScheduleRow>,
+    pub observations: Vec<Observation>,
+}
+
+/// Checks and joins `tables`. `families` are the spec's task families and `providers` the
+/// provider table's names: a scheduled request outside them cannot be scored or priced.
+pub fn join(
+    tables: Tables,
+    families: &[String],
+    providers: &[String],
+) -> Result<Joined, Vec<InputError>> {
+    let Tables {
+        schedule,
+        responses,
+        evaluations,
+    } = tables;
+    let mut problems = Vec::new();
+    let scheduled = check_schedule(&schedule, families, providers, &mut problems);
+    let responses = index(responses, RESPONSES, |r| &r.request_id, &mut problems);
+    let mut evaluations = index(evaluations, EVALUATIONS, |e| &e.request_id, &mut problems);
+    for (id, response) in &responses {
+        check_response(response, scheduled.get(id.as_str()).copied(), &mut problems);
+    }
+    for (id, evaluation) in &evaluations {
+        match responses.get(id) {
+            Some(response) => check_evaluation(evaluation, response, &mut problems),
+            None => problems.push(InputError::NoResponse {
+                request_id: id.clone(),
+            }),
+        }
+    }
+    for id in responses.keys().filter(|id| !evaluations.contains_key(*id)) {
+        problems.push(InputError::NoEvaluation {
+            request_id: id.clone(),
+        });
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let observations = responses
+        .into_iter()
+        .map(|(id, response)| {
+            let evaluation = evaluations
+                .remove(&id)
+                .expect("every response was checked to have an evaluation");
+            Observation {
+                response,
+                evaluation,
+            }
+        })
+        .collect();
+    Ok(Joined {
+        schedule,
+        observations,
+    })
+}
+
+/// Indexes rows by request id, reporting duplicates (the first row of an id is kept).
+fn index<T>(
+    rows: Vec<T>,
+    table: &'static str,
+    id: fn(&T) -> &String,
+    problems: &mut Vec<InputError>,
+) -> BTreeMap<String, T> {
+    let mut map = BTreeMap::new();
+    for row in rows {
+        match map.entry(id(&row).clone()) {
+            Entry::Occupied(e) => problems.push(InputError::Duplicate {
+                table,
+                request_id: e.key().clone(),
+            }),
+            Entry::Vacant(e) => {
+                e.insert(row);
+            }
+        }
+    }
+    map
+}
+
+fn check_schedule<'a>(
+    schedule: &'a [ScheduleRow],
+    families: &[String],
+    providers: &[String],
+    problems: &mut Vec<InputError>,
+) -> BTreeMap<&'a str, &'a ScheduleRow> {
+    let mut by_id = BTreeMap::new();
+    let mut unknown_providers = BTreeSet::new();
+    let mut round_providers = BTreeSet::new();
+    for row in schedule {
+        if by_id.insert(row.request_id.as_str(), row).is_some() {
+            problems.push(InputError::Duplicate {
+                table: SCHEDULE,
+                request_id: row.request_id.clone(),
+            });
+        }
+        if !providers.contains(&row.provider) && unknown_providers.insert(row.provider.as_str()) {
+            problems.push(InputError::UnknownProvider {
+                provider: row.provider.clone(),
+            });
+        }
+        if !families.contains(&row.task_family) {
+            problems.push(unknown(
+                SCHEDULE,
+                &row.request_id,
+                "task_family",
+                &row.task_family,
+            ));
+        }
+        if !round_providers.insert((row.round_id.as_str(), row.provider.as_str())) {
+            problems.push(InputError::DuplicateRoundProvider {
+                round_id: row.round_id.clone(),
+                provider: row.provider.clone(),
+            });
+        }
+    }
+    by_id
+}
+
+fn check_response(
+    response: &ResponseRow,
+    scheduled: Option<&ScheduleRow>,
+    problems: &mut Vec<InputError>,
+) {
+    let id = &response.request_id;
+    let Some(s) = scheduled else {
+        problems.push(InputError::NotScheduled {
+            request_id: id.clone(),
+        });
+        return;
+    };
+    let pairs = [
+        ("provider", &response.provider, &s.provider),
+        ("task_family", &response.task_family, &s.task_family),
+        ("round_id", &response.round_id, &s.round_id),
+        ("item_id", &response.item_id, &s.item_id),
+    ];
+    for (field, found, expected) in pairs {
+        if found != expected {
+            problems.push(disagree(RESPONSES, id, field, found, SCHEDULE, expected));
+        }
+    }
+    let outcome = response.operational_outcome.as_str();
+    if outcome != SUCCESS_OUTCOME && !FAILURE_CLASSES.iter().any(|(o, _)| *o == outcome) {
+        problems.push(unknown(RESPONSES, id, "operational_outcome", outcome));
+    }
+    let integers = [
+        (
+            "pre_answer_reasoning_tokens",
+            response.pre_answer_reasoning_tokens,
+        ),
+        ("usage_prompt_tokens", response.usage_prompt_tokens),
+        ("usage_completion_tokens", response.usage_completion_tokens),
+    ];
+    let floats = [
+        ("ttfo_ms", response.ttfo_ms),
+        ("ttfa_ms", response.ttfa_ms),
+        ("e2e_latency_ms", response.e2e_latency_ms),
+        (
+            "output_tokens_per_second",
+            response.output_tokens_per_second,
+        ),
+    ];
+    let values = floats
+        .into_iter()
+        .chain(integers.map(|(f, v)| (f, v.map(|n| n as f64))));
+    for (field, value) in values {
+        if let Some(v) = value.filter(|v| !(v.is_finite() && *v >= 0.0)) {
+            problems.push(InputError::BadNumber {
+                table: RESPONSES,
+                request_id: id.clone(),
+                field,
+                value: v.to_string(),
+            });
+        }
+    }
+}
+
+fn check_evaluation(
+    evaluation: &EvaluationRow,
+    response: &ResponseRow,
+    problems: &mut Vec<InputError>,
+) {
+    let id = &evaluation.request_id;
+    let pairs = [
+        ("provider", &evaluation.provider, &response.provider),
+        (
+            "task_family",
+            &evaluation.task_family,
+            &response.task_family,
+        ),
+        (
+            "operational_outcome",
+            &evaluation.operational_outcome,
+            &response.operational_outcome,
+        ),
+    ];
+    for (field, found, expected) in pairs {
+        if found != expected {
+            problems.push(disagree(EVALUATIONS, id, field, found, RESPONSES, expected));
+        }
+    }
+    let class = evaluation.classification.as_str();
+    if ![VALID, INCORRECT, INVALID, FAILED].contains(&class) {
+        problems.push(unknown(EVALUATIONS, id, "classification", class));
+        return;
+    }
+    // A request either failed operationally or was judged; the two must never overlap, or
+    // a request would count both as a failure and as a wrong answer.
+    if (class == FAILED) != (response.operational_outcome != SUCCESS_OUTCOME) {
+        let message = format!(
+            "classification: `{class}` contradicts operational_outcome `{}`",
+            response.operational_outcome
+        );
+        problems.push(InputError::Inconsistent {
+            table: EVALUATIONS,
+            request_id: id.clone(),
+            message,
+        });
+    }
+    if evaluation.correct != (class == VALID) {
+        let message = format!(
+            "correct: `{}` contradicts classification `{class}`",
+            evaluation.correct
+        );
+        problems.push(InputError::Inconsistent {
+            table: EVALUATIONS,
+            request_id: id.clone(),
+            message,
+        });
+    }
+}
+
+fn disagree(
+    table: &'static str,
+    id: &str,
+    field: &'static str,
+    found: &str,
+    other: &'static str,
+    expected: &str,
+) -> InputError {
+    InputError::Disagree {
+        table,
+        request_id: id.to_string(),
+        field,
+        found: found.to_string(),
+        other,
+        expected: expected.to_string(),
+    }
+}
+
+fn unknown(table: &'static str, id: &str, field: &'static str, value: &str) -> InputError {
+    InputError::Unknown {
+        table,
+        request_id: id.to_string(),
+        field,
+        value: value.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::{self, Req, MEETING};
+
+    fn two_providers() -> Vec<Req> {
+        vec![
+            Req::ok(0, MEETING, "a", 100.0),
+            Req::ok(0, MEETING, "b", 120.0),
+        ]
+    }
+
+    fn run(tables: Tables) -> Result<Joined, Vec<InputError>> {
+        join(
+            tables,
+            &fixture::families(),
+            &["a".to_string(), "b".to_string()],
+        )
+    }
+
+    #[test]
+    fn a_clean_run_joins_every_response_with_its_evaluation() {
+        let joined = run(fixture::tables(&two_providers())).unwrap();
+        assert_eq!(joined.observations.len(), 2);
+        assert!(joined
+            .observations
+            .iter()
+            .all(|o| o.response.request_id == o.evaluation.request_id));
+    }
+
+    #[test]
+    fn a_response_without_evaluation_and_an_unscheduled_response_are_named() {
+        let mut tables = fixture::tables(&two_providers());
+        tables.evaluations.retain(|e| e.provider != "b");
+        tables.schedule.retain(|s| s.provider != "a");
+        let problems = run(tables).unwrap_err();
+        assert!(problems.contains(&InputError::NoEvaluation {
+            request_id: fixture::request_id(0, "b")
+        }));
+        assert!(problems.contains(&InputError::NotScheduled {
+            request_id: fixture::request_id(0, "a")
+        }));
+    }
+
+    #[test]
+    fn an_evaluation_for_another_provider_is_refused() {
+        let mut tables = fixture::tables(&two_providers());
+        tables.evaluations[0].provider = "b".into();
+        let problems = run(tables).unwrap_err();
+        assert!(
+            problems.iter().any(|p| p
+                .to_string()
+                .contains("provider: `b` differs from responses.parquet's `a`")),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn unknown_outcomes_bad_numbers_and_contradictions_are_refused() {
+        let mut tables = fixture::tables(&two_providers());
+        tables.responses[0].operational_outcome = "418".into();
+        tables.responses[1].ttfa_ms = Some(f64::NAN);
+        tables.evaluations[1].correct = false;
+        let text: Vec<String> = run(tables)
+            .unwrap_err()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert!(
+            text.iter()
+                .any(|t| t.contains("operational_outcome: unknown value `418`")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter().any(|t| t.contains("ttfa_ms: `NaN`")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|t| t.contains("correct: `false` contradicts classification `valid_result`")),
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn duplicates_and_unknown_providers_are_refused() {
+        let mut tables = fixture::tables(&two_providers());
+        tables.evaluations.push(tables.evaluations[0].clone());
+        let problems = join(tables, &fixture::families(), &["a".to_string()]).unwrap_err();
+        assert!(problems.contains(&InputError::UnknownProvider {
+            provider: "b".into()
+        }));
+        assert!(problems.contains(&InputError::Duplicate {
+            table: EVALUATIONS,
+            request_id: fixture::request_id(0, "a")
+        }));
+    }
+}

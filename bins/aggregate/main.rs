@@ -1,0 +1,25 @@
+//! `ib-aggregate`: a run's responses and evaluations in; metrics, ranking and paired
+//! comparisons out (`metrics.json`, `metrics.parquet`, `comparisons.json`). A pure function of
+//! the run directory's files: it never touches the network. See `aggregate.rs` for the order
+//! of work and `--help` for usage.
+mod aggregate;
+mod args;
+mod comparisons;
+mod error;
+#[cfg(test)]
+mod fixture;
+mod group;
+mod inputs;
+mod join;
+mod metrics;
+mod output;
+mod percentile;
+mod pooled;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = args::Args::parse();
+    inferbench_schemas::cli::finish("ib-aggregate", aggregate::run(args))
+}

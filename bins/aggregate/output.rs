@@ -1,0 +1,286 @@
+//! The stage's three outputs: `metrics.json`, `metrics.parquet` and `comparisons.json`.
+//! Nothing in them depends on the clock or the machine, so re-deriving them from the same
+//! inputs with the same code gives the same bytes.
+use crate::comparisons::{self, PairRow, ProviderEligibility, WinRow};
+use crate::group::GroupMetrics;
+use crate::join::Joined;
+use crate::metrics::Computed;
+use crate::pooled::{PooledMetrics, MAX_FAILURE_PERCENT, MIN_SUCCESS_PERCENT};
+use inferbench_schemas::tables::MetricRow;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+pub const METRICS_VERSION: &str = "inferbench-metrics-v1";
+pub const PERCENTILE_CONVENTION: &str =
+    "nearest-rank, integer ranks: upper pK = ceil(K·n/100); lower floor pK = n − ceil(K·n/100) + 1";
+
+/// The code that wrote a file and the files it was derived from (logical name → SHA-256).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Provenance {
+    pub code_version: &'static str,
+    pub inputs: BTreeMap<String, String>,
+}
+
+impl Provenance {
+    pub fn new(inputs: &BTreeMap<String, String>) -> Self {
+        Provenance {
+            code_version: inferbench_schemas::CODE_VERSION,
+            inputs: inputs.clone(),
+        }
+    }
+}
+
+/// Where the ranking's thresholds sit, so a reader of the JSON need not read the code.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EligibilityPolicy {
+    pub min_task_success_rate: f64,
+    pub max_failure_rate: f64,
+}
+
+/// Who the run belongs to.
+pub struct RunIdentity<'a> {
+    pub benchmark_slug: &'a str,
+    pub run_id: &'a str,
+    pub provenance: Provenance,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MetricsDoc<'a> {
+    pub metrics_version: &'static str,
+    pub benchmark_slug: &'a str,
+    pub run_id: &'a str,
+    pub percentile_convention: &'static str,
+    pub eligibility: EligibilityPolicy,
+    pub task_family_metrics: &'a [GroupMetrics],
+    pub combined_provider_metrics: &'a [PooledMetrics],
+    pub ranking: &'a [String],
+    pub provenance: Provenance,
+}
+
+pub fn metrics_doc<'a>(id: &RunIdentity<'a>, computed: &'a Computed) -> MetricsDoc<'a> {
+    MetricsDoc {
+        metrics_version: METRICS_VERSION,
+        benchmark_slug: id.benchmark_slug,
+        run_id: id.run_id,
+        percentile_convention: PERCENTILE_CONVENTION,
+        eligibility: EligibilityPolicy {
+            min_task_success_rate: MIN_SUCCESS_PERCENT as f64 / 100.0,
+            max_failure_rate: MAX_FAILURE_PERCENT as f64 / 100.0,
+        },
+        task_family_metrics: &computed.families,
+        combined_provider_metrics: &computed.pooled,
+        ranking: &computed.ranking,
+        provenance: id.provenance.clone(),
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct ComparisonsDoc<'a> {
+    pub metrics_version: &'static str,
+    pub benchmark_slug: &'a str,
+    pub run_id: &'a str,
+    pub percentile_convention: &'static str,
+    pub tie_rule: &'static str,
+    pub provider_eligibility: Vec<ProviderEligibility>,
+    pub fastest_provider_wins: Vec<WinRow>,
+    pub pairwise_e2e_latency_differences: Vec<PairRow>,
+    pub provenance: Provenance,
+}
+
+pub fn comparisons_doc<'a>(
+    id: &RunIdentity<'a>,
+    computed: &Computed,
+    joined: &Joined,
+) -> ComparisonsDoc<'a> {
+    let mut eligibility: Vec<ProviderEligibility> = computed
+        .pooled
+        .iter()
+        .map(ProviderEligibility::from_pooled)
+        .collect();
+    eligibility.sort_by(|a, b| a.provider.cmp(&b.provider));
+    let rounds = comparisons::rounds(&joined.schedule, &joined.observations);
+    ComparisonsDoc {
+        metrics_version: METRICS_VERSION,
+        benchmark_slug: id.benchmark_slug,
+        run_id: id.run_id,
+        percentile_convention: PERCENTILE_CONVENTION,
+        tie_rule: "exact E2E ties split one round's credit equally (1/k each)",
+        fastest_provider_wins: comparisons::fastest_wins(&rounds, &eligibility),
+        pairwise_e2e_latency_differences: comparisons::pairwise(&rounds, &eligibility),
+        provider_eligibility: eligibility,
+        provenance: id.provenance.clone(),
+    }
+}
+
+/// `metrics.parquet` rows: per provider (by name), its family rows in family order, then its
+/// pooled row.
+pub fn metric_rows(computed: &Computed) -> Vec<MetricRow> {
+    let mut pooled: Vec<&PooledMetrics> = computed.pooled.iter().collect();
+    pooled.sort_by(|a, b| a.metrics.provider.cmp(&b.metrics.provider));
+    let mut rows = Vec::new();
+    for p in pooled {
+        let name = &p.metrics.provider;
+        rows.extend(
+            computed
+                .families
+                .iter()
+                .filter(|f| &f.provider == name)
+                .map(|f| metric_row(f, None)),
+        );
+        rows.push(metric_row(&p.metrics, Some(p)));
+    }
+    rows
+}
+
+fn metric_row(m: &GroupMetrics, pooled: Option<&PooledMetrics>) -> MetricRow {
+    let p = |key: &str| m.percentile(key);
+    let f = |label: &str| m.failures.rate(label);
+    MetricRow {
+        provider: m.provider.clone(),
+        task_family: m.task_family.clone(),
+        submitted_count: m.submitted_count,
+        correct_count: m.correct_count,
+        failed_request_count: m.failed_request_count,
+        invalid_result_count: m.invalid_result_count,
+        incorrect_result_count: m.incorrect_result_count,
+        task_success_rate: m.task_success_rate,
+        failure_rate: m.failure_rate,
+        timeout_rate: f("timeout"),
+        http_429_rate: f("http_429"),
+        other_http_4xx_rate: f("other_http_4xx"),
+        http_5xx_rate: f("http_5xx"),
+        other_http_rate: f("other_http"),
+        transport_error_rate: f("transport_error"),
+        reasoning_emission_rate: m.reasoning_emission_rate,
+        ttfo_p50: p("ttfo_p50"),
+        ttfo_p95: p("ttfo_p95"),
+        ttfo_p99: p("ttfo_p99"),
+        ttfa_p50: p("ttfa_p50"),
+        ttfa_p95: p("ttfa_p95"),
+        ttfa_p99: p("ttfa_p99"),
+        pre_answer_reasoning_tokens_p50: p("pre_answer_reasoning_tokens_p50"),
+        pre_answer_reasoning_tokens_p95: p("pre_answer_reasoning_tokens_p95"),
+        pre_answer_reasoning_tokens_p99: p("pre_answer_reasoning_tokens_p99"),
+        e2e_latency_p50: p("e2e_latency_p50"),
+        e2e_latency_p95: p("e2e_latency_p95"),
+        e2e_latency_p99: p("e2e_latency_p99"),
+        output_tokens_per_second_p50: p("output_tokens_per_second_p50"),
+        output_tokens_per_second_p95: p("output_tokens_per_second_p95"),
+        output_tokens_per_second_p99: p("output_tokens_per_second_p99"),
+        ttfa_population: m.population("ttfa_ms"),
+        e2e_latency_population: m.population("e2e_latency_ms"),
+        output_tokens_per_second_population: m.population("output_tokens_per_second"),
+        usage_reported_count: m.usage.reported_count,
+        input_tokens: m.usage.input_tokens,
+        output_tokens: m.usage.output_tokens,
+        known_cost_usd: m.cost.known_cost_usd,
+        eligible: pooled.map(|p| p.eligible),
+        ineligibility_reasons: pooled.map(|p| p.ineligibility_reasons.join("; ")),
+        rank: pooled.and_then(|p| p.rank),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::{self, Req, TICKET};
+
+    fn computed_and_joined() -> (Computed, Joined) {
+        let table = fixture::provider_table();
+        let mut reqs = fixture::balanced(&["b", "a"], |p, round| {
+            if p == "a" {
+                100.0 + round as f64
+            } else {
+                200.0
+            }
+        });
+        reqs.push(Req::failed(1, TICKET, "c", "429"));
+        let joined =
+            crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names())
+                .unwrap();
+        (
+            crate::metrics::compute(&joined, &fixture::families(), &table),
+            joined,
+        )
+    }
+
+    fn identity() -> RunIdentity<'static> {
+        let inputs = BTreeMap::from([("lock.json".to_string(), "ab".repeat(32))]);
+        RunIdentity {
+            benchmark_slug: "slug",
+            run_id: "run-1",
+            provenance: Provenance::new(&inputs),
+        }
+    }
+
+    #[test]
+    fn parquet_rows_are_families_then_pooled_per_provider_by_name() {
+        let (computed, _) = computed_and_joined();
+        let rows = metric_rows(&computed);
+        let keys: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|r| (r.provider.as_str(), r.task_family.as_str()))
+            .collect();
+        assert_eq!(keys.len(), 12);
+        assert_eq!(
+            &keys[..4],
+            &[
+                ("a", fixture::MEETING),
+                ("a", TICKET),
+                ("a", fixture::CONTRACT),
+                ("a", "pooled")
+            ]
+        );
+        let c = rows
+            .iter()
+            .find(|r| r.provider == "c" && r.task_family == "pooled")
+            .unwrap();
+        assert_eq!(c.eligible, Some(false));
+        assert!(c
+            .ineligibility_reasons
+            .as_deref()
+            .unwrap()
+            .starts_with("task success rate below 95%; operational"));
+        assert_eq!(rows[0].eligible, None);
+        let a = rows
+            .iter()
+            .find(|r| r.provider == "a" && r.task_family == "pooled")
+            .unwrap();
+        assert_eq!(
+            (a.rank, a.e2e_latency_p99, a.http_429_rate),
+            (Some(1), Some(102.0), Some(0.0))
+        );
+    }
+
+    #[test]
+    fn the_json_documents_carry_provenance_and_are_reproducible() {
+        let (computed, joined) = computed_and_joined();
+        let id = identity();
+        let metrics = serde_json::to_string_pretty(&metrics_doc(&id, &computed)).unwrap();
+        let (again, _) = computed_and_joined();
+        assert_eq!(
+            metrics,
+            serde_json::to_string_pretty(&metrics_doc(&id, &again)).unwrap()
+        );
+        let value: serde_json::Value = serde_json::from_str(&metrics).unwrap();
+        assert_eq!(
+            value["provenance"]["code_version"],
+            inferbench_schemas::CODE_VERSION
+        );
+        assert_eq!(value["ranking"], serde_json::json!(["a", "b"]));
+        assert_eq!(value["eligibility"]["max_failure_rate"], 0.01);
+        let comparisons = serde_json::to_value(comparisons_doc(&id, &computed, &joined)).unwrap();
+        assert_eq!(
+            comparisons["fastest_provider_wins"][0]["credited_wins"],
+            3.0
+        );
+        assert_eq!(
+            comparisons["pairwise_e2e_latency_differences"]
+                .as_array()
+                .unwrap()
+                .len(),
+            3
+        );
+        assert_eq!(comparisons["provider_eligibility"][2]["eligible"], false);
+    }
+}

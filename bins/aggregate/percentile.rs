@@ -1,0 +1,149 @@
+//! Nearest-rank percentiles in integer arithmetic (DESIGN.md, "Definitions that differ from
+//! the reference").
+//!
+//! - Upper-tail pK (latency, reasoning tokens, paired differences): the sample at 1-based rank
+//!   `ceil(K·n/100)` of the ascending samples: the smallest v with at least K% of samples ≤ v.
+//! - Lower-tail floor pK (output speed p95/p99): the sample at rank `n − ceil(K·n/100) + 1`:
+//!   the largest v with at least K% of samples ≥ v.
+//!
+//! The reference computes `ceil(q·n)` in floating point with `q = 1 − 0.95`, which is slightly
+//! above 0.05, so its rank moves whenever the product lands on an integer. Integer ranks have
+//! no such edge, and they state the guarantee the report prints ("at least 95% of responses
+//! were this fast").
+
+/// The ascending samples of one metric.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Samples(Vec<f64>);
+
+impl Samples {
+    /// Sorts `values` ascending. Callers pass finite values only (the join rejects the rest),
+    /// so `total_cmp` is the numeric order.
+    pub fn new(values: impl IntoIterator<Item = f64>) -> Self {
+        let mut sorted: Vec<f64> = values.into_iter().collect();
+        sorted.sort_by(f64::total_cmp);
+        Samples(sorted)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Upper-tail pK; `None` without samples.
+    pub fn upper(&self, k: u64) -> Option<f64> {
+        let n = self.0.len() as u64;
+        if n == 0 {
+            return None;
+        }
+        let rank = ceil_percent(k, n).max(1);
+        Some(self.0[(rank - 1) as usize])
+    }
+
+    /// Lower-tail floor pK; `None` without samples.
+    pub fn lower_floor(&self, k: u64) -> Option<f64> {
+        let n = self.0.len() as u64;
+        if n == 0 {
+            return None;
+        }
+        // k ≤ 100 gives ceil(k·n/100) ≤ n, so the rank is at least 1.
+        let rank = n - ceil_percent(k, n) + 1;
+        Some(self.0[(rank - 1) as usize])
+    }
+}
+
+/// `ceil(k·n/100)` in integers.
+fn ceil_percent(k: u64, n: u64) -> u64 {
+    debug_assert!(
+        (1..=100).contains(&k),
+        "percentile level {k} outside 1..=100"
+    );
+    (k * n).div_ceil(100)
+}
+
+/// The statistical median (mean of the two middle values for an even count); `None` when empty.
+/// Used for the contract diagnostics, where the reference reports a median, not a rank.
+pub fn median(values: &[i64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2] as f64),
+        _ => Some((sorted[n / 2 - 1] as f64 + sorted[n / 2] as f64) / 2.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(n: u32) -> Samples {
+        Samples::new((1..=n).map(f64::from))
+    }
+
+    #[test]
+    fn upper_p99_of_1_to_100_is_99() {
+        assert_eq!(range(100).upper(99), Some(99.0));
+    }
+
+    #[test]
+    fn upper_p50_of_four_samples_is_the_second() {
+        assert_eq!(Samples::new([4.0, 1.0, 3.0, 2.0]).upper(50), Some(2.0));
+    }
+
+    #[test]
+    fn lower_floors_of_1_to_200_are_11_and_3() {
+        // rank 200 − ceil(190) + 1 = 11: 190 samples (95%) are ≥ 11, only 189 are ≥ 12.
+        assert_eq!(range(200).lower_floor(95), Some(11.0));
+        // rank 200 − ceil(198) + 1 = 3: 198 samples (99%) are ≥ 3.
+        assert_eq!(range(200).lower_floor(99), Some(3.0));
+    }
+
+    #[test]
+    fn lower_floor_p95_of_1_to_199_is_10() {
+        // ceil(95·199/100) = ceil(189.05) = 190, rank 199 − 190 + 1 = 10.
+        assert_eq!(range(199).lower_floor(95), Some(10.0));
+    }
+
+    #[test]
+    fn empty_samples_have_no_percentiles() {
+        let none = Samples::new([]);
+        assert_eq!(none.upper(50), None);
+        assert_eq!(none.lower_floor(95), None);
+    }
+
+    #[test]
+    fn one_sample_is_every_percentile() {
+        let one = Samples::new([7.5]);
+        assert_eq!(
+            (one.upper(99), one.lower_floor(99), one.upper(50)),
+            (Some(7.5), Some(7.5), Some(7.5))
+        );
+    }
+
+    /// Checks both rules against their set definitions for every n up to 300.
+    #[test]
+    fn ranks_match_the_definitions_for_every_small_n() {
+        for n in 1..=300u32 {
+            let s = range(n);
+            for k in [50u64, 95, 99] {
+                let needed = |count: usize| count as u64 * 100 >= k * u64::from(n);
+                let upper = (1..=n)
+                    .map(f64::from)
+                    .find(|v| needed((1..=n).filter(|x| f64::from(*x) <= *v).count()));
+                let floor = (1..=n)
+                    .rev()
+                    .map(f64::from)
+                    .find(|v| needed((1..=n).filter(|x| f64::from(*x) >= *v).count()));
+                assert_eq!(s.upper(k), upper, "upper p{k} of 1..={n}");
+                assert_eq!(s.lower_floor(k), floor, "floor p{k} of 1..={n}");
+            }
+        }
+    }
+
+    #[test]
+    fn median_averages_the_two_middle_values_of_an_even_count() {
+        assert_eq!(median(&[10, 9, 8, 10]), Some(9.5));
+        assert_eq!(median(&[3, 10, 7]), Some(7.0));
+        assert_eq!(median(&[]), None);
+    }
+}

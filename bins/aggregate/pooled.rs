@@ -1,0 +1,312 @@
+//! A provider's balanced pooled row (reference §8.5), its eligibility and the ranking.
+//!
+//! Eligibility follows the reference's four reasons, in its order, with the thresholds
+//! inclusive (95% success and 1% failures still pass). Two deliberate differences (DESIGN.md
+//! and reference §12.2 items 10–11): model identity is checked on completed responses only,
+//! against the provider's model id and its aliases, so a failed request never makes a
+//! provider "incompatible"; and completeness is judged from the run's own tables (every
+//! scheduled request has a response, families balanced), not from flags passed by a caller.
+use crate::group::{self, GroupInput, GroupMetrics};
+use crate::join::Observation;
+use inferbench_schemas::providers::Provider;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+pub const POOLED: &str = "pooled";
+pub const WEIGHTING: &str = "pooled_balanced_requests";
+
+/// Eligibility thresholds, in percent, compared in integers so the boundary is exact.
+pub const MIN_SUCCESS_PERCENT: i64 = 95;
+pub const MAX_FAILURE_PERCENT: i64 = 1;
+
+pub const LOW_SUCCESS: &str = "task success rate below 95%";
+pub const HIGH_FAILURE: &str = "operational failure rate above 1%";
+pub const INCOMPATIBLE: &str = "incompatible model or request configuration";
+pub const INCOMPLETE: &str =
+    "incomplete, unbalanced, or internally inconsistent local artifact graph";
+
+/// The outcome of a response that streamed to its end: the only responses whose model echo
+/// is evidence about the served model.
+const COMPLETED: &str = "completed";
+
+/// A provider's pooled metrics with its eligibility and rank.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PooledMetrics {
+    #[serde(flatten)]
+    pub metrics: GroupMetrics,
+    pub weighting: &'static str,
+    pub task_family_count: i64,
+    pub expected_task_family_count: i64,
+    pub missing_task_families: Vec<String>,
+    pub task_family_submitted_counts: BTreeMap<String, i64>,
+    /// Every expected family present with the same number of submitted requests.
+    pub balanced: bool,
+    /// Completed responses whose `response_model` is missing or not the provider's model.
+    pub model_mismatch_count: i64,
+    pub configuration_compatible: bool,
+    pub artifact_graph_complete: bool,
+    pub eligible: bool,
+    pub ineligibility_reasons: Vec<String>,
+    /// 1-based, eligible providers with an E2E p99 only.
+    pub rank: Option<i64>,
+}
+
+/// Builds a provider's pooled row from its family rows (one per expected family, in order)
+/// and all of its observations.
+pub fn assess(
+    provider: &Provider,
+    families: &[GroupMetrics],
+    observations: &[&Observation],
+) -> PooledMetrics {
+    let scheduled: i64 = families.iter().map(|f| f.scheduled_count).sum();
+    let metrics = group::compute(&GroupInput {
+        provider: &provider.name,
+        family: POOLED,
+        scheduled: scheduled as usize,
+        observations,
+        price: provider.price_usd_per_million_tokens,
+    });
+    let present: Vec<&GroupMetrics> = families.iter().filter(|f| f.submitted_count > 0).collect();
+    let missing: Vec<String> = families
+        .iter()
+        .filter(|f| f.submitted_count == 0)
+        .map(|f| f.task_family.clone())
+        .collect();
+    let balanced = missing.is_empty()
+        && present
+            .windows(2)
+            .all(|w| w[0].submitted_count == w[1].submitted_count);
+    let model_mismatch_count = observations
+        .iter()
+        .map(|o| &o.response)
+        .filter(|r| {
+            r.outcome == COMPLETED
+                && !r
+                    .response_model
+                    .as_deref()
+                    .is_some_and(|m| provider.model_matches(m))
+        })
+        .count() as i64;
+    let compatible = model_mismatch_count == 0;
+    let complete = balanced && metrics.missing_response_count == 0;
+    let reasons = reasons(&metrics, compatible, complete);
+    PooledMetrics {
+        weighting: WEIGHTING,
+        task_family_count: present.len() as i64,
+        expected_task_family_count: families.len() as i64,
+        missing_task_families: missing,
+        task_family_submitted_counts: families
+            .iter()
+            .map(|f| (f.task_family.clone(), f.submitted_count))
+            .collect(),
+        balanced,
+        model_mismatch_count,
+        configuration_compatible: compatible,
+        artifact_graph_complete: complete,
+        eligible: reasons.is_empty(),
+        ineligibility_reasons: reasons,
+        rank: None,
+        metrics,
+    }
+}
+
+/// The ineligibility reasons, in the reference's order. An empty group fails both rate tests
+/// (its rates are undefined, not perfect).
+fn reasons(m: &GroupMetrics, compatible: bool, complete: bool) -> Vec<String> {
+    let n = m.submitted_count;
+    let mut reasons = Vec::new();
+    // correct/n < 95% ⇔ 100·correct < 95·n: no float rounding at the boundary.
+    if n == 0 || 100 * m.correct_count < MIN_SUCCESS_PERCENT * n {
+        reasons.push(LOW_SUCCESS.to_string());
+    }
+    if n == 0 || 100 * m.failed_request_count > MAX_FAILURE_PERCENT * n {
+        reasons.push(HIGH_FAILURE.to_string());
+    }
+    if !compatible {
+        reasons.push(INCOMPATIBLE.to_string());
+    }
+    if !complete {
+        reasons.push(INCOMPLETE.to_string());
+    }
+    reasons
+}
+
+/// Ranks eligible providers by (pooled E2E p99, name), sets `rank`, orders the rows ranked
+/// first (by rank) then by provider, and returns the ranked names in order.
+pub fn rank(rows: &mut [PooledMetrics]) -> Vec<String> {
+    let mut ranked: Vec<(f64, String)> = rows
+        .iter()
+        .filter(|r| r.eligible)
+        .filter_map(|r| {
+            Some((
+                r.metrics.percentile("e2e_latency_p99")?,
+                r.metrics.provider.clone(),
+            ))
+        })
+        .collect();
+    ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    for (i, (_, name)) in ranked.iter().enumerate() {
+        if let Some(row) = rows.iter_mut().find(|r| &r.metrics.provider == name) {
+            row.rank = Some(i as i64 + 1);
+        }
+    }
+    rows.sort_by(|a, b| {
+        (a.rank.is_none(), a.rank, &a.metrics.provider).cmp(&(
+            b.rank.is_none(),
+            b.rank,
+            &b.metrics.provider,
+        ))
+    });
+    ranked.into_iter().map(|(_, name)| name).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::{self, Req, MEETING, TICKET};
+    use crate::metrics;
+
+    /// Runs the whole computation on `reqs` and returns the pooled rows and the ranking.
+    fn pooled(reqs: Vec<Req>) -> (Vec<PooledMetrics>, Vec<String>) {
+        let table = fixture::provider_table();
+        let joined =
+            crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names())
+                .unwrap();
+        let computed = metrics::compute(&joined, &fixture::families(), &table);
+        (computed.pooled, computed.ranking)
+    }
+
+    fn row<'a>(rows: &'a [PooledMetrics], name: &str) -> &'a PooledMetrics {
+        rows.iter().find(|r| r.metrics.provider == name).unwrap()
+    }
+
+    #[test]
+    fn a_clean_balanced_provider_is_eligible() {
+        let (rows, ranking) = pooled(fixture::balanced(&["a"], |_, round| {
+            100.0 * (round + 1) as f64
+        }));
+        let a = row(&rows, "a");
+        assert!(
+            a.eligible && a.balanced && a.artifact_graph_complete,
+            "{a:?}"
+        );
+        assert_eq!(a.metrics.submitted_count, 3);
+        // Pooled percentiles over the concatenated family samples 100, 200, 300.
+        assert_eq!(a.metrics.percentile("e2e_latency_p50"), Some(200.0));
+        assert_eq!(a.metrics.percentile("e2e_latency_p99"), Some(300.0));
+        assert_eq!((a.rank, ranking), (Some(1), vec!["a".to_string()]));
+    }
+
+    #[test]
+    fn one_429_of_three_makes_the_provider_ineligible_for_failures() {
+        let mut reqs = fixture::balanced(&["a"], |_, _| 100.0);
+        reqs[1] = Req::failed(1, TICKET, "a", "429");
+        let (rows, ranking) = pooled(reqs);
+        let a = row(&rows, "a");
+        assert_eq!(
+            a.ineligibility_reasons,
+            vec![LOW_SUCCESS.to_string(), HIGH_FAILURE.to_string()]
+        );
+        assert_eq!(
+            (a.metrics.task_success_rate, a.metrics.failure_rate),
+            (Some(2.0 / 3.0), Some(1.0 / 3.0))
+        );
+        assert_eq!(a.metrics.failures.rate("http_429"), Some(1.0 / 3.0));
+        assert_eq!(a.metrics.population("ttfa_ms"), 2);
+        assert!(
+            a.configuration_compatible,
+            "a failed request is no evidence about the model"
+        );
+        assert!(ranking.is_empty() && a.rank.is_none());
+    }
+
+    #[test]
+    fn an_alias_is_accepted_and_another_model_is_not() {
+        let mut reqs = fixture::balanced(&["a", "b"], |_, _| 100.0);
+        reqs[0] = reqs[0]
+            .clone()
+            .with(|r| r.response_model = Some("model-x-alias".into()));
+        reqs[1] = reqs[1]
+            .clone()
+            .with(|r| r.response_model = Some("model-y".into()));
+        let (rows, _) = pooled(reqs);
+        assert!(row(&rows, "a").eligible);
+        let b = row(&rows, "b");
+        assert_eq!(
+            (b.model_mismatch_count, b.ineligibility_reasons.clone()),
+            (1, vec![INCOMPATIBLE.to_string()])
+        );
+    }
+
+    #[test]
+    fn a_missing_response_makes_the_provider_incomplete() {
+        // Two rounds per family; one response per family is missing, so the families stay
+        // balanced (1, 1, 1) and only the missing responses make the graph incomplete.
+        let mut reqs = fixture::balanced(&["a"], |_, _| 100.0);
+        for (round, family) in [(3, MEETING), (4, TICKET), (5, fixture::CONTRACT)] {
+            reqs.push(Req::ok(round, family, "a", 100.0));
+        }
+        let mut tables = fixture::tables(&reqs);
+        tables.responses.truncate(3);
+        tables.evaluations.truncate(3);
+        let table = fixture::provider_table();
+        let joined = crate::join::join(tables, &fixture::families(), &table.names()).unwrap();
+        let rows = metrics::compute(&joined, &fixture::families(), &table).pooled;
+        let a = row(&rows, "a");
+        assert!(a.balanced);
+        assert_eq!(a.metrics.missing_response_count, 3);
+        assert_eq!(a.ineligibility_reasons, vec![INCOMPLETE.to_string()]);
+        assert!(a.rank.is_none());
+    }
+
+    #[test]
+    fn unequal_family_counts_are_unbalanced() {
+        let mut reqs = fixture::balanced(&["a"], |_, _| 100.0);
+        reqs.push(Req::ok(3, MEETING, "a", 100.0));
+        let (rows, _) = pooled(reqs);
+        let a = row(&rows, "a");
+        assert!(!a.balanced && !a.eligible);
+        assert_eq!(a.task_family_submitted_counts[MEETING], 2);
+    }
+
+    #[test]
+    fn ranking_orders_eligible_providers_by_e2e_p99_then_name() {
+        let e2e = |p: &str, _| match p {
+            "a" => 300.0,
+            _ => 200.0,
+        };
+        let mut reqs = fixture::balanced(&["a", "b", "c"], e2e);
+        reqs.iter_mut()
+            .filter(|q| q.response.provider == "c" && q.response.round_index == 0)
+            .for_each(|q| {
+                *q = Req::failed(0, MEETING, "c", "5xx");
+            });
+        let (rows, ranking) = pooled(reqs);
+        assert_eq!(ranking, vec!["b".to_string(), "a".to_string()]);
+        let order: Vec<(&str, Option<i64>)> = rows
+            .iter()
+            .map(|r| (r.metrics.provider.as_str(), r.rank))
+            .collect();
+        assert_eq!(order, vec![("b", Some(1)), ("a", Some(2)), ("c", None)]);
+    }
+
+    #[test]
+    fn boundaries_are_inclusive() {
+        let m = |correct: i64, failed: i64| GroupMetrics {
+            correct_count: correct,
+            failed_request_count: failed,
+            submitted_count: 100,
+            ..row_template()
+        };
+        assert!(reasons(&m(95, 1), true, true).is_empty());
+        assert_eq!(
+            reasons(&m(94, 2), true, true),
+            vec![LOW_SUCCESS.to_string(), HIGH_FAILURE.to_string()]
+        );
+    }
+
+    fn row_template() -> GroupMetrics {
+        let (rows, _) = pooled(fixture::balanced(&["a"], |_, _| 1.0));
+        rows[0].metrics.clone()
+    }
+}

@@ -1,0 +1,51 @@
+//! Command-line arguments of `ib-report`.
+use clap::Parser;
+use std::path::PathBuf;
+
+/// Render a run's report.md from its metrics and paired comparisons.
+///
+/// Reads metrics.json, comparisons.json and lock.json from the run directory, the spec (title,
+/// timeout, required metric columns) and its provider table (display names), checks that they
+/// all belong to the same run and lock, and writes report.md: the leaderboard, the balanced
+/// pooled summary, one table per task family, the paired comparisons and the provenance.
+/// Run ib-aggregate first. The report is byte-identical when re-rendered from the same inputs.
+///
+/// Exit codes: 0 success, 1 failure, 2 usage, 3 bad input (a file is malformed, stale or from
+/// another run), 4 the spec or provider table differs from the run's lock.
+#[derive(Debug, Parser)]
+#[command(name = "ib-report", version = inferbench_schemas::CODE_VERSION)]
+pub struct Args {
+    /// The run directory, e.g. runs/micro-single-task/<run-id>.
+    #[arg(long, value_name = "DIR")]
+    pub run: PathBuf,
+
+    /// The pipeline spec the run was locked with. Its `providers.table` names the provider
+    /// table, whose labels are the names the report shows.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "pipelines/micro-single-task/spec.yaml"
+    )]
+    pub spec: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        Args::command().debug_assert();
+    }
+
+    #[test]
+    fn run_is_required_and_spec_has_a_default() {
+        assert!(Args::try_parse_from(["ib-report"]).is_err());
+        let args = Args::try_parse_from(["ib-report", "--run", "runs/x"]).unwrap();
+        assert_eq!(
+            args.spec,
+            PathBuf::from("pipelines/micro-single-task/spec.yaml")
+        );
+    }
+}

@@ -1,0 +1,129 @@
+//! The leaderboard: the published snapshot's table (E2E p50/p99, TTFA p50, tokens/s p50 and
+//! p95 floor, task success, operational failures) with the rank and the eligibility added,
+//! so an unranked provider stays visible with the reasons it was not ranked.
+use crate::format::{figure, percent, Table};
+use crate::inputs::Row;
+use inferbench_schemas::providers::ProviderTable;
+use std::cmp::Ordering;
+
+pub const HEADERS: [&str; 10] = [
+    "Rank",
+    "Provider",
+    "E2E p50 (ms)",
+    "E2E p99 (ms)",
+    "TTFA p50 (ms)",
+    "Tokens/s p50",
+    "Tokens/s p95 floor",
+    "Task success",
+    "Operational failures",
+    "Eligibility",
+];
+
+const NOTE: &str = "How to read this: lower latency is better; higher speed and task success are \
+better. E2E and TTFA are milliseconds from sending the request, over each provider's balanced \
+pooled requests. Tokens/s p50 is the median visible-answer speed; the tokens/s p95 floor is the \
+speed at least 95% of eligible responses achieved, not an upper-tail speed. Failed requests are \
+excluded from latency and speed but stay in the task-success denominator. Percentiles are \
+nearest-rank over the observed samples, not confidence intervals. Only eligible providers are \
+ranked, by pooled E2E p99; an unranked provider shows `—` and the reasons it was not ranked.";
+
+/// Ranked providers in rank order, then the others by pooled E2E p99 (missing last), then
+/// name. The pooled summary uses the same order, so the two tables read in step.
+pub fn order(pooled: &[Row]) -> Vec<&Row> {
+    let mut rows: Vec<&Row> = pooled.iter().collect();
+    rows.sort_by(|a, b| {
+        let rank = (a.rank.is_none(), a.rank).cmp(&(b.rank.is_none(), b.rank));
+        rank.then_with(|| by_e2e_p99(a, b))
+            .then_with(|| a.provider.cmp(&b.provider))
+    });
+    rows
+}
+
+/// Ascending pooled E2E p99, missing values last.
+pub fn by_e2e_p99(a: &Row, b: &Row) -> Ordering {
+    match (a.column("e2e_latency_p99"), b.column("e2e_latency_p99")) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    }
+}
+
+/// The section's lines.
+pub fn section(pooled: &[Row], table: &ProviderTable) -> Vec<String> {
+    let mut t = Table::new(&HEADERS);
+    for row in order(pooled) {
+        t.row(vec![
+            rank(row.rank),
+            row.label(table).to_string(),
+            figure(row.column("e2e_latency_p50")),
+            figure(row.column("e2e_latency_p99")),
+            figure(row.column("ttfa_p50")),
+            figure(row.column("output_tokens_per_second_p50")),
+            figure(row.column("output_tokens_per_second_p95")),
+            percent(row.column("task_success_rate")),
+            percent(row.column("failure_rate")),
+            eligibility(row),
+        ]);
+    }
+    let mut lines = vec!["## Leaderboard".to_string(), String::new()];
+    lines.extend(t.lines());
+    lines.extend([String::new(), NOTE.to_string()]);
+    lines
+}
+
+pub fn rank(rank: Option<i64>) -> String {
+    rank.map_or_else(|| "—".to_string(), |r| r.to_string())
+}
+
+fn eligibility(row: &Row) -> String {
+    match (row.eligible, row.reasons()) {
+        (Some(true), _) => "eligible".to_string(),
+        (_, []) => "ineligible".to_string(),
+        (_, reasons) => format!("ineligible: {}", reasons.join("; ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample;
+
+    #[test]
+    fn ranked_providers_come_first_and_an_ineligible_one_shows_a_dash_and_its_reason() {
+        let inputs = sample::inputs();
+        let lines = section(&inputs.metrics.combined_provider_metrics, &inputs.table);
+        assert_eq!(lines[2], format!("| {} |", HEADERS.join(" | ")));
+        assert!(
+            lines[4].starts_with("| 1 | Provider b | 330.8 | 3,228.8 |"),
+            "{}",
+            lines[4]
+        );
+        assert!(lines[5].starts_with("| 2 | Provider a |"), "{}", lines[5]);
+        assert!(
+            lines[6].starts_with("| — | Provider c |")
+                && lines[6].ends_with("| ineligible: operational failure rate above 1% |"),
+            "{}",
+            lines[6]
+        );
+        assert!(
+            lines[4].contains("| 95.83% | 0.00% | eligible |"),
+            "{}",
+            lines[4]
+        );
+    }
+
+    #[test]
+    fn unranked_providers_follow_by_e2e_p99_with_missing_values_last() {
+        let mut pooled = sample::inputs().metrics.combined_provider_metrics;
+        // b stays ranked; a (p99 5,000) and c (p99 1,000) are unranked; b's twin has no E2E.
+        pooled.iter_mut().find(|r| r.provider == "a").unwrap().rank = None;
+        let mut twin = pooled.iter().find(|r| r.provider == "b").unwrap().clone();
+        (twin.provider, twin.rank) = ("z-no-samples".into(), None);
+        twin.columns
+            .insert("e2e_latency_p99".into(), serde_json::Value::Null);
+        pooled.push(twin);
+        let names: Vec<&str> = order(&pooled).iter().map(|r| r.provider.as_str()).collect();
+        assert_eq!(names, ["b", "c", "a", "z-no-samples"]);
+    }
+}

@@ -1,0 +1,21 @@
+//! `ib-report`: a run's `metrics.json` and `comparisons.json` in, `report.md` out. A pure
+//! function of the run directory's files and the spec; see `report.rs` for the order of work,
+//! `render.rs` for the document's sections, and `--help` for usage.
+mod args;
+mod format;
+mod inputs;
+mod leaderboard;
+mod paired;
+mod render;
+mod report;
+mod results;
+#[cfg(test)]
+mod sample;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = args::Args::parse();
+    inferbench_schemas::cli::finish("ib-report", report::run(args))
+}

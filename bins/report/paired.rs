@@ -1,0 +1,166 @@
+//! The paired comparisons: fastest-provider wins and pairwise E2E differences, as
+//! `ib-aggregate` computed them over the run's paired rounds.
+use crate::format::{coverage, figure, fixed, percent, Table};
+use crate::inputs::{Comparisons, PairRow};
+use inferbench_schemas::providers::ProviderTable;
+
+const INTRO: &str = "Every round sent the same item to every provider at once, so a per-round \
+difference compares providers under the same conditions. Only eligible providers take part; a \
+round counts for a provider when its response was complete.";
+
+pub const WINS_RULE: &str = "Fastest-provider wins split credit equally across exact ties.";
+
+pub const DIFFERENCE_DEFINITION: &str =
+    "Pairwise differences are `provider A E2E latency - provider \
+B E2E latency`, in milliseconds over the rounds where both have a complete response; negative \
+values favor provider A. The p95 and p99 differences are upper-tail nearest-rank percentiles.";
+
+pub fn section(c: &Comparisons, table: &ProviderTable) -> Vec<String> {
+    let label = |name: &str| {
+        table
+            .get(name)
+            .map_or(name.to_string(), |p| p.label().to_string())
+    };
+    let mut lines = vec![
+        "## Paired comparisons".to_string(),
+        String::new(),
+        INTRO.to_string(),
+    ];
+    lines.extend(["", "### Fastest-provider wins", "", WINS_RULE, ""].map(String::from));
+    lines.extend(wins_table(c, &label));
+    lines.extend(
+        [
+            "",
+            "### Pairwise E2E differences",
+            "",
+            DIFFERENCE_DEFINITION,
+            "",
+        ]
+        .map(String::from),
+    );
+    lines.extend(pairs_table(c, &label));
+    lines
+}
+
+/// Providers by credited wins, most first.
+fn wins_table(c: &Comparisons, label: &dyn Fn(&str) -> String) -> Vec<String> {
+    let headers = [
+        "Provider",
+        "Win rate",
+        "Credited wins",
+        "Outright",
+        "Tied",
+        "Covered rounds",
+        "Eligibility",
+    ];
+    let mut wins = Table::new(&headers);
+    let mut rows: Vec<_> = c.fastest_provider_wins.iter().collect();
+    // Eligible providers first (the others cannot win), then by credit, then by name.
+    rows.sort_by(|a, b| {
+        (!a.eligible)
+            .cmp(&!b.eligible)
+            .then_with(|| b.credited_wins.total_cmp(&a.credited_wins))
+            .then_with(|| label(&a.provider).cmp(&label(&b.provider)))
+    });
+    for w in rows {
+        wins.row(vec![
+            label(&w.provider),
+            percent(w.win_rate),
+            fixed(w.credited_wins, 2),
+            w.outright_wins.to_string(),
+            w.tied_fastest_rounds.to_string(),
+            coverage(w.eligible_e2e_sample_count, w.total_round_count),
+            (if w.eligible { "eligible" } else { "ineligible" }).to_string(),
+        ]);
+    }
+    wins.lines()
+}
+
+fn pairs_table(c: &Comparisons, label: &dyn Fn(&str) -> String) -> Vec<String> {
+    let headers = [
+        "Provider A",
+        "Provider B",
+        "Median diff (ms)",
+        "p95 diff (ms)",
+        "p99 diff (ms)",
+        "Paired coverage",
+        "Comparison",
+    ];
+    let mut pairs = Table::new(&headers);
+    for p in &c.pairwise_e2e_latency_differences {
+        let paired = format!(
+            "{} ({})",
+            coverage(p.paired_count, p.total_round_count),
+            percent(p.coverage_rate)
+        );
+        pairs.row(vec![
+            label(&p.provider_a),
+            label(&p.provider_b),
+            figure(p.difference_p50_ms),
+            figure(p.difference_p95_ms),
+            figure(p.difference_p99_ms),
+            paired,
+            comparison(p, label),
+        ]);
+    }
+    pairs.lines()
+}
+
+/// `paired`, or which side was excluded (the reasons are in the leaderboard).
+fn comparison(p: &PairRow, label: &dyn Fn(&str) -> String) -> String {
+    if p.eligible_comparison {
+        return "paired".to_string();
+    }
+    let mut excluded: Vec<String> = Vec::new();
+    for reason in &p.exclusion_reasons {
+        let name = reason.split_once(": ").map_or(reason.as_str(), |(n, _)| n);
+        let shown = label(name);
+        if !excluded.contains(&shown) {
+            excluded.push(shown);
+        }
+    }
+    match excluded.is_empty() {
+        true => "excluded".to_string(),
+        false => format!("excluded: {} not eligible", excluded.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample;
+
+    #[test]
+    fn wins_and_pairs_render_with_split_credit_and_coverage() {
+        let inputs = sample::inputs();
+        let lines = section(&inputs.comparisons, &inputs.table);
+        assert!(
+            lines.contains(&WINS_RULE.to_string())
+                && lines.contains(&DIFFERENCE_DEFINITION.to_string())
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l == "| Provider b | 66.58% | 399.50 | 399 | 1 | 600/600 | eligible |"),
+            "{lines:#?}"
+        );
+        let at = |row: &str| lines.iter().position(|l| l.as_str() == row).unwrap();
+        let c = at("| Provider c | unavailable | 0.00 | 0 | 0 | 0/600 | ineligible |");
+        let a = at("| Provider a | 33.42% | 200.50 | 200 | 1 | 600/600 | eligible |");
+        let b = at("| Provider b | 66.58% | 399.50 | 399 | 1 | 600/600 | eligible |");
+        assert!(
+            b < a && a < c,
+            "eligible by credit first, then the ineligible"
+        );
+        assert!(
+            lines.iter().any(|l| l == "| Provider a | Provider b | -20.0 | 1,500.2 | 3,000.0 | 597/600 (99.50%) | paired |"),
+            "{lines:#?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.ends_with("| 0/600 (0.00%) | excluded: Provider c not eligible |")),
+            "{lines:#?}"
+        );
+    }
+}

@@ -1,0 +1,136 @@
+//! The stage, in order: read the inputs and check that they belong together (`inputs`),
+//! render the whole document in memory (`render`), and only then write `report.md`
+//! atomically.
+use crate::args::Args;
+use crate::{inputs, render};
+use inferbench_schemas::atomic;
+use inferbench_schemas::run::RunDir;
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let inputs = inputs::load(&args)?;
+    let text = render::render(&inputs);
+    let path = RunDir::new(&args.run).report_md();
+    atomic::write(&path, text.as_bytes())?;
+    eprintln!(
+        "ib-report: wrote report.md ({} providers)",
+        inputs.metrics.combined_provider_metrics.len()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample;
+    use inferbench_schemas::cli::{exit_for, Exit};
+    use inferbench_schemas::run::file_sha256;
+    use serde_json::Value;
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
+    /// A run directory holding the sample's metrics and comparisons, locked to the bundled
+    /// spec, with the provenance chain intact. Providers a, b, c are renamed to bundled ones.
+    fn write_run(dir: &Path) {
+        let spec = inferbench_schemas::spec::Spec::load(&sample::bundled_spec_path()).unwrap();
+        let mut lock = sample::lock();
+        lock.inputs = BTreeMap::from([
+            (
+                "spec.yaml".to_string(),
+                file_sha256(&sample::bundled_spec_path()).unwrap(),
+            ),
+            (
+                "providers.yaml".to_string(),
+                file_sha256(&spec.providers_path).unwrap(),
+            ),
+        ]);
+        atomic::write_json(&dir.join("lock.json"), &lock).unwrap();
+        let lock_hash = file_sha256(&dir.join("lock.json")).unwrap();
+        let rename = |text: String| {
+            text.replace("\"a\"", "\"together\"")
+                .replace("\"b\"", "\"baseten\"")
+                .replace("\"c\"", "\"nebius\"")
+        };
+        for name in ["metrics.json", "comparisons.json"] {
+            let json = if name == "metrics.json" {
+                sample::metrics()
+            } else {
+                sample::comparisons()
+            };
+            let mut v: Value = serde_json::from_str(&rename(json.to_string())).unwrap();
+            v["provenance"]["inputs"] = serde_json::json!({"lock.json": lock_hash});
+            atomic::write_json(&dir.join(name), &v).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_report_is_written_reproducibly_with_labels() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path());
+        let args = || Args {
+            run: dir.path().to_path_buf(),
+            spec: sample::bundled_spec_path(),
+        };
+        run(args()).unwrap();
+        let first = std::fs::read(dir.path().join("report.md")).unwrap();
+        run(args()).unwrap();
+        assert_eq!(first, std::fs::read(dir.path().join("report.md")).unwrap());
+        let text = String::from_utf8(first).unwrap();
+        assert!(text.contains("| 1 | Baseten | 330.8 | 3,228.8 |"), "{text}");
+        assert!(text.contains("| — | Nebius |"), "{text}");
+        assert!(
+            !text.contains(dir.path().to_str().unwrap()),
+            "no machine paths"
+        );
+    }
+
+    #[test]
+    fn comparisons_from_other_inputs_are_refused_before_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path());
+        let path = dir.path().join("comparisons.json");
+        let mut v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        v["provenance"]["inputs"]["responses.parquet"] = Value::from("00");
+        v["run_id"] = Value::from("run-other");
+        atomic::write_json(&path, &v).unwrap();
+        let err = run(Args {
+            run: dir.path().to_path_buf(),
+            spec: sample::bundled_spec_path(),
+        })
+        .unwrap_err();
+        assert_eq!(exit_for(&err), Exit::BadInput, "{err:#}");
+        let text = format!("{err:#}");
+        assert!(
+            text.contains("comparisons.json: run_id: `run-other` is not this run's"),
+            "{text}"
+        );
+        assert!(
+            text.contains("derived from other files than metrics.json"),
+            "{text}"
+        );
+        assert!(!dir.path().join("report.md").exists());
+    }
+
+    #[test]
+    fn a_missing_required_column_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path());
+        let path = dir.path().join("metrics.json");
+        let mut v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        v["combined_provider_metrics"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("http_5xx_rate");
+        atomic::write_json(&path, &v).unwrap();
+        let err = run(Args {
+            run: dir.path().to_path_buf(),
+            spec: sample::bundled_spec_path(),
+        })
+        .unwrap_err();
+        assert!(
+            format!("{err:#}").contains(
+                "combined_provider_metrics (together / pooled, entry 9): http_5xx_rate: missing"
+            ),
+            "{err:#}"
+        );
+    }
+}

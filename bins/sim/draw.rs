@@ -1,0 +1,146 @@
+//! Everything random about one request, drawn up front from the request's key so a replay of
+//! the same request sequence reproduces it exactly.
+use crate::profile::{Fault, Profile, Sampling};
+use crate::rng::{SplitMix64, Stratified};
+
+#[derive(Debug, Clone)]
+pub struct Draw {
+    pub fault: Fault,
+    /// Whether the answer is the gold (otherwise a plausible wrong answer).
+    pub correct: bool,
+    /// Profile time (before `time_scale`) from receipt to the first answer token.
+    pub ttft_ms: f64,
+    /// Answer tokens per second after the first answer token.
+    pub tokens_per_second: f64,
+    pub reasoning_tokens: usize,
+    /// The request's generator, positioned after the draws above; answer choices continue
+    /// from it.
+    pub rng: SplitMix64,
+}
+
+/// Per-provider drawing state: the profile's randomness plus the stratified sequence.
+#[derive(Debug, Clone)]
+pub struct Drawer {
+    seed: u64,
+    sampling: Sampling,
+    stratified: Stratified,
+}
+
+impl Drawer {
+    pub fn new(seed: u64, slug: &str, sampling: Sampling) -> Self {
+        Drawer { seed, sampling, stratified: Stratified::new(seed, slug) }
+    }
+
+    /// The draw for request number `counter` (per provider, from 0) with this body hash.
+    pub fn draw(&self, profile: &Profile, body_sha256: &[u8; 32], counter: u64) -> Draw {
+        let mut rng = SplitMix64::keyed(self.seed, &profile.slug, body_sha256, counter);
+        // Always consume the independent uniforms, so the rest of the stream does not depend
+        // on the sampling mode.
+        let independent = [rng.next_f64(), rng.next_f64(), rng.next_f64()];
+        let u = match self.sampling {
+            Sampling::Stratified => self.stratified.point(counter),
+            Sampling::Independent => independent,
+        };
+        let (fault, correct) = match outcome(profile, u[0]) {
+            (fault, Some(correct)) => (fault, correct),
+            // Inside the fault band the first uniform is used up; the faults that still
+            // stream an answer draw its correctness independently.
+            (fault, None) => (fault, rng.next_f64() < profile.accuracy),
+        };
+        let mean = profile.reasoning.mean;
+        let reasoning_tokens = if mean > 0.0 {
+            let lo = (mean * 0.5).round().max(1.0) as usize;
+            let hi = ((mean * 1.5).round() as usize).max(lo);
+            lo + rng.below(hi - lo + 1)
+        } else {
+            0
+        };
+        Draw {
+            fault,
+            correct,
+            ttft_ms: profile.ttft_ms.sample(u[1]),
+            tokens_per_second: profile.tokens_per_second.sample(u[2]),
+            reasoning_tokens,
+            rng,
+        }
+    }
+}
+
+/// Maps one uniform to the request's outcome: the faults occupy [0, F) in the fixed order of
+/// [`Fault::ALL`]; the rest of the interval is rescaled to [0, 1) and split at `accuracy`
+/// into correct and wrong. Returns the correctness only when it was decided here.
+fn outcome(profile: &Profile, u: f64) -> (Fault, Option<bool>) {
+    let mut edge = 0.0;
+    for fault in Fault::ALL {
+        edge += profile.faults.probability(fault);
+        if u < edge {
+            return (fault, None);
+        }
+    }
+    let w = (u - edge) / (1.0 - edge).max(f64::MIN_POSITIVE);
+    (Fault::None, Some(w < profile.accuracy))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Profiles;
+    use std::path::Path;
+
+    fn profile(extra: &str, sampling: &str) -> Profiles {
+        let text = format!(
+            "sampling: {sampling}\nproviders:\n  p:\n    model: m\n    ttft_ms: {{median: 1000, p99: 4000}}\n    tokens_per_second: {{median: 100, p05: 40}}\n    reasoning_tokens: {{mean: 20}}\n{extra}"
+        );
+        Profiles::parse(&text, Path::new("t.yaml")).unwrap()
+    }
+
+    #[test]
+    fn draws_are_deterministic_per_key() {
+        for mode in ["stratified", "independent"] {
+            let ps = profile("    accuracy: 0.5\n", mode);
+            let p = &ps.providers["p"];
+            let d = Drawer::new(7, "p", ps.sampling);
+            let a = d.draw(p, &[1; 32], 3);
+            let b = d.draw(p, &[1; 32], 3);
+            assert_eq!((a.fault, a.correct, a.ttft_ms, a.tokens_per_second, a.reasoning_tokens), (b.fault, b.correct, b.ttft_ms, b.tokens_per_second, b.reasoning_tokens));
+            // Another counter or seed changes the timing.
+            assert_ne!(a.ttft_ms, d.draw(p, &[1; 32], 4).ttft_ms);
+            assert_ne!(a.ttft_ms, Drawer::new(8, "p", ps.sampling).draw(p, &[1; 32], 3).ttft_ms);
+            assert!((10..=30).contains(&a.reasoning_tokens));
+        }
+        // Only independent sampling depends on the body for its timing.
+        let ps = profile("", "independent");
+        let d = Drawer::new(7, "p", ps.sampling);
+        assert_ne!(d.draw(&ps.providers["p"], &[1; 32], 3).ttft_ms, d.draw(&ps.providers["p"], &[2; 32], 3).ttft_ms);
+    }
+
+    #[test]
+    fn stratified_rates_match_the_profile_closely() {
+        let ps = profile("    accuracy: 0.9\n    faults: {http_429: 0.01, stall_before: 0.12, http_5xx: 0.03}\n", "stratified");
+        let p = &ps.providers["p"];
+        let d = Drawer::new(0, "p", ps.sampling);
+        let draws: Vec<Draw> = (0..600).map(|n| d.draw(p, &[n as u8; 32], n)).collect();
+        let count = |f: Fault| draws.iter().filter(|d| d.fault == f).count();
+        assert!((5..=7).contains(&count(Fault::Http429)), "{}", count(Fault::Http429));
+        assert!((70..=74).contains(&count(Fault::StallBefore)));
+        assert!((16..=20).contains(&count(Fault::Http5xx)));
+        let clean: Vec<&Draw> = draws.iter().filter(|d| d.fault == Fault::None).collect();
+        let wrong = clean.iter().filter(|d| !d.correct).count();
+        let want = clean.len() as f64 * 0.1;
+        assert!((wrong as f64 - want).abs() <= 2.0, "{wrong} vs {want}");
+        let mut ttft: Vec<f64> = draws.iter().map(|d| d.ttft_ms).collect();
+        ttft.sort_by(f64::total_cmp);
+        assert!((ttft[299] / 1000.0 - 1.0).abs() < 0.03, "median {}", ttft[299]);
+        assert!((ttft[593] / 4000.0 - 1.0).abs() < 0.1, "p99 {}", ttft[593]);
+    }
+
+    #[test]
+    fn outcome_bands() {
+        let ps = profile("    accuracy: 0.5\n    faults: {http_429: 0.1, http_5xx: 0.1}\n", "stratified");
+        let p = &ps.providers["p"];
+        assert_eq!(outcome(p, 0.05), (Fault::Http429, None));
+        assert_eq!(outcome(p, 0.15), (Fault::Http5xx, None));
+        assert_eq!(outcome(p, 0.5), (Fault::None, Some(true)));
+        assert_eq!(outcome(p, 0.95), (Fault::None, Some(false)));
+    }
+}

@@ -1,0 +1,546 @@
+//! The profile file: what each simulated provider looks like, parsed strictly and validated
+//! before the server binds, so a typo is a one-line error naming the provider and the field
+//! rather than a provider that silently behaves like the defaults.
+use crate::rng::normal_quantile;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The URL path segment of a provider: its name lowercased, every run of characters outside
+/// `[a-z0-9]` replaced by one `-`, trimmed of `-` ("Z.AI" -> "z-ai").
+pub fn slug(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+/// A profile file that cannot be used. Exit code 3 (bad input).
+#[derive(Debug)]
+pub enum ProfileError {
+    Read { path: PathBuf, source: std::io::Error },
+    Parse { path: PathBuf, message: String },
+    Invalid { path: PathBuf, field: String, message: String },
+}
+
+impl fmt::Display for ProfileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProfileError::Read { path, source } => write!(f, "{}: cannot read: {source}", path.display()),
+            ProfileError::Parse { path, message } => write!(f, "{}: {message}", path.display()),
+            ProfileError::Invalid { path, field, message } => {
+                write!(f, "{}: {field}: {message}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ProfileError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ProfileError::Read { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// How the outcome and the timing quantiles of request n are drawn (see `rng.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sampling {
+    /// Low-discrepancy over the request counter: rates and percentiles are reproduced almost
+    /// exactly by any few hundred consecutive requests. The default.
+    Stratified,
+    /// Independent draws per request: realistic run-to-run noise.
+    Independent,
+}
+
+/// One way a request can go wrong. At most one is drawn per request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fault {
+    None,
+    Http429,
+    Http5xx,
+    StallBefore,
+    StallDuring,
+    Disconnect,
+    Malformed,
+    NoDone,
+    WrongModel,
+}
+
+impl Fault {
+    /// The order in which fault probabilities are laid out on [0, 1); fixed so a profile
+    /// edit of one fault does not reshuffle which requests get the others.
+    pub const ALL: [Fault; 8] = [
+        Fault::Http429,
+        Fault::Http5xx,
+        Fault::StallBefore,
+        Fault::StallDuring,
+        Fault::Disconnect,
+        Fault::Malformed,
+        Fault::NoDone,
+        Fault::WrongModel,
+    ];
+}
+
+/// The whole file, validated.
+#[derive(Debug, Clone)]
+pub struct Profiles {
+    pub time_scale: f64,
+    pub sampling: Sampling,
+    /// Keyed by slug.
+    pub providers: BTreeMap<String, Profile>,
+}
+
+/// One provider, validated.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    pub slug: String,
+    pub model: String,
+    pub ttft_ms: QuantileDist,
+    pub tokens_per_second: QuantileDist,
+    pub reasoning: Reasoning,
+    pub reasoning_field: String,
+    pub tokens_per_chunk: usize,
+    pub accuracy: f64,
+    pub stream_usage: bool,
+    pub faults: Faults,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reasoning {
+    /// Mean number of reasoning tokens; each request draws uniformly in [mean/2, 3·mean/2].
+    pub mean: f64,
+    /// Reasoning is streamed evenly between these fractions of the drawn TTFT: a provider
+    /// first queues and prefills (silence), then thinks, then answers.
+    #[serde(default = "default_reasoning_start")]
+    pub start_fraction: f64,
+    #[serde(default = "default_reasoning_end")]
+    pub end_fraction: f64,
+}
+
+fn default_reasoning_start() -> f64 {
+    0.3
+}
+fn default_reasoning_end() -> f64 {
+    0.9
+}
+
+impl Default for Reasoning {
+    fn default() -> Self {
+        Reasoning { mean: 0.0, start_fraction: default_reasoning_start(), end_fraction: default_reasoning_end() }
+    }
+}
+
+/// Fault probabilities, each in [0, 1], summing to at most 1.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Faults {
+    pub http_429: f64,
+    pub http_5xx: f64,
+    pub stall_before: f64,
+    /// How long a `stall_before` request sleeps before sending headers (profile time).
+    pub stall_before_ms: f64,
+    pub stall_during: f64,
+    /// How long a `stall_during` request pauses in the middle of its answer.
+    pub stall_during_ms: f64,
+    pub disconnect: f64,
+    pub malformed: f64,
+    pub no_done: f64,
+    pub wrong_model: f64,
+}
+
+impl Default for Faults {
+    fn default() -> Self {
+        Faults {
+            http_429: 0.0,
+            http_5xx: 0.0,
+            stall_before: 0.0,
+            // Longer than the benchmark's 20 s client timeout, so a stall is a timeout.
+            stall_before_ms: 25_000.0,
+            stall_during: 0.0,
+            stall_during_ms: 5_000.0,
+            disconnect: 0.0,
+            malformed: 0.0,
+            no_done: 0.0,
+            wrong_model: 0.0,
+        }
+    }
+}
+
+impl Faults {
+    pub fn probability(&self, fault: Fault) -> f64 {
+        match fault {
+            Fault::None => 1.0 - self.total(),
+            Fault::Http429 => self.http_429,
+            Fault::Http5xx => self.http_5xx,
+            Fault::StallBefore => self.stall_before,
+            Fault::StallDuring => self.stall_during,
+            Fault::Disconnect => self.disconnect,
+            Fault::Malformed => self.malformed,
+            Fault::NoDone => self.no_done,
+            Fault::WrongModel => self.wrong_model,
+        }
+    }
+
+    pub fn total(&self) -> f64 {
+        Fault::ALL.iter().map(|&f| self.probability(f)).sum()
+    }
+}
+
+/// A positive distribution given by a few of its quantiles, interpolated linearly in
+/// (normal z, log value) space and extrapolated with the outermost slopes. With two points
+/// it is exactly a lognormal; extra points let the body and the tail differ, which the
+/// published figures need (a narrow body with a long tail for some providers, the reverse
+/// for others).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuantileDist {
+    /// (z, ln value), strictly increasing in both.
+    points: Vec<(f64, f64)>,
+}
+
+impl QuantileDist {
+    /// `quantiles`: (probability, value) pairs; at least two.
+    pub(crate) fn new(quantiles: &[(f64, f64)]) -> Self {
+        let mut points: Vec<(f64, f64)> = quantiles.iter().map(|&(p, v)| (normal_quantile(p), v.ln())).collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        QuantileDist { points }
+    }
+
+    /// The value at cumulative probability `u` in (0, 1).
+    pub fn sample(&self, u: f64) -> f64 {
+        let z = normal_quantile(u);
+        let p = &self.points;
+        let i = p.iter().position(|&(zi, _)| zi > z).unwrap_or(p.len()).clamp(1, p.len() - 1);
+        let (z0, l0) = p[i - 1];
+        let (z1, l1) = p[i];
+        (l0 + (z - z0) * (l1 - l0) / (z1 - z0)).exp()
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default = "one")]
+    time_scale: f64,
+    #[serde(default = "stratified")]
+    sampling: Sampling,
+    providers: BTreeMap<String, RawProfile>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn stratified() -> Sampling {
+    Sampling::Stratified
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    model: String,
+    ttft_ms: RawTtft,
+    tokens_per_second: RawRate,
+    #[serde(default)]
+    reasoning_tokens: Reasoning,
+    #[serde(default = "reasoning_content")]
+    reasoning_field: String,
+    #[serde(default = "one_token")]
+    tokens_per_chunk: i64,
+    #[serde(default = "one")]
+    accuracy: f64,
+    #[serde(default)]
+    stream_usage: bool,
+    #[serde(default)]
+    faults: Faults,
+}
+
+fn reasoning_content() -> String {
+    "reasoning_content".into()
+}
+fn one_token() -> i64 {
+    1
+}
+
+/// Latency: the median and the p99 are required; p75, p90 and p95 shape the body.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTtft {
+    median: f64,
+    p75: Option<f64>,
+    p90: Option<f64>,
+    p95: Option<f64>,
+    p99: f64,
+}
+
+/// Speed: the median and the p05 floor are required; p25, p10 and p01 shape the slow tail.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRate {
+    median: f64,
+    p25: Option<f64>,
+    p10: Option<f64>,
+    p05: f64,
+    p01: Option<f64>,
+}
+
+type Invalid = (String, String);
+
+impl Profiles {
+    pub fn load(path: &Path) -> Result<Profiles, ProfileError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ProfileError::Read { path: path.to_path_buf(), source })?;
+        Profiles::parse(&text, path)
+    }
+
+    /// `path` is only used to name the file in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Profiles, ProfileError> {
+        let raw: RawFile = serde_norway::from_str(text)
+            .map_err(|e| ProfileError::Parse { path: path.to_path_buf(), message: e.to_string() })?;
+        validate(raw).map_err(|(field, message)| ProfileError::Invalid { path: path.to_path_buf(), field, message })
+    }
+}
+
+fn validate(raw: RawFile) -> Result<Profiles, Invalid> {
+    if !(raw.time_scale.is_finite() && raw.time_scale >= 0.0) {
+        return Err(("time_scale".into(), format!("must be a finite number >= 0, got {}", raw.time_scale)));
+    }
+    if raw.providers.is_empty() {
+        return Err(("providers".into(), "at least one provider is required".into()));
+    }
+    let mut providers = BTreeMap::new();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    for (name, rp) in raw.providers {
+        let s = slug(&name);
+        let at = |field: &str| format!("providers.{name}.{field}");
+        if s.is_empty() {
+            return Err((format!("providers.{name}"), "the name has no letters or digits to make a URL slug".into()));
+        }
+        if let Some(other) = names.insert(s.clone(), name.clone()) {
+            return Err((format!("providers.{name}"), format!("slug \"{s}\" is also the slug of \"{other}\"")));
+        }
+        providers.insert(s.clone(), validate_profile(s, rp, &at)?);
+    }
+    Ok(Profiles { time_scale: raw.time_scale, sampling: raw.sampling, providers })
+}
+
+fn validate_profile(slug: String, rp: RawProfile, at: &dyn Fn(&str) -> String) -> Result<Profile, Invalid> {
+    if rp.model.trim().is_empty() {
+        return Err((at("model"), "must be a non-empty model id".into()));
+    }
+    let t = &rp.ttft_ms;
+    let ttft = quantiles(
+        &[(0.5, "median", Some(t.median)), (0.75, "p75", t.p75), (0.9, "p90", t.p90), (0.95, "p95", t.p95), (0.99, "p99", Some(t.p99))],
+        &at("ttft_ms"),
+    )?;
+    let r = &rp.tokens_per_second;
+    let rate = quantiles(
+        &[(0.01, "p01", r.p01), (0.05, "p05", Some(r.p05)), (0.1, "p10", r.p10), (0.25, "p25", r.p25), (0.5, "median", Some(r.median))],
+        &at("tokens_per_second"),
+    )?;
+    let rs = rp.reasoning_tokens;
+    if !(rs.mean.is_finite() && rs.mean >= 0.0) {
+        return Err((at("reasoning_tokens.mean"), format!("must be a finite number >= 0, got {}", rs.mean)));
+    }
+    if !(0.0..=1.0).contains(&rs.start_fraction) || !(rs.start_fraction..=1.0).contains(&rs.end_fraction) {
+        return Err((
+            at("reasoning_tokens"),
+            format!(
+                "need 0 <= start_fraction <= end_fraction <= 1, got {} and {}",
+                rs.start_fraction, rs.end_fraction
+            ),
+        ));
+    }
+    if rp.reasoning_field.is_empty() || ["content", "role", "tool_calls"].contains(&rp.reasoning_field.as_str()) {
+        return Err((
+            at("reasoning_field"),
+            format!("\"{}\" cannot carry reasoning; use e.g. reasoning_content or reasoning", rp.reasoning_field),
+        ));
+    }
+    if rp.tokens_per_chunk < 1 {
+        return Err((at("tokens_per_chunk"), format!("must be >= 1, got {}", rp.tokens_per_chunk)));
+    }
+    probability(rp.accuracy, &at("accuracy"))?;
+    let f = rp.faults;
+    for (name, p) in [
+        ("http_429", f.http_429),
+        ("http_5xx", f.http_5xx),
+        ("stall_before", f.stall_before),
+        ("stall_during", f.stall_during),
+        ("disconnect", f.disconnect),
+        ("malformed", f.malformed),
+        ("no_done", f.no_done),
+        ("wrong_model", f.wrong_model),
+    ] {
+        probability(p, &at(&format!("faults.{name}")))?;
+    }
+    for (name, ms) in [("stall_before_ms", f.stall_before_ms), ("stall_during_ms", f.stall_during_ms)] {
+        if !(ms.is_finite() && ms >= 0.0) {
+            return Err((at(&format!("faults.{name}")), format!("must be a finite number of ms >= 0, got {ms}")));
+        }
+    }
+    // A small tolerance: probabilities written as decimals may add up to 1.0000000000000002.
+    if f.total() > 1.0 + 1e-9 {
+        return Err((at("faults"), format!("the fault probabilities add up to {} > 1", f.total())));
+    }
+    Ok(Profile {
+        slug,
+        model: rp.model,
+        ttft_ms: ttft,
+        tokens_per_second: rate,
+        reasoning: rs,
+        reasoning_field: rp.reasoning_field,
+        tokens_per_chunk: rp.tokens_per_chunk as usize,
+        accuracy: rp.accuracy,
+        stream_usage: rp.stream_usage,
+        faults: f,
+    })
+}
+
+fn probability(p: f64, field: &str) -> Result<(), Invalid> {
+    if (0.0..=1.0).contains(&p) {
+        Ok(())
+    } else {
+        Err((field.into(), format!("must be a probability in [0, 1], got {p}")))
+    }
+}
+
+/// `given`: (probability, key, value) in increasing probability; values must be positive
+/// and strictly increasing.
+fn quantiles(given: &[(f64, &str, Option<f64>)], field: &str) -> Result<QuantileDist, Invalid> {
+    let mut prev: Option<(&str, f64)> = None;
+    let mut points = Vec::new();
+    for &(p, key, value) in given {
+        let Some(v) = value else { continue };
+        if !(v.is_finite() && v > 0.0) {
+            return Err((format!("{field}.{key}"), format!("must be a finite number > 0, got {v}")));
+        }
+        if let Some((pk, pv)) = prev {
+            if v <= pv {
+                return Err((format!("{field}.{key}"), format!("must be greater than {pk} ({pv}), got {v}")));
+            }
+        }
+        prev = Some((key, v));
+        points.push((p, v));
+    }
+    Ok(QuantileDist::new(&points))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = "
+providers:
+  Z.AI:
+    model: glm-5.3-flash
+    ttft_ms: {median: 1000, p99: 5000}
+    tokens_per_second: {median: 60, p05: 30}
+";
+
+    fn parse(text: &str) -> Result<Profiles, ProfileError> {
+        Profiles::parse(text, Path::new("p.yaml"))
+    }
+
+    fn err(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn slugs() {
+        assert_eq!(slug("Z.AI"), "z-ai");
+        assert_eq!(slug("deepinfra"), "deepinfra");
+        assert_eq!(slug("Together AI"), "together-ai");
+        assert_eq!(slug("  --Fireworks__AI!! v2 "), "fireworks-ai-v2");
+        assert_eq!(slug("Novita-AI"), "novita-ai");
+        assert_eq!(slug("..."), "");
+    }
+
+    #[test]
+    fn minimal_profile_gets_defaults() {
+        let p = parse(MINIMAL).unwrap();
+        assert_eq!(p.time_scale, 1.0);
+        assert_eq!(p.sampling, Sampling::Stratified);
+        let z = &p.providers["z-ai"];
+        assert_eq!(z.slug, "z-ai");
+        assert_eq!(z.tokens_per_chunk, 1);
+        assert_eq!(z.accuracy, 1.0);
+        assert_eq!(z.reasoning_field, "reasoning_content");
+        assert_eq!(z.reasoning.mean, 0.0);
+        assert!(!z.stream_usage);
+        assert_eq!(z.faults.total(), 0.0);
+        assert_eq!(z.faults.stall_before_ms, 25_000.0);
+    }
+
+    #[test]
+    fn two_point_distribution_is_lognormal() {
+        let z = &parse(MINIMAL).unwrap().providers["z-ai"];
+        assert!((z.ttft_ms.sample(0.5) - 1000.0).abs() < 1e-6);
+        assert!((z.ttft_ms.sample(0.99) - 5000.0).abs() < 1e-3);
+        assert!((z.tokens_per_second.sample(0.05) - 30.0).abs() < 1e-6);
+        // Lognormal symmetry in log space: p01 * p99 = median^2.
+        let lo = z.ttft_ms.sample(0.01);
+        assert!((lo * 5000.0 - 1e6).abs() < 1.0, "{lo}");
+    }
+
+    #[test]
+    fn extra_quantiles_shape_the_body() {
+        let text = MINIMAL.replace("{median: 1000, p99: 5000}", "{median: 1000, p75: 1100, p95: 3000, p99: 5000}");
+        let d = &parse(&text).unwrap().providers["z-ai"].ttft_ms;
+        for (u, v) in [(0.5, 1000.0), (0.75, 1100.0), (0.95, 3000.0), (0.99, 5000.0)] {
+            assert!((d.sample(u) / v - 1.0).abs() < 1e-6, "{u}: {}", d.sample(u));
+        }
+        // Below the median it continues the median..p75 slope.
+        assert!(d.sample(0.25) > 900.0 && d.sample(0.25) < 1000.0);
+    }
+
+    #[test]
+    fn unknown_fields_are_rejected() {
+        let e = err(&MINIMAL.replace("model:", "modle: x\n    model:"));
+        assert!(e.contains("p.yaml") && e.contains("modle"), "{e}");
+        let e = err(&format!("{MINIMAL}    faults: {{http_503: 0.1}}\n"));
+        assert!(e.contains("http_503"), "{e}");
+        let e = err(&format!("{MINIMAL}timescale: 2\n"));
+        assert!(e.contains("timescale"), "{e}");
+    }
+
+    #[test]
+    fn validation_names_provider_and_field() {
+        let cases = [
+            (format!("{MINIMAL}    accuracy: 1.5\n"), "providers.Z.AI.accuracy: must be a probability"),
+            (format!("{MINIMAL}    tokens_per_chunk: 0\n"), "providers.Z.AI.tokens_per_chunk: must be >= 1"),
+            (format!("{MINIMAL}    faults: {{http_429: -0.1}}\n"), "providers.Z.AI.faults.http_429"),
+            (format!("{MINIMAL}    faults: {{http_429: 0.6, http_5xx: 0.6}}\n"), "providers.Z.AI.faults: the fault probabilities add up"),
+            (format!("{MINIMAL}    faults: {{stall_before_ms: -1}}\n"), "providers.Z.AI.faults.stall_before_ms"),
+            (format!("{MINIMAL}    reasoning_field: content\n"), "providers.Z.AI.reasoning_field"),
+            (format!("{MINIMAL}    reasoning_tokens: {{mean: -3}}\n"), "providers.Z.AI.reasoning_tokens.mean"),
+            (format!("{MINIMAL}    reasoning_tokens: {{mean: 3, start_fraction: 0.8, end_fraction: 0.5}}\n"), "providers.Z.AI.reasoning_tokens"),
+            (MINIMAL.replace("p99: 5000", "p99: 900"), "providers.Z.AI.ttft_ms.p99: must be greater than median (1000)"),
+            (MINIMAL.replace("p05: 30", "p05: 0"), "providers.Z.AI.tokens_per_second.p05: must be a finite number > 0"),
+            (MINIMAL.replace("p05: 30", "p05: 70"), "providers.Z.AI.tokens_per_second.median: must be greater than p05"),
+            (MINIMAL.replace("glm-5.3-flash", "''"), "providers.Z.AI.model"),
+            (format!("time_scale: -1\n{MINIMAL}"), "p.yaml: time_scale"),
+            ("providers: {}\n".to_string(), "providers: at least one"),
+            (format!("{MINIMAL}  z ai:\n    model: m\n    ttft_ms: {{median: 1, p99: 2}}\n    tokens_per_second: {{median: 2, p05: 1}}\n"), "also the slug of"),
+        ];
+        for (text, want) in cases {
+            let e = err(&text);
+            assert!(e.contains(want), "want {want:?} in {e:?}");
+        }
+    }
+
+    #[test]
+    fn yaml_syntax_errors_name_the_file() {
+        let e = err("providers: [\n");
+        assert!(e.starts_with("p.yaml: "), "{e}");
+    }
+}
