@@ -49,7 +49,9 @@ run: bins
 bins:
 	$(CARGO) build --release --locked --bins
 
+# The end-to-end test opens every Parquet output with Python polars, as a notebook would.
 test:
+	@python3 -c 'import polars' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check polars
 	$(CARGO) test --workspace --locked
 
 bench: bins

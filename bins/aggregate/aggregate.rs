@@ -3,6 +3,7 @@
 //! comparisons (`comparisons`), and only then write the three outputs, each atomically.
 use crate::args::Args;
 use crate::{error, inputs, join, metrics, output};
+use inferbench_schemas::documents::Provenance;
 use inferbench_schemas::run::RunDir;
 use inferbench_schemas::{atomic, parquet_io};
 
@@ -20,7 +21,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let identity = output::RunIdentity {
         benchmark_slug: &inputs.spec.slug,
         run_id: &inputs.lock.run_id,
-        provenance: output::Provenance::new(&inputs.hashes),
+        provenance: Provenance::new(&inputs.hashes),
     };
     let metrics_doc = output::metrics_doc(&identity, &computed);
     let comparisons_doc = output::comparisons_doc(&identity, &computed, &joined);

@@ -12,32 +12,20 @@
 //! a single HTTP error does not exclude a provider (reference §12.2 item 10).
 use crate::join::Observation;
 use crate::percentile::Samples;
-use crate::pooled::PooledMetrics;
+use inferbench_schemas::documents::{PairRow, PooledMetrics, ProviderEligibility, WinRow};
 use inferbench_schemas::tables::ScheduleRow;
-use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub const DIFFERENCE_DEFINITION: &str = "provider_a_e2e_latency_ms - provider_b_e2e_latency_ms";
 
-/// A provider's eligibility for paired comparisons.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ProviderEligibility {
-    pub provider: String,
-    pub configuration_compatible: bool,
-    pub artifact_graph_complete: bool,
-    pub eligible: bool,
-    pub exclusion_reasons: Vec<String>,
-}
-
-impl ProviderEligibility {
-    pub fn from_pooled(row: &PooledMetrics) -> Self {
-        ProviderEligibility {
-            provider: row.metrics.provider.clone(),
-            configuration_compatible: row.configuration_compatible,
-            artifact_graph_complete: row.artifact_graph_complete,
-            eligible: row.eligible,
-            exclusion_reasons: row.ineligibility_reasons.clone(),
-        }
+/// A provider's eligibility for paired comparisons: its pooled row's.
+pub fn eligibility_of(row: &PooledMetrics) -> ProviderEligibility {
+    ProviderEligibility {
+        provider: row.metrics.provider.clone(),
+        configuration_compatible: row.configuration_compatible,
+        artifact_graph_complete: row.artifact_graph_complete,
+        eligible: row.eligible,
+        exclusion_reasons: row.ineligibility_reasons.clone(),
     }
 }
 
@@ -65,23 +53,6 @@ pub fn rounds(schedule: &[ScheduleRow], observations: &[Observation]) -> Rounds 
         }
     }
     rounds
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct WinRow {
-    pub provider: String,
-    pub eligible: bool,
-    pub exclusion_reasons: Vec<String>,
-    pub credited_wins: f64,
-    pub outright_wins: i64,
-    pub tied_fastest_rounds: i64,
-    /// Rounds with at least one eligible E2E sample (the same for every provider).
-    pub eligible_round_count: i64,
-    pub eligible_e2e_sample_count: i64,
-    pub excluded_or_missing_sample_count: i64,
-    pub total_round_count: i64,
-    /// Credited wins / eligible rounds; null for an ineligible provider.
-    pub win_rate: Option<f64>,
 }
 
 #[derive(Default)]
@@ -163,23 +134,6 @@ fn win_row(
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PairRow {
-    pub provider_a: String,
-    pub provider_b: String,
-    pub difference_definition: &'static str,
-    pub eligible_comparison: bool,
-    /// `<provider>: <reason>` for each ineligible side, sorted.
-    pub exclusion_reasons: Vec<String>,
-    pub paired_count: i64,
-    pub total_round_count: i64,
-    pub missing_pair_count: i64,
-    pub coverage_rate: Option<f64>,
-    pub difference_p50_ms: Option<f64>,
-    pub difference_p95_ms: Option<f64>,
-    pub difference_p99_ms: Option<f64>,
-}
-
 /// Pairwise E2E differences for every pair of providers, `a < b` by name.
 pub fn pairwise(rounds: &Rounds, eligibility: &[ProviderEligibility]) -> Vec<PairRow> {
     let mut sorted: Vec<&ProviderEligibility> = eligibility.iter().collect();
@@ -215,7 +169,7 @@ fn pair(rounds: &Rounds, a: &ProviderEligibility, b: &ProviderEligibility) -> Pa
     PairRow {
         provider_a: a.provider.clone(),
         provider_b: b.provider.clone(),
-        difference_definition: DIFFERENCE_DEFINITION,
+        difference_definition: DIFFERENCE_DEFINITION.to_string(),
         eligible_comparison: both,
         exclusion_reasons: reasons,
         paired_count: paired,

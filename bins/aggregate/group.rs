@@ -7,10 +7,12 @@
 //! over the concatenated samples, never averaged from the family rows.
 use crate::join::{Observation, INCORRECT, INVALID, VALID};
 use crate::percentile::{self, Samples};
+use inferbench_schemas::documents::{
+    Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries,
+    PercentileValue, Percentiles, PriceUsd, RateDetail, Summary, Usage,
+};
 use inferbench_schemas::providers::Price;
 use inferbench_schemas::tables::ResponseRow;
-use serde::ser::{SerializeMap, Serializer};
-use serde::Serialize;
 
 /// The operational outcome of a request that got an HTTP 2xx.
 pub const SUCCESS_OUTCOME: &str = "2xx";
@@ -30,101 +32,35 @@ pub const FAILURE_CLASSES: [(&str, &str); 6] = [
 /// The family whose rows carry contract field diagnostics.
 pub const CONTRACT_FAMILY: &str = "contract-terms-extraction";
 
-/// A percentile metric: its summary key, the prefix of its flat `<prefix>_pK` keys, and the
-/// tail its p95/p99 describe.
-pub struct MetricDef {
-    pub key: &'static str,
-    pub prefix: &'static str,
-    /// Higher is better (output speed): p95/p99 are floors (lower tail).
-    lower_tail: bool,
-    sample: fn(&ResponseRow) -> Option<f64>,
+/// Which end of a metric's distribution its p95/p99 describe.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Tail {
+    /// Lower is better (latency, reasoning tokens): p95/p99 are upper ranks.
+    Upper,
+    /// Higher is better (output speed): p95/p99 are floors.
+    Lower,
 }
-
-pub const METRICS: [MetricDef; 5] = [
-    MetricDef {
-        key: "ttfo_ms",
-        prefix: "ttfo",
-        lower_tail: false,
-        sample: |r| r.ttfo_ms,
-    },
-    MetricDef {
-        key: "ttfa_ms",
-        prefix: "ttfa",
-        lower_tail: false,
-        sample: |r| r.ttfa_ms,
-    },
-    MetricDef {
-        key: "pre_answer_reasoning_tokens",
-        prefix: "pre_answer_reasoning_tokens",
-        lower_tail: false,
-        sample: |r| r.pre_answer_reasoning_tokens.map(|t| t as f64),
-    },
-    MetricDef {
-        key: "e2e_latency_ms",
-        prefix: "e2e_latency",
-        lower_tail: false,
-        sample: |r| r.e2e_latency_ms,
-    },
-    MetricDef {
-        key: "output_tokens_per_second",
-        prefix: "output_tokens_per_second",
-        lower_tail: true,
-        sample: |r| r.output_tokens_per_second,
-    },
-];
 
 /// The reported percentile levels.
-pub const LEVELS: [u64; 3] = [50, 95, 99];
+const LEVELS: [u64; 3] = [50, 95, 99];
 
-impl MetricDef {
-    /// The metric's pK. Speed's p50 is the ordinary rank `ceil(n/2)`; its p95/p99 are floors.
-    pub fn percentile(&self, samples: &Samples, level: u64) -> Option<f64> {
-        if self.lower_tail && level != 50 {
-            samples.lower_floor(level)
-        } else {
-            samples.upper(level)
-        }
-    }
-}
-
-/// Serialises as a JSON object with the keys in the order given, so the flat percentile and
-/// summary keys come out in the metric order of the spec rather than alphabetically.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Entries<V>(pub Vec<(String, V)>);
-
-impl<V: Serialize> Serialize for Entries<V> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (key, value) in &self.0 {
-            map.serialize_entry(key, value)?;
-        }
-        map.end()
-    }
-}
-
-impl<V> Entries<V> {
-    pub fn get(&self, key: &str) -> Option<&V> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+/// A metric's pK. The p50 is always the ordinary rank `ceil(n/2)`; a lower tail's p95/p99 are
+/// floors.
+fn percentile(samples: &Samples, tail: Tail, level: u64) -> Option<f64> {
+    if tail == Tail::Lower && level != 50 {
+        samples.lower_floor(level)
+    } else {
+        samples.upper(level)
     }
 }
 
 /// A rate with the counts it came from.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RateDetail {
-    pub value: Option<f64>,
-    pub numerator: i64,
-    pub denominator: i64,
-    pub missing_sample_count: i64,
-}
-
-impl RateDetail {
-    fn new(numerator: i64, denominator: i64, missing_sample_count: i64) -> Self {
-        RateDetail {
-            value: rate(numerator, denominator),
-            numerator,
-            denominator,
-            missing_sample_count,
-        }
+fn rate_detail(numerator: i64, denominator: i64, missing_sample_count: i64) -> RateDetail {
+    RateDetail {
+        value: rate(numerator, denominator),
+        numerator,
+        denominator,
+        missing_sample_count,
     }
 }
 
@@ -133,161 +69,29 @@ pub fn rate(numerator: i64, denominator: i64) -> Option<f64> {
     (denominator > 0).then(|| numerator as f64 / denominator as f64)
 }
 
-/// Counts of each failure class; serialises as `<label>_rate` and `<label>_count` keys.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FailureBreakdown {
-    pub counts: [i64; FAILURE_CLASSES.len()],
-    pub submitted: i64,
-}
-
-impl FailureBreakdown {
-    fn count(observations: &[&Observation]) -> Self {
-        let mut counts = [0; FAILURE_CLASSES.len()];
-        for o in observations {
-            if let Some(i) = FAILURE_CLASSES
+/// Counts the responses of each failure class (in `FAILURE_CLASSES` order, the file's).
+fn failure_counts(observations: &[&Observation]) -> FailureCounts {
+    let submitted = observations.len() as i64;
+    let [timeout, http_429, other_http_4xx, http_5xx, transport_error, other_http] =
+        FAILURE_CLASSES.map(|(outcome, _)| {
+            observations
                 .iter()
-                .position(|(outcome, _)| *outcome == o.response.operational_outcome)
-            {
-                counts[i] += 1;
-            }
-        }
-        FailureBreakdown {
-            counts,
-            submitted: observations.len() as i64,
-        }
-    }
-
-    pub fn total(&self) -> i64 {
-        self.counts.iter().sum()
-    }
-
-    /// The rate of the class labelled `label` (e.g. `http_429`).
-    pub fn rate(&self, label: &str) -> Option<f64> {
-        let i = FAILURE_CLASSES.iter().position(|(_, l)| *l == label)?;
-        rate(self.counts[i], self.submitted)
-    }
-}
-
-impl Serialize for FailureBreakdown {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(2 * FAILURE_CLASSES.len()))?;
-        for ((_, label), count) in FAILURE_CLASSES.iter().zip(self.counts) {
-            map.serialize_entry(&format!("{label}_rate"), &rate(count, self.submitted))?;
-            map.serialize_entry(&format!("{label}_count"), &count)?;
-        }
-        map.end()
-    }
-}
-
-/// One percentile metric's population and percentiles.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Summary {
-    pub population_count: i64,
-    pub submitted_count: i64,
-    pub missing_sample_count: i64,
-    pub population_rate: Option<f64>,
-    pub percentiles: Percentiles,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Percentiles {
-    pub p50: Value,
-    pub p95: Value,
-    pub p99: Value,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Value {
-    pub value: Option<f64>,
-}
-
-/// Provider-reported token usage. A request counts when it reported both prompt and
-/// completion tokens.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Usage {
-    pub reported_count: i64,
-    pub submitted_count: i64,
-    pub missing_count: i64,
-    pub coverage_rate: Option<f64>,
-    pub input_tokens: i64,
-    pub output_tokens: i64,
-    pub total_tokens: i64,
-}
-
-/// Cost of the requests that reported usage, at the provider table's prices.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Cost {
-    pub reported_count: i64,
-    pub submitted_count: i64,
-    pub missing_count: i64,
-    pub coverage_rate: Option<f64>,
-    pub known_cost_usd: f64,
-    /// Only when every request reported usage; a partial sum is not a total.
-    pub total_cost_usd: Option<f64>,
-    pub price_usd_per_million_tokens: PriceUsd,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PriceUsd {
-    pub input: f64,
-    pub output: f64,
-}
-
-/// Contract extraction: how many fields the returned objects got right.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FieldDiagnostics {
-    pub field_count_total: i64,
-    /// Evaluations that counted correct fields (a JSON object came back).
-    pub returned_object_count: i64,
-    /// Statistical median: the mean of the two middle values for an even count.
-    pub median_correct_fields_returned: Option<f64>,
-}
-
-/// The metrics of one group.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GroupMetrics {
-    pub provider: String,
-    /// A task family, or `pooled`.
-    pub task_family: String,
-    pub scheduled_count: i64,
-    /// Responses: every request that reached a terminal outcome.
-    pub submitted_count: i64,
-    /// Scheduled requests without a response (they make the artifact graph incomplete).
-    pub missing_response_count: i64,
-    pub correct_count: i64,
-    pub failed_request_count: i64,
-    pub invalid_result_count: i64,
-    pub incorrect_result_count: i64,
-    pub task_success_rate: Option<f64>,
-    pub task_success_rate_detail: RateDetail,
-    pub failure_rate: Option<f64>,
-    pub failure_rate_detail: RateDetail,
-    #[serde(flatten)]
-    pub failures: FailureBreakdown,
-    /// Responses with reasoning before the first answer token / responses with a TTFA.
-    pub reasoning_emission_rate: Option<f64>,
-    pub reasoning_emission_detail: RateDetail,
-    /// One summary per metric, keyed `ttfo_ms`, `ttfa_ms`, …
-    #[serde(flatten)]
-    pub summaries: Entries<Summary>,
-    /// The flat keys `ttfo_p50` … `output_tokens_per_second_p99`.
-    #[serde(flatten)]
-    pub percentiles: Entries<Option<f64>>,
-    pub usage: Usage,
-    pub cost: Cost,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub contract_field_diagnostics: Option<FieldDiagnostics>,
-}
-
-impl GroupMetrics {
-    /// A flat percentile such as `e2e_latency_p99`.
-    pub fn percentile(&self, key: &str) -> Option<f64> {
-        self.percentiles.get(key).copied().flatten()
-    }
-
-    /// A metric's population (e.g. `ttfa_ms`).
-    pub fn population(&self, metric: &str) -> i64 {
-        self.summaries.get(metric).map_or(0, |s| s.population_count)
+                .filter(|o| o.response.operational_outcome == outcome)
+                .count() as i64
+        });
+    FailureCounts {
+        timeout_rate: rate(timeout, submitted),
+        timeout_count: timeout,
+        http_429_rate: rate(http_429, submitted),
+        http_429_count: http_429,
+        other_http_4xx_rate: rate(other_http_4xx, submitted),
+        other_http_4xx_count: other_http_4xx,
+        http_5xx_rate: rate(http_5xx, submitted),
+        http_5xx_count: http_5xx,
+        transport_error_rate: rate(transport_error, submitted),
+        transport_error_count: transport_error,
+        other_http_rate: rate(other_http, submitted),
+        other_http_count: other_http,
     }
 }
 
@@ -310,9 +114,9 @@ pub fn compute(input: &GroupInput) -> GroupMetrics {
             .count() as i64
     };
     let correct = count(VALID);
-    let failures = FailureBreakdown::count(obs);
+    let failures = failure_counts(obs);
     let failed = failures.total();
-    let (summaries, percentiles) = summaries(obs);
+    let summaries = summaries(obs);
     let (usage, cost) = usage_and_cost(obs, input.price);
     let reasoning = emission(obs);
     GroupMetrics {
@@ -326,14 +130,14 @@ pub fn compute(input: &GroupInput) -> GroupMetrics {
         invalid_result_count: count(INVALID),
         incorrect_result_count: count(INCORRECT),
         task_success_rate: rate(correct, submitted),
-        task_success_rate_detail: RateDetail::new(correct, submitted, 0),
+        task_success_rate_detail: rate_detail(correct, submitted, 0),
         failure_rate: rate(failed, submitted),
-        failure_rate_detail: RateDetail::new(failed, submitted, 0),
+        failure_rate_detail: rate_detail(failed, submitted, 0),
         failures,
         reasoning_emission_rate: reasoning.value,
         reasoning_emission_detail: reasoning,
+        percentiles: FlatPercentiles::of(&summaries),
         summaries,
-        percentiles,
         usage,
         cost,
         contract_field_diagnostics: (input.family == CONTRACT_FAMILY)
@@ -353,34 +157,38 @@ fn emission(obs: &[&Observation]) -> RateDetail {
         .filter(|r| r.reasoning_emitted_before_answer == Some(true))
         .count() as i64;
     let denominator = with_ttfa.len() as i64;
-    RateDetail::new(emitted, denominator, obs.len() as i64 - denominator)
+    rate_detail(emitted, denominator, obs.len() as i64 - denominator)
 }
 
-fn summaries(obs: &[&Observation]) -> (Entries<Summary>, Entries<Option<f64>>) {
-    let submitted = obs.len() as i64;
-    let mut summaries = Vec::new();
-    let mut flat = Vec::new();
-    for metric in &METRICS {
-        let samples = Samples::new(obs.iter().filter_map(|o| (metric.sample)(&o.response)));
-        let [p50, p95, p99] = LEVELS.map(|level| metric.percentile(&samples, level));
-        for (level, value) in LEVELS.iter().zip([p50, p95, p99]) {
-            flat.push((format!("{}_p{level}", metric.prefix), value));
-        }
-        let population = samples.len() as i64;
-        let summary = Summary {
-            population_count: population,
-            submitted_count: submitted,
-            missing_sample_count: submitted - population,
-            population_rate: rate(population, submitted),
-            percentiles: Percentiles {
-                p50: Value { value: p50 },
-                p95: Value { value: p95 },
-                p99: Value { value: p99 },
-            },
-        };
-        summaries.push((metric.key.to_string(), summary));
+/// One summary per metric; the field names bind each metric to its column of
+/// `responses.parquet`.
+fn summaries(obs: &[&Observation]) -> MetricSummaries {
+    MetricSummaries {
+        ttfo_ms: summary(obs, Tail::Upper, |r| r.ttfo_ms),
+        ttfa_ms: summary(obs, Tail::Upper, |r| r.ttfa_ms),
+        pre_answer_reasoning_tokens: summary(obs, Tail::Upper, |r| {
+            r.pre_answer_reasoning_tokens.map(|t| t as f64)
+        }),
+        e2e_latency_ms: summary(obs, Tail::Upper, |r| r.e2e_latency_ms),
+        output_tokens_per_second: summary(obs, Tail::Lower, |r| r.output_tokens_per_second),
     }
-    (Entries(summaries), Entries(flat))
+}
+
+/// A metric's population and percentiles: its samples are the non-null values of `sample`.
+fn summary(obs: &[&Observation], tail: Tail, sample: fn(&ResponseRow) -> Option<f64>) -> Summary {
+    let submitted = obs.len() as i64;
+    let samples = Samples::new(obs.iter().filter_map(|o| sample(&o.response)));
+    let [p50, p95, p99] = LEVELS.map(|level| PercentileValue {
+        value: percentile(&samples, tail, level),
+    });
+    let population = samples.len() as i64;
+    Summary {
+        population_count: population,
+        submitted_count: submitted,
+        missing_sample_count: submitted - population,
+        population_rate: rate(population, submitted),
+        percentiles: Percentiles { p50, p95, p99 },
+    }
 }
 
 fn usage_and_cost(obs: &[&Observation], price: Price) -> (Usage, Cost) {

@@ -1,9 +1,10 @@
 //! Every group of a run: one row per scheduled provider × spec family (in the spec's family
 //! order, including families a provider never answered, so a gap is visible), then each
 //! provider's pooled row, eligibility and rank.
-use crate::group::{self, GroupInput, GroupMetrics};
+use crate::group::{self, GroupInput};
 use crate::join::{Joined, Observation};
-use crate::pooled::{self, PooledMetrics};
+use crate::pooled;
+use inferbench_schemas::documents::{GroupMetrics, PooledMetrics};
 use inferbench_schemas::providers::ProviderTable;
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,41 +1,19 @@
 //! The stage's three outputs: `metrics.json`, `metrics.parquet` and `comparisons.json`.
 //! Nothing in them depends on the clock or the machine, so re-deriving them from the same
 //! inputs with the same code gives the same bytes.
-use crate::comparisons::{self, PairRow, ProviderEligibility, WinRow};
-use crate::group::GroupMetrics;
+use crate::comparisons;
 use crate::join::Joined;
 use crate::metrics::Computed;
-use crate::pooled::{PooledMetrics, MAX_FAILURE_PERCENT, MIN_SUCCESS_PERCENT};
+use crate::pooled::{MAX_FAILURE_PERCENT, MIN_SUCCESS_PERCENT};
+use inferbench_schemas::documents::{
+    ComparisonsDocument, EligibilityPolicy, GroupMetrics, MetricsDocument, PooledMetrics,
+    Provenance, ProviderEligibility, METRICS_VERSION,
+};
 use inferbench_schemas::tables::MetricRow;
-use serde::Serialize;
-use std::collections::BTreeMap;
 
-pub const METRICS_VERSION: &str = "inferbench-metrics-v1";
 pub const PERCENTILE_CONVENTION: &str =
     "nearest-rank, integer ranks: upper pK = ceil(K·n/100); lower floor pK = n − ceil(K·n/100) + 1";
-
-/// The code that wrote a file and the files it was derived from (logical name → SHA-256).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Provenance {
-    pub code_version: &'static str,
-    pub inputs: BTreeMap<String, String>,
-}
-
-impl Provenance {
-    pub fn new(inputs: &BTreeMap<String, String>) -> Self {
-        Provenance {
-            code_version: inferbench_schemas::CODE_VERSION,
-            inputs: inputs.clone(),
-        }
-    }
-}
-
-/// Where the ranking's thresholds sit, so a reader of the JSON need not read the code.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EligibilityPolicy {
-    pub min_task_success_rate: f64,
-    pub max_failure_rate: f64,
-}
+pub const TIE_RULE: &str = "exact E2E ties split one round's credit equally (1/k each)";
 
 /// Who the run belongs to.
 pub struct RunIdentity<'a> {
@@ -44,67 +22,41 @@ pub struct RunIdentity<'a> {
     pub provenance: Provenance,
 }
 
-#[derive(Debug, Serialize)]
-pub struct MetricsDoc<'a> {
-    pub metrics_version: &'static str,
-    pub benchmark_slug: &'a str,
-    pub run_id: &'a str,
-    pub percentile_convention: &'static str,
-    pub eligibility: EligibilityPolicy,
-    pub task_family_metrics: &'a [GroupMetrics],
-    pub combined_provider_metrics: &'a [PooledMetrics],
-    pub ranking: &'a [String],
-    pub provenance: Provenance,
-}
-
-pub fn metrics_doc<'a>(id: &RunIdentity<'a>, computed: &'a Computed) -> MetricsDoc<'a> {
-    MetricsDoc {
-        metrics_version: METRICS_VERSION,
-        benchmark_slug: id.benchmark_slug,
-        run_id: id.run_id,
-        percentile_convention: PERCENTILE_CONVENTION,
+pub fn metrics_doc(id: &RunIdentity, computed: &Computed) -> MetricsDocument {
+    MetricsDocument {
+        metrics_version: METRICS_VERSION.to_string(),
+        benchmark_slug: id.benchmark_slug.to_string(),
+        run_id: id.run_id.to_string(),
+        percentile_convention: PERCENTILE_CONVENTION.to_string(),
         eligibility: EligibilityPolicy {
             min_task_success_rate: MIN_SUCCESS_PERCENT as f64 / 100.0,
             max_failure_rate: MAX_FAILURE_PERCENT as f64 / 100.0,
         },
-        task_family_metrics: &computed.families,
-        combined_provider_metrics: &computed.pooled,
-        ranking: &computed.ranking,
+        task_family_metrics: computed.families.clone(),
+        combined_provider_metrics: computed.pooled.clone(),
+        ranking: computed.ranking.clone(),
         provenance: id.provenance.clone(),
     }
 }
 
-#[derive(Debug, Serialize)]
-pub struct ComparisonsDoc<'a> {
-    pub metrics_version: &'static str,
-    pub benchmark_slug: &'a str,
-    pub run_id: &'a str,
-    pub percentile_convention: &'static str,
-    pub tie_rule: &'static str,
-    pub provider_eligibility: Vec<ProviderEligibility>,
-    pub fastest_provider_wins: Vec<WinRow>,
-    pub pairwise_e2e_latency_differences: Vec<PairRow>,
-    pub provenance: Provenance,
-}
-
-pub fn comparisons_doc<'a>(
-    id: &RunIdentity<'a>,
+pub fn comparisons_doc(
+    id: &RunIdentity,
     computed: &Computed,
     joined: &Joined,
-) -> ComparisonsDoc<'a> {
+) -> ComparisonsDocument {
     let mut eligibility: Vec<ProviderEligibility> = computed
         .pooled
         .iter()
-        .map(ProviderEligibility::from_pooled)
+        .map(comparisons::eligibility_of)
         .collect();
     eligibility.sort_by(|a, b| a.provider.cmp(&b.provider));
     let rounds = comparisons::rounds(&joined.schedule, &joined.observations);
-    ComparisonsDoc {
-        metrics_version: METRICS_VERSION,
-        benchmark_slug: id.benchmark_slug,
-        run_id: id.run_id,
-        percentile_convention: PERCENTILE_CONVENTION,
-        tie_rule: "exact E2E ties split one round's credit equally (1/k each)",
+    ComparisonsDocument {
+        metrics_version: METRICS_VERSION.to_string(),
+        benchmark_slug: id.benchmark_slug.to_string(),
+        run_id: id.run_id.to_string(),
+        percentile_convention: PERCENTILE_CONVENTION.to_string(),
+        tie_rule: TIE_RULE.to_string(),
         fastest_provider_wins: comparisons::fastest_wins(&rounds, &eligibility),
         pairwise_e2e_latency_differences: comparisons::pairwise(&rounds, &eligibility),
         provider_eligibility: eligibility,
@@ -133,8 +85,7 @@ pub fn metric_rows(computed: &Computed) -> Vec<MetricRow> {
 }
 
 fn metric_row(m: &GroupMetrics, pooled: Option<&PooledMetrics>) -> MetricRow {
-    let p = |key: &str| m.percentile(key);
-    let f = |label: &str| m.failures.rate(label);
+    let (f, p, s) = (&m.failures, &m.percentiles, &m.summaries);
     MetricRow {
         provider: m.provider.clone(),
         task_family: m.task_family.clone(),
@@ -145,31 +96,31 @@ fn metric_row(m: &GroupMetrics, pooled: Option<&PooledMetrics>) -> MetricRow {
         incorrect_result_count: m.incorrect_result_count,
         task_success_rate: m.task_success_rate,
         failure_rate: m.failure_rate,
-        timeout_rate: f("timeout"),
-        http_429_rate: f("http_429"),
-        other_http_4xx_rate: f("other_http_4xx"),
-        http_5xx_rate: f("http_5xx"),
-        other_http_rate: f("other_http"),
-        transport_error_rate: f("transport_error"),
+        timeout_rate: f.timeout_rate,
+        http_429_rate: f.http_429_rate,
+        other_http_4xx_rate: f.other_http_4xx_rate,
+        http_5xx_rate: f.http_5xx_rate,
+        other_http_rate: f.other_http_rate,
+        transport_error_rate: f.transport_error_rate,
         reasoning_emission_rate: m.reasoning_emission_rate,
-        ttfo_p50: p("ttfo_p50"),
-        ttfo_p95: p("ttfo_p95"),
-        ttfo_p99: p("ttfo_p99"),
-        ttfa_p50: p("ttfa_p50"),
-        ttfa_p95: p("ttfa_p95"),
-        ttfa_p99: p("ttfa_p99"),
-        pre_answer_reasoning_tokens_p50: p("pre_answer_reasoning_tokens_p50"),
-        pre_answer_reasoning_tokens_p95: p("pre_answer_reasoning_tokens_p95"),
-        pre_answer_reasoning_tokens_p99: p("pre_answer_reasoning_tokens_p99"),
-        e2e_latency_p50: p("e2e_latency_p50"),
-        e2e_latency_p95: p("e2e_latency_p95"),
-        e2e_latency_p99: p("e2e_latency_p99"),
-        output_tokens_per_second_p50: p("output_tokens_per_second_p50"),
-        output_tokens_per_second_p95: p("output_tokens_per_second_p95"),
-        output_tokens_per_second_p99: p("output_tokens_per_second_p99"),
-        ttfa_population: m.population("ttfa_ms"),
-        e2e_latency_population: m.population("e2e_latency_ms"),
-        output_tokens_per_second_population: m.population("output_tokens_per_second"),
+        ttfo_p50: p.ttfo_p50,
+        ttfo_p95: p.ttfo_p95,
+        ttfo_p99: p.ttfo_p99,
+        ttfa_p50: p.ttfa_p50,
+        ttfa_p95: p.ttfa_p95,
+        ttfa_p99: p.ttfa_p99,
+        pre_answer_reasoning_tokens_p50: p.pre_answer_reasoning_tokens_p50,
+        pre_answer_reasoning_tokens_p95: p.pre_answer_reasoning_tokens_p95,
+        pre_answer_reasoning_tokens_p99: p.pre_answer_reasoning_tokens_p99,
+        e2e_latency_p50: p.e2e_latency_p50,
+        e2e_latency_p95: p.e2e_latency_p95,
+        e2e_latency_p99: p.e2e_latency_p99,
+        output_tokens_per_second_p50: p.output_tokens_per_second_p50,
+        output_tokens_per_second_p95: p.output_tokens_per_second_p95,
+        output_tokens_per_second_p99: p.output_tokens_per_second_p99,
+        ttfa_population: s.ttfa_ms.population_count,
+        e2e_latency_population: s.e2e_latency_ms.population_count,
+        output_tokens_per_second_population: s.output_tokens_per_second.population_count,
         usage_reported_count: m.usage.reported_count,
         input_tokens: m.usage.input_tokens,
         output_tokens: m.usage.output_tokens,
@@ -184,6 +135,7 @@ fn metric_row(m: &GroupMetrics, pooled: Option<&PooledMetrics>) -> MetricRow {
 mod tests {
     use super::*;
     use crate::fixture::{self, Req, TICKET};
+    use std::collections::BTreeMap;
 
     fn computed_and_joined() -> (Computed, Joined) {
         let table = fixture::provider_table();

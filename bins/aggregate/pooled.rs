@@ -6,11 +6,10 @@
 //! against the provider's model id and its aliases, so a failed request never makes a
 //! provider "incompatible"; and completeness is judged from the run's own tables (every
 //! scheduled request has a response, families balanced), not from flags passed by a caller.
-use crate::group::{self, GroupInput, GroupMetrics};
+use crate::group::{self, GroupInput};
 use crate::join::Observation;
+use inferbench_schemas::documents::{GroupMetrics, PooledMetrics};
 use inferbench_schemas::providers::Provider;
-use serde::Serialize;
-use std::collections::BTreeMap;
 
 pub const POOLED: &str = "pooled";
 pub const WEIGHTING: &str = "pooled_balanced_requests";
@@ -28,28 +27,6 @@ pub const INCOMPLETE: &str =
 /// The outcome of a response that streamed to its end: the only responses whose model echo
 /// is evidence about the served model.
 const COMPLETED: &str = "completed";
-
-/// A provider's pooled metrics with its eligibility and rank.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PooledMetrics {
-    #[serde(flatten)]
-    pub metrics: GroupMetrics,
-    pub weighting: &'static str,
-    pub task_family_count: i64,
-    pub expected_task_family_count: i64,
-    pub missing_task_families: Vec<String>,
-    pub task_family_submitted_counts: BTreeMap<String, i64>,
-    /// Every expected family present with the same number of submitted requests.
-    pub balanced: bool,
-    /// Completed responses whose `response_model` is missing or not the provider's model.
-    pub model_mismatch_count: i64,
-    pub configuration_compatible: bool,
-    pub artifact_graph_complete: bool,
-    pub eligible: bool,
-    pub ineligibility_reasons: Vec<String>,
-    /// 1-based, eligible providers with an E2E p99 only.
-    pub rank: Option<i64>,
-}
 
 /// Builds a provider's pooled row from its family rows (one per expected family, in order)
 /// and all of its observations.
@@ -91,7 +68,7 @@ pub fn assess(
     let complete = balanced && metrics.missing_response_count == 0;
     let reasons = reasons(&metrics, compatible, complete);
     PooledMetrics {
-        weighting: WEIGHTING,
+        weighting: WEIGHTING.to_string(),
         task_family_count: present.len() as i64,
         expected_task_family_count: families.len() as i64,
         missing_task_families: missing,
@@ -139,7 +116,7 @@ pub fn rank(rows: &mut [PooledMetrics]) -> Vec<String> {
         .filter(|r| r.eligible)
         .filter_map(|r| {
             Some((
-                r.metrics.percentile("e2e_latency_p99")?,
+                r.metrics.percentiles.e2e_latency_p99?,
                 r.metrics.provider.clone(),
             ))
         })

@@ -1,147 +1,26 @@
 //! The report's inputs and the checks that they belong together: the spec and provider table
 //! match the run's lock, and `metrics.json` and `comparisons.json` were derived from this
 //! lock and from the same files, so the report never mixes two runs or a stale aggregate.
+//! Both documents are read as the types `ib-aggregate` writes them with
+//! (`inferbench_schemas::documents`), so the reader cannot drift from the writer.
 use crate::args::Args;
 use anyhow::Context;
+use inferbench_schemas::documents::{ComparisonsDocument, MetricsDocument, METRICS_VERSION};
 use inferbench_schemas::lock::Lock;
 use inferbench_schemas::providers::ProviderTable;
 use inferbench_schemas::run::{file_sha256, RunDir};
 use inferbench_schemas::spec::Spec;
 use inferbench_schemas::{atomic, Error};
-use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The `metrics.json` and `comparisons.json` format this build reads.
-pub const METRICS_VERSION: &str = "inferbench-metrics-v1";
+/// The two row lists of `metrics.json`, in file order: family rows, then pooled rows.
+const ROW_LISTS: [&str; 2] = ["task_family_metrics", "combined_provider_metrics"];
 
-#[derive(Debug, Clone, Deserialize)]
-pub struct Provenance {
-    pub code_version: String,
-    pub inputs: BTreeMap<String, String>,
-}
-
-/// `metrics.json`, as far as the report reads it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Metrics {
-    pub metrics_version: String,
-    pub run_id: String,
-    pub percentile_convention: String,
-    pub task_family_metrics: Vec<Row>,
-    pub combined_provider_metrics: Vec<Row>,
-    pub provenance: Provenance,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct Population {
-    pub population_count: i64,
-    pub submitted_count: i64,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct Counted {
-    pub reported_count: i64,
-    pub submitted_count: i64,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct KnownCost {
-    pub known_cost_usd: f64,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct FieldDiagnostics {
-    pub field_count_total: i64,
-    pub returned_object_count: i64,
-    pub median_correct_fields_returned: Option<f64>,
-}
-
-/// A family row or a pooled row. The spec's required columns are looked up by name in
-/// `columns` (the row's remaining keys), so a spec naming a column the aggregate does not
-/// produce is caught by [`check`] instead of rendering a blank.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Row {
-    pub provider: String,
-    pub task_family: String,
-    #[serde(default)]
-    pub scheduled_count: Option<i64>,
-    pub submitted_count: i64,
-    pub correct_count: i64,
-    pub failed_request_count: i64,
-    pub invalid_result_count: i64,
-    pub incorrect_result_count: i64,
-    pub ttfo_ms: Population,
-    pub ttfa_ms: Population,
-    pub e2e_latency_ms: Population,
-    pub output_tokens_per_second: Population,
-    pub usage: Counted,
-    pub cost: KnownCost,
-    #[serde(default)]
-    pub contract_field_diagnostics: Option<FieldDiagnostics>,
-    #[serde(default)]
-    pub balanced: Option<bool>,
-    #[serde(default)]
-    pub eligible: Option<bool>,
-    #[serde(default)]
-    pub ineligibility_reasons: Option<Vec<String>>,
-    #[serde(default)]
-    pub rank: Option<i64>,
-    #[serde(flatten)]
-    pub columns: BTreeMap<String, Value>,
-}
-
-impl Row {
-    /// A numeric column; `None` when null. [`check`] guarantees presence and type.
-    pub fn column(&self, name: &str) -> Option<f64> {
-        self.columns.get(name).and_then(Value::as_f64)
-    }
-
-    pub fn label<'a>(&'a self, table: &'a ProviderTable) -> &'a str {
-        table
-            .get(&self.provider)
-            .map_or(self.provider.as_str(), |p| p.label())
-    }
-
-    pub fn reasons(&self) -> &[String] {
-        self.ineligibility_reasons.as_deref().unwrap_or(&[])
-    }
-}
-
-/// `comparisons.json`, as far as the report reads it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Comparisons {
-    pub metrics_version: String,
-    pub run_id: String,
-    pub fastest_provider_wins: Vec<WinRow>,
-    pub pairwise_e2e_latency_differences: Vec<PairRow>,
-    pub provenance: Provenance,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct WinRow {
-    pub provider: String,
-    pub eligible: bool,
-    pub credited_wins: f64,
-    pub outright_wins: i64,
-    pub tied_fastest_rounds: i64,
-    pub eligible_e2e_sample_count: i64,
-    pub total_round_count: i64,
-    pub win_rate: Option<f64>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct PairRow {
-    pub provider_a: String,
-    pub provider_b: String,
-    pub eligible_comparison: bool,
-    pub exclusion_reasons: Vec<String>,
-    pub paired_count: i64,
-    pub total_round_count: i64,
-    pub coverage_rate: Option<f64>,
-    pub difference_p50_ms: Option<f64>,
-    pub difference_p95_ms: Option<f64>,
-    pub difference_p99_ms: Option<f64>,
+/// A provider's label from the provider table, or its name when the table has none.
+pub fn label<'a>(provider: &'a str, table: &'a ProviderTable) -> &'a str {
+    table.get(provider).map_or(provider, |p| p.label())
 }
 
 /// Everything the report is rendered from.
@@ -149,8 +28,8 @@ pub struct ReportInputs {
     pub spec: Spec,
     pub table: ProviderTable,
     pub lock: Lock,
-    pub metrics: Metrics,
-    pub comparisons: Comparisons,
+    pub metrics: MetricsDocument,
+    pub comparisons: ComparisonsDocument,
     /// Logical name → SHA-256 of every file read, for the report's provenance section.
     pub hashes: BTreeMap<String, String>,
 }
@@ -170,24 +49,26 @@ pub fn load(args: &Args) -> anyhow::Result<ReportInputs> {
     ]);
     lock.verify(&hashes)?;
     hashes.insert("lock.json".into(), file_sha256(&run.lock())?);
-    let metrics: Metrics = read(&run.metrics_json(), &mut hashes)?;
-    let comparisons: Comparisons = read(&run.comparisons(), &mut hashes)?;
+    let metrics_json = read(&run.metrics_json(), &mut hashes)?;
+    let comparisons_json = read(&run.comparisons(), &mut hashes)?;
+    let missing = missing_columns(&metrics_json, &spec.required_columns);
+    if !missing.is_empty() {
+        return Err(Error::Invalid(missing).into());
+    }
     let inputs = ReportInputs {
+        metrics: parse(&run.metrics_json(), metrics_json)?,
+        comparisons: parse(&run.comparisons(), comparisons_json)?,
         spec,
         table,
         lock,
-        metrics,
-        comparisons,
         hashes,
     };
     check(&inputs).map_err(Error::Invalid)?;
     Ok(inputs)
 }
 
-fn read<T: serde::de::DeserializeOwned>(
-    path: &Path,
-    hashes: &mut BTreeMap<String, String>,
-) -> anyhow::Result<T> {
+/// Reads a JSON file and records its hash under its file name.
+fn read(path: &Path, hashes: &mut BTreeMap<String, String>) -> anyhow::Result<Value> {
     if !path.exists() {
         return Err(Error::bad(format!(
             "{}: missing; run ib-aggregate first",
@@ -202,6 +83,42 @@ fn read<T: serde::de::DeserializeOwned>(
         .unwrap_or_default();
     hashes.insert(name, file_sha256(path)?);
     Ok(value)
+}
+
+/// A document `read` returned, as its shared type; a shape error names the file.
+fn parse<T: serde::de::DeserializeOwned>(path: &Path, value: Value) -> anyhow::Result<T> {
+    serde_json::from_value(value).map_err(|e| Error::bad(format!("{}: {e}", path.display())).into())
+}
+
+/// Where a row of `metrics.json` is, for a problem's message.
+fn row_at(list: &str, i: usize, provider: &str, family: &str) -> String {
+    format!("metrics.json: {list} ({provider} / {family}, entry {i})")
+}
+
+/// Every column the spec requires, present in every row as a number or null. Checked on the
+/// JSON before the typed parse, which would only say "missing field" without naming the row.
+fn missing_columns(metrics: &Value, required: &[String]) -> Vec<String> {
+    let rows = ROW_LISTS.into_iter().flat_map(|list| {
+        let rows = metrics[list].as_array().into_iter().flatten();
+        rows.map(move |row| (list, row))
+    });
+    let mut problems = Vec::new();
+    for (i, (list, row)) in rows.enumerate() {
+        let text = |key: &str| row[key].as_str().unwrap_or("?").to_string();
+        let at = row_at(list, i, &text("provider"), &text("task_family"));
+        for name in required {
+            match row.get(name) {
+                None => problems.push(format!(
+                    "{at}: {name}: missing (a column the spec requires)"
+                )),
+                Some(v) if !(v.is_null() || v.is_number()) => {
+                    problems.push(format!("{at}: {name}: expected a number or null"))
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    problems
 }
 
 /// Every problem that would make the report wrong or mixed, one line each.
@@ -242,28 +159,20 @@ pub fn check(inputs: &ReportInputs) -> Result<(), Vec<String>> {
 
 fn check_rows(inputs: &ReportInputs, problems: &mut Vec<String>) {
     let m = &inputs.metrics;
-    let rows = m
-        .task_family_metrics
-        .iter()
-        .map(|r| ("task_family_metrics", r));
+    let families = m.task_family_metrics.iter().map(|r| (ROW_LISTS[0], r));
     let pooled = m
         .combined_provider_metrics
         .iter()
-        .map(|r| ("combined_provider_metrics", r));
-    for (i, (list, row)) in rows.chain(pooled).enumerate() {
-        let at = format!(
-            "metrics.json: {list} ({} / {}, entry {i})",
-            row.provider, row.task_family
-        );
+        .map(|r| (ROW_LISTS[1], &r.metrics));
+    for (i, (list, row)) in families.chain(pooled).enumerate() {
+        let at = row_at(list, i, &row.provider, &row.task_family);
         for name in &inputs.spec.required_columns {
-            match row.columns.get(name) {
-                None => problems.push(format!(
-                    "{at}: {name}: missing (a column the spec requires)"
-                )),
-                Some(v) if !(v.is_null() || v.is_number()) => {
-                    problems.push(format!("{at}: {name}: expected a number or null"))
-                }
-                Some(_) => {}
+            // The JSON had the column (`missing_columns`); the format must define it too, or
+            // the parse dropped it and the report would render a blank.
+            if row.column(name).is_none() {
+                problems.push(format!(
+                    "{at}: {name}: not a numeric column of the metrics format"
+                ));
             }
         }
         if inputs.table.get(&row.provider).is_none() {
@@ -272,12 +181,38 @@ fn check_rows(inputs: &ReportInputs, problems: &mut Vec<String>) {
                 row.provider
             ));
         }
-        if list == "combined_provider_metrics"
-            && (row.eligible.is_none() || row.ineligibility_reasons.is_none())
-        {
-            problems.push(format!(
-                "{at}: eligible, ineligibility_reasons: missing from a pooled row"
-            ));
-        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample;
+
+    #[test]
+    fn a_required_column_must_be_a_number_in_every_row() {
+        let mut json = sample::metrics();
+        json["task_family_metrics"][1]["ttfa_p50"] = Value::from("fast");
+        let required = ["ttfa_p50".to_string(), "bogus_rate".to_string()];
+        let problems = missing_columns(&json, &required);
+        assert_eq!(problems.len(), 9 + 3 + 1, "{problems:#?}");
+        assert_eq!(
+            problems[1],
+            "metrics.json: task_family_metrics (a / ticket-triage, entry 1): ttfa_p50: expected a number or null"
+        );
+        assert!(problems[0].ends_with("entry 0): bogus_rate: missing (a column the spec requires)"));
+    }
+
+    #[test]
+    fn a_required_column_the_format_lacks_is_named() {
+        let mut inputs = sample::inputs();
+        assert_eq!(check(&inputs), Ok(()));
+        inputs.spec.required_columns.push("weighting".into());
+        let problems = check(&inputs).unwrap_err();
+        assert_eq!(problems.len(), 12, "{problems:#?}");
+        assert_eq!(
+            problems[11],
+            "metrics.json: combined_provider_metrics (c / pooled, entry 11): weighting: not a numeric column of the metrics format"
+        );
     }
 }

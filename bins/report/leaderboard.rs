@@ -2,7 +2,8 @@
 //! p95 floor, task success, operational failures) with the rank and the eligibility added,
 //! so an unranked provider stays visible with the reasons it was not ranked.
 use crate::format::{figure, percent, Table};
-use crate::inputs::Row;
+use crate::inputs::label;
+use inferbench_schemas::documents::{GroupMetrics, PooledMetrics};
 use inferbench_schemas::providers::ProviderTable;
 use std::cmp::Ordering;
 
@@ -29,19 +30,19 @@ ranked, by pooled E2E p99; an unranked provider shows `—` and the reasons it w
 
 /// Ranked providers in rank order, then the others by pooled E2E p99 (missing last), then
 /// name. The pooled summary uses the same order, so the two tables read in step.
-pub fn order(pooled: &[Row]) -> Vec<&Row> {
-    let mut rows: Vec<&Row> = pooled.iter().collect();
+pub fn order(pooled: &[PooledMetrics]) -> Vec<&PooledMetrics> {
+    let mut rows: Vec<&PooledMetrics> = pooled.iter().collect();
     rows.sort_by(|a, b| {
         let rank = (a.rank.is_none(), a.rank).cmp(&(b.rank.is_none(), b.rank));
-        rank.then_with(|| by_e2e_p99(a, b))
-            .then_with(|| a.provider.cmp(&b.provider))
+        rank.then_with(|| by_e2e_p99(&a.metrics, &b.metrics))
+            .then_with(|| a.metrics.provider.cmp(&b.metrics.provider))
     });
     rows
 }
 
 /// Ascending pooled E2E p99, missing values last.
-pub fn by_e2e_p99(a: &Row, b: &Row) -> Ordering {
-    match (a.column("e2e_latency_p99"), b.column("e2e_latency_p99")) {
+pub fn by_e2e_p99(a: &GroupMetrics, b: &GroupMetrics) -> Ordering {
+    match (a.percentiles.e2e_latency_p99, b.percentiles.e2e_latency_p99) {
         (Some(x), Some(y)) => x.total_cmp(&y),
         (Some(_), None) => Ordering::Less,
         (None, Some(_)) => Ordering::Greater,
@@ -50,19 +51,20 @@ pub fn by_e2e_p99(a: &Row, b: &Row) -> Ordering {
 }
 
 /// The section's lines.
-pub fn section(pooled: &[Row], table: &ProviderTable) -> Vec<String> {
+pub fn section(pooled: &[PooledMetrics], table: &ProviderTable) -> Vec<String> {
     let mut t = Table::new(&HEADERS);
     for row in order(pooled) {
+        let (m, p) = (&row.metrics, &row.metrics.percentiles);
         t.row(vec![
             rank(row.rank),
-            row.label(table).to_string(),
-            figure(row.column("e2e_latency_p50")),
-            figure(row.column("e2e_latency_p99")),
-            figure(row.column("ttfa_p50")),
-            figure(row.column("output_tokens_per_second_p50")),
-            figure(row.column("output_tokens_per_second_p95")),
-            percent(row.column("task_success_rate")),
-            percent(row.column("failure_rate")),
+            label(&m.provider, table).to_string(),
+            figure(p.e2e_latency_p50),
+            figure(p.e2e_latency_p99),
+            figure(p.ttfa_p50),
+            figure(p.output_tokens_per_second_p50),
+            figure(p.output_tokens_per_second_p95),
+            percent(m.task_success_rate),
+            percent(m.failure_rate),
             eligibility(row),
         ]);
     }
@@ -76,9 +78,9 @@ pub fn rank(rank: Option<i64>) -> String {
     rank.map_or_else(|| "—".to_string(), |r| r.to_string())
 }
 
-fn eligibility(row: &Row) -> String {
-    match (row.eligible, row.reasons()) {
-        (Some(true), _) => "eligible".to_string(),
+fn eligibility(row: &PooledMetrics) -> String {
+    match (row.eligible, row.ineligibility_reasons.as_slice()) {
+        (true, _) => "eligible".to_string(),
         (_, []) => "ineligible".to_string(),
         (_, reasons) => format!("ineligible: {}", reasons.join("; ")),
     }
@@ -117,13 +119,23 @@ mod tests {
     fn unranked_providers_follow_by_e2e_p99_with_missing_values_last() {
         let mut pooled = sample::inputs().metrics.combined_provider_metrics;
         // b stays ranked; a (p99 5,000) and c (p99 1,000) are unranked; b's twin has no E2E.
-        pooled.iter_mut().find(|r| r.provider == "a").unwrap().rank = None;
-        let mut twin = pooled.iter().find(|r| r.provider == "b").unwrap().clone();
-        (twin.provider, twin.rank) = ("z-no-samples".into(), None);
-        twin.columns
-            .insert("e2e_latency_p99".into(), serde_json::Value::Null);
+        pooled
+            .iter_mut()
+            .find(|r| r.metrics.provider == "a")
+            .unwrap()
+            .rank = None;
+        let mut twin = pooled
+            .iter()
+            .find(|r| r.metrics.provider == "b")
+            .unwrap()
+            .clone();
+        (twin.metrics.provider, twin.rank) = ("z-no-samples".into(), None);
+        twin.metrics.percentiles.e2e_latency_p99 = None;
         pooled.push(twin);
-        let names: Vec<&str> = order(&pooled).iter().map(|r| r.provider.as_str()).collect();
+        let names: Vec<&str> = order(&pooled)
+            .iter()
+            .map(|r| r.metrics.provider.as_str())
+            .collect();
         assert_eq!(names, ["b", "c", "a", "z-no-samples"]);
     }
 }

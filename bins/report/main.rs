@@ -1,10 +1,12 @@
-//! `ib-report`: a run's `metrics.json` and `comparisons.json` in, `report.md` out. A pure
+//! `ib-report`: a run's `metrics.json` and `comparisons.json` in, `report.md` and the run's
+//! `manifest.json` out. A pure
 //! function of the run directory's files and the spec; see `report.rs` for the order of work,
 //! `render.rs` for the document's sections, and `--help` for usage.
 mod args;
 mod format;
 mod inputs;
 mod leaderboard;
+mod manifest;
 mod paired;
 mod render;
 mod report;

@@ -1,7 +1,7 @@
 //! The paired comparisons: fastest-provider wins and pairwise E2E differences, as
 //! `ib-aggregate` computed them over the run's paired rounds.
 use crate::format::{coverage, figure, fixed, percent, Table};
-use crate::inputs::{Comparisons, PairRow};
+use inferbench_schemas::documents::{ComparisonsDocument, PairRow};
 use inferbench_schemas::providers::ProviderTable;
 
 const INTRO: &str = "Every round sent the same item to every provider at once, so a per-round \
@@ -15,7 +15,7 @@ pub const DIFFERENCE_DEFINITION: &str =
 B E2E latency`, in milliseconds over the rounds where both have a complete response; negative \
 values favor provider A. The p95 and p99 differences are upper-tail nearest-rank percentiles.";
 
-pub fn section(c: &Comparisons, table: &ProviderTable) -> Vec<String> {
+pub fn section(c: &ComparisonsDocument, table: &ProviderTable) -> Vec<String> {
     let label = |name: &str| {
         table
             .get(name)
@@ -43,7 +43,7 @@ pub fn section(c: &Comparisons, table: &ProviderTable) -> Vec<String> {
 }
 
 /// Providers by credited wins, most first.
-fn wins_table(c: &Comparisons, label: &dyn Fn(&str) -> String) -> Vec<String> {
+fn wins_table(c: &ComparisonsDocument, label: &dyn Fn(&str) -> String) -> Vec<String> {
     let headers = [
         "Provider",
         "Win rate",
@@ -76,7 +76,7 @@ fn wins_table(c: &Comparisons, label: &dyn Fn(&str) -> String) -> Vec<String> {
     wins.lines()
 }
 
-fn pairs_table(c: &Comparisons, label: &dyn Fn(&str) -> String) -> Vec<String> {
+fn pairs_table(c: &ComparisonsDocument, label: &dyn Fn(&str) -> String) -> Vec<String> {
     let headers = [
         "Provider A",
         "Provider B",

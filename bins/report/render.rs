@@ -31,10 +31,7 @@ pub fn render(inputs: &ReportInputs) -> String {
 
 fn header(inputs: &ReportInputs, families: &[String]) -> Vec<String> {
     let pooled = &inputs.metrics.combined_provider_metrics;
-    let per_provider: Vec<i64> = pooled
-        .iter()
-        .map(|r| r.scheduled_count.unwrap_or(r.submitted_count))
-        .collect();
+    let per_provider: Vec<i64> = pooled.iter().map(|r| r.metrics.scheduled_count).collect();
     let requests = match (per_provider.iter().min(), per_provider.iter().max()) {
         (Some(lo), Some(hi)) if lo == hi => format!("{lo} requests"),
         (Some(lo), Some(hi)) => format!("between {lo} and {hi} requests"),

@@ -9,10 +9,11 @@ use inferbench_schemas::run::RunDir;
 pub fn run(args: Args) -> anyhow::Result<()> {
     let inputs = inputs::load(&args)?;
     let text = render::render(&inputs);
-    let path = RunDir::new(&args.run).report_md();
-    atomic::write(&path, text.as_bytes())?;
+    let run = RunDir::new(&args.run);
+    atomic::write(&run.report_md(), text.as_bytes())?;
+    let status = crate::manifest::write(&run)?;
     eprintln!(
-        "ib-report: wrote report.md ({} providers)",
+        "ib-report: wrote report.md ({} providers) and manifest.json (run {status})",
         inputs.metrics.combined_provider_metrics.len()
     );
     Ok(())

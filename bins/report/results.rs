@@ -2,8 +2,9 @@
 //! provider, with sample counts) and one section per task family (the same columns, coverage
 //! and cost, and for contract extraction the field diagnostics).
 use crate::format::{self, column, coverage, fixed, Table, UNAVAILABLE};
-use crate::inputs::Row;
+use crate::inputs::label;
 use crate::leaderboard;
+use inferbench_schemas::documents::{GroupMetrics, PooledMetrics, Summary};
 use inferbench_schemas::providers::ProviderTable;
 
 const CONTRACT_FAMILY: &str = "contract-terms-extraction";
@@ -14,15 +15,20 @@ family has the same number of submitted requests; an unbalanced provider is not 
 shares of submitted requests; `unavailable` means the metric had no samples. The failure rate \
 also counts HTTP 1xx/3xx responses, shown as Other HTTP below.";
 
-/// The spec's required columns of one row, formatted.
-fn columns(row: &Row, required: &[String]) -> Vec<String> {
+/// The spec's required columns of one row, formatted. `inputs::check` made sure the format
+/// has every one of them.
+fn columns(row: &GroupMetrics, required: &[String]) -> Vec<String> {
     required
         .iter()
-        .map(|name| column(name, row.column(name)))
+        .map(|name| column(name, row.column(name).flatten()))
         .collect()
 }
 
-pub fn pooled_section(pooled: &[Row], required: &[String], table: &ProviderTable) -> Vec<String> {
+pub fn pooled_section(
+    pooled: &[PooledMetrics],
+    required: &[String],
+    table: &ProviderTable,
+) -> Vec<String> {
     let headers: Vec<&str> = ["Rank", "Provider"]
         .into_iter()
         .chain(required.iter().map(String::as_str))
@@ -30,8 +36,11 @@ pub fn pooled_section(pooled: &[Row], required: &[String], table: &ProviderTable
     let mut summary = Table::new(&headers);
     let ordered = leaderboard::order(pooled);
     for row in &ordered {
-        let mut cells = vec![leaderboard::rank(row.rank), row.label(table).to_string()];
-        cells.extend(columns(row, required));
+        let mut cells = vec![
+            leaderboard::rank(row.rank),
+            label(&row.metrics.provider, table).to_string(),
+        ];
+        cells.extend(columns(&row.metrics, required));
         summary.row(cells);
     }
     let mut lines = vec![
@@ -54,7 +63,7 @@ pub fn pooled_section(pooled: &[Row], required: &[String], table: &ProviderTable
 }
 
 /// What each pooled row was computed from: the verdict counts and each metric's samples.
-fn counts_table(rows: &[&Row], table: &ProviderTable) -> Vec<String> {
+fn counts_table(rows: &[&PooledMetrics], table: &ProviderTable) -> Vec<String> {
     let headers = [
         "Provider",
         "Submitted",
@@ -70,24 +79,22 @@ fn counts_table(rows: &[&Row], table: &ProviderTable) -> Vec<String> {
         "Balanced",
     ];
     let mut counts = Table::new(&headers);
+    let samples = |s: &Summary| coverage(s.population_count, s.submitted_count);
     for row in rows {
-        let samples =
-            |p: &crate::inputs::Population| coverage(p.population_count, p.submitted_count);
+        let (m, s) = (&row.metrics, &row.metrics.summaries);
         counts.row(vec![
-            row.label(table).to_string(),
-            row.submitted_count.to_string(),
-            row.correct_count.to_string(),
-            row.invalid_result_count.to_string(),
-            row.incorrect_result_count.to_string(),
-            row.failed_request_count.to_string(),
-            samples(&row.ttfo_ms),
-            samples(&row.ttfa_ms),
-            samples(&row.e2e_latency_ms),
-            samples(&row.output_tokens_per_second),
-            format::percent(row.column("other_http_rate")),
-            row.balanced
-                .map_or(UNAVAILABLE, |b| if b { "yes" } else { "no" })
-                .to_string(),
+            label(&m.provider, table).to_string(),
+            m.submitted_count.to_string(),
+            m.correct_count.to_string(),
+            m.invalid_result_count.to_string(),
+            m.incorrect_result_count.to_string(),
+            m.failed_request_count.to_string(),
+            samples(&s.ttfo_ms),
+            samples(&s.ttfa_ms),
+            samples(&s.e2e_latency_ms),
+            samples(&s.output_tokens_per_second),
+            format::percent(m.failures.other_http_rate),
+            (if row.balanced { "yes" } else { "no" }).to_string(),
         ]);
     }
     counts.lines()
@@ -95,7 +102,7 @@ fn counts_table(rows: &[&Row], table: &ProviderTable) -> Vec<String> {
 
 /// One `###` section per family, in the spec's family order.
 pub fn family_sections(
-    rows: &[Row],
+    rows: &[GroupMetrics],
     families: &[String],
     required: &[String],
     table: &ProviderTable,
@@ -106,7 +113,8 @@ pub fn family_sections(
             .to_string(),
     );
     for family in families {
-        let mut mine: Vec<&Row> = rows.iter().filter(|r| &r.task_family == family).collect();
+        let mut mine: Vec<&GroupMetrics> =
+            rows.iter().filter(|r| &r.task_family == family).collect();
         mine.sort_by(|a, b| {
             leaderboard::by_e2e_p99(a, b).then_with(|| a.provider.cmp(&b.provider))
         });
@@ -130,21 +138,21 @@ pub fn family_sections(
     lines
 }
 
-fn family_table(rows: &[&Row], required: &[String], table: &ProviderTable) -> Vec<String> {
+fn family_table(rows: &[&GroupMetrics], required: &[String], table: &ProviderTable) -> Vec<String> {
     let headers: Vec<&str> = ["Provider"]
         .into_iter()
         .chain(required.iter().map(String::as_str))
         .collect();
     let mut t = Table::new(&headers);
     for row in rows {
-        let mut cells = vec![row.label(table).to_string()];
+        let mut cells = vec![label(&row.provider, table).to_string()];
         cells.extend(columns(row, required));
         t.row(cells);
     }
     t.lines()
 }
 
-fn coverage_table(rows: &[&Row], table: &ProviderTable) -> Vec<String> {
+fn coverage_table(rows: &[&GroupMetrics], table: &ProviderTable) -> Vec<String> {
     let mut t = Table::new(&[
         "Provider",
         "Submitted",
@@ -155,17 +163,18 @@ fn coverage_table(rows: &[&Row], table: &ProviderTable) -> Vec<String> {
         "Known cost (USD)",
     ]);
     for row in rows {
+        let s = &row.summaries;
         t.row(vec![
-            row.label(table).to_string(),
+            label(&row.provider, table).to_string(),
             row.submitted_count.to_string(),
-            coverage(row.ttfa_ms.population_count, row.ttfa_ms.submitted_count),
+            coverage(s.ttfa_ms.population_count, s.ttfa_ms.submitted_count),
             coverage(
-                row.e2e_latency_ms.population_count,
-                row.e2e_latency_ms.submitted_count,
+                s.e2e_latency_ms.population_count,
+                s.e2e_latency_ms.submitted_count,
             ),
             coverage(
-                row.output_tokens_per_second.population_count,
-                row.output_tokens_per_second.submitted_count,
+                s.output_tokens_per_second.population_count,
+                s.output_tokens_per_second.submitted_count,
             ),
             coverage(row.usage.reported_count, row.usage.submitted_count),
             fixed(row.cost.known_cost_usd, 6),
@@ -174,7 +183,7 @@ fn coverage_table(rows: &[&Row], table: &ProviderTable) -> Vec<String> {
     t.lines()
 }
 
-fn diagnostics_table(rows: &[&Row], table: &ProviderTable) -> Vec<String> {
+fn diagnostics_table(rows: &[&GroupMetrics], table: &ProviderTable) -> Vec<String> {
     let mut t = Table::new(&[
         "Provider",
         "Returned objects",
@@ -184,7 +193,7 @@ fn diagnostics_table(rows: &[&Row], table: &ProviderTable) -> Vec<String> {
     for row in rows {
         let d = row.contract_field_diagnostics.as_ref();
         t.row(vec![
-            row.label(table).to_string(),
+            label(&row.provider, table).to_string(),
             d.map_or(UNAVAILABLE.to_string(), |d| {
                 d.returned_object_count.to_string()
             }),

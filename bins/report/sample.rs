@@ -1,10 +1,16 @@
 //! Test inputs: three providers with hand-picked figures. `b` is ranked first (E2E p99
 //! 3,228.8 ms, 95.83% success), `a` second, and `c` is faster but ineligible for its failures.
-use crate::inputs::{Comparisons, Metrics, ReportInputs};
+use crate::inputs::ReportInputs;
+use inferbench_schemas::documents::{
+    ComparisonsDocument, Cost, EligibilityPolicy, FailureCounts, FieldDiagnostics, FlatPercentiles,
+    GroupMetrics, MetricSummaries, MetricsDocument, PairRow, PercentileValue, Percentiles,
+    PooledMetrics, PriceUsd, Provenance, ProviderEligibility, RateDetail, Summary, Usage, WinRow,
+    METRICS_VERSION,
+};
 use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
 use inferbench_schemas::providers::ProviderTable;
 use inferbench_schemas::spec::Spec;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -35,93 +41,253 @@ pub fn provider_table() -> ProviderTable {
     .unwrap()
 }
 
-/// A metrics row with every required column. `e2e` = (p50, p99); rates are fractions.
-fn row(provider: &str, family: &str, e2e: (f64, f64), success: f64, failure: f64) -> Value {
-    let mut v = json!({
-        "provider": provider, "task_family": family, "scheduled_count": 600, "submitted_count": 600,
-        "correct_count": (success * 600.0).round() as i64, "failed_request_count": (failure * 600.0).round() as i64,
-        "invalid_result_count": 1, "incorrect_result_count": 2,
-        "ttfo_ms": {"population_count": 598, "submitted_count": 600},
-        "ttfa_ms": {"population_count": 598, "submitted_count": 600},
-        "e2e_latency_ms": {"population_count": 597, "submitted_count": 600},
-        "output_tokens_per_second": {"population_count": 590, "submitted_count": 600},
-        "usage": {"reported_count": 300, "submitted_count": 600},
-        "cost": {"known_cost_usd": 0.0123456789},
-        "ttfo_p50": 250.0, "ttfo_p95": 900.0, "ttfo_p99": 1500.5,
-        "ttfa_p50": 287.1, "ttfa_p95": 1160.0, "ttfa_p99": 2000.0,
-        "pre_answer_reasoning_tokens_p50": 12.0, "pre_answer_reasoning_tokens_p95": 40.0, "pre_answer_reasoning_tokens_p99": 1234.0,
-        "reasoning_emission_rate": 0.5,
-        "e2e_latency_p50": e2e.0, "e2e_latency_p95": 2000.0, "e2e_latency_p99": e2e.1,
-        "output_tokens_per_second_p50": 240.5, "output_tokens_per_second_p95": 61.6, "output_tokens_per_second_p99": null,
-        "task_success_rate": success, "failure_rate": failure, "timeout_rate": failure, "http_429_rate": 0.0,
-        "other_http_4xx_rate": 0.0, "http_5xx_rate": 0.0, "transport_error_rate": 0.0, "other_http_rate": 0.0
-    });
-    if family == FAMILIES[2] {
-        v["contract_field_diagnostics"] = json!({"field_count_total": 10, "returned_object_count": 590, "median_correct_fields_returned": 9.5});
+/// A summary of `population` samples out of 600 with percentiles `[p50, p95, p99]`.
+fn summary(population: i64, [p50, p95, p99]: [Option<f64>; 3]) -> Summary {
+    let value = |value| PercentileValue { value };
+    Summary {
+        population_count: population,
+        submitted_count: 600,
+        missing_sample_count: 600 - population,
+        population_rate: Some(population as f64 / 600.0),
+        percentiles: Percentiles {
+            p50: value(p50),
+            p95: value(p95),
+            p99: value(p99),
+        },
     }
-    v
 }
 
-pub fn metrics() -> Value {
-    let providers = [
-        ("a", (400.0, 5000.0), 0.99, 0.0),
-        ("b", (330.8, 3228.8), 0.9583333, 0.0),
-        ("c", (200.0, 1000.0), 0.98, 0.0148),
-    ];
-    let families: Vec<Value> = providers
+fn detail(value: f64, numerator: i64, denominator: i64) -> RateDetail {
+    RateDetail {
+        value: Some(value),
+        numerator,
+        denominator,
+        missing_sample_count: 600 - denominator,
+    }
+}
+
+/// A metrics row of 600 requests. `e2e` = (p50, p99); rates are fractions; every failure is a
+/// timeout.
+fn row(provider: &str, family: &str, e2e: (f64, f64), success: f64, failure: f64) -> GroupMetrics {
+    let (correct, failed) = (
+        (success * 600.0).round() as i64,
+        (failure * 600.0).round() as i64,
+    );
+    let summaries = MetricSummaries {
+        ttfo_ms: summary(598, [Some(250.0), Some(900.0), Some(1500.5)]),
+        ttfa_ms: summary(598, [Some(287.1), Some(1160.0), Some(2000.0)]),
+        pre_answer_reasoning_tokens: summary(598, [Some(12.0), Some(40.0), Some(1234.0)]),
+        e2e_latency_ms: summary(597, [Some(e2e.0), Some(2000.0), Some(e2e.1)]),
+        output_tokens_per_second: summary(590, [Some(240.5), Some(61.6), None]),
+    };
+    GroupMetrics {
+        provider: provider.into(),
+        task_family: family.into(),
+        scheduled_count: 600,
+        submitted_count: 600,
+        missing_response_count: 0,
+        correct_count: correct,
+        failed_request_count: failed,
+        invalid_result_count: 1,
+        incorrect_result_count: 2,
+        task_success_rate: Some(success),
+        task_success_rate_detail: detail(success, correct, 600),
+        failure_rate: Some(failure),
+        failure_rate_detail: detail(failure, failed, 600),
+        failures: FailureCounts {
+            timeout_rate: Some(failure),
+            timeout_count: failed,
+            http_429_rate: Some(0.0),
+            http_429_count: 0,
+            other_http_4xx_rate: Some(0.0),
+            other_http_4xx_count: 0,
+            http_5xx_rate: Some(0.0),
+            http_5xx_count: 0,
+            transport_error_rate: Some(0.0),
+            transport_error_count: 0,
+            other_http_rate: Some(0.0),
+            other_http_count: 0,
+        },
+        reasoning_emission_rate: Some(0.5),
+        reasoning_emission_detail: detail(0.5, 299, 598),
+        percentiles: FlatPercentiles::of(&summaries),
+        summaries,
+        usage: Usage {
+            reported_count: 300,
+            submitted_count: 600,
+            missing_count: 300,
+            coverage_rate: Some(0.5),
+            input_tokens: 30_000,
+            output_tokens: 15_000,
+            total_tokens: 45_000,
+        },
+        cost: Cost {
+            reported_count: 300,
+            submitted_count: 600,
+            missing_count: 300,
+            coverage_rate: Some(0.5),
+            known_cost_usd: 0.0123456789,
+            total_cost_usd: None,
+            price_usd_per_million_tokens: PriceUsd {
+                input: 1.0,
+                output: 2.0,
+            },
+        },
+        contract_field_diagnostics: (family == FAMILIES[2]).then_some(FieldDiagnostics {
+            field_count_total: 10,
+            returned_object_count: 590,
+            median_correct_fields_returned: Some(9.5),
+        }),
+    }
+}
+
+/// Each provider's (name, E2E (p50, p99), success, failure).
+const PROVIDERS: [(&str, (f64, f64), f64, f64); 3] = [
+    ("a", (400.0, 5000.0), 0.99, 0.0),
+    ("b", (330.8, 3228.8), 0.9583333, 0.0),
+    ("c", (200.0, 1000.0), 0.98, 0.0148),
+];
+
+const FAILURES: &str = "operational failure rate above 1%";
+
+fn pooled((p, e2e, s, f): (&str, (f64, f64), f64, f64)) -> PooledMetrics {
+    let (rank, reasons) = match p {
+        "b" => (Some(1), vec![]),
+        "a" => (Some(2), vec![]),
+        _ => (None, vec![FAILURES.to_string()]),
+    };
+    PooledMetrics {
+        metrics: row(p, "pooled", e2e, s, f),
+        weighting: "pooled_balanced_requests".into(),
+        task_family_count: 3,
+        expected_task_family_count: 3,
+        missing_task_families: vec![],
+        task_family_submitted_counts: FAMILIES.iter().map(|f| (f.to_string(), 600)).collect(),
+        balanced: true,
+        model_mismatch_count: 0,
+        configuration_compatible: true,
+        artifact_graph_complete: true,
+        eligible: reasons.is_empty(),
+        ineligibility_reasons: reasons,
+        rank,
+    }
+}
+
+fn provenance() -> Provenance {
+    Provenance {
+        code_version: "inferbench test".into(),
+        inputs: BTreeMap::from([("lock.json".to_string(), "11".repeat(32))]),
+    }
+}
+
+const CONVENTION: &str =
+    "nearest-rank, integer ranks: upper pK = ceil(K·n/100); lower floor pK = n − ceil(K·n/100) + 1";
+
+pub fn metrics_document() -> MetricsDocument {
+    let families = PROVIDERS
         .iter()
         .flat_map(|(p, e2e, s, f)| FAMILIES.iter().map(move |fam| row(p, fam, *e2e, *s, *f)))
         .collect();
-    let pooled: Vec<Value> = providers
-        .iter()
-        .map(|(p, e2e, s, f)| {
-            let mut v = row(p, "pooled", *e2e, *s, *f);
-            let (rank, reasons) = match *p {
-                "b" => (json!(1), json!([])),
-                "a" => (json!(2), json!([])),
-                _ => (Value::Null, json!(["operational failure rate above 1%"])),
-            };
-            v["rank"] = rank;
-            v["eligible"] = json!(*p != "c");
-            v["ineligibility_reasons"] = reasons;
-            v["balanced"] = json!(true);
-            v
-        })
-        .collect();
-    json!({
-        "metrics_version": "inferbench-metrics-v1", "benchmark_slug": "inference-micro-single-task", "run_id": "run-sample",
-        "percentile_convention": "nearest-rank, integer ranks: upper pK = ceil(K·n/100); lower floor pK = n − ceil(K·n/100) + 1",
-        "task_family_metrics": families, "combined_provider_metrics": pooled, "ranking": ["b", "a"],
-        "provenance": {"code_version": "inferbench test", "inputs": {"lock.json": "11".repeat(32)}}
-    })
+    MetricsDocument {
+        metrics_version: METRICS_VERSION.into(),
+        benchmark_slug: "inference-micro-single-task".into(),
+        run_id: "run-sample".into(),
+        percentile_convention: CONVENTION.into(),
+        eligibility: EligibilityPolicy {
+            min_task_success_rate: 0.95,
+            max_failure_rate: 0.01,
+        },
+        task_family_metrics: families,
+        combined_provider_metrics: PROVIDERS.map(pooled).to_vec(),
+        ranking: vec!["b".into(), "a".into()],
+        provenance: provenance(),
+    }
 }
 
-pub fn comparisons() -> Value {
-    let win = |p: &str, credited: f64, outright: i64, tied: i64, eligible: bool| {
-        json!({"provider": p, "eligible": eligible, "credited_wins": credited, "outright_wins": outright, "tied_fastest_rounds": tied,
-               "eligible_e2e_sample_count": if eligible { 600 } else { 0 }, "total_round_count": 600,
-               "win_rate": if eligible { json!(credited / 600.0) } else { Value::Null }})
+/// `metrics.json` as JSON.
+pub fn metrics() -> Value {
+    serde_json::to_value(metrics_document()).unwrap()
+}
+
+fn eligibility(provider: &str) -> ProviderEligibility {
+    let reasons: Vec<String> = match provider {
+        "c" => vec![FAILURES.into()],
+        _ => vec![],
     };
-    let pair = |a: &str, b: &str, eligible: bool, diffs: [Option<f64>; 3], paired: i64| {
-        let reasons = if eligible {
-            json!([])
-        } else {
-            json!([format!("c: operational failure rate above 1%")])
-        };
-        json!({"provider_a": a, "provider_b": b, "eligible_comparison": eligible, "exclusion_reasons": reasons,
-               "paired_count": paired, "total_round_count": 600, "coverage_rate": paired as f64 / 600.0,
-               "difference_p50_ms": diffs[0], "difference_p95_ms": diffs[1], "difference_p99_ms": diffs[2]})
+    ProviderEligibility {
+        provider: provider.into(),
+        configuration_compatible: true,
+        artifact_graph_complete: true,
+        eligible: reasons.is_empty(),
+        exclusion_reasons: reasons,
+    }
+}
+
+fn win(provider: &str, credited: f64, outright: i64, tied: i64) -> WinRow {
+    let e = eligibility(provider);
+    let samples = if e.eligible { 600 } else { 0 };
+    WinRow {
+        provider: provider.into(),
+        eligible: e.eligible,
+        exclusion_reasons: e.exclusion_reasons,
+        credited_wins: credited,
+        outright_wins: outright,
+        tied_fastest_rounds: tied,
+        eligible_round_count: 600,
+        eligible_e2e_sample_count: samples,
+        excluded_or_missing_sample_count: 600 - samples,
+        total_round_count: 600,
+        win_rate: e.eligible.then_some(credited / 600.0),
+    }
+}
+
+fn pair(a: &str, b: &str, diffs: [Option<f64>; 3], paired: i64) -> PairRow {
+    let eligible = b != "c";
+    let reasons = match eligible {
+        true => vec![],
+        false => vec![format!("c: {FAILURES}")],
     };
-    json!({
-        "metrics_version": "inferbench-metrics-v1", "run_id": "run-sample",
-        "fastest_provider_wins": [win("a", 200.5, 200, 1, true), win("b", 399.5, 399, 1, true), win("c", 0.0, 0, 0, false)],
-        "pairwise_e2e_latency_differences": [
-            pair("a", "b", true, [Some(-20.0), Some(1500.25), Some(3000.0)], 597),
-            pair("a", "c", false, [None, None, None], 0),
-            pair("b", "c", false, [None, None, None], 0),
+    PairRow {
+        provider_a: a.into(),
+        provider_b: b.into(),
+        difference_definition: "provider_a_e2e_latency_ms - provider_b_e2e_latency_ms".into(),
+        eligible_comparison: eligible,
+        exclusion_reasons: reasons,
+        paired_count: paired,
+        total_round_count: 600,
+        missing_pair_count: 600 - paired,
+        coverage_rate: Some(paired as f64 / 600.0),
+        difference_p50_ms: diffs[0],
+        difference_p95_ms: diffs[1],
+        difference_p99_ms: diffs[2],
+    }
+}
+
+pub fn comparisons_document() -> ComparisonsDocument {
+    ComparisonsDocument {
+        metrics_version: METRICS_VERSION.into(),
+        benchmark_slug: "inference-micro-single-task".into(),
+        run_id: "run-sample".into(),
+        percentile_convention: CONVENTION.into(),
+        tie_rule: "exact E2E ties split one round's credit equally (1/k each)".into(),
+        provider_eligibility: ["a", "b", "c"].map(eligibility).to_vec(),
+        fastest_provider_wins: vec![
+            win("a", 200.5, 200, 1),
+            win("b", 399.5, 399, 1),
+            win("c", 0.0, 0, 0),
         ],
-        "provenance": {"code_version": "inferbench test", "inputs": {"lock.json": "11".repeat(32)}}
-    })
+        pairwise_e2e_latency_differences: vec![
+            pair("a", "b", [Some(-20.0), Some(1500.25), Some(3000.0)], 597),
+            pair("a", "c", [None, None, None], 0),
+            pair("b", "c", [None, None, None], 0),
+        ],
+        provenance: provenance(),
+    }
+}
+
+/// `comparisons.json` as JSON.
+pub fn comparisons() -> Value {
+    serde_json::to_value(comparisons_document()).unwrap()
 }
 
 pub fn lock() -> Lock {
@@ -153,8 +319,8 @@ pub fn lock() -> Lock {
 
 /// The sample as loaded inputs (the checks pass on it).
 pub fn inputs() -> ReportInputs {
-    let metrics: Metrics = serde_json::from_value(metrics()).unwrap();
-    let comparisons: Comparisons = serde_json::from_value(comparisons()).unwrap();
+    let metrics = metrics_document();
+    let comparisons = comparisons_document();
     let hashes = BTreeMap::from([
         ("comparisons.json".to_string(), "66".repeat(32)),
         ("lock.json".to_string(), "11".repeat(32)),

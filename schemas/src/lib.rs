@@ -22,6 +22,7 @@ pub mod atomic;
 pub mod canonical;
 pub mod cli;
 pub mod dataset;
+pub mod documents;
 pub mod error;
 pub mod event;
 pub mod json_schema;

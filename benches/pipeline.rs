@@ -1,0 +1,142 @@
+//! `make bench`: how fast inferbench's hot paths are, on this machine.
+//!
+//! - SSE framing: synthetic `chat.completion.chunk` streams fed in 1 KiB reads;
+//! - the timing function over one request's events;
+//! - re-scoring a full-size run: a synthetic event log of 6,000 requests (the reference
+//!   benchmark's size) through the real `ib-reconstruct` binary.
+//!
+//! Each figure is the best of several repetitions; the run prints a Markdown table.
+#[path = "../bins/fetch/sse.rs"]
+#[allow(dead_code)]
+mod sse;
+
+use inferbench_schemas::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SseEvent};
+use inferbench_schemas::jsonl::AppendWriter;
+use inferbench_schemas::timing::{self, TimedEvent};
+use std::time::{Duration, Instant};
+
+fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> Duration {
+    (0..reps)
+        .map(|_| {
+            let start = Instant::now();
+            std::hint::black_box(f());
+            start.elapsed()
+        })
+        .min()
+        .expect("at least one repetition")
+}
+
+fn chunk(content: &str) -> String {
+    format!(r#"{{"id":"chatcmpl-1","object":"chat.completion.chunk","created":0,"model":"m","choices":[{{"index":0,"delta":{{"content":{}}}}}]}}"#, serde_json::to_string(content).unwrap())
+}
+
+fn sse_stream(events: usize) -> Vec<u8> {
+    let mut out = String::new();
+    for i in 0..events {
+        out.push_str("data: ");
+        out.push_str(&chunk(&format!("tok{i} ")));
+        out.push_str("\n\n");
+    }
+    out.push_str("data: [DONE]\n\n");
+    out.into_bytes()
+}
+
+fn bench_sse() -> (f64, f64) {
+    let stream = sse_stream(50_000);
+    let elapsed = best_of(5, || {
+        let mut parser = sse::Parser::default();
+        let mut frames = 0;
+        for piece in stream.chunks(1024) {
+            frames += parser.feed(piece).len();
+        }
+        frames
+    });
+    let secs = elapsed.as_secs_f64();
+    (stream.len() as f64 / secs / 1e6, 50_001.0 / secs)
+}
+
+fn bench_timing() -> f64 {
+    let payloads: Vec<String> = (0..60).map(|i| chunk(&format!("\"f{i}\":{i},"))).collect();
+    let events: Vec<TimedEvent> = payloads.iter().enumerate().map(|(i, p)| TimedEvent { offset_ms: i as f64, data: Some(p) }).collect();
+    let reps = 2_000;
+    let elapsed = best_of(3, || (0..reps).map(|_| timing::compute(&events, true).visible_answer_tokens).sum::<i64>());
+    reps as f64 / elapsed.as_secs_f64()
+}
+
+/// Writes a full-size synthetic log: 6,000 requests of 40 answer events each.
+fn synthetic_run(dir: &std::path::Path) -> usize {
+    let run = inferbench_schemas::run::RunDir::new(dir.join("run-bench"));
+    std::fs::create_dir_all(run.events_dir()).unwrap();
+    let mut log = AppendWriter::open(&run.segment(1)).unwrap();
+    let (mut seq, mut t) = (0u64, 0u64);
+    let mut emit = |event: Event, dt: u64| {
+        t += dt;
+        log.append(&Envelope { v: 1, run_id: "run-bench".into(), seq, t_ns: t, event }).unwrap();
+        seq += 1;
+    };
+    for r in 0..6_000u64 {
+        let request_id = format!("req-{r:06}");
+        let started = RequestStarted {
+            request_id: request_id.clone(),
+            attempt: 1,
+            round_id: format!("round-{}", r / 10),
+            round_index: r / 10,
+            provider: format!("p{}", r % 10),
+            task_family: "ticket-triage".into(),
+            item_id: format!("item-{}", r / 10),
+            endpoint: "http://127.0.0.1/v1/chat/completions".into(),
+            body: serde_json::json!({"model": "m", "stream": true}),
+            headers: Default::default(),
+            intended_t_ns: r * 10_000_000,
+        };
+        emit(Event::RequestStarted(started), 1_000);
+        for i in 0..40u32 {
+            let data = Some(chunk(&format!("\"k{i}\":\"v{i}\",")));
+            emit(Event::SseEvent(SseEvent { request_id: request_id.clone(), attempt: 1, index: i, data, event: None, id: None, retry: None, comment: None }), 5_000_000);
+        }
+        let terminal = RequestTerminal {
+            request_id,
+            attempt: 1,
+            outcome: Outcome::Completed,
+            http_status: Some(200),
+            error_type: None,
+            error_message: None,
+            error_body: None,
+            bytes_received: 8_000,
+            done_seen: true,
+        };
+        emit(Event::RequestTerminal(terminal), 1_000);
+    }
+    seq as usize
+}
+
+fn bench_reconstruct() -> (usize, u64, f64) {
+    let dir = tempfile::tempdir().unwrap();
+    let events = synthetic_run(dir.path());
+    let run = dir.path().join("run-bench");
+    let bytes = std::fs::metadata(run.join("events/0001.jsonl")).unwrap().len();
+    let elapsed = best_of(3, || {
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_ib-reconstruct"))
+            .arg("--run")
+            .arg(&run)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    });
+    (events, bytes, elapsed.as_secs_f64())
+}
+
+fn main() {
+    let (mb_s, events_s) = bench_sse();
+    let timing_rate = bench_timing();
+    let (events, bytes, reconstruct_secs) = bench_reconstruct();
+    println!("| what | figure |");
+    println!("|---|---|");
+    println!("| SSE framing, 1 KiB reads | {mb_s:.0} MB/s ({:.2} M events/s) |", events_s / 1e6);
+    println!("| timing function, 60-event request | {:.0} requests/s |", timing_rate);
+    println!(
+        "| `ib-reconstruct`, 6,000 requests ({events} events, {:.0} MB of JSONL) | {reconstruct_secs:.2} s |",
+        bytes as f64 / 1e6
+    );
+}

@@ -1,0 +1,96 @@
+//! A fetch killed mid-run resumes: exactly one final outcome per scheduled request, the
+//! interrupted attempts kept in the log and closed as `interrupted`.
+use crate::support::{ok, Sim, Workspace};
+use inferbench_schemas::event::{Envelope, Event, Outcome};
+use inferbench_schemas::jsonl;
+use inferbench_schemas::parquet_io;
+use inferbench_schemas::tables::{ResponseRow, ScheduleRow};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn events(run: &Path) -> Vec<Envelope> {
+    let mut all = Vec::new();
+    for (_, path) in inferbench_schemas::run::RunDir::new(run).segments().unwrap() {
+        all.extend(jsonl::read::<Envelope>(&path).unwrap().records);
+    }
+    all
+}
+
+/// True once a round has closed and a later request is in flight.
+fn mid_run(run: &Path) -> bool {
+    let Ok(segments) = inferbench_schemas::run::RunDir::new(run).segments() else { return false };
+    let Some((_, path)) = segments.first() else { return false };
+    let Ok(log) = jsonl::read::<Envelope>(path) else { return false };
+    let closed = log.records.iter().any(|e| matches!(e.event, Event::RoundClosed(_)));
+    let mut open = BTreeSet::new();
+    for e in &log.records {
+        match &e.event {
+            Event::RequestStarted(s) if closed => {
+                open.insert(s.request_id.clone());
+            }
+            Event::RequestTerminal(t) => {
+                open.remove(&t.request_id);
+            }
+            _ => {}
+        }
+    }
+    closed && !open.is_empty()
+}
+
+#[test]
+fn killed_fetch_resumes_with_one_outcome_per_request() {
+    let _one_at_a_time = crate::support::timed_section();
+    let ws = Workspace::new();
+    let sim = Sim::start(&ws);
+    let run = ws.run("run-resume");
+    ok(ws.stage("ib-select", &run).args(["--per-family", "2", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    let fetch = || {
+        let mut cmd = ws.stage("ib-fetch", &run);
+        cmd.args(["--endpoint-base", &sim.url, "--deadline-seconds", "1.0"]);
+        cmd
+    };
+    let mut child = fetch().stderr(std::process::Stdio::null()).spawn().unwrap();
+    let started = Instant::now();
+    while !mid_run(&run) {
+        assert!(started.elapsed() < Duration::from_secs(30), "fetch never reached its second round");
+        assert!(child.try_wait().unwrap().is_none(), "fetch finished before it could be killed");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to clean up
+    child.wait().unwrap();
+    assert!(!run.join("events.parquet").exists(), "a killed fetch does not seal");
+
+    ok(&mut fetch());
+    let log = events(&run);
+    let seqs: Vec<u64> = log.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (0..log.len() as u64).collect::<Vec<_>>(), "seq is gap-free across segments");
+    let interrupted: Vec<&str> = log
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::RequestTerminal(t) if t.outcome == Outcome::Interrupted => Some(t.request_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(!interrupted.is_empty(), "the in-flight attempts were closed as interrupted");
+    let mut finals: BTreeMap<&str, usize> = BTreeMap::new();
+    for e in &log {
+        if let Event::RequestTerminal(t) = &e.event {
+            if t.outcome != Outcome::Interrupted {
+                *finals.entry(t.request_id.as_str()).or_default() += 1;
+            }
+        }
+    }
+    let schedule = parquet_io::read::<ScheduleRow>(&run.join("schedule.parquet")).unwrap().rows;
+    assert_eq!(finals.len(), schedule.len(), "every scheduled request has a final outcome");
+    assert!(finals.values().all(|n| *n == 1), "exactly one final outcome each: {finals:?}");
+
+    ok(&mut ws.stage("ib-reconstruct", &run));
+    let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
+    assert_eq!(responses.len(), schedule.len());
+    for id in interrupted {
+        let row = responses.iter().find(|r| r.request_id == id).unwrap();
+        assert!(row.attempt >= 2 && row.outcome != "interrupted", "{id} was re-sent: {row:?}");
+    }
+}

@@ -1,0 +1,163 @@
+//! Helpers for the end-to-end tests: the real binaries, a scratch pipeline, and `ib-sim` on
+//! an ephemeral loopback port.
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn bin(name: &str) -> PathBuf {
+    let path = match name {
+        "ib-select" => env!("CARGO_BIN_EXE_ib-select"),
+        "ib-schedule" => env!("CARGO_BIN_EXE_ib-schedule"),
+        "ib-fetch" => env!("CARGO_BIN_EXE_ib-fetch"),
+        "ib-reconstruct" => env!("CARGO_BIN_EXE_ib-reconstruct"),
+        "ib-evaluate" => env!("CARGO_BIN_EXE_ib-evaluate"),
+        "ib-aggregate" => env!("CARGO_BIN_EXE_ib-aggregate"),
+        "ib-report" => env!("CARGO_BIN_EXE_ib-report"),
+        "ib-sim" => env!("CARGO_BIN_EXE_ib-sim"),
+        other => panic!("unknown binary {other}"),
+    };
+    PathBuf::from(path)
+}
+
+/// A scratch copy of the test pipeline: the bundled spec and prompts, the test provider
+/// table and simulated profiles, and the sample dataset.
+pub struct Workspace {
+    pub dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    pub fn new() -> Workspace {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let pipeline = dir.path().join("pipeline");
+        std::fs::create_dir_all(pipeline.join("prompts")).unwrap();
+        let bundled = repo().join("pipelines/micro-single-task");
+        std::fs::copy(bundled.join("spec.yaml"), pipeline.join("spec.yaml")).unwrap();
+        for entry in std::fs::read_dir(bundled.join("prompts")).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, pipeline.join("prompts").join(path.file_name().unwrap())).unwrap();
+        }
+        let fixtures = repo().join("tests/fixtures/e2e");
+        std::fs::copy(fixtures.join("providers.yaml"), pipeline.join("providers.yaml")).unwrap();
+        std::fs::copy(fixtures.join("sim-profiles.yaml"), pipeline.join("sim-profiles.yaml")).unwrap();
+        let data = dir.path().join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        for entry in std::fs::read_dir(repo().join("tests/fixtures/micro-single-task")).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, data.join(path.file_name().unwrap())).unwrap();
+        }
+        Workspace { dir }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn spec(&self) -> PathBuf {
+        self.path("pipeline/spec.yaml")
+    }
+
+    pub fn dataset(&self) -> PathBuf {
+        self.path("data")
+    }
+
+    pub fn run(&self, name: &str) -> PathBuf {
+        self.path(&format!("runs/{name}"))
+    }
+
+    /// A stage command with the common flags of this workspace.
+    pub fn stage(&self, name: &str, run: &Path) -> Command {
+        let mut cmd = Command::new(bin(name));
+        cmd.arg("--run").arg(run).current_dir(self.dir.path());
+        if name != "ib-reconstruct" {
+            cmd.arg("--spec").arg(self.spec());
+        }
+        if matches!(name, "ib-select" | "ib-fetch" | "ib-evaluate") {
+            cmd.arg("--dataset").arg(self.dataset());
+        }
+        cmd
+    }
+}
+
+/// Runs a command to completion and asserts it succeeded.
+pub fn ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("spawn");
+    assert!(
+        out.status.success(),
+        "{:?} failed with {:?}\nstdout: {}\nstderr: {}",
+        cmd,
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Tests that run `ib-sim` and check timing take turns: on a 2-core machine two simulated
+/// runs at once would measure the scheduler, not the client.
+pub fn timed_section() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A running `ib-sim`, stopped on drop.
+pub struct Sim {
+    child: Child,
+    pub url: String,
+    pub log: PathBuf,
+}
+
+impl Sim {
+    pub fn start(ws: &Workspace) -> Sim {
+        let url_file = ws.path("sim-url");
+        let log = ws.path("sim-log.jsonl");
+        let child = Command::new(bin("ib-sim"))
+            .arg("--profiles")
+            .arg(ws.path("pipeline/sim-profiles.yaml"))
+            .arg("--dataset")
+            .arg(ws.dataset())
+            .arg("--port-file")
+            .arg(&url_file)
+            .arg("--log")
+            .arg(&log)
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn ib-sim");
+        let started = Instant::now();
+        while !url_file.exists() {
+            assert!(started.elapsed() < Duration::from_secs(20), "ib-sim did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let url = std::fs::read_to_string(&url_file).unwrap().trim().to_string();
+        Sim { child, url, log }
+    }
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Every file under `dir`, recursively.
+pub fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
