@@ -6,11 +6,9 @@
 //! the same code writes the same bytes.
 use crate::args::Args;
 use crate::rubric::{self, Family};
-use inferbench_schemas::dataset::{self, Dataset, LoadOptions};
-use inferbench_schemas::lock::Lock;
+use inferbench_schemas::dataset::Dataset;
 use inferbench_schemas::parquet_io::{self, Inputs};
-use inferbench_schemas::run::{self, RunDir};
-use inferbench_schemas::spec::Spec;
+use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
 use inferbench_schemas::{canonical, Error};
 use std::collections::HashSet;
@@ -29,35 +27,17 @@ const CLASSIFICATIONS: [&str; 4] = [
 ];
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let spec = Spec::load(&args.spec)?;
-    let run_dir = RunDir::new(&args.run);
-    let lock = Lock::read(&run_dir.lock())?;
-    let dataset_dir = args.dataset.unwrap_or_else(|| spec.dataset_source.clone());
-    let dataset = dataset::load(
-        &dataset_dir,
-        &spec,
-        LoadOptions {
-            sample: lock.selection.sample,
-        },
-    )?;
     // The gold must be the gold the run was locked to: scoring against an edited dataset
     // would silently change every result. Exit 4, naming the file that changed.
-    lock.verify(&dataset.file_hashes)?;
-
-    let responses_path = run_dir.responses();
-    if !responses_path.exists() {
-        return Err(Error::bad(format!(
-            "{}: missing; run ib-reconstruct first",
-            responses_path.display()
-        ))
-        .into());
-    }
-    let responses_sha256 = run::file_sha256(&responses_path)?;
-    let responses = parquet_io::read::<ResponseRow>(&responses_path)?.rows;
+    let mut pipeline = Pipeline::open(&args.run, &args.spec)?;
+    let dataset = pipeline.dataset(args.dataset.as_deref())?;
+    let responses_path = pipeline.run.responses();
+    let responses: Vec<ResponseRow> = pipeline.table(&responses_path, "ib-reconstruct")?;
+    let run_dir = pipeline.run;
     let rows = evaluate_rows(&responses, &dataset, &responses_path)?;
 
-    let mut inputs: Inputs = dataset.file_hashes.clone();
-    inputs.insert("responses.parquet".to_string(), responses_sha256);
+    // Provenance: the dataset files, the spec and provider table, and the responses.
+    let inputs: Inputs = pipeline.hashes;
     let out = run_dir.evaluations();
     parquet_io::write(&out, &rows, &inputs)?;
     eprintln!("ib-evaluate: {}", summary(&rows, &out));
@@ -227,8 +207,10 @@ fn summary(rows: &[EvaluationRow], out: &Path) -> String {
 mod tests {
     use super::*;
     use inferbench_schemas::cli::{exit_for, Exit};
-    use inferbench_schemas::dataset::Item;
-    use inferbench_schemas::lock::{LockSelection, LockTokenizer};
+    use inferbench_schemas::dataset::{self, Item, LoadOptions};
+    use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
+    use inferbench_schemas::run::{self, RunDir};
+    use inferbench_schemas::spec::Spec;
     use serde_json::{json, Value};
     use std::collections::BTreeMap;
     use std::path::PathBuf;
@@ -647,7 +629,10 @@ mod tests {
         let loaded = dataset::load(&data, &spec, LoadOptions { sample: true }).unwrap();
         let run = RunDir::new(root.join("run-1"));
         std::fs::create_dir_all(run.root()).unwrap();
-        write_lock(&run, loaded.file_hashes.clone());
+        let mut inputs = loaded.file_hashes.clone();
+        inputs.insert("spec.yaml".into(), run::file_sha256(&spec_path()).unwrap());
+        inputs.insert("providers.yaml".into(), run::file_sha256(&spec.providers_path).unwrap());
+        write_lock(&run, inputs);
         let responses = [
             response(
                 "req-a",
@@ -711,7 +696,9 @@ mod tests {
                 "{key}"
             );
         }
-        assert_eq!(table.inputs.len(), 8, "{:?}", table.inputs.keys());
+        // The seven dataset files, the responses, the spec and the provider table.
+        assert_eq!(table.inputs.len(), 10, "{:?}", table.inputs.keys());
+        assert!(table.inputs.contains_key("spec.yaml") && table.inputs.contains_key("providers.yaml"));
     }
 
     #[test]

@@ -4,11 +4,11 @@
 //! Both documents are read as the types `ib-aggregate` writes them with
 //! (`inferbench_schemas::documents`), so the reader cannot drift from the writer.
 use crate::args::Args;
-use anyhow::Context;
 use inferbench_schemas::documents::{ComparisonsDocument, MetricsDocument, METRICS_VERSION};
 use inferbench_schemas::lock::Lock;
+use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::providers::ProviderTable;
-use inferbench_schemas::run::{file_sha256, RunDir};
+use inferbench_schemas::run::file_sha256;
 use inferbench_schemas::spec::Spec;
 use inferbench_schemas::{atomic, Error};
 use serde_json::Value;
@@ -35,19 +35,7 @@ pub struct ReportInputs {
 }
 
 pub fn load(args: &Args) -> anyhow::Result<ReportInputs> {
-    let run = RunDir::new(&args.run);
-    let spec = Spec::load(&args.spec).context("reading the pipeline spec")?;
-    let table =
-        ProviderTable::load(&spec.providers_path, &spec).context("reading the provider table")?;
-    let lock = Lock::read(&run.lock())?;
-    let mut hashes = BTreeMap::from([
-        ("spec.yaml".to_string(), file_sha256(&args.spec)?),
-        (
-            "providers.yaml".to_string(),
-            file_sha256(&spec.providers_path)?,
-        ),
-    ]);
-    lock.verify(&hashes)?;
+    let Pipeline { run, spec, providers: table, lock, mut hashes } = Pipeline::open(&args.run, &args.spec)?;
     hashes.insert("lock.json".into(), file_sha256(&run.lock())?);
     let metrics_json = read(&run.metrics_json(), &mut hashes)?;
     let comparisons_json = read(&run.comparisons(), &mut hashes)?;

@@ -2,72 +2,37 @@
 use crate::args::Args;
 use crate::rounds;
 use anyhow::{bail, Result};
-use inferbench_schemas::lock::Lock;
 use inferbench_schemas::parquet_io;
-use inferbench_schemas::providers::ProviderTable;
-use inferbench_schemas::run::{file_sha256, RunDir};
-use inferbench_schemas::spec::Spec;
+use inferbench_schemas::pipeline::Pipeline;
+use inferbench_schemas::run::file_sha256;
 use inferbench_schemas::tables::SelectionRow;
 use std::collections::BTreeMap;
 
 pub fn run(args: Args) -> Result<()> {
-    let Args {
-        run,
-        spec: spec_path,
-    } = args;
-    let run = RunDir::new(run);
-    let lock = Lock::read(&run.lock())?;
-    let spec = Spec::load(&spec_path)?;
-    let providers = ProviderTable::load(&spec.providers_path, &spec)?;
-    lock.verify(&BTreeMap::from([
-        ("spec.yaml".to_string(), file_sha256(&spec_path)?),
-        (
-            "providers.yaml".to_string(),
-            file_sha256(&spec.providers_path)?,
-        ),
-    ]))?;
+    let Args { run, spec: spec_path } = args;
+    let mut pipeline = Pipeline::open(&run, &spec_path)?;
+    let selection: Vec<SelectionRow> = pipeline.table(&pipeline.run.selection(), "ib-select")?;
+    let Pipeline { run, spec, providers, lock, .. } = pipeline;
     if providers.names() != lock.providers {
-        bail!(
-            "{}: the provider list differs from the table {}",
-            run.lock().display(),
-            spec.providers_path.display()
-        );
+        bail!("{}: the provider list differs from the table {}", run.lock().display(), spec.providers_path.display());
     }
-    let selection = parquet_io::read::<SelectionRow>(&run.selection())?.rows;
     let families: Vec<(String, Vec<String>)> = spec
         .families
         .iter()
         .map(|f| {
-            let mut chosen: Vec<&SelectionRow> = selection
-                .iter()
-                .filter(|r| r.task_family == f.name && r.selected)
-                .collect();
+            let mut chosen: Vec<&SelectionRow> = selection.iter().filter(|r| r.task_family == f.name && r.selected).collect();
             chosen.sort_by_key(|r| r.position);
-            (
-                f.name.clone(),
-                chosen.into_iter().map(|r| r.item_id.clone()).collect(),
-            )
+            (f.name.clone(), chosen.into_iter().map(|r| r.item_id.clone()).collect())
         })
         .collect();
     let per_family = lock.selection.selected_items_per_task_family;
     if let Some((family, ids)) = families.iter().find(|(_, ids)| ids.len() != per_family) {
-        bail!(
-            "{}: {family} has {} selected items, the lock says {per_family}",
-            run.selection().display(),
-            ids.len()
-        );
+        bail!("{}: {family} has {} selected items, the lock says {per_family}", run.selection().display(), ids.len());
     }
-    let rows = rounds::build(
-        &lock.selection.algorithm_version,
-        &families,
-        &lock.providers,
-    );
+    let rows = rounds::build(&lock.selection.algorithm_version, &families, &lock.providers);
     let inputs = BTreeMap::from([
         ("lock.json".to_string(), file_sha256(&run.lock())?),
-        (
-            "selection.parquet".to_string(),
-            file_sha256(&run.selection())?,
-        ),
+        ("selection.parquet".to_string(), file_sha256(&run.selection())?),
     ]);
     parquet_io::write(&run.schedule(), &rows, &inputs)?;
     eprintln!(

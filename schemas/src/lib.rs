@@ -8,7 +8,9 @@
 //! - [`tables`]: the rows of every Parquet table (`selection`, `schedule`, `responses`,
 //!   `evaluations`, `metrics`), with [`parquet_io`] to write them atomically with provenance.
 //! - [`jsonl`]: the append-only writer and the tolerant reader (a torn last line is ignored).
-//! - [`run`]: the run-directory layout; [`lock`]: what a run is bound to and its verification.
+//! - [`run`]: the run-directory layout; [`lock`]: what a run is bound to and its verification;
+//!   [`pipeline`]: a run's inputs opened and verified against its lock in one call.
+//! - [`documents`]: the `metrics.json` and `comparisons.json` documents.
 //! - [`spec`], [`providers`], [`dataset`]: the human inputs (pipeline spec, provider table,
 //!   dataset in the reference format) and their strict validation.
 //! - [`timing`]: the one timing function that turns logged SSE events into TTFO, TTFA, E2E and
@@ -29,6 +31,7 @@ pub mod json_schema;
 pub mod jsonl;
 pub mod lock;
 pub mod parquet_io;
+pub mod pipeline;
 pub mod providers;
 pub mod run;
 pub mod spec;
