@@ -121,4 +121,44 @@ mod tests {
             45,
         );
     }
+
+    /// Further vectors computed with CPython 3.11 (`random.Random(seed).shuffle`), for other
+    /// release hashes: first five positions, position 199 and the last position.
+    #[test]
+    fn further_cpython_vectors_for_other_release_hashes() {
+        let inferbench = inferbench_schemas::canonical::sha256_hex(b"inferbench");
+        let cases: [(&str, &str, usize, [usize; 5], usize, usize); 6] = [
+            (&inferbench, "meeting-notes-lookup", 237, [125, 96, 143, 200, 25], 71, 86),
+            (&inferbench, "ticket-triage", 244, [226, 140, 206, 231, 229], 135, 73),
+            (&inferbench, "contract-terms-extraction", 240, [27, 173, 182, 163, 40], 195, 118),
+            (&"f".repeat(64), "meeting-notes-lookup", 237, [43, 185, 137, 17, 215], 128, 133),
+            (&"f".repeat(64), "ticket-triage", 244, [115, 53, 88, 122, 117], 79, 96),
+            (&"f".repeat(64), "contract-terms-extraction", 240, [59, 50, 167, 184, 89], 71, 3),
+        ];
+        for (release, family, n, first, at_199, last) in cases {
+            let all = ids(family, n);
+            let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+            let order = family_order(&family_seed(SLUG, release, family), &refs);
+            let index = |s: &String| s[s.len() - 4..].parse::<usize>().unwrap();
+            let got: Vec<usize> = order[..5].iter().map(index).collect();
+            assert_eq!(got, first, "{family} {}", &release[..8]);
+            assert_eq!((index(&order[199]), index(&order[n - 1])), (at_199, last), "{family}");
+        }
+    }
+
+    /// CPython seeds of one, two and three 32-bit words (`random.Random(s).shuffle(range(25))`).
+    #[test]
+    fn cpython_shuffles_for_multi_word_seeds() {
+        let cases: [(u128, [u32; 25]); 4] = [
+            (1, [10, 20, 24, 21, 23, 5, 22, 13, 16, 9, 11, 17, 0, 7, 1, 6, 12, 19, 14, 15, 3, 8, 2, 18, 4]),
+            (1 << 32, [9, 4, 23, 16, 15, 22, 24, 7, 12, 18, 5, 8, 6, 1, 2, 20, 14, 17, 10, 19, 21, 0, 13, 11, 3]),
+            ((1 << 64) + 7, [22, 6, 11, 0, 13, 4, 3, 19, 24, 7, 20, 8, 17, 5, 12, 18, 9, 23, 15, 21, 16, 14, 1, 10, 2]),
+            (12_345_678_901_234_567_890_123, [19, 9, 15, 16, 1, 3, 0, 17, 21, 10, 24, 14, 23, 22, 8, 13, 7, 2, 11, 6, 12, 20, 4, 18, 5]),
+        ];
+        for (seed, expected) in cases {
+            let mut items: Vec<u32> = (0..25).collect();
+            crate::cpython_random::Mt19937::from_big_endian(&seed.to_be_bytes()).shuffle(&mut items);
+            assert_eq!(items, expected, "seed {seed}");
+        }
+    }
 }
