@@ -13,6 +13,7 @@ use inferbench_schemas::providers::slug;
 use inferbench_schemas::run::{file_sha256, RunDir};
 use inferbench_schemas::spec::Spec;
 use inferbench_schemas::tables::ScheduleRow;
+use inferbench_schemas::cli::Interrupted;
 use inferbench_schemas::{Error, CODE_VERSION};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -148,6 +149,9 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
     );
     progress.set_position(state.terminal.len() as u64);
     let mut terminal = state.terminal.len() as u64;
+    // One listener for the whole run, so a signal between two rounds is not lost.
+    let shutdown = shutdown_signal();
+    tokio::pin!(shutdown);
     for round in plan.schedule.chunk_by(|a, b| a.round_index == b.round_index) {
         let missing: Vec<&ScheduleRow> = round.iter().filter(|r| !state.terminal.contains(&r.request_id)).collect();
         if missing.is_empty() {
@@ -155,7 +159,18 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
         }
         progress.set_message(format!("{}/{}", round[0].round_index + 1, plan.schedule.len() / round.len().max(1)));
         let units: Vec<Unit> = missing.iter().map(|row| unit(plan, &state, row)).collect();
-        terminal += run_round(plan, &log, round, units).await?;
+        tokio::select! {
+            done = run_round(plan, &log, round, units) => terminal += done?,
+            _ = &mut shutdown => {
+                // Stop at once: in-flight attempts stay open in the log and the next fetch
+                // closes them as `interrupted` and sends them again.
+                progress.finish_and_clear();
+                let closed = SegmentClosed { segment: state.next_segment, status: "interrupted".into(), terminal_requests: terminal };
+                log.emit(Event::SegmentClosed(closed))?;
+                log.sync()?;
+                return Err(Interrupted.into());
+            }
+        }
         progress.set_position(terminal);
     }
     progress.finish_and_clear();
@@ -163,6 +178,18 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
     log.sync()?;
     eprintln!("ib-fetch: {terminal} of {} scheduled requests terminal", plan.schedule.len());
     Ok(())
+}
+
+/// Resolves on SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(term) => term,
+        Err(_) => return std::future::pending().await,
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
 }
 
 fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
