@@ -2,13 +2,15 @@
 use clap::Parser;
 use std::path::PathBuf;
 
-/// Render a run's report.md from its metrics and paired comparisons.
+/// Render a run's report.md from its metrics and paired comparisons, and its manifest.json.
 ///
 /// Reads metrics.json, comparisons.json and lock.json from the run directory, the spec (title,
 /// timeout, required metric columns) and its provider table (display names), checks that they
 /// all belong to the same run and lock, and writes report.md: the leaderboard, the balanced
 /// pooled summary, one table per task family, the paired comparisons and the provenance.
-/// Run ib-aggregate first. The report is byte-identical when re-rendered from the same inputs.
+/// Then writes manifest.json: every file of the run with its size and SHA-256, the run's
+/// status, and where and when it was fetched (execution region, hashed host name, OS).
+/// Run ib-aggregate first. Both are byte-identical when re-rendered from the same inputs.
 ///
 /// Exit codes: 0 success, 1 failure, 2 usage, 3 bad input (a file is malformed, stale or from
 /// another run), 4 the spec or provider table differs from the run's lock.

@@ -1,7 +1,7 @@
 //! `ib-report`: a run's `metrics.json` and `comparisons.json` in, `report.md` and the run's
-//! `manifest.json` out. A pure
-//! function of the run directory's files and the spec; see `report.rs` for the order of work,
-//! `render.rs` for the document's sections, and `--help` for usage.
+//! `manifest.json` out. A pure function of the run directory's files and the spec; see
+//! `report.rs` for the order of work, `render.rs` for the document's sections, `manifest.rs`
+//! for the inventory, and `--help` for usage.
 mod args;
 mod format;
 mod inputs;

@@ -4,15 +4,15 @@
 //! report, so the inventory covers everything; deterministic for the same run directory.
 use inferbench_schemas::event::{Envelope, Event};
 use inferbench_schemas::lock::Lock;
+use inferbench_schemas::manifest::{Execution, FileEntry, Manifest, Period, SegmentFacts};
 use inferbench_schemas::run::{file_sha256, RunDir};
 use inferbench_schemas::tables::{ResponseRow, ScheduleRow};
 use inferbench_schemas::{atomic, jsonl, parquet_io, CODE_VERSION, FORMAT_VERSION};
-use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Every non-hidden file under `root` except the manifest itself, by relative path.
-fn inventory(root: &Path) -> anyhow::Result<BTreeMap<String, Value>> {
+fn inventory(root: &Path) -> anyhow::Result<BTreeMap<String, FileEntry>> {
     let mut files = BTreeMap::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -29,7 +29,7 @@ fn inventory(root: &Path) -> anyhow::Result<BTreeMap<String, Value>> {
             let rel = path.strip_prefix(root)?.to_string_lossy().replace('\\', "/");
             if rel != "manifest.json" {
                 let bytes = std::fs::metadata(&path)?.len();
-                files.insert(rel, json!({"bytes": bytes, "sha256": file_sha256(&path)?}));
+                files.insert(rel, FileEntry { bytes, sha256: file_sha256(&path)? });
             }
         }
     }
@@ -55,7 +55,7 @@ pub fn utc(unix_ns: u64) -> String {
 }
 
 /// Facts of each fetch segment, and the run's wall-clock period.
-fn execution(run: &RunDir) -> anyhow::Result<Value> {
+fn execution(run: &RunDir) -> anyhow::Result<Execution> {
     let mut segments = Vec::new();
     let mut anchor: Option<u64> = None;
     let mut last_t_ns = 0;
@@ -64,22 +64,23 @@ fn execution(run: &RunDir) -> anyhow::Result<Value> {
             last_t_ns = last_t_ns.max(env.t_ns);
             if let Event::SegmentOpened(s) = env.event {
                 anchor.get_or_insert(s.wall_clock_unix_ns - env.t_ns.min(s.wall_clock_unix_ns));
-                segments.push(json!({
-                    "segment": s.segment,
-                    "opened_at": utc(s.wall_clock_unix_ns),
-                    "code_version": s.code_version,
-                    "endpoint_mode": s.endpoint_mode,
-                    "deadline_ms": s.deadline_ms,
-                    "execution_region": s.execution_region,
-                    "host_sha256_16": s.host_sha256_16,
-                    "os": s.os,
-                    "arch": s.arch,
-                }));
+                segments.push(SegmentFacts {
+                    segment: s.segment,
+                    opened_at: utc(s.wall_clock_unix_ns),
+                    code_version: s.code_version,
+                    endpoint_mode: s.endpoint_mode,
+                    deadline_ms: s.deadline_ms,
+                    execution_region: s.execution_region,
+                    host_sha256_16: s.host_sha256_16,
+                    os: s.os,
+                    arch: s.arch,
+                });
             }
         }
     }
-    let period = anchor.map(|a| json!({"start": utc(a), "end": utc(a + last_t_ns)}));
-    Ok(json!({"segments": segments, "wall_clock_period": period, "clock": "CLOCK_MONOTONIC, anchored at the first segment"}))
+    let wall_clock_period = anchor.map(|a| Period { start: utc(a), end: utc(a + last_t_ns) });
+    let clock = "CLOCK_MONOTONIC, anchored at the first segment".to_string();
+    Ok(Execution { segments, wall_clock_period, clock })
 }
 
 fn rows<T: parquet_io::Table>(path: &Path) -> anyhow::Result<Option<usize>> {
@@ -95,19 +96,19 @@ pub fn write(run: &RunDir) -> anyhow::Result<String> {
     let derived = ["events.parquet", "evaluations.parquet", "metrics.json", "metrics.parquet", "comparisons.json", "report.md"];
     let complete = scheduled.is_some() && responses == scheduled && derived.iter().all(|f| run.root().join(f).exists());
     let status = if complete { "complete" } else { "incomplete" };
-    let manifest = json!({
-        "v": FORMAT_VERSION,
-        "run_id": lock.run_id,
-        "workflow": lock.workflow,
-        "benchmark_slug": lock.benchmark_slug,
-        "status": status,
-        "scheduled_requests": scheduled,
-        "responses": responses,
-        "written_by": CODE_VERSION,
-        "locked_by": lock.code_version,
-        "execution": execution(run)?,
-        "files": inventory(run.root())?,
-    });
+    let manifest = Manifest {
+        v: FORMAT_VERSION,
+        run_id: lock.run_id,
+        workflow: lock.workflow,
+        benchmark_slug: lock.benchmark_slug,
+        status: status.to_string(),
+        scheduled_requests: scheduled,
+        responses,
+        written_by: CODE_VERSION.to_string(),
+        locked_by: lock.code_version,
+        execution: execution(run)?,
+        files: inventory(run.root())?,
+    };
     atomic::write_json(&run.manifest(), &manifest)?;
     Ok(status.to_string())
 }
@@ -132,6 +133,6 @@ mod tests {
         std::fs::write(dir.path().join(".tmp"), "").unwrap();
         let files = inventory(dir.path()).unwrap();
         assert_eq!(files.keys().collect::<Vec<_>>(), vec!["events/0001.jsonl"]);
-        assert_eq!(files["events/0001.jsonl"]["bytes"], 2);
+        assert_eq!(files["events/0001.jsonl"].bytes, 2);
     }
 }

@@ -9,6 +9,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
     vec![
         ("event.schema.json", schema_for!(crate::event::Envelope)),
         ("lock.schema.json", schema_for!(crate::lock::Lock)),
+        ("manifest.schema.json", schema_for!(crate::manifest::Manifest)),
         ("selection.schema.json", schema_for!(SelectionRow)),
         ("schedule.schema.json", schema_for!(ScheduleRow)),
         ("responses.schema.json", schema_for!(ResponseRow)),

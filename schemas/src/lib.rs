@@ -30,6 +30,7 @@ pub mod event;
 pub mod json_schema;
 pub mod jsonl;
 pub mod lock;
+pub mod manifest;
 pub mod parquet_io;
 pub mod pipeline;
 pub mod providers;

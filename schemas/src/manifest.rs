@@ -1,0 +1,65 @@
+//! `manifest.json`: a run's inventory, status, and where and when it ran. Written by
+//! `ib-report` as the last step of a run or a re-scoring.
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Manifest {
+    pub v: u32,
+    pub run_id: String,
+    pub workflow: String,
+    pub benchmark_slug: String,
+    /// `complete` (every scheduled request has a response and every derived file exists) or
+    /// `incomplete`.
+    pub status: String,
+    /// Requests in `schedule.parquet` (null when it is missing).
+    pub scheduled_requests: Option<usize>,
+    /// Rows in `responses.parquet` (null when it is missing).
+    pub responses: Option<usize>,
+    /// The code that wrote this manifest.
+    pub written_by: String,
+    /// The code that created the run (`lock.json`).
+    pub locked_by: String,
+    pub execution: Execution,
+    /// Every file of the run except this one, by path relative to the run directory.
+    pub files: BTreeMap<String, FileEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Execution {
+    /// One entry per `ib-fetch` process that appended to the log.
+    pub segments: Vec<SegmentFacts>,
+    /// First and last instant of the log, in UTC (null before any fetch).
+    pub wall_clock_period: Option<Period>,
+    /// The clock every `t_ns` and offset is measured on.
+    pub clock: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SegmentFacts {
+    pub segment: u32,
+    /// UTC time the segment opened, `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    pub opened_at: String,
+    pub code_version: String,
+    /// `providers` or `simulated`.
+    pub endpoint_mode: String,
+    pub deadline_ms: u64,
+    pub execution_region: String,
+    /// First 16 hex digits of SHA-256 of the host name.
+    pub host_sha256_16: String,
+    pub os: String,
+    pub arch: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Period {
+    pub start: String,
+    pub end: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FileEntry {
+    pub bytes: u64,
+    pub sha256: String,
+}
