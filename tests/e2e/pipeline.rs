@@ -46,6 +46,7 @@ fn simulated_run_end_to_end() {
     check_timing(&responses, &sim);
     check_metrics_and_report(&run);
     check_no_secret_in_any_file(&run);
+    check_manifest_inventories_the_run(&run);
     check_rescore_is_byte_identical(&ws, &run);
     check_parquet_opens_in_polars(&run);
 }
@@ -161,6 +162,25 @@ fn check_no_secret_in_any_file(run: &Path) {
             assert!(!found, "{} contains a credential value", path.display());
         }
     }
+}
+
+fn check_manifest_inventories_the_run(run: &Path) {
+    let manifest: inferbench_schemas::manifest::Manifest =
+        serde_json::from_slice(&std::fs::read(run.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest.status, "complete");
+    assert_eq!(manifest.scheduled_requests, Some(42));
+    let on_disk: BTreeSet<String> = files(run)
+        .iter()
+        .map(|p| p.strip_prefix(run).unwrap().to_string_lossy().into_owned())
+        .filter(|p| p != "manifest.json")
+        .collect();
+    assert_eq!(manifest.files.keys().cloned().collect::<BTreeSet<_>>(), on_disk);
+    for (rel, entry) in &manifest.files {
+        assert_eq!(entry.sha256, inferbench_schemas::run::file_sha256(&run.join(rel)).unwrap(), "{rel}");
+    }
+    let segment = &manifest.execution.segments[0];
+    assert_eq!((segment.endpoint_mode.as_str(), segment.deadline_ms), ("simulated", 1500));
+    assert_eq!(segment.host_sha256_16.len(), 16);
 }
 
 fn check_rescore_is_byte_identical(ws: &Workspace, run: &Path) {
