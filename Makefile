@@ -6,6 +6,7 @@
 #   make rescore RUN=<dir>    reconstruct → report again from the raw log, no network
 #   make test                 every test
 #   make bench                benchmarks
+#   make data / data-sample   regenerate the synthetic dataset / its 6-per-family sample
 #
 # Settings (override on the command line): WORKFLOW, SPEC, DATASET, PER_FAMILY, SAMPLE, RUN.
 MAKEFLAGS += --warn-undefined-variables --no-builtin-rules
@@ -20,11 +21,13 @@ PIPELINE     := pipelines/$(WORKFLOW)
 SPEC         ?= $(PIPELINE)/spec.yaml
 PROVIDERS    := $(PIPELINE)/providers.yaml
 SIM_PROFILES ?= $(PIPELINE)/sim-profiles.yaml
-# The bundled sample dataset; point DATASET at the full 721-item release for a real run
-# (and set SAMPLE= PER_FAMILY=200).
-DATASET      ?= tests/fixtures/$(WORKFLOW)
-SAMPLE       ?= --sample
+# The generated 721-item dataset (data/README.md); `make` selects a few items per family
+# from it, the reference benchmark 200 (PER_FAMILY=200). A private release works the same way
+# (DATASET=<dir>); a small one needs SAMPLE=--sample.
+DATASET      ?= data/$(WORKFLOW)
+SAMPLE       ?=
 PER_FAMILY   ?= 6
+DATA_SEED    ?= 20261129
 BIN          := target/release
 CARGO        ?= cargo
 
@@ -33,10 +36,8 @@ SIM_RUN      ?= runs/$(WORKFLOW)/simulated
 RUN          ?= runs/$(WORKFLOW)/run-$(shell date -u +%Y%m%d-%H%M%S)
 
 DATA_FILES   := $(wildcard $(DATASET)/*.json $(DATASET)/*.jsonl) $(wildcard $(PIPELINE)/prompts/*)
-STAGES       := select schedule fetch reconstruct evaluate aggregate report sim
-BINARIES     := $(addprefix $(BIN)/ib-,$(STAGES))
 
-.PHONY: all run rescore test bench bins clean-sim FORCE
+.PHONY: all run rescore test bench bins clean-sim data data-sample
 
 all: bins
 	@$(MAKE) --no-print-directory $(SIM_RUN)/report.md RUN=$(SIM_RUN) ENDPOINTS=simulated
@@ -59,6 +60,13 @@ bench: bins
 
 clean-sim:
 	rm -rf $(SIM_RUN)
+
+# The same seed always writes byte-identical files; data/README.md records their SHA-256.
+data: bins
+	$(BIN)/ib-data generate --seed $(DATA_SEED) --out data/$(WORKFLOW)
+
+data-sample: bins
+	$(BIN)/ib-data generate --seed $(DATA_SEED) --sample 6 --out data/$(WORKFLOW)-sample
 
 ENDPOINTS ?= simulated
 

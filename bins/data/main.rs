@@ -1,0 +1,30 @@
+//! `ib-data`: the generator of the synthetic micro-single-task dataset.
+//!
+//! `ib-data generate --seed N --out DIR [--spec PATH] [--sample K]` writes `manifest.json`
+//! and one `<family>.jsonl` per task family in the reference format. Each family has its own
+//! module (`meeting`, `ticket`, `contract`) that decides an item's facts first and renders
+//! text from them second; `names` and `pools` hold the shared vocabulary, `dates` the
+//! calendar, `rng` the seeded generator, `write` the byte-exact serialisation.
+mod args;
+mod contract;
+mod dates;
+mod generate;
+mod meeting;
+mod meeting_vocab;
+mod names;
+mod pools;
+mod rng;
+#[cfg(test)]
+mod tests;
+mod ticket;
+mod write;
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let cli = args::Cli::parse();
+    let result = match cli.command {
+        args::Command::Generate(a) => generate::run(a),
+    };
+    inferbench_schemas::cli::finish("ib-data", result)
+}

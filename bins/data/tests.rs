@@ -1,0 +1,249 @@
+//! Whole-dataset checks: the loader accepts what the generator writes, a seed always gives
+//! the same bytes, and the full set exercises every triage rule and agreement type.
+use crate::generate::{dataset_files, family_items, system_text, user_band};
+use inferbench_schemas::dataset::{self, LoadOptions};
+use inferbench_schemas::spec::Spec;
+use inferbench_schemas::tokenizer;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+fn spec() -> Spec {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/micro-single-task/spec.yaml");
+    Spec::load(&path).expect("the bundled spec loads")
+}
+
+/// The full dataset for the release seed, generated once for all tests.
+fn full() -> &'static Vec<(String, Vec<u8>)> {
+    static FULL: OnceLock<Vec<(String, Vec<u8>)>> = OnceLock::new();
+    FULL.get_or_init(|| dataset_files(&spec(), 20261129, None).expect("generation succeeds"))
+}
+
+fn write_to(dir: &Path, files: &[(String, Vec<u8>)]) {
+    for (name, bytes) in files {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+}
+
+fn rows(files: &[(String, Vec<u8>)], family: &str) -> Vec<serde_json::Value> {
+    let bytes = &files
+        .iter()
+        .find(|(n, _)| n == &format!("{family}.jsonl"))
+        .unwrap()
+        .1;
+    String::from_utf8(bytes.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_full_dataset_passes_the_strict_loader() {
+    let dir = tempfile::tempdir().unwrap();
+    write_to(dir.path(), full());
+    let data = dataset::load(dir.path(), &spec(), LoadOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let counts: Vec<usize> = data.items.values().map(Vec::len).collect();
+    assert_eq!(counts.iter().sum::<usize>(), 721);
+    assert_eq!(data.items["meeting-notes-lookup"].len(), 237);
+    assert_eq!(data.items["ticket-triage"].len(), 244);
+    assert_eq!(data.items["contract-terms-extraction"].len(), 240);
+}
+
+#[test]
+fn another_seed_also_passes_the_loader() {
+    let files = dataset_files(&spec(), 7, None).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    write_to(dir.path(), &files);
+    dataset::load(dir.path(), &spec(), LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert_ne!(&files, full());
+}
+
+#[test]
+fn samples_pass_the_loader_with_sample_only() {
+    for seed in [1u64, 99, 20261129] {
+        let files = dataset_files(&spec(), seed, Some(6)).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        write_to(dir.path(), &files);
+        dataset::load(dir.path(), &spec(), LoadOptions { sample: true })
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        assert!(dataset::load(dir.path(), &spec(), LoadOptions::default()).is_err());
+    }
+}
+
+#[test]
+fn the_same_seed_gives_the_same_bytes_and_a_sample_is_a_prefix() {
+    let again = dataset_files(&spec(), 20261129, None).unwrap();
+    assert_eq!(&again, full());
+    let sample = dataset_files(&spec(), 20261129, Some(6)).unwrap();
+    for (name, bytes) in &sample[1..] {
+        let whole = &full().iter().find(|(n, _)| n == name).unwrap().1;
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(whole.starts_with(text.as_bytes()), "{name} is not a prefix");
+        assert_eq!(text.lines().count(), 6);
+    }
+    let other = dataset_files(&spec(), 20261130, Some(6)).unwrap();
+    assert_ne!(other, sample);
+}
+
+#[test]
+fn files_are_compact_lf_terminated_json_lines_with_the_reference_key_order() {
+    for (name, bytes) in full() {
+        let text = std::str::from_utf8(bytes).unwrap();
+        assert!(text.ends_with('\n') && !text.contains('\r'), "{name}");
+        if name == "manifest.json" {
+            assert_eq!(
+                text,
+                "{\n  \"status\": \"frozen\",\n  \"freeze_ready\": true,\n  \"use_cases\": {\n    \"meeting-notes-lookup\": {\n      \"private_items\": 237\n    },\n    \"ticket-triage\": {\n      \"private_items\": 244\n    },\n    \"contract-terms-extraction\": {\n      \"private_items\": 240\n    }\n  }\n}\n"
+            );
+            continue;
+        }
+        for (i, line) in text.lines().enumerate() {
+            let row: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert_eq!(
+                serde_json::to_string(&row).unwrap(),
+                line,
+                "{name}:{} is not compact",
+                i + 1
+            );
+            let keys: Vec<&str> = row
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            assert_eq!(
+                keys,
+                [
+                    "id",
+                    "use_case",
+                    "split",
+                    "prompt",
+                    "output_schema",
+                    "gold",
+                    "aliases",
+                    "tokens"
+                ]
+            );
+            let family = name.trim_end_matches(".jsonl");
+            assert_eq!(row["id"], format!("{family}-{i:04}"));
+        }
+    }
+}
+
+#[test]
+fn token_counts_are_measured_not_estimated() {
+    let spec = spec();
+    for family in &spec.families {
+        let system = system_text(&spec, family).unwrap();
+        for row in rows(full(), &family.name).iter().step_by(17) {
+            let user = row["prompt"]["user"].as_str().unwrap();
+            assert_eq!(row["prompt"]["system"], system.as_str());
+            assert_eq!(row["tokens"]["user"], tokenizer::count(user));
+            assert_eq!(row["tokens"]["system"], tokenizer::count(&system));
+            assert_eq!(
+                row["tokens"]["input_total"],
+                tokenizer::count(user) + tokenizer::count(&system)
+            );
+        }
+    }
+}
+
+#[test]
+fn every_triage_rule_and_tie_break_occurs_in_the_full_set() {
+    let spec = spec();
+    let family = spec.family("ticket-triage").unwrap();
+    let band = user_band(family, 0);
+    let items = family_items("ticket-triage", 20261129, family.available_items, band);
+    let tags: BTreeSet<&str> = items
+        .iter()
+        .flat_map(|g| g.tags.iter().map(String::as_str))
+        .collect();
+    for rule in 1..=13 {
+        assert!(
+            tags.contains(format!("priority-rule:{rule}").as_str()),
+            "priority rule {rule}"
+        );
+    }
+    for tb in 1..=5 {
+        assert!(
+            tags.contains(format!("category-rule:tb{tb}").as_str()),
+            "tie-break {tb}"
+        );
+    }
+    for c in inferbench_schemas::dataset::TICKET_CATEGORIES {
+        assert!(tags.contains(format!("category:{c}").as_str()), "{c}");
+    }
+    let golds: BTreeSet<String> = rows(full(), "ticket-triage")
+        .iter()
+        .map(|r| format!("{}/{}", r["gold"]["category"], r["gold"]["priority"]))
+        .collect();
+    assert!(golds.len() >= 8, "{golds:?}");
+}
+
+#[test]
+fn every_agreement_type_nulls_and_non_renewing_terms_occur() {
+    let golds: Vec<serde_json::Value> = rows(full(), "contract-terms-extraction")
+        .into_iter()
+        .map(|r| r["gold"].clone())
+        .collect();
+    for t in inferbench_schemas::dataset::AGREEMENT_TYPES {
+        assert!(golds.iter().any(|g| g["agreement_type"] == t), "{t}");
+    }
+    assert!(golds
+        .iter()
+        .any(|g| g["auto_renews"] == false && g["renewal_term_months"].is_null()));
+    assert!(golds
+        .iter()
+        .any(|g| g["termination_for_convenience"] == false));
+    for f in [
+        "non_renewal_notice_days",
+        "payment_terms_days",
+        "termination_notice_days",
+        "security_incident_notice_hours",
+    ] {
+        assert!(golds.iter().any(|g| g[f].is_null()), "{f} never null");
+        assert!(golds.iter().any(|g| g[f].is_i64()), "{f} never set");
+    }
+}
+
+#[test]
+fn token_bands_hold_with_room_to_spare() {
+    let spec = spec();
+    for family in &spec.families {
+        let field = if family.name == "meeting-notes-lookup" {
+            "input_total"
+        } else {
+            "user"
+        };
+        let (lo, hi) = family.input_tokens;
+        for r in rows(full(), &family.name) {
+            let n = r["tokens"][field].as_i64().unwrap();
+            assert!((lo..=hi).contains(&n), "{}: {n}", r["id"]);
+        }
+    }
+}
+
+#[test]
+fn the_cli_writes_and_validates_a_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let out: PathBuf = dir.path().join("sample");
+    let spec_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/micro-single-task/spec.yaml");
+    crate::generate::run(crate::args::GenerateArgs {
+        seed: 5,
+        out: out.clone(),
+        spec: spec_path,
+        sample: Some(3u64),
+    })
+    .unwrap();
+    for f in [
+        "manifest.json",
+        "meeting-notes-lookup.jsonl",
+        "ticket-triage.jsonl",
+        "contract-terms-extraction.jsonl",
+    ] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+}
