@@ -27,7 +27,10 @@ fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> Duration {
 }
 
 fn chunk(content: &str) -> String {
-    format!(r#"{{"id":"chatcmpl-1","object":"chat.completion.chunk","created":0,"model":"m","choices":[{{"index":0,"delta":{{"content":{}}}}}]}}"#, serde_json::to_string(content).unwrap())
+    format!(
+        r#"{{"id":"chatcmpl-1","object":"chat.completion.chunk","created":0,"model":"m","choices":[{{"index":0,"delta":{{"content":{}}}}}]}}"#,
+        serde_json::to_string(content).unwrap()
+    )
 }
 
 fn sse_stream(events: usize) -> Vec<u8> {
@@ -57,7 +60,8 @@ fn bench_sse() -> (f64, f64) {
 
 fn bench_timing() -> f64 {
     let payloads: Vec<String> = (0..60).map(|i| chunk(&format!("\"f{i}\":{i},"))).collect();
-    let events: Vec<TimedEvent> = payloads.iter().enumerate().map(|(i, p)| TimedEvent { offset_ms: i as f64, data: Some(p) }).collect();
+    let events: Vec<TimedEvent> =
+        payloads.iter().enumerate().map(|(i, p)| TimedEvent { offset_ms: i as f64, data: Some(p) }).collect();
     let reps = 2_000;
     let elapsed = best_of(3, || (0..reps).map(|_| timing::compute(&events, true).visible_answer_tokens).sum::<i64>());
     reps as f64 / elapsed.as_secs_f64()
@@ -92,7 +96,19 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
         emit(Event::RequestStarted(started), 1_000);
         for i in 0..40u32 {
             let data = Some(chunk(&format!("\"k{i}\":\"v{i}\",")));
-            emit(Event::SseEvent(SseEvent { request_id: request_id.clone(), attempt: 1, index: i, data, event: None, id: None, retry: None, comment: None }), 5_000_000);
+            emit(
+                Event::SseEvent(SseEvent {
+                    request_id: request_id.clone(),
+                    attempt: 1,
+                    index: i,
+                    data,
+                    event: None,
+                    id: None,
+                    retry: None,
+                    comment: None,
+                }),
+                5_000_000,
+            );
         }
         let terminal = RequestTerminal {
             request_id,

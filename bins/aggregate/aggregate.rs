@@ -9,14 +9,8 @@ use inferbench_schemas::{atomic, parquet_io};
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let inputs = inputs::load(&args)?;
-    let families: Vec<String> = inputs
-        .spec
-        .families
-        .iter()
-        .map(|f| f.name.clone())
-        .collect();
-    let joined =
-        join::join(inputs.tables, &families, &inputs.table.names()).map_err(error::invalid)?;
+    let families: Vec<String> = inputs.spec.families.iter().map(|f| f.name.clone()).collect();
+    let joined = join::join(inputs.tables, &families, &inputs.table.names()).map_err(error::invalid)?;
     let computed = metrics::compute(&joined, &families, &inputs.table);
     let identity = output::RunIdentity {
         benchmark_slug: &inputs.spec.slug,
@@ -58,10 +52,7 @@ mod tests {
     /// rounds (with their own model ids, so both are eligible).
     fn write_run(dir: &Path) {
         atomic::write_json(&dir.join("lock.json"), &lock()).unwrap();
-        let models = [
-            ("together", "zai-org/GLM-5.3-Flash"),
-            ("fireworks", "accounts/fireworks/models/glm-5p3-flash"),
-        ];
+        let models = [("together", "zai-org/GLM-5.3-Flash"), ("fireworks", "accounts/fireworks/models/glm-5p3-flash")];
         let e2e = |p: &str, round: i64| {
             if p == "together" {
                 300.0 + round as f64
@@ -72,36 +63,23 @@ mod tests {
         let reqs: Vec<Req> = fixture::balanced(&["together", "fireworks"], e2e)
             .into_iter()
             .map(|q| {
-                let model = models
-                    .iter()
-                    .find(|(p, _)| *p == q.response.provider)
-                    .unwrap()
-                    .1;
+                let model = models.iter().find(|(p, _)| *p == q.response.provider).unwrap().1;
                 q.with(|r| r.response_model = Some(model.into()))
             })
             .collect();
         let t = fixture::tables(&reqs);
         let none = BTreeMap::new();
-        parquet_io::write::<ScheduleRow>(&dir.join("schedule.parquet"), &t.schedule, &none)
-            .unwrap();
-        parquet_io::write::<ResponseRow>(&dir.join("responses.parquet"), &t.responses, &none)
-            .unwrap();
-        parquet_io::write::<EvaluationRow>(&dir.join("evaluations.parquet"), &t.evaluations, &none)
-            .unwrap();
+        parquet_io::write::<ScheduleRow>(&dir.join("schedule.parquet"), &t.schedule, &none).unwrap();
+        parquet_io::write::<ResponseRow>(&dir.join("responses.parquet"), &t.responses, &none).unwrap();
+        parquet_io::write::<EvaluationRow>(&dir.join("evaluations.parquet"), &t.evaluations, &none).unwrap();
     }
 
     /// A lock binding the bundled spec and provider table.
     fn lock() -> Lock {
         let spec = inferbench_schemas::spec::Spec::load(&bundled_spec()).unwrap();
         let inputs = BTreeMap::from([
-            (
-                "spec.yaml".to_string(),
-                file_sha256(&bundled_spec()).unwrap(),
-            ),
-            (
-                "providers.yaml".to_string(),
-                file_sha256(&spec.providers_path).unwrap(),
-            ),
+            ("spec.yaml".to_string(), file_sha256(&bundled_spec()).unwrap()),
+            ("providers.yaml".to_string(), file_sha256(&spec.providers_path).unwrap()),
         ]);
         Lock {
             v: 1,
@@ -137,24 +115,14 @@ mod tests {
     fn a_run_is_aggregated_reproducibly_with_provenance() {
         let dir = tempfile::tempdir().unwrap();
         write_run(dir.path());
-        let args = || Args {
-            run: dir.path().to_path_buf(),
-            spec: bundled_spec(),
-        };
+        let args = || Args { run: dir.path().to_path_buf(), spec: bundled_spec() };
         run(args()).unwrap();
         let first = outputs(dir.path());
         run(args()).unwrap();
-        assert_eq!(
-            first,
-            outputs(dir.path()),
-            "re-deriving must give the same bytes"
-        );
+        assert_eq!(first, outputs(dir.path()), "re-deriving must give the same bytes");
         let metrics: serde_json::Value = serde_json::from_slice(&first[0]).unwrap();
         assert_eq!(metrics["run_id"], "run-test");
-        assert_eq!(
-            metrics["ranking"],
-            serde_json::json!(["fireworks", "together"])
-        );
+        assert_eq!(metrics["ranking"], serde_json::json!(["fireworks", "together"]));
         let inputs = metrics["provenance"]["inputs"].as_object().unwrap();
         let names: Vec<&str> = inputs.keys().map(String::as_str).collect();
         assert_eq!(
@@ -168,20 +136,12 @@ mod tests {
                 "spec.yaml"
             ]
         );
-        let table = parquet_io::read::<inferbench_schemas::tables::MetricRow>(
-            &dir.path().join("metrics.parquet"),
-        )
-        .unwrap();
+        let table =
+            parquet_io::read::<inferbench_schemas::tables::MetricRow>(&dir.path().join("metrics.parquet")).unwrap();
         assert_eq!(table.rows.len(), 8);
-        assert_eq!(
-            serde_json::to_value(&table.inputs).unwrap(),
-            metrics["provenance"]["inputs"]
-        );
+        assert_eq!(serde_json::to_value(&table.inputs).unwrap(), metrics["provenance"]["inputs"]);
         let text = String::from_utf8(first[0].clone()).unwrap();
-        assert!(
-            !text.contains(dir.path().to_str().unwrap()),
-            "no machine paths in outputs"
-        );
+        assert!(!text.contains(dir.path().to_str().unwrap()), "no machine paths in outputs");
     }
 
     #[test]
@@ -189,18 +149,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         write_run(dir.path());
         let empty = BTreeMap::new();
-        parquet_io::write::<EvaluationRow>(&dir.path().join("evaluations.parquet"), &[], &empty)
-            .unwrap();
-        let err = run(Args {
-            run: dir.path().to_path_buf(),
-            spec: bundled_spec(),
-        })
-        .unwrap_err();
+        parquet_io::write::<EvaluationRow>(&dir.path().join("evaluations.parquet"), &[], &empty).unwrap();
+        let err = run(Args { run: dir.path().to_path_buf(), spec: bundled_spec() }).unwrap_err();
         assert_eq!(exit_for(&err), Exit::BadInput, "{err:#}");
-        assert!(
-            format!("{err:#}").contains("no evaluation in evaluations.parquet"),
-            "{err:#}"
-        );
+        assert!(format!("{err:#}").contains("no evaluation in evaluations.parquet"), "{err:#}");
         assert!(!dir.path().join("metrics.json").exists());
     }
 
@@ -213,16 +165,8 @@ mod tests {
         let bundled = bundled_spec();
         let text = std::fs::read_to_string(&bundled).unwrap() + "\n# edited\n";
         std::fs::write(spec_dir.join("spec.yaml"), text).unwrap();
-        std::fs::copy(
-            bundled.with_file_name("providers.yaml"),
-            spec_dir.join("providers.yaml"),
-        )
-        .unwrap();
-        let err = run(Args {
-            run: dir.path().to_path_buf(),
-            spec: spec_dir.join("spec.yaml"),
-        })
-        .unwrap_err();
+        std::fs::copy(bundled.with_file_name("providers.yaml"), spec_dir.join("providers.yaml")).unwrap();
+        let err = run(Args { run: dir.path().to_path_buf(), spec: spec_dir.join("spec.yaml") }).unwrap_err();
         assert_eq!(exit_for(&err), Exit::LockMismatch, "{err:#}");
         assert!(!dir.path().join("metrics.json").exists());
     }

@@ -34,21 +34,11 @@ pub type Rounds = Vec<BTreeMap<String, f64>>;
 
 /// The rounds of the schedule, ordered by (round_index, round_id), with the E2E samples.
 pub fn rounds(schedule: &[ScheduleRow], observations: &[Observation]) -> Rounds {
-    let ids: BTreeSet<(i64, &str)> = schedule
-        .iter()
-        .map(|s| (s.round_index, s.round_id.as_str()))
-        .collect();
-    let position: BTreeMap<&str, usize> = ids
-        .iter()
-        .enumerate()
-        .map(|(i, (_, id))| (*id, i))
-        .collect();
+    let ids: BTreeSet<(i64, &str)> = schedule.iter().map(|s| (s.round_index, s.round_id.as_str())).collect();
+    let position: BTreeMap<&str, usize> = ids.iter().enumerate().map(|(i, (_, id))| (*id, i)).collect();
     let mut rounds = vec![BTreeMap::new(); ids.len()];
     for o in observations {
-        if let (Some(e2e), Some(&i)) = (
-            o.response.e2e_latency_ms,
-            position.get(o.response.round_id.as_str()),
-        ) {
+        if let (Some(e2e), Some(&i)) = (o.response.e2e_latency_ms, position.get(o.response.round_id.as_str())) {
             rounds[i].insert(o.response.provider.clone(), e2e);
         }
     }
@@ -66,28 +56,17 @@ struct Tally {
 
 /// Fastest-provider wins, one row per provider in `eligibility` order.
 pub fn fastest_wins(rounds: &Rounds, eligibility: &[ProviderEligibility]) -> Vec<WinRow> {
-    let eligible: BTreeSet<&str> = eligibility
-        .iter()
-        .filter(|e| e.eligible)
-        .map(|e| e.provider.as_str())
-        .collect();
+    let eligible: BTreeSet<&str> = eligibility.iter().filter(|e| e.eligible).map(|e| e.provider.as_str()).collect();
     let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut eligible_rounds = 0;
     for round in rounds {
-        let values: Vec<(&str, f64)> = round
-            .iter()
-            .filter(|(p, _)| eligible.contains(p.as_str()))
-            .map(|(p, v)| (p.as_str(), *v))
-            .collect();
+        let values: Vec<(&str, f64)> =
+            round.iter().filter(|(p, _)| eligible.contains(p.as_str())).map(|(p, v)| (p.as_str(), *v)).collect();
         let Some(best) = values.iter().map(|(_, v)| *v).min_by(f64::total_cmp) else {
             continue;
         };
         eligible_rounds += 1;
-        let winners: Vec<&str> = values
-            .iter()
-            .filter(|(_, v)| *v == best)
-            .map(|(p, _)| *p)
-            .collect();
+        let winners: Vec<&str> = values.iter().filter(|(_, v)| *v == best).map(|(p, _)| *p).collect();
         for (p, _) in &values {
             tallies.entry(p).or_default().samples += 1;
         }
@@ -100,25 +79,13 @@ pub fn fastest_wins(rounds: &Rounds, eligibility: &[ProviderEligibility]) -> Vec
         }
     }
     let total = rounds.len() as i64;
-    eligibility
-        .iter()
-        .map(|e| win_row(e, tallies.get(e.provider.as_str()), eligible_rounds, total))
-        .collect()
+    eligibility.iter().map(|e| win_row(e, tallies.get(e.provider.as_str()), eligible_rounds, total)).collect()
 }
 
-fn win_row(
-    e: &ProviderEligibility,
-    tally: Option<&Tally>,
-    eligible_rounds: i64,
-    total: i64,
-) -> WinRow {
+fn win_row(e: &ProviderEligibility, tally: Option<&Tally>, eligible_rounds: i64, total: i64) -> WinRow {
     let empty = Tally::default();
     let t = tally.unwrap_or(&empty);
-    let credited = t.outright as f64
-        + t.ties
-            .iter()
-            .map(|(k, n)| *n as f64 / *k as f64)
-            .sum::<f64>();
+    let credited = t.outright as f64 + t.ties.iter().map(|(k, n)| *n as f64 / *k as f64).sum::<f64>();
     WinRow {
         provider: e.provider.clone(),
         eligible: e.eligible,
@@ -149,20 +116,10 @@ pub fn pairwise(rounds: &Rounds, eligibility: &[ProviderEligibility]) -> Vec<Pai
 
 fn pair(rounds: &Rounds, a: &ProviderEligibility, b: &ProviderEligibility) -> PairRow {
     let both = a.eligible && b.eligible;
-    let diffs = Samples::new(
-        rounds
-            .iter()
-            .filter(|_| both)
-            .filter_map(|r| Some(r.get(&a.provider)? - r.get(&b.provider)?)),
-    );
-    let mut reasons: Vec<String> = [a, b]
-        .iter()
-        .flat_map(|e| {
-            e.exclusion_reasons
-                .iter()
-                .map(move |r| format!("{}: {r}", e.provider))
-        })
-        .collect();
+    let diffs =
+        Samples::new(rounds.iter().filter(|_| both).filter_map(|r| Some(r.get(&a.provider)? - r.get(&b.provider)?)));
+    let mut reasons: Vec<String> =
+        [a, b].iter().flat_map(|e| e.exclusion_reasons.iter().map(move |r| format!("{}: {r}", e.provider))).collect();
     reasons.sort();
     let total = rounds.len() as i64;
     let paired = diffs.len() as i64;
@@ -197,11 +154,7 @@ mod tests {
     }
 
     fn ineligible(name: &str, reason: &str) -> ProviderEligibility {
-        ProviderEligibility {
-            eligible: false,
-            exclusion_reasons: vec![reason.into()],
-            ..eligible(name)
-        }
+        ProviderEligibility { eligible: false, exclusion_reasons: vec![reason.into()], ..eligible(name) }
     }
 
     fn round(values: &[(&str, f64)]) -> BTreeMap<String, f64> {
@@ -210,32 +163,16 @@ mod tests {
 
     /// The reference's pairwise test: a beats b by 20 ms, they tie, then b times out.
     fn three_rounds() -> Rounds {
-        vec![
-            round(&[("a", 100.0), ("b", 120.0)]),
-            round(&[("a", 150.0), ("b", 150.0)]),
-            round(&[("a", 90.0)]),
-        ]
+        vec![round(&[("a", 100.0), ("b", 120.0)]), round(&[("a", 150.0), ("b", 150.0)]), round(&[("a", 90.0)])]
     }
 
     #[test]
     fn fastest_wins_split_a_tie() {
         let rows = fastest_wins(&three_rounds(), &[eligible("a"), eligible("b")]);
         let (a, b) = (&rows[0], &rows[1]);
-        assert_eq!(
-            (a.credited_wins, a.outright_wins, a.tied_fastest_rounds),
-            (2.5, 2, 1)
-        );
-        assert_eq!(
-            (b.credited_wins, b.outright_wins, b.tied_fastest_rounds),
-            (0.5, 0, 1)
-        );
-        assert_eq!(
-            (
-                b.eligible_e2e_sample_count,
-                b.excluded_or_missing_sample_count
-            ),
-            (2, 1)
-        );
+        assert_eq!((a.credited_wins, a.outright_wins, a.tied_fastest_rounds), (2.5, 2, 1));
+        assert_eq!((b.credited_wins, b.outright_wins, b.tied_fastest_rounds), (0.5, 0, 1));
+        assert_eq!((b.eligible_e2e_sample_count, b.excluded_or_missing_sample_count), (2, 1));
         assert_eq!((a.eligible_round_count, a.win_rate), (3, Some(2.5 / 3.0)));
     }
 
@@ -245,48 +182,22 @@ mod tests {
         assert_eq!(rows.len(), 1);
         let ab = &rows[0];
         assert_eq!((ab.provider_a.as_str(), ab.provider_b.as_str()), ("a", "b"));
-        assert_eq!(
-            (ab.paired_count, ab.missing_pair_count, ab.total_round_count),
-            (2, 1, 3)
-        );
+        assert_eq!((ab.paired_count, ab.missing_pair_count, ab.total_round_count), (2, 1, 3));
         assert_eq!(ab.coverage_rate, Some(2.0 / 3.0));
         // Differences −20 and 0: p50 is rank ceil(2/2) = 1, p95 and p99 rank 2.
-        assert_eq!(
-            (ab.difference_p50_ms, ab.difference_p99_ms),
-            (Some(-20.0), Some(0.0))
-        );
+        assert_eq!((ab.difference_p50_ms, ab.difference_p99_ms), (Some(-20.0), Some(0.0)));
     }
 
     #[test]
     fn an_ineligible_provider_gets_no_credit_and_no_pairs() {
-        let elig = [
-            eligible("a"),
-            ineligible("b", "task success rate below 95%"),
-        ];
+        let elig = [eligible("a"), ineligible("b", "task success rate below 95%")];
         let wins = fastest_wins(&three_rounds(), &elig);
         assert_eq!((wins[0].credited_wins, wins[0].win_rate), (3.0, Some(1.0)));
-        assert_eq!(
-            (
-                wins[1].credited_wins,
-                wins[1].win_rate,
-                wins[1].excluded_or_missing_sample_count
-            ),
-            (0.0, None, 3)
-        );
+        assert_eq!((wins[1].credited_wins, wins[1].win_rate, wins[1].excluded_or_missing_sample_count), (0.0, None, 3));
         let pair = &pairwise(&three_rounds(), &elig)[0];
         assert!(!pair.eligible_comparison);
-        assert_eq!(
-            (
-                pair.paired_count,
-                pair.missing_pair_count,
-                pair.coverage_rate
-            ),
-            (0, 3, Some(0.0))
-        );
-        assert_eq!(
-            pair.exclusion_reasons,
-            vec!["b: task success rate below 95%".to_string()]
-        );
+        assert_eq!((pair.paired_count, pair.missing_pair_count, pair.coverage_rate), (0, 3, Some(0.0)));
+        assert_eq!(pair.exclusion_reasons, vec!["b: task success rate below 95%".to_string()]);
         assert_eq!(pair.difference_p50_ms, None);
     }
 
@@ -299,13 +210,8 @@ mod tests {
             Req::failed(0, MEETING, "b", "timeout"),
         ];
         let t = fixture::tables(&reqs);
-        let obs: Vec<Observation> = reqs
-            .into_iter()
-            .map(|q| Observation {
-                response: q.response,
-                evaluation: q.evaluation,
-            })
-            .collect();
+        let obs: Vec<Observation> =
+            reqs.into_iter().map(|q| Observation { response: q.response, evaluation: q.evaluation }).collect();
         let r = rounds(&t.schedule, &obs);
         assert_eq!(r, vec![round(&[("a", 50.0)]), round(&[("a", 70.0)])]);
     }

@@ -9,10 +9,7 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq)]
 pub enum InputError {
     /// A request id appears twice in one table.
-    Duplicate {
-        table: &'static str,
-        request_id: String,
-    },
+    Duplicate { table: &'static str, request_id: String },
     /// A response whose request is not in `schedule.parquet`.
     NotScheduled { request_id: String },
     /// An evaluation whose response is not in `responses.parquet`.
@@ -29,25 +26,11 @@ pub enum InputError {
         expected: String,
     },
     /// A value outside the field's documented set (an outcome, a classification, a family).
-    Unknown {
-        table: &'static str,
-        request_id: String,
-        field: &'static str,
-        value: String,
-    },
+    Unknown { table: &'static str, request_id: String, field: &'static str, value: String },
     /// A number that cannot be a sample: NaN, infinite or negative.
-    BadNumber {
-        table: &'static str,
-        request_id: String,
-        field: &'static str,
-        value: String,
-    },
+    BadNumber { table: &'static str, request_id: String, field: &'static str, value: String },
     /// A row whose fields contradict each other.
-    Inconsistent {
-        table: &'static str,
-        request_id: String,
-        message: String,
-    },
+    Inconsistent { table: &'static str, request_id: String, message: String },
     /// A scheduled provider that the provider table does not define (no prices, no model id).
     UnknownProvider { provider: String },
     /// Two requests of one provider in one round: the round can no longer be paired.
@@ -60,10 +43,9 @@ impl fmt::Display for InputError {
             InputError::Duplicate { table, request_id } => {
                 write!(f, "{table}: request {request_id}: request_id: duplicate row")
             }
-            InputError::NotScheduled { request_id } => write!(
-                f,
-                "responses.parquet: request {request_id}: request_id: not in schedule.parquet"
-            ),
+            InputError::NotScheduled { request_id } => {
+                write!(f, "responses.parquet: request {request_id}: request_id: not in schedule.parquet")
+            }
             InputError::NoResponse { request_id } => write!(
                 f,
                 "evaluations.parquet: request {request_id}: request_id: no such response in responses.parquet"
@@ -72,28 +54,24 @@ impl fmt::Display for InputError {
                 f,
                 "responses.parquet: request {request_id}: no evaluation in evaluations.parquet; rerun ib-evaluate"
             ),
-            InputError::Disagree { table, request_id, field, found, other, expected } => write!(
-                f,
-                "{table}: request {request_id}: {field}: `{found}` differs from {other}'s `{expected}`"
-            ),
+            InputError::Disagree { table, request_id, field, found, other, expected } => {
+                write!(f, "{table}: request {request_id}: {field}: `{found}` differs from {other}'s `{expected}`")
+            }
             InputError::Unknown { table, request_id, field, value } => {
                 write!(f, "{table}: request {request_id}: {field}: unknown value `{value}`")
             }
-            InputError::BadNumber { table, request_id, field, value } => write!(
-                f,
-                "{table}: request {request_id}: {field}: `{value}` is not a finite non-negative number"
-            ),
+            InputError::BadNumber { table, request_id, field, value } => {
+                write!(f, "{table}: request {request_id}: {field}: `{value}` is not a finite non-negative number")
+            }
             InputError::Inconsistent { table, request_id, message } => {
                 write!(f, "{table}: request {request_id}: {message}")
             }
-            InputError::UnknownProvider { provider } => write!(
-                f,
-                "schedule.parquet: provider: `{provider}` is not in the spec's provider table"
-            ),
-            InputError::DuplicateRoundProvider { round_id, provider } => write!(
-                f,
-                "schedule.parquet: round {round_id}: provider: `{provider}` has more than one request"
-            ),
+            InputError::UnknownProvider { provider } => {
+                write!(f, "schedule.parquet: provider: `{provider}` is not in the spec's provider table")
+            }
+            InputError::DuplicateRoundProvider { round_id, provider } => {
+                write!(f, "schedule.parquet: round {round_id}: provider: `{provider}` has more than one request")
+            }
         }
     }
 }
@@ -106,11 +84,7 @@ const MAX_LISTED: usize = 20;
 /// All problems as the shared crate's bad-input error (exit code 3).
 pub fn invalid(problems: Vec<InputError>) -> inferbench_schemas::Error {
     let total = problems.len();
-    let mut lines: Vec<String> = problems
-        .iter()
-        .take(MAX_LISTED)
-        .map(ToString::to_string)
-        .collect();
+    let mut lines: Vec<String> = problems.iter().take(MAX_LISTED).map(ToString::to_string).collect();
     if total > MAX_LISTED {
         lines.push(format!("… and {} more", total - MAX_LISTED));
     }
@@ -139,11 +113,7 @@ mod tests {
 
     #[test]
     fn long_problem_lists_are_capped_and_map_to_bad_input() {
-        let problems = (0..25)
-            .map(|i| InputError::NoEvaluation {
-                request_id: format!("r{i}"),
-            })
-            .collect();
+        let problems = (0..25).map(|i| InputError::NoEvaluation { request_id: format!("r{i}") }).collect();
         let err = invalid(problems);
         let text = err.to_string();
         assert!(text.contains("… and 5 more"), "{text}");

@@ -88,10 +88,7 @@ impl Req {
             usage_cached_tokens: None,
         };
         let evaluation = evaluation_for(&response, VALID);
-        Req {
-            response,
-            evaluation,
-        }
+        Req { response, evaluation }
     }
 
     /// An operational failure (`outcome` is an `operational_outcome` such as `429`): no answer,
@@ -99,26 +96,15 @@ impl Req {
     pub fn failed(round: i64, family: &str, provider: &str, outcome: &str) -> Req {
         let mut req = Req::ok(round, family, provider, 0.0);
         let r = &mut req.response;
-        r.outcome = if outcome == "timeout" {
-            "timeout".into()
-        } else {
-            "http_error".into()
-        };
+        r.outcome = if outcome == "timeout" { "timeout".into() } else { "http_error".into() };
         r.operational_outcome = outcome.into();
         r.http_status = outcome.parse().ok();
         r.answer = String::new();
         r.complete = false;
         (r.ttfo_ms, r.ttfa_ms, r.last_answer_ms, r.e2e_latency_ms) = (None, None, None, None);
-        (
-            r.pre_answer_reasoning_tokens,
-            r.reasoning_emitted_before_answer,
-        ) = (None, None);
+        (r.pre_answer_reasoning_tokens, r.reasoning_emitted_before_answer) = (None, None);
         (r.output_tokens_per_second, r.response_model) = (None, None);
-        (
-            r.usage_prompt_tokens,
-            r.usage_completion_tokens,
-            r.usage_total_tokens,
-        ) = (None, None, None);
+        (r.usage_prompt_tokens, r.usage_completion_tokens, r.usage_total_tokens) = (None, None, None);
         req.evaluation = evaluation_for(&req.response, FAILED);
         req
     }

@@ -8,8 +8,8 @@
 use crate::join::{Observation, INCORRECT, INVALID, VALID};
 use crate::percentile::{self, Samples};
 use inferbench_schemas::documents::{
-    Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries,
-    PercentileValue, Percentiles, PriceUsd, RateDetail, Summary, Usage,
+    Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries, PercentileValue,
+    Percentiles, PriceUsd, RateDetail, Summary, Usage,
 };
 use inferbench_schemas::providers::Price;
 use inferbench_schemas::tables::ResponseRow;
@@ -56,12 +56,7 @@ fn percentile(samples: &Samples, tail: Tail, level: u64) -> Option<f64> {
 
 /// A rate with the counts it came from.
 fn rate_detail(numerator: i64, denominator: i64, missing_sample_count: i64) -> RateDetail {
-    RateDetail {
-        value: rate(numerator, denominator),
-        numerator,
-        denominator,
-        missing_sample_count,
-    }
+    RateDetail { value: rate(numerator, denominator), numerator, denominator, missing_sample_count }
 }
 
 /// `numerator / denominator`, or `None` for an empty group.
@@ -72,13 +67,8 @@ pub fn rate(numerator: i64, denominator: i64) -> Option<f64> {
 /// Counts the responses of each failure class (in `FAILURE_CLASSES` order, the file's).
 fn failure_counts(observations: &[&Observation]) -> FailureCounts {
     let submitted = observations.len() as i64;
-    let [timeout, http_429, other_http_4xx, http_5xx, transport_error, other_http] =
-        FAILURE_CLASSES.map(|(outcome, _)| {
-            observations
-                .iter()
-                .filter(|o| o.response.operational_outcome == outcome)
-                .count() as i64
-        });
+    let [timeout, http_429, other_http_4xx, http_5xx, transport_error, other_http] = FAILURE_CLASSES
+        .map(|(outcome, _)| observations.iter().filter(|o| o.response.operational_outcome == outcome).count() as i64);
     FailureCounts {
         timeout_rate: rate(timeout, submitted),
         timeout_count: timeout,
@@ -108,11 +98,7 @@ pub struct GroupInput<'a> {
 pub fn compute(input: &GroupInput) -> GroupMetrics {
     let obs = input.observations;
     let submitted = obs.len() as i64;
-    let count = |class: &str| {
-        obs.iter()
-            .filter(|o| o.evaluation.classification == class)
-            .count() as i64
-    };
+    let count = |class: &str| obs.iter().filter(|o| o.evaluation.classification == class).count() as i64;
     let correct = count(VALID);
     let failures = failure_counts(obs);
     let failed = failures.total();
@@ -140,22 +126,14 @@ pub fn compute(input: &GroupInput) -> GroupMetrics {
         summaries,
         usage,
         cost,
-        contract_field_diagnostics: (input.family == CONTRACT_FAMILY)
-            .then(|| field_diagnostics(obs)),
+        contract_field_diagnostics: (input.family == CONTRACT_FAMILY).then(|| field_diagnostics(obs)),
     }
 }
 
 /// Reasoning emitted before the answer, over the responses that have a TTFA.
 fn emission(obs: &[&Observation]) -> RateDetail {
-    let with_ttfa: Vec<&ResponseRow> = obs
-        .iter()
-        .map(|o| &o.response)
-        .filter(|r| r.ttfa_ms.is_some())
-        .collect();
-    let emitted = with_ttfa
-        .iter()
-        .filter(|r| r.reasoning_emitted_before_answer == Some(true))
-        .count() as i64;
+    let with_ttfa: Vec<&ResponseRow> = obs.iter().map(|o| &o.response).filter(|r| r.ttfa_ms.is_some()).collect();
+    let emitted = with_ttfa.iter().filter(|r| r.reasoning_emitted_before_answer == Some(true)).count() as i64;
     let denominator = with_ttfa.len() as i64;
     rate_detail(emitted, denominator, obs.len() as i64 - denominator)
 }
@@ -166,9 +144,7 @@ fn summaries(obs: &[&Observation]) -> MetricSummaries {
     MetricSummaries {
         ttfo_ms: summary(obs, Tail::Upper, |r| r.ttfo_ms),
         ttfa_ms: summary(obs, Tail::Upper, |r| r.ttfa_ms),
-        pre_answer_reasoning_tokens: summary(obs, Tail::Upper, |r| {
-            r.pre_answer_reasoning_tokens.map(|t| t as f64)
-        }),
+        pre_answer_reasoning_tokens: summary(obs, Tail::Upper, |r| r.pre_answer_reasoning_tokens.map(|t| t as f64)),
         e2e_latency_ms: summary(obs, Tail::Upper, |r| r.e2e_latency_ms),
         output_tokens_per_second: summary(obs, Tail::Lower, |r| r.output_tokens_per_second),
     }
@@ -178,9 +154,7 @@ fn summaries(obs: &[&Observation]) -> MetricSummaries {
 fn summary(obs: &[&Observation], tail: Tail, sample: fn(&ResponseRow) -> Option<f64>) -> Summary {
     let submitted = obs.len() as i64;
     let samples = Samples::new(obs.iter().filter_map(|o| sample(&o.response)));
-    let [p50, p95, p99] = LEVELS.map(|level| PercentileValue {
-        value: percentile(&samples, tail, level),
-    });
+    let [p50, p95, p99] = LEVELS.map(|level| PercentileValue { value: percentile(&samples, tail, level) });
     let population = samples.len() as i64;
     Summary {
         population_count: population,
@@ -195,12 +169,7 @@ fn usage_and_cost(obs: &[&Observation], price: Price) -> (Usage, Cost) {
     let submitted = obs.len() as i64;
     let reported: Vec<(i64, i64)> = obs
         .iter()
-        .filter_map(|o| {
-            Some((
-                o.response.usage_prompt_tokens?,
-                o.response.usage_completion_tokens?,
-            ))
-        })
+        .filter_map(|o| Some((o.response.usage_prompt_tokens?, o.response.usage_completion_tokens?)))
         .collect();
     let count = reported.len() as i64;
     let input: i64 = reported.iter().map(|(i, _)| i).sum();
@@ -224,25 +193,15 @@ fn usage_and_cost(obs: &[&Observation], price: Price) -> (Usage, Cost) {
         coverage_rate: rate(count, submitted),
         known_cost_usd: known,
         total_cost_usd: (count == submitted).then_some(known),
-        price_usd_per_million_tokens: PriceUsd {
-            input: price.input,
-            output: price.output,
-        },
+        price_usd_per_million_tokens: PriceUsd { input: price.input, output: price.output },
     };
     (usage, cost)
 }
 
 fn field_diagnostics(obs: &[&Observation]) -> FieldDiagnostics {
-    let counts: Vec<i64> = obs
-        .iter()
-        .filter_map(|o| o.evaluation.correct_field_count)
-        .collect();
+    let counts: Vec<i64> = obs.iter().filter_map(|o| o.evaluation.correct_field_count).collect();
     FieldDiagnostics {
-        field_count_total: obs
-            .iter()
-            .filter_map(|o| o.evaluation.field_count_total)
-            .max()
-            .unwrap_or(10),
+        field_count_total: obs.iter().filter_map(|o| o.evaluation.field_count_total).max().unwrap_or(10),
         returned_object_count: counts.len() as i64,
         median_correct_fields_returned: percentile::median(&counts),
     }
@@ -255,27 +214,13 @@ mod tests {
     use crate::join::Observation;
 
     fn observations(reqs: Vec<Req>) -> Vec<Observation> {
-        reqs.into_iter()
-            .map(|q| Observation {
-                response: q.response,
-                evaluation: q.evaluation,
-            })
-            .collect()
+        reqs.into_iter().map(|q| Observation { response: q.response, evaluation: q.evaluation }).collect()
     }
 
     fn metrics(family: &str, obs: &[Observation]) -> GroupMetrics {
         let refs: Vec<&Observation> = obs.iter().collect();
-        let price = Price {
-            input: 1.0,
-            output: 2.0,
-        };
-        compute(&GroupInput {
-            provider: "a",
-            family,
-            scheduled: obs.len(),
-            observations: &refs,
-            price,
-        })
+        let price = Price { input: 1.0, output: 2.0 };
+        compute(&GroupInput { provider: "a", family, scheduled: obs.len(), observations: &refs, price })
     }
 
     #[test]
@@ -286,10 +231,7 @@ mod tests {
             Req::ok(2, TICKET, "a", 300.0),
         ]);
         let m = metrics(TICKET, &obs);
-        assert_eq!(
-            (m.correct_count, m.failed_request_count, m.submitted_count),
-            (2, 1, 3)
-        );
+        assert_eq!((m.correct_count, m.failed_request_count, m.submitted_count), (2, 1, 3));
         assert_eq!(m.task_success_rate, Some(2.0 / 3.0));
         assert_eq!(m.failure_rate, Some(1.0 / 3.0));
         assert_eq!(m.failures.rate("http_429"), Some(1.0 / 3.0));
@@ -297,27 +239,17 @@ mod tests {
         let ttfa = m.summaries.get("ttfa_ms").unwrap();
         assert_eq!((ttfa.population_count, ttfa.missing_sample_count), (2, 1));
         // TTFA samples 50 and 150: upper p50 is rank ceil(2/2) = 1, p99 rank 2.
-        assert_eq!(
-            (m.percentile("ttfa_p50"), m.percentile("ttfa_p99")),
-            (Some(50.0), Some(150.0))
-        );
+        assert_eq!((m.percentile("ttfa_p50"), m.percentile("ttfa_p99")), (Some(50.0), Some(150.0)));
         assert_eq!(
             m.task_success_rate_detail,
-            RateDetail {
-                value: Some(2.0 / 3.0),
-                numerator: 2,
-                denominator: 3,
-                missing_sample_count: 0
-            }
+            RateDetail { value: Some(2.0 / 3.0), numerator: 2, denominator: 3, missing_sample_count: 0 }
         );
     }
 
     #[test]
     fn speed_floors_use_the_lower_tail_and_the_median_the_upper_rank() {
-        let reqs = (1..=20).map(|i| {
-            Req::ok(i, TICKET, "a", 100.0)
-                .with(|r| r.output_tokens_per_second = Some(i as f64 * 10.0))
-        });
+        let reqs = (1..=20)
+            .map(|i| Req::ok(i, TICKET, "a", 100.0).with(|r| r.output_tokens_per_second = Some(i as f64 * 10.0)));
         let m = metrics(TICKET, &observations(reqs.collect()));
         // 20 samples 10..200: p50 rank 10 → 100; p95 floor rank 20 − 19 + 1 = 2 → 20; p99 floor rank 1 → 10.
         assert_eq!(m.percentile("output_tokens_per_second_p50"), Some(100.0));
@@ -331,28 +263,14 @@ mod tests {
             Req::ok(0, TICKET, "a", 100.0).judged(INVALID),
             Req::ok(1, TICKET, "a", 100.0).judged(INCORRECT),
             Req::ok(2, TICKET, "a", 100.0),
-            Req::ok(3, TICKET, "a", 100.0).with(|r| {
-                (
-                    r.reasoning_emitted_before_answer,
-                    r.pre_answer_reasoning_tokens,
-                ) = (Some(true), Some(7))
-            }),
+            Req::ok(3, TICKET, "a", 100.0)
+                .with(|r| (r.reasoning_emitted_before_answer, r.pre_answer_reasoning_tokens) = (Some(true), Some(7))),
         ]);
         let m = metrics(TICKET, &obs);
-        assert_eq!(
-            (
-                m.invalid_result_count,
-                m.incorrect_result_count,
-                m.failed_request_count
-            ),
-            (1, 1, 0)
-        );
+        assert_eq!((m.invalid_result_count, m.incorrect_result_count, m.failed_request_count), (1, 1, 0));
         assert_eq!(m.task_success_rate, Some(0.5));
         assert_eq!(m.reasoning_emission_rate, Some(0.25));
-        assert_eq!(
-            m.summaries.get("e2e_latency_ms").unwrap().population_count,
-            4
-        );
+        assert_eq!(m.summaries.get("e2e_latency_ms").unwrap().population_count, 4);
     }
 
     #[test]
@@ -366,24 +284,13 @@ mod tests {
         obs[0].evaluation.correct_field_count = Some(10);
         obs[1].evaluation.correct_field_count = Some(9);
         let m = metrics(CONTRACT, &obs);
-        assert_eq!(
-            (
-                m.usage.reported_count,
-                m.usage.input_tokens,
-                m.usage.output_tokens
-            ),
-            (2, 20, 10)
-        );
+        assert_eq!((m.usage.reported_count, m.usage.input_tokens, m.usage.output_tokens), (2, 20, 10));
         // (20 · $1 + 10 · $2) / 1e6.
         assert_eq!(m.cost.known_cost_usd, 40.0 / 1_000_000.0);
         assert_eq!(m.cost.total_cost_usd, None);
         let diag = m.contract_field_diagnostics.unwrap();
         assert_eq!(
-            (
-                diag.returned_object_count,
-                diag.median_correct_fields_returned,
-                diag.field_count_total
-            ),
+            (diag.returned_object_count, diag.median_correct_fields_returned, diag.field_count_total),
             (2, Some(9.5), 10)
         );
         assert_eq!(m.failures.rate("timeout"), Some(1.0 / 3.0));
@@ -393,17 +300,8 @@ mod tests {
     fn json_keys_come_in_contract_order_with_flat_percentiles() {
         let m = metrics(TICKET, &observations(vec![Req::ok(0, TICKET, "a", 100.0)]));
         let json = serde_json::to_value(&m).unwrap();
-        let keys: Vec<&str> = json
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
-        let pos = |k: &str| {
-            keys.iter()
-                .position(|x| *x == k)
-                .unwrap_or_else(|| panic!("{k} missing"))
-        };
+        let keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+        let pos = |k: &str| keys.iter().position(|x| *x == k).unwrap_or_else(|| panic!("{k} missing"));
         assert!(pos("timeout_rate") < pos("http_429_count") && pos("ttfo_ms") < pos("ttfa_ms"));
         assert!(pos("ttfo_p50") < pos("output_tokens_per_second_p99"));
         assert_eq!(json["e2e_latency_ms"]["percentiles"]["p99"]["value"], 100.0);
@@ -414,14 +312,7 @@ mod tests {
     #[test]
     fn an_empty_group_has_null_rates_and_percentiles() {
         let m = metrics(TICKET, &[]);
-        assert_eq!(
-            (
-                m.task_success_rate,
-                m.failure_rate,
-                m.percentile("e2e_latency_p50")
-            ),
-            (None, None, None)
-        );
+        assert_eq!((m.task_success_rate, m.failure_rate, m.percentile("e2e_latency_p50")), (None, None, None));
         assert_eq!(m.summaries.get("ttfo_ms").unwrap().population_rate, None);
     }
 }

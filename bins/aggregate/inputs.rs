@@ -29,12 +29,5 @@ pub fn load(args: &Args) -> anyhow::Result<RunInputs> {
         evaluations: pipeline.table(&run.evaluations(), "ib-evaluate")?,
     };
     let Pipeline { spec, providers: table, lock, hashes, .. } = pipeline;
-    Ok(RunInputs {
-        spec,
-        table,
-        lock,
-        tables,
-        hashes,
-    })
+    Ok(RunInputs { spec, table, lock, tables, hashes })
 }
-

@@ -42,16 +42,8 @@ pub struct Joined {
 
 /// Checks and joins `tables`. `families` are the spec's task families and `providers` the
 /// provider table's names: a scheduled request outside them cannot be scored or priced.
-pub fn join(
-    tables: Tables,
-    families: &[String],
-    providers: &[String],
-) -> Result<Joined, Vec<InputError>> {
-    let Tables {
-        schedule,
-        responses,
-        evaluations,
-    } = tables;
+pub fn join(tables: Tables, families: &[String], providers: &[String]) -> Result<Joined, Vec<InputError>> {
+    let Tables { schedule, responses, evaluations } = tables;
     let mut problems = Vec::new();
     let scheduled = check_schedule(&schedule, families, providers, &mut problems);
     let responses = index(responses, RESPONSES, |r| &r.request_id, &mut problems);
@@ -62,15 +54,11 @@ pub fn join(
     for (id, evaluation) in &evaluations {
         match responses.get(id) {
             Some(response) => check_evaluation(evaluation, response, &mut problems),
-            None => problems.push(InputError::NoResponse {
-                request_id: id.clone(),
-            }),
+            None => problems.push(InputError::NoResponse { request_id: id.clone() }),
         }
     }
     for id in responses.keys().filter(|id| !evaluations.contains_key(*id)) {
-        problems.push(InputError::NoEvaluation {
-            request_id: id.clone(),
-        });
+        problems.push(InputError::NoEvaluation { request_id: id.clone() });
     }
     if !problems.is_empty() {
         return Err(problems);
@@ -78,19 +66,11 @@ pub fn join(
     let observations = responses
         .into_iter()
         .map(|(id, response)| {
-            let evaluation = evaluations
-                .remove(&id)
-                .expect("every response was checked to have an evaluation");
-            Observation {
-                response,
-                evaluation,
-            }
+            let evaluation = evaluations.remove(&id).expect("every response was checked to have an evaluation");
+            Observation { response, evaluation }
         })
         .collect();
-    Ok(Joined {
-        schedule,
-        observations,
-    })
+    Ok(Joined { schedule, observations })
 }
 
 /// Indexes rows by request id, reporting duplicates (the first row of an id is kept).
@@ -103,10 +83,7 @@ fn index<T>(
     let mut map = BTreeMap::new();
     for row in rows {
         match map.entry(id(&row).clone()) {
-            Entry::Occupied(e) => problems.push(InputError::Duplicate {
-                table,
-                request_id: e.key().clone(),
-            }),
+            Entry::Occupied(e) => problems.push(InputError::Duplicate { table, request_id: e.key().clone() }),
             Entry::Vacant(e) => {
                 e.insert(row);
             }
@@ -126,23 +103,13 @@ fn check_schedule<'a>(
     let mut round_providers = BTreeSet::new();
     for row in schedule {
         if by_id.insert(row.request_id.as_str(), row).is_some() {
-            problems.push(InputError::Duplicate {
-                table: SCHEDULE,
-                request_id: row.request_id.clone(),
-            });
+            problems.push(InputError::Duplicate { table: SCHEDULE, request_id: row.request_id.clone() });
         }
         if !providers.contains(&row.provider) && unknown_providers.insert(row.provider.as_str()) {
-            problems.push(InputError::UnknownProvider {
-                provider: row.provider.clone(),
-            });
+            problems.push(InputError::UnknownProvider { provider: row.provider.clone() });
         }
         if !families.contains(&row.task_family) {
-            problems.push(unknown(
-                SCHEDULE,
-                &row.request_id,
-                "task_family",
-                &row.task_family,
-            ));
+            problems.push(unknown(SCHEDULE, &row.request_id, "task_family", &row.task_family));
         }
         if !round_providers.insert((row.round_id.as_str(), row.provider.as_str())) {
             problems.push(InputError::DuplicateRoundProvider {
@@ -154,16 +121,10 @@ fn check_schedule<'a>(
     by_id
 }
 
-fn check_response(
-    response: &ResponseRow,
-    scheduled: Option<&ScheduleRow>,
-    problems: &mut Vec<InputError>,
-) {
+fn check_response(response: &ResponseRow, scheduled: Option<&ScheduleRow>, problems: &mut Vec<InputError>) {
     let id = &response.request_id;
     let Some(s) = scheduled else {
-        problems.push(InputError::NotScheduled {
-            request_id: id.clone(),
-        });
+        problems.push(InputError::NotScheduled { request_id: id.clone() });
         return;
     };
     let pairs = [
@@ -182,10 +143,7 @@ fn check_response(
         problems.push(unknown(RESPONSES, id, "operational_outcome", outcome));
     }
     let integers = [
-        (
-            "pre_answer_reasoning_tokens",
-            response.pre_answer_reasoning_tokens,
-        ),
+        ("pre_answer_reasoning_tokens", response.pre_answer_reasoning_tokens),
         ("usage_prompt_tokens", response.usage_prompt_tokens),
         ("usage_completion_tokens", response.usage_completion_tokens),
     ];
@@ -193,14 +151,9 @@ fn check_response(
         ("ttfo_ms", response.ttfo_ms),
         ("ttfa_ms", response.ttfa_ms),
         ("e2e_latency_ms", response.e2e_latency_ms),
-        (
-            "output_tokens_per_second",
-            response.output_tokens_per_second,
-        ),
+        ("output_tokens_per_second", response.output_tokens_per_second),
     ];
-    let values = floats
-        .into_iter()
-        .chain(integers.map(|(f, v)| (f, v.map(|n| n as f64))));
+    let values = floats.into_iter().chain(integers.map(|(f, v)| (f, v.map(|n| n as f64))));
     for (field, value) in values {
         if let Some(v) = value.filter(|v| !(v.is_finite() && *v >= 0.0)) {
             problems.push(InputError::BadNumber {
@@ -213,24 +166,12 @@ fn check_response(
     }
 }
 
-fn check_evaluation(
-    evaluation: &EvaluationRow,
-    response: &ResponseRow,
-    problems: &mut Vec<InputError>,
-) {
+fn check_evaluation(evaluation: &EvaluationRow, response: &ResponseRow, problems: &mut Vec<InputError>) {
     let id = &evaluation.request_id;
     let pairs = [
         ("provider", &evaluation.provider, &response.provider),
-        (
-            "task_family",
-            &evaluation.task_family,
-            &response.task_family,
-        ),
-        (
-            "operational_outcome",
-            &evaluation.operational_outcome,
-            &response.operational_outcome,
-        ),
+        ("task_family", &evaluation.task_family, &response.task_family),
+        ("operational_outcome", &evaluation.operational_outcome, &response.operational_outcome),
     ];
     for (field, found, expected) in pairs {
         if found != expected {
@@ -245,26 +186,13 @@ fn check_evaluation(
     // A request either failed operationally or was judged; the two must never overlap, or
     // a request would count both as a failure and as a wrong answer.
     if (class == FAILED) != (response.operational_outcome != SUCCESS_OUTCOME) {
-        let message = format!(
-            "classification: `{class}` contradicts operational_outcome `{}`",
-            response.operational_outcome
-        );
-        problems.push(InputError::Inconsistent {
-            table: EVALUATIONS,
-            request_id: id.clone(),
-            message,
-        });
+        let message =
+            format!("classification: `{class}` contradicts operational_outcome `{}`", response.operational_outcome);
+        problems.push(InputError::Inconsistent { table: EVALUATIONS, request_id: id.clone(), message });
     }
     if evaluation.correct != (class == VALID) {
-        let message = format!(
-            "correct: `{}` contradicts classification `{class}`",
-            evaluation.correct
-        );
-        problems.push(InputError::Inconsistent {
-            table: EVALUATIONS,
-            request_id: id.clone(),
-            message,
-        });
+        let message = format!("correct: `{}` contradicts classification `{class}`", evaluation.correct);
+        problems.push(InputError::Inconsistent { table: EVALUATIONS, request_id: id.clone(), message });
     }
 }
 
@@ -287,12 +215,7 @@ fn disagree(
 }
 
 fn unknown(table: &'static str, id: &str, field: &'static str, value: &str) -> InputError {
-    InputError::Unknown {
-        table,
-        request_id: id.to_string(),
-        field,
-        value: value.to_string(),
-    }
+    InputError::Unknown { table, request_id: id.to_string(), field, value: value.to_string() }
 }
 
 #[cfg(test)]
@@ -301,28 +224,18 @@ mod tests {
     use crate::fixture::{self, Req, MEETING};
 
     fn two_providers() -> Vec<Req> {
-        vec![
-            Req::ok(0, MEETING, "a", 100.0),
-            Req::ok(0, MEETING, "b", 120.0),
-        ]
+        vec![Req::ok(0, MEETING, "a", 100.0), Req::ok(0, MEETING, "b", 120.0)]
     }
 
     fn run(tables: Tables) -> Result<Joined, Vec<InputError>> {
-        join(
-            tables,
-            &fixture::families(),
-            &["a".to_string(), "b".to_string()],
-        )
+        join(tables, &fixture::families(), &["a".to_string(), "b".to_string()])
     }
 
     #[test]
     fn a_clean_run_joins_every_response_with_its_evaluation() {
         let joined = run(fixture::tables(&two_providers())).unwrap();
         assert_eq!(joined.observations.len(), 2);
-        assert!(joined
-            .observations
-            .iter()
-            .all(|o| o.response.request_id == o.evaluation.request_id));
+        assert!(joined.observations.iter().all(|o| o.response.request_id == o.evaluation.request_id));
     }
 
     #[test]
@@ -331,12 +244,8 @@ mod tests {
         tables.evaluations.retain(|e| e.provider != "b");
         tables.schedule.retain(|s| s.provider != "a");
         let problems = run(tables).unwrap_err();
-        assert!(problems.contains(&InputError::NoEvaluation {
-            request_id: fixture::request_id(0, "b")
-        }));
-        assert!(problems.contains(&InputError::NotScheduled {
-            request_id: fixture::request_id(0, "a")
-        }));
+        assert!(problems.contains(&InputError::NoEvaluation { request_id: fixture::request_id(0, "b") }));
+        assert!(problems.contains(&InputError::NotScheduled { request_id: fixture::request_id(0, "a") }));
     }
 
     #[test]
@@ -345,9 +254,7 @@ mod tests {
         tables.evaluations[0].provider = "b".into();
         let problems = run(tables).unwrap_err();
         assert!(
-            problems.iter().any(|p| p
-                .to_string()
-                .contains("provider: `b` differs from responses.parquet's `a`")),
+            problems.iter().any(|p| p.to_string().contains("provider: `b` differs from responses.parquet's `a`")),
             "{problems:?}"
         );
     }
@@ -358,23 +265,11 @@ mod tests {
         tables.responses[0].operational_outcome = "418".into();
         tables.responses[1].ttfa_ms = Some(f64::NAN);
         tables.evaluations[1].correct = false;
-        let text: Vec<String> = run(tables)
-            .unwrap_err()
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let text: Vec<String> = run(tables).unwrap_err().iter().map(ToString::to_string).collect();
+        assert!(text.iter().any(|t| t.contains("operational_outcome: unknown value `418`")), "{text:?}");
+        assert!(text.iter().any(|t| t.contains("ttfa_ms: `NaN`")), "{text:?}");
         assert!(
-            text.iter()
-                .any(|t| t.contains("operational_outcome: unknown value `418`")),
-            "{text:?}"
-        );
-        assert!(
-            text.iter().any(|t| t.contains("ttfa_ms: `NaN`")),
-            "{text:?}"
-        );
-        assert!(
-            text.iter()
-                .any(|t| t.contains("correct: `false` contradicts classification `valid_result`")),
+            text.iter().any(|t| t.contains("correct: `false` contradicts classification `valid_result`")),
             "{text:?}"
         );
     }
@@ -384,12 +279,9 @@ mod tests {
         let mut tables = fixture::tables(&two_providers());
         tables.evaluations.push(tables.evaluations[0].clone());
         let problems = join(tables, &fixture::families(), &["a".to_string()]).unwrap_err();
-        assert!(problems.contains(&InputError::UnknownProvider {
-            provider: "b".into()
-        }));
-        assert!(problems.contains(&InputError::Duplicate {
-            table: EVALUATIONS,
-            request_id: fixture::request_id(0, "a")
-        }));
+        assert!(problems.contains(&InputError::UnknownProvider { provider: "b".into() }));
+        assert!(
+            problems.contains(&InputError::Duplicate { table: EVALUATIONS, request_id: fixture::request_id(0, "a") })
+        );
     }
 }

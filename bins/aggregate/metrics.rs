@@ -24,41 +24,23 @@ pub struct Computed {
 pub fn compute(joined: &Joined, families: &[String], table: &ProviderTable) -> Computed {
     let mut scheduled: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     for row in &joined.schedule {
-        *scheduled
-            .entry((row.provider.as_str(), row.task_family.as_str()))
-            .or_default() += 1;
+        *scheduled.entry((row.provider.as_str(), row.task_family.as_str())).or_default() += 1;
     }
-    let providers: BTreeSet<&str> = joined
-        .schedule
-        .iter()
-        .map(|s| s.provider.as_str())
-        .collect();
+    let providers: BTreeSet<&str> = joined.schedule.iter().map(|s| s.provider.as_str()).collect();
     let mut family_rows = Vec::new();
     let mut pooled_rows = Vec::new();
     for name in providers {
-        let provider = table
-            .get(name)
-            .expect("the join checked that every scheduled provider is in the table");
-        let mine: Vec<&Observation> = joined
-            .observations
-            .iter()
-            .filter(|o| o.response.provider == name)
-            .collect();
+        let provider = table.get(name).expect("the join checked that every scheduled provider is in the table");
+        let mine: Vec<&Observation> = joined.observations.iter().filter(|o| o.response.provider == name).collect();
         let rows: Vec<GroupMetrics> = families
             .iter()
             .map(|family| {
-                let obs: Vec<&Observation> = mine
-                    .iter()
-                    .copied()
-                    .filter(|o| &o.response.task_family == family)
-                    .collect();
+                let obs: Vec<&Observation> =
+                    mine.iter().copied().filter(|o| &o.response.task_family == family).collect();
                 group::compute(&GroupInput {
                     provider: name,
                     family,
-                    scheduled: scheduled
-                        .get(&(name, family.as_str()))
-                        .copied()
-                        .unwrap_or(0),
+                    scheduled: scheduled.get(&(name, family.as_str())).copied().unwrap_or(0),
                     observations: &obs,
                     price: provider.price_usd_per_million_tokens,
                 })
@@ -68,11 +50,7 @@ pub fn compute(joined: &Joined, families: &[String], table: &ProviderTable) -> C
         family_rows.extend(rows);
     }
     let ranking = pooled::rank(&mut pooled_rows);
-    Computed {
-        families: family_rows,
-        pooled: pooled_rows,
-        ranking,
-    }
+    Computed { families: family_rows, pooled: pooled_rows, ranking }
 }
 
 #[cfg(test)]
@@ -83,24 +61,14 @@ mod tests {
     #[test]
     fn every_provider_gets_a_row_per_family_in_family_order() {
         let table = fixture::provider_table();
-        let reqs = vec![
-            fixture::Req::ok(0, MEETING, "b", 1.0),
-            fixture::Req::ok(0, MEETING, "a", 1.0),
-        ];
-        let joined =
-            crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names())
-                .unwrap();
+        let reqs = vec![fixture::Req::ok(0, MEETING, "b", 1.0), fixture::Req::ok(0, MEETING, "a", 1.0)];
+        let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
         let computed = compute(&joined, &fixture::families(), &table);
-        let keys: Vec<(&str, &str)> = computed
-            .families
-            .iter()
-            .map(|m| (m.provider.as_str(), m.task_family.as_str()))
-            .collect();
+        let keys: Vec<(&str, &str)> =
+            computed.families.iter().map(|m| (m.provider.as_str(), m.task_family.as_str())).collect();
         let f = fixture::families();
-        let expected: Vec<(&str, &str)> = ["a", "b"]
-            .iter()
-            .flat_map(|p| f.iter().map(move |x| (*p, x.as_str())))
-            .collect();
+        let expected: Vec<(&str, &str)> =
+            ["a", "b"].iter().flat_map(|p| f.iter().map(move |x| (*p, x.as_str()))).collect();
         assert_eq!(keys, expected);
         assert_eq!(computed.families[1].submitted_count, 0);
         assert_eq!(computed.pooled.len(), 2);

@@ -6,8 +6,8 @@ use crate::join::Joined;
 use crate::metrics::Computed;
 use crate::pooled::{MAX_FAILURE_PERCENT, MIN_SUCCESS_PERCENT};
 use inferbench_schemas::documents::{
-    ComparisonsDocument, EligibilityPolicy, GroupMetrics, MetricsDocument, PooledMetrics,
-    Provenance, ProviderEligibility, METRICS_VERSION,
+    ComparisonsDocument, EligibilityPolicy, GroupMetrics, MetricsDocument, PooledMetrics, Provenance,
+    ProviderEligibility, METRICS_VERSION,
 };
 use inferbench_schemas::tables::MetricRow;
 
@@ -39,16 +39,8 @@ pub fn metrics_doc(id: &RunIdentity, computed: &Computed) -> MetricsDocument {
     }
 }
 
-pub fn comparisons_doc(
-    id: &RunIdentity,
-    computed: &Computed,
-    joined: &Joined,
-) -> ComparisonsDocument {
-    let mut eligibility: Vec<ProviderEligibility> = computed
-        .pooled
-        .iter()
-        .map(comparisons::eligibility_of)
-        .collect();
+pub fn comparisons_doc(id: &RunIdentity, computed: &Computed, joined: &Joined) -> ComparisonsDocument {
+    let mut eligibility: Vec<ProviderEligibility> = computed.pooled.iter().map(comparisons::eligibility_of).collect();
     eligibility.sort_by(|a, b| a.provider.cmp(&b.provider));
     let rounds = comparisons::rounds(&joined.schedule, &joined.observations);
     ComparisonsDocument {
@@ -72,13 +64,7 @@ pub fn metric_rows(computed: &Computed) -> Vec<MetricRow> {
     let mut rows = Vec::new();
     for p in pooled {
         let name = &p.metrics.provider;
-        rows.extend(
-            computed
-                .families
-                .iter()
-                .filter(|f| &f.provider == name)
-                .map(|f| metric_row(f, None)),
-        );
+        rows.extend(computed.families.iter().filter(|f| &f.provider == name).map(|f| metric_row(f, None)));
         rows.push(metric_row(&p.metrics, Some(p)));
     }
     rows
@@ -139,69 +125,30 @@ mod tests {
 
     fn computed_and_joined() -> (Computed, Joined) {
         let table = fixture::provider_table();
-        let mut reqs = fixture::balanced(&["b", "a"], |p, round| {
-            if p == "a" {
-                100.0 + round as f64
-            } else {
-                200.0
-            }
-        });
+        let mut reqs = fixture::balanced(&["b", "a"], |p, round| if p == "a" { 100.0 + round as f64 } else { 200.0 });
         reqs.push(Req::failed(1, TICKET, "c", "429"));
-        let joined =
-            crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names())
-                .unwrap();
-        (
-            crate::metrics::compute(&joined, &fixture::families(), &table),
-            joined,
-        )
+        let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
+        (crate::metrics::compute(&joined, &fixture::families(), &table), joined)
     }
 
     fn identity() -> RunIdentity<'static> {
         let inputs = BTreeMap::from([("lock.json".to_string(), "ab".repeat(32))]);
-        RunIdentity {
-            benchmark_slug: "slug",
-            run_id: "run-1",
-            provenance: Provenance::new(&inputs),
-        }
+        RunIdentity { benchmark_slug: "slug", run_id: "run-1", provenance: Provenance::new(&inputs) }
     }
 
     #[test]
     fn parquet_rows_are_families_then_pooled_per_provider_by_name() {
         let (computed, _) = computed_and_joined();
         let rows = metric_rows(&computed);
-        let keys: Vec<(&str, &str)> = rows
-            .iter()
-            .map(|r| (r.provider.as_str(), r.task_family.as_str()))
-            .collect();
+        let keys: Vec<(&str, &str)> = rows.iter().map(|r| (r.provider.as_str(), r.task_family.as_str())).collect();
         assert_eq!(keys.len(), 12);
-        assert_eq!(
-            &keys[..4],
-            &[
-                ("a", fixture::MEETING),
-                ("a", TICKET),
-                ("a", fixture::CONTRACT),
-                ("a", "pooled")
-            ]
-        );
-        let c = rows
-            .iter()
-            .find(|r| r.provider == "c" && r.task_family == "pooled")
-            .unwrap();
+        assert_eq!(&keys[..4], &[("a", fixture::MEETING), ("a", TICKET), ("a", fixture::CONTRACT), ("a", "pooled")]);
+        let c = rows.iter().find(|r| r.provider == "c" && r.task_family == "pooled").unwrap();
         assert_eq!(c.eligible, Some(false));
-        assert!(c
-            .ineligibility_reasons
-            .as_deref()
-            .unwrap()
-            .starts_with("task success rate below 95%; operational"));
+        assert!(c.ineligibility_reasons.as_deref().unwrap().starts_with("task success rate below 95%; operational"));
         assert_eq!(rows[0].eligible, None);
-        let a = rows
-            .iter()
-            .find(|r| r.provider == "a" && r.task_family == "pooled")
-            .unwrap();
-        assert_eq!(
-            (a.rank, a.e2e_latency_p99, a.http_429_rate),
-            (Some(1), Some(102.0), Some(0.0))
-        );
+        let a = rows.iter().find(|r| r.provider == "a" && r.task_family == "pooled").unwrap();
+        assert_eq!((a.rank, a.e2e_latency_p99, a.http_429_rate), (Some(1), Some(102.0), Some(0.0)));
     }
 
     #[test]
@@ -210,29 +157,14 @@ mod tests {
         let id = identity();
         let metrics = serde_json::to_string_pretty(&metrics_doc(&id, &computed)).unwrap();
         let (again, _) = computed_and_joined();
-        assert_eq!(
-            metrics,
-            serde_json::to_string_pretty(&metrics_doc(&id, &again)).unwrap()
-        );
+        assert_eq!(metrics, serde_json::to_string_pretty(&metrics_doc(&id, &again)).unwrap());
         let value: serde_json::Value = serde_json::from_str(&metrics).unwrap();
-        assert_eq!(
-            value["provenance"]["code_version"],
-            inferbench_schemas::CODE_VERSION
-        );
+        assert_eq!(value["provenance"]["code_version"], inferbench_schemas::CODE_VERSION);
         assert_eq!(value["ranking"], serde_json::json!(["a", "b"]));
         assert_eq!(value["eligibility"]["max_failure_rate"], 0.01);
         let comparisons = serde_json::to_value(comparisons_doc(&id, &computed, &joined)).unwrap();
-        assert_eq!(
-            comparisons["fastest_provider_wins"][0]["credited_wins"],
-            3.0
-        );
-        assert_eq!(
-            comparisons["pairwise_e2e_latency_differences"]
-                .as_array()
-                .unwrap()
-                .len(),
-            3
-        );
+        assert_eq!(comparisons["fastest_provider_wins"][0]["credited_wins"], 3.0);
+        assert_eq!(comparisons["pairwise_e2e_latency_differences"].as_array().unwrap().len(), 3);
         assert_eq!(comparisons["provider_eligibility"][2]["eligible"], false);
     }
 }

@@ -52,10 +52,7 @@ impl Samples {
 
 /// `ceil(k·n/100)` in integers.
 fn ceil_percent(k: u64, n: u64) -> u64 {
-    debug_assert!(
-        (1..=100).contains(&k),
-        "percentile level {k} outside 1..=100"
-    );
+    debug_assert!((1..=100).contains(&k), "percentile level {k} outside 1..=100");
     (k * n).div_ceil(100)
 }
 
@@ -114,10 +111,7 @@ mod tests {
     #[test]
     fn one_sample_is_every_percentile() {
         let one = Samples::new([7.5]);
-        assert_eq!(
-            (one.upper(99), one.lower_floor(99), one.upper(50)),
-            (Some(7.5), Some(7.5), Some(7.5))
-        );
+        assert_eq!((one.upper(99), one.lower_floor(99), one.upper(50)), (Some(7.5), Some(7.5), Some(7.5)));
     }
 
     /// Checks both rules against their set definitions for every n up to 300.
@@ -127,13 +121,9 @@ mod tests {
             let s = range(n);
             for k in [50u64, 95, 99] {
                 let needed = |count: usize| count as u64 * 100 >= k * u64::from(n);
-                let upper = (1..=n)
-                    .map(f64::from)
-                    .find(|v| needed((1..=n).filter(|x| f64::from(*x) <= *v).count()));
-                let floor = (1..=n)
-                    .rev()
-                    .map(f64::from)
-                    .find(|v| needed((1..=n).filter(|x| f64::from(*x) >= *v).count()));
+                let upper = (1..=n).map(f64::from).find(|v| needed((1..=n).filter(|x| f64::from(*x) <= *v).count()));
+                let floor =
+                    (1..=n).rev().map(f64::from).find(|v| needed((1..=n).filter(|x| f64::from(*x) >= *v).count()));
                 assert_eq!(s.upper(k), upper, "upper p{k} of 1..={n}");
                 assert_eq!(s.lower_floor(k), floor, "floor p{k} of 1..={n}");
             }

@@ -21,8 +21,7 @@ pub const MAX_FAILURE_PERCENT: i64 = 1;
 pub const LOW_SUCCESS: &str = "task success rate below 95%";
 pub const HIGH_FAILURE: &str = "operational failure rate above 1%";
 pub const INCOMPATIBLE: &str = "incompatible model or request configuration";
-pub const INCOMPLETE: &str =
-    "incomplete, unbalanced, or internally inconsistent local artifact graph";
+pub const INCOMPLETE: &str = "incomplete, unbalanced, or internally inconsistent local artifact graph";
 
 /// The outcome of a response that streamed to its end: the only responses whose model echo
 /// is evidence about the served model.
@@ -30,11 +29,7 @@ const COMPLETED: &str = "completed";
 
 /// Builds a provider's pooled row from its family rows (one per expected family, in order)
 /// and all of its observations.
-pub fn assess(
-    provider: &Provider,
-    families: &[GroupMetrics],
-    observations: &[&Observation],
-) -> PooledMetrics {
+pub fn assess(provider: &Provider, families: &[GroupMetrics], observations: &[&Observation]) -> PooledMetrics {
     let scheduled: i64 = families.iter().map(|f| f.scheduled_count).sum();
     let metrics = group::compute(&GroupInput {
         provider: &provider.name,
@@ -44,25 +39,13 @@ pub fn assess(
         price: provider.price_usd_per_million_tokens,
     });
     let present: Vec<&GroupMetrics> = families.iter().filter(|f| f.submitted_count > 0).collect();
-    let missing: Vec<String> = families
-        .iter()
-        .filter(|f| f.submitted_count == 0)
-        .map(|f| f.task_family.clone())
-        .collect();
-    let balanced = missing.is_empty()
-        && present
-            .windows(2)
-            .all(|w| w[0].submitted_count == w[1].submitted_count);
+    let missing: Vec<String> =
+        families.iter().filter(|f| f.submitted_count == 0).map(|f| f.task_family.clone()).collect();
+    let balanced = missing.is_empty() && present.windows(2).all(|w| w[0].submitted_count == w[1].submitted_count);
     let model_mismatch_count = observations
         .iter()
         .map(|o| &o.response)
-        .filter(|r| {
-            r.outcome == COMPLETED
-                && !r
-                    .response_model
-                    .as_deref()
-                    .is_some_and(|m| provider.model_matches(m))
-        })
+        .filter(|r| r.outcome == COMPLETED && !r.response_model.as_deref().is_some_and(|m| provider.model_matches(m)))
         .count() as i64;
     let compatible = model_mismatch_count == 0;
     let complete = balanced && metrics.missing_response_count == 0;
@@ -72,10 +55,7 @@ pub fn assess(
         task_family_count: present.len() as i64,
         expected_task_family_count: families.len() as i64,
         missing_task_families: missing,
-        task_family_submitted_counts: families
-            .iter()
-            .map(|f| (f.task_family.clone(), f.submitted_count))
-            .collect(),
+        task_family_submitted_counts: families.iter().map(|f| (f.task_family.clone(), f.submitted_count)).collect(),
         balanced,
         model_mismatch_count,
         configuration_compatible: compatible,
@@ -114,12 +94,7 @@ pub fn rank(rows: &mut [PooledMetrics]) -> Vec<String> {
     let mut ranked: Vec<(f64, String)> = rows
         .iter()
         .filter(|r| r.eligible)
-        .filter_map(|r| {
-            Some((
-                r.metrics.percentiles.e2e_latency_p99?,
-                r.metrics.provider.clone(),
-            ))
-        })
+        .filter_map(|r| Some((r.metrics.percentiles.e2e_latency_p99?, r.metrics.provider.clone())))
         .collect();
     ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
     for (i, (_, name)) in ranked.iter().enumerate() {
@@ -128,11 +103,7 @@ pub fn rank(rows: &mut [PooledMetrics]) -> Vec<String> {
         }
     }
     rows.sort_by(|a, b| {
-        (a.rank.is_none(), a.rank, &a.metrics.provider).cmp(&(
-            b.rank.is_none(),
-            b.rank,
-            &b.metrics.provider,
-        ))
+        (a.rank.is_none(), a.rank, &a.metrics.provider).cmp(&(b.rank.is_none(), b.rank, &b.metrics.provider))
     });
     ranked.into_iter().map(|(_, name)| name).collect()
 }
@@ -146,9 +117,7 @@ mod tests {
     /// Runs the whole computation on `reqs` and returns the pooled rows and the ranking.
     fn pooled(reqs: Vec<Req>) -> (Vec<PooledMetrics>, Vec<String>) {
         let table = fixture::provider_table();
-        let joined =
-            crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names())
-                .unwrap();
+        let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
         let computed = metrics::compute(&joined, &fixture::families(), &table);
         (computed.pooled, computed.ranking)
     }
@@ -159,14 +128,9 @@ mod tests {
 
     #[test]
     fn a_clean_balanced_provider_is_eligible() {
-        let (rows, ranking) = pooled(fixture::balanced(&["a"], |_, round| {
-            100.0 * (round + 1) as f64
-        }));
+        let (rows, ranking) = pooled(fixture::balanced(&["a"], |_, round| 100.0 * (round + 1) as f64));
         let a = row(&rows, "a");
-        assert!(
-            a.eligible && a.balanced && a.artifact_graph_complete,
-            "{a:?}"
-        );
+        assert!(a.eligible && a.balanced && a.artifact_graph_complete, "{a:?}");
         assert_eq!(a.metrics.submitted_count, 3);
         // Pooled percentiles over the concatenated family samples 100, 200, 300.
         assert_eq!(a.metrics.percentile("e2e_latency_p50"), Some(200.0));
@@ -180,39 +144,23 @@ mod tests {
         reqs[1] = Req::failed(1, TICKET, "a", "429");
         let (rows, ranking) = pooled(reqs);
         let a = row(&rows, "a");
-        assert_eq!(
-            a.ineligibility_reasons,
-            vec![LOW_SUCCESS.to_string(), HIGH_FAILURE.to_string()]
-        );
-        assert_eq!(
-            (a.metrics.task_success_rate, a.metrics.failure_rate),
-            (Some(2.0 / 3.0), Some(1.0 / 3.0))
-        );
+        assert_eq!(a.ineligibility_reasons, vec![LOW_SUCCESS.to_string(), HIGH_FAILURE.to_string()]);
+        assert_eq!((a.metrics.task_success_rate, a.metrics.failure_rate), (Some(2.0 / 3.0), Some(1.0 / 3.0)));
         assert_eq!(a.metrics.failures.rate("http_429"), Some(1.0 / 3.0));
         assert_eq!(a.metrics.population("ttfa_ms"), 2);
-        assert!(
-            a.configuration_compatible,
-            "a failed request is no evidence about the model"
-        );
+        assert!(a.configuration_compatible, "a failed request is no evidence about the model");
         assert!(ranking.is_empty() && a.rank.is_none());
     }
 
     #[test]
     fn an_alias_is_accepted_and_another_model_is_not() {
         let mut reqs = fixture::balanced(&["a", "b"], |_, _| 100.0);
-        reqs[0] = reqs[0]
-            .clone()
-            .with(|r| r.response_model = Some("model-x-alias".into()));
-        reqs[1] = reqs[1]
-            .clone()
-            .with(|r| r.response_model = Some("model-y".into()));
+        reqs[0] = reqs[0].clone().with(|r| r.response_model = Some("model-x-alias".into()));
+        reqs[1] = reqs[1].clone().with(|r| r.response_model = Some("model-y".into()));
         let (rows, _) = pooled(reqs);
         assert!(row(&rows, "a").eligible);
         let b = row(&rows, "b");
-        assert_eq!(
-            (b.model_mismatch_count, b.ineligibility_reasons.clone()),
-            (1, vec![INCOMPATIBLE.to_string()])
-        );
+        assert_eq!((b.model_mismatch_count, b.ineligibility_reasons.clone()), (1, vec![INCOMPATIBLE.to_string()]));
     }
 
     #[test]
@@ -253,17 +201,12 @@ mod tests {
             _ => 200.0,
         };
         let mut reqs = fixture::balanced(&["a", "b", "c"], e2e);
-        reqs.iter_mut()
-            .filter(|q| q.response.provider == "c" && q.response.round_index == 0)
-            .for_each(|q| {
-                *q = Req::failed(0, MEETING, "c", "5xx");
-            });
+        reqs.iter_mut().filter(|q| q.response.provider == "c" && q.response.round_index == 0).for_each(|q| {
+            *q = Req::failed(0, MEETING, "c", "5xx");
+        });
         let (rows, ranking) = pooled(reqs);
         assert_eq!(ranking, vec!["b".to_string(), "a".to_string()]);
-        let order: Vec<(&str, Option<i64>)> = rows
-            .iter()
-            .map(|r| (r.metrics.provider.as_str(), r.rank))
-            .collect();
+        let order: Vec<(&str, Option<i64>)> = rows.iter().map(|r| (r.metrics.provider.as_str(), r.rank)).collect();
         assert_eq!(order, vec![("b", Some(1)), ("a", Some(2)), ("c", None)]);
     }
 
@@ -276,10 +219,7 @@ mod tests {
             ..row_template()
         };
         assert!(reasons(&m(95, 1), true, true).is_empty());
-        assert_eq!(
-            reasons(&m(94, 2), true, true),
-            vec![LOW_SUCCESS.to_string(), HIGH_FAILURE.to_string()]
-        );
+        assert_eq!(reasons(&m(94, 2), true, true), vec![LOW_SUCCESS.to_string(), HIGH_FAILURE.to_string()]);
     }
 
     fn row_template() -> GroupMetrics {

@@ -67,10 +67,7 @@ impl Renewal {
     fn auto(self) -> bool {
         matches!(
             self,
-            Renewal::AutoNotice
-                | Renewal::AutoNoticeCrossRef
-                | Renewal::AutoExternal
-                | Renewal::AutoUnlessTerminated
+            Renewal::AutoNotice | Renewal::AutoNoticeCrossRef | Renewal::AutoExternal | Renewal::AutoUnlessTerminated
         )
     }
     fn has_notice(self) -> bool {
@@ -101,10 +98,7 @@ impl Convenience {
     fn has_period(self) -> bool {
         matches!(
             self,
-            Convenience::Either
-                | Convenience::CustomerOnly
-                | Convenience::SupplierOnly
-                | Convenience::CustomerCrossRef
+            Convenience::Either | Convenience::CustomerOnly | Convenience::SupplierOnly | Convenience::CustomerCrossRef
         )
     }
 }
@@ -188,12 +182,7 @@ impl Plan {
             kind: rounds(
                 seed,
                 "contract/kind",
-                &[
-                    (Kind::Saas, 1),
-                    (Kind::License, 1),
-                    (Kind::Support, 1),
-                    (Kind::Services, 1),
-                ],
+                &[(Kind::Saas, 1), (Kind::License, 1), (Kind::Support, 1), (Kind::Services, 1)],
                 n,
             ),
             renewal: rounds(
@@ -227,12 +216,7 @@ impl Plan {
             payment: rounds(
                 seed,
                 "contract/payment",
-                &[
-                    (Payment::Stated, 4),
-                    (Payment::Net, 1),
-                    (Payment::External, 1),
-                    (Payment::Silent, 1),
-                ],
+                &[(Payment::Stated, 4), (Payment::Net, 1), (Payment::External, 1), (Payment::Silent, 1)],
                 n,
             ),
             security: rounds(
@@ -273,12 +257,7 @@ fn item(seed: u64, index: usize, plan: &Plan, band: UserBand) -> Generated {
             if facts.signed.is_some() {
                 tags.push("signature-date".into());
             }
-            return Generated {
-                user,
-                gold: facts.gold(),
-                aliases: vec![],
-                tags,
-            };
+            return Generated { user, gold: facts.gold(), aliases: vec![], tags };
         }
     }
     panic!("contract {index}: no rendering fits the token band {band:?}");
@@ -294,11 +273,7 @@ fn decide(rng: &mut Rng, plan: &Plan, i: usize) -> Facts {
     // of a month is the most common choice in real contracts.
     let year = rng.range(2024, 2027) as i32;
     let month = rng.range(1, 12) as u32;
-    let day = if rng.chance(55) {
-        1
-    } else {
-        rng.range(2, 28) as u32
-    };
+    let day = if rng.chance(55) { 1 } else { rng.range(2, 28) as u32 };
     let effective = Date::new(year, month, day);
     let term_months = *rng.pick(&[12, 12, 12, 12, 24, 24, 36, 6, 18, 12]);
     let end = effective.term_end(term_months);
@@ -311,17 +286,11 @@ fn decide(rng: &mut Rng, plan: &Plan, i: usize) -> Facts {
         }
     });
     let signed = signed.filter(|s| *s != effective);
-    let renewal_months = renewal
-        .auto()
-        .then(|| *rng.pick(&[12, 12, 12, 12, 24, 6, 3, 36, 1]));
-    let non_renewal_days = renewal
-        .has_notice()
-        .then(|| *rng.pick(&[30, 45, 60, 60, 90, 90, 120, 180]));
-    let payment_days = matches!(payment, Payment::Stated | Payment::Net)
-        .then(|| *rng.pick(&[14, 15, 20, 30, 30, 30, 45, 45, 60, 90]));
-    let mut convenience_days = convenience
-        .has_period()
-        .then(|| *rng.pick(&[15, 30, 30, 45, 60, 60, 90, 90, 120, 180]));
+    let renewal_months = renewal.auto().then(|| *rng.pick(&[12, 12, 12, 12, 24, 6, 3, 36, 1]));
+    let non_renewal_days = renewal.has_notice().then(|| *rng.pick(&[30, 45, 60, 60, 90, 90, 120, 180]));
+    let payment_days =
+        matches!(payment, Payment::Stated | Payment::Net).then(|| *rng.pick(&[14, 15, 20, 30, 30, 30, 45, 45, 60, 90]));
+    let mut convenience_days = convenience.has_period().then(|| *rng.pick(&[15, 30, 30, 45, 60, 60, 90, 90, 120, 180]));
     // Two terms with the same number would let a reader who confuses them still be right.
     while convenience_days.is_some() && convenience_days == non_renewal_days {
         convenience_days = Some(*rng.pick(&[15, 30, 45, 60, 90, 120]));
@@ -381,16 +350,8 @@ impl Ctx {
     }
     /// A distractor number from `pool` that no term and no other distractor uses.
     fn fresh(&mut self, rng: &mut Rng, pool: &[u32]) -> u32 {
-        let free: Vec<u32> = pool
-            .iter()
-            .copied()
-            .filter(|n| !self.taken.contains(n))
-            .collect();
-        let n = if free.is_empty() {
-            *rng.pick(pool)
-        } else {
-            *rng.pick(&free)
-        };
+        let free: Vec<u32> = pool.iter().copied().filter(|n| !self.taken.contains(n)).collect();
+        let n = if free.is_empty() { *rng.pick(pool) } else { *rng.pick(&free) };
         self.taken.push(n);
         n
     }
@@ -522,16 +483,10 @@ impl Doc {
             ]),
             refword: if rng.chance(55) { "Section" } else { "Clause" },
             british,
-            taken: [
-                f.renewal_months,
-                f.non_renewal_days,
-                f.payment_days,
-                f.convenience_days,
-                f.security_hours,
-            ]
-            .into_iter()
-            .flatten()
-            .collect(),
+            taken: [f.renewal_months, f.non_renewal_days, f.payment_days, f.convenience_days, f.security_hours]
+                .into_iter()
+                .flatten()
+                .collect(),
             v: Vars::new(),
         };
         ctx.v.set("ref", ctx.refword);
@@ -549,8 +504,8 @@ impl Doc {
         let initial_in_defs = rng.chance(25);
         let renewal_in_defs = f.renewal.auto() && rng.chance(30);
         let has_defs = eff_in_defs || initial_in_defs || renewal_in_defs || rng.chance(85);
-        let notices_needed = matches!(f.renewal, Renewal::AutoNoticeCrossRef)
-            || matches!(f.convenience, Convenience::CustomerCrossRef);
+        let notices_needed =
+            matches!(f.renewal, Renewal::AutoNoticeCrossRef) || matches!(f.convenience, Convenience::CustomerCrossRef);
 
         let preamble = preamble(f, &mut ctx, rng, eff_in_defs);
 
@@ -562,16 +517,8 @@ impl Doc {
         let security = security_section(f, &mut ctx, rng);
         let term = term_section(f, &mut ctx, rng, initial_in_defs, renewal_in_defs);
         let termination = termination_section(f, &mut ctx, rng);
-        let defs = has_defs.then(|| {
-            definitions_section(
-                f,
-                &mut ctx,
-                rng,
-                eff_in_defs,
-                initial_in_defs,
-                renewal_in_defs,
-            )
-        });
+        let defs =
+            has_defs.then(|| definitions_section(f, &mut ctx, rng, eff_in_defs, initial_in_defs, renewal_in_defs));
 
         let mut body: Vec<Section> = vec![fees, term, termination];
         body.extend(security);
@@ -604,23 +551,11 @@ impl Doc {
         let take = start.min(spare.len());
         let extra: Vec<Section> = spare.drain(..take).collect();
         sections.extend(extra);
-        Doc {
-            title,
-            preamble,
-            sections,
-            spare,
-            heading_style: rng.below(4) as u8,
-            refword: ctx.refword,
-        }
+        Doc { title, preamble, sections, spare, heading_style: rng.below(4) as u8, refword: ctx.refword }
     }
 
     fn render(&self) -> String {
-        let numbers: Vec<(&str, usize)> = self
-            .sections
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.key, i + 1))
-            .collect();
+        let numbers: Vec<(&str, usize)> = self.sections.iter().enumerate().map(|(i, s)| (s.key, i + 1)).collect();
         let resolve = |text: &str| -> String {
             let mut out = text.to_string();
             for (key, n) in &numbers {
@@ -660,10 +595,9 @@ impl Doc {
     /// Adds or drops optional sections until the text fits the band and comes close to a
     /// length drawn for this contract (so lengths spread over the band); None if it cannot.
     fn fit(mut self, band: UserBand, rng: &mut Rng) -> Option<String> {
-        let target = rng.range(
-            (band.lo + 40).min(band.hi) as i64,
-            band.hi.saturating_sub(20).max(band.lo + 40).min(band.hi) as i64,
-        ) as usize;
+        let target = rng
+            .range((band.lo + 40).min(band.hi) as i64, band.hi.saturating_sub(20).max(band.lo + 40).min(band.hi) as i64)
+            as usize;
         for _ in 0..16 {
             let text = self.render();
             let tokens = tokenizer::count(&text);
@@ -687,11 +621,7 @@ impl Doc {
             }
             let s = self.spare.remove(0);
             // Optional sections go after the core ones, in any order among themselves.
-            let first_optional = self
-                .sections
-                .iter()
-                .position(|s| s.optional)
-                .unwrap_or(self.sections.len());
+            let first_optional = self.sections.iter().position(|s| s.optional).unwrap_or(self.sections.len());
             let at = first_optional + rng.below(self.sections.len() - first_optional + 1);
             self.sections.insert(at, s);
         }
@@ -704,19 +634,9 @@ fn set_vocabulary(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) {
     let v = &mut ctx.v;
     v.set("Licence", if british { "Licence" } else { "License" });
     v.set("licence", if british { "licence" } else { "license" });
-    v.set(
-        "authorised",
-        if british { "authorised" } else { "authorized" },
-    );
+    v.set("authorised", if british { "authorised" } else { "authorized" });
     v.set("programme", if british { "programme" } else { "program" });
-    v.set(
-        "organisation",
-        if british {
-            "organisation"
-        } else {
-            "organization"
-        },
-    );
+    v.set("organisation", if british { "organisation" } else { "organization" });
     let supplier_lines = names::TECH_LINES;
     let (supplier, customer) = {
         let cs = names::companies(rng, supplier_lines, 1, true);
@@ -724,27 +644,18 @@ fn set_vocabulary(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) {
         other.retain(|c| c.split(' ').next() != cs[0].split(' ').next());
         (cs[0].clone(), other[0].clone())
     };
-    let short = names::short_company(&supplier)
-        .split(' ')
-        .next()
-        .unwrap_or("Supplier")
-        .to_string();
+    let short = names::short_company(&supplier).split(' ').next().unwrap_or("Supplier").to_string();
     let (s, c) = match f.kind {
         Kind::Saas => (
-            rng.pick(&["Provider", "Vendor", "Provider", short.as_str()])
-                .to_string(),
-            rng.pick(&["Customer", "Customer", "Subscriber"])
-                .to_string(),
+            rng.pick(&["Provider", "Vendor", "Provider", short.as_str()]).to_string(),
+            rng.pick(&["Customer", "Customer", "Subscriber"]).to_string(),
         ),
         Kind::License => ("Licensor".to_string(), "Licensee".to_string()),
-        Kind::Support => (
-            rng.pick(&["Supplier", "Provider", "Vendor", short.as_str()])
-                .to_string(),
-            "Customer".to_string(),
-        ),
+        Kind::Support => {
+            (rng.pick(&["Supplier", "Provider", "Vendor", short.as_str()]).to_string(), "Customer".to_string())
+        }
         Kind::Services => (
-            rng.pick(&["Consultant", "Contractor", "Service Provider", "Supplier"])
-                .to_string(),
+            rng.pick(&["Consultant", "Contractor", "Service Provider", "Supplier"]).to_string(),
             rng.pick(&["Client", "Customer", "Client"]).to_string(),
         ),
     };
@@ -761,50 +672,19 @@ fn set_vocabulary(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) {
         Kind::Services => *rng.pick(PROJECTS),
     };
     v.set("product", product);
-    let article = if product.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
-    };
+    let article = if product.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
     v.set("a_product", format!("{article} {product}"));
     let service = match f.kind {
-        Kind::Saas => *rng.pick(&[
-            "Subscription Service",
-            "Platform",
-            "Hosted Service",
-            "Cloud Service",
-        ]),
+        Kind::Saas => *rng.pick(&["Subscription Service", "Platform", "Hosted Service", "Cloud Service"]),
         Kind::License => *rng.pick(&["Software", "Licensed Software", "Licensed Programs"]),
         Kind::Support => *rng.pick(&["Supported Software", "Licensed Software"]),
         Kind::Services => "Services",
     };
     v.set("service", service);
     // Whether "Software"/"Licensed Programs" takes a plural verb.
-    v.set(
-        "is",
-        if service.ends_with('s') && f.kind != Kind::Services {
-            "are"
-        } else {
-            "is"
-        },
-    );
-    v.set(
-        "support_services",
-        *rng.pick(&[
-            "Support Services",
-            "Maintenance Services",
-            "Support Services",
-        ]),
-    );
-    v.set(
-        "sow",
-        *rng.pick(&[
-            "Statement of Work",
-            "Work Order",
-            "Statement of Work",
-            "Project Order",
-        ]),
-    );
+    v.set("is", if service.ends_with('s') && f.kind != Kind::Services { "are" } else { "is" });
+    v.set("support_services", *rng.pick(&["Support Services", "Maintenance Services", "Support Services"]));
+    v.set("sow", *rng.pick(&["Statement of Work", "Work Order", "Statement of Work", "Project Order"]));
     v.set("data", format!("{c} Data"));
     let external = match f.kind {
         Kind::Saas => "the Order Form".to_string(),
@@ -822,16 +702,9 @@ fn set_vocabulary(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) {
             "Data Incident",
         ]),
     );
-    v.set(
-        "schedule",
-        rng.pick(&["Schedule", "Exhibit", "Annex"]).to_string(),
-    );
+    v.set("schedule", rng.pick(&["Schedule", "Exhibit", "Annex"]).to_string());
     // Each referenced document gets its own label: a product list, commercial terms, a DPA.
-    let mut labels: Vec<&str> = if rng.chance(50) {
-        vec!["1", "2", "3", "4"]
-    } else {
-        vec!["A", "B", "C", "D"]
-    };
+    let mut labels: Vec<&str> = if rng.chance(50) { vec!["1", "2", "3", "4"] } else { vec!["A", "B", "C", "D"] };
     rng.shuffle(&mut labels);
     v.set("sched_n", labels[0]);
     v.set("sched_fee", labels[1]);
@@ -862,10 +735,7 @@ fn preamble(f: &Facts, ctx: &mut Ctx, rng: &mut Rng, eff_in_defs: bool) -> Vec<S
                 ],
             )
         }
-        (None, true) => ctx.r(
-            rng,
-            &["The Agreement takes effect on the Effective Date defined in {ref} [[defs]]."],
-        ),
+        (None, true) => ctx.r(rng, &["The Agreement takes effect on the Effective Date defined in {ref} [[defs]]."]),
         (Some(signed), false) if signed > f.effective => {
             ctx.v.set("signed", ctx.date(signed));
             ctx.r(
@@ -1042,13 +912,7 @@ fn definitions_section(
     }
     Section {
         key: "defs",
-        title: rng
-            .pick(&[
-                "Definitions",
-                "Definitions and Interpretation",
-                "Defined Terms",
-            ])
-            .to_string(),
+        title: rng.pick(&["Definitions", "Definitions and Interpretation", "Defined Terms"]).to_string(),
         clauses: defs,
         optional: false,
     }
@@ -1130,10 +994,7 @@ fn scope_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Section {
             ],
         ),
     };
-    ctx.v.set(
-        "ref_date",
-        ctx.date(f.effective.add_days(-rng.range(200, 1400))),
-    );
+    ctx.v.set("ref_date", ctx.date(f.effective.add_days(-rng.range(200, 1400))));
     c.push(ctx.r(rng, main));
     let k = rng.range(1, 2) as usize;
     for e in rng.sample(extra, k) {
@@ -1160,12 +1021,7 @@ fn scope_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Section {
         ));
     }
     let title = ctx.v.fill(*rng.pick(title));
-    Section {
-        key: "scope",
-        title,
-        clauses: c.into_iter().map(|x| fix_spelling(ctx, x)).collect(),
-        optional: false,
-    }
+    Section { key: "scope", title, clauses: c.into_iter().map(|x| fix_spelling(ctx, x)).collect(), optional: false }
 }
 
 fn fix_spelling(ctx: &Ctx, text: String) -> String {
@@ -1194,8 +1050,7 @@ fn fees_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Section {
             "Fixed-price milestones are invoiced on acceptance of the relevant Deliverable; time-and-materials work is invoiced monthly in arrears.",
         ],
     };
-    ctx.v
-        .set("pct", rng.pick(&["18", "20", "22", "17", "19"]).to_string());
+    ctx.v.set("pct", rng.pick(&["18", "20", "22", "17", "19"]).to_string());
     c.push(ctx.r(rng, fee_line));
     match f.payment {
         Payment::Stated => {
@@ -1282,14 +1137,7 @@ fn fees_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Section {
     c.extend(distractors);
     Section {
         key: "fees",
-        title: rng
-            .pick(&[
-                "Fees and Payment",
-                "Fees",
-                "Invoicing and Payment",
-                "Charges and Payment",
-            ])
-            .to_string(),
+        title: rng.pick(&["Fees and Payment", "Fees", "Invoicing and Payment", "Charges and Payment"]).to_string(),
         clauses: c,
         optional: false,
     }
@@ -1323,8 +1171,7 @@ fn service_level_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Option<Sect
                 ],
             ));
             if f.kind == Kind::Saas {
-                ctx.v
-                    .set("uptime", *rng.pick(&["99.5", "99.9", "99.95", "99.7"]));
+                ctx.v.set("uptime", *rng.pick(&["99.5", "99.9", "99.95", "99.7"]));
                 c.push(ctx.r(
                     rng,
                     &[
@@ -1377,12 +1224,7 @@ fn service_level_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Option<Sect
     Some(Section {
         key: "levels",
         title: rng
-            .pick(&[
-                "Support and Service Levels",
-                "Service Levels",
-                "Support",
-                "Availability and Support",
-            ])
+            .pick(&["Support and Service Levels", "Service Levels", "Support", "Availability and Support"])
             .to_string(),
         clauses: c,
         optional: false,
@@ -1473,12 +1315,7 @@ fn security_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Option<Section> 
     Some(Section {
         key: "security",
         title: rng
-            .pick(&[
-                "Data Protection and Security",
-                "Information Security",
-                "Security",
-                "Data Security",
-            ])
+            .pick(&["Data Protection and Security", "Information Security", "Security", "Data Security"])
             .to_string(),
         clauses: c.into_iter().map(|x| fix_spelling(ctx, x)).collect(),
         optional: false,
@@ -1527,21 +1364,10 @@ fn notices_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng, needed: bool) -> Opt
             "Notices are deemed received on delivery by hand, or {deemed} Business Days after posting by recorded delivery.",
         ],
     ));
-    Some(Section {
-        key: "notices",
-        title: "Notices".to_string(),
-        clauses: c,
-        optional: !needed,
-    })
+    Some(Section { key: "notices", title: "Notices".to_string(), clauses: c, optional: !needed })
 }
 
-fn term_section(
-    f: &Facts,
-    ctx: &mut Ctx,
-    rng: &mut Rng,
-    initial_in_defs: bool,
-    renewal_in_defs: bool,
-) -> Section {
+fn term_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng, initial_in_defs: bool, renewal_in_defs: bool) -> Section {
     let mut c = Vec::new();
     ctx.v.set("end", ctx.date(f.end));
     ctx.v.set("term_len", ctx.months(f.term_months as u32));
@@ -1567,10 +1393,7 @@ fn term_section(
         ));
     }
     match f.renewal {
-        Renewal::AutoNotice
-        | Renewal::AutoNoticeCrossRef
-        | Renewal::AutoExternal
-        | Renewal::AutoUnlessTerminated => {
+        Renewal::AutoNotice | Renewal::AutoNoticeCrossRef | Renewal::AutoExternal | Renewal::AutoUnlessTerminated => {
             let m = f.renewal_months.unwrap();
             ctx.v.set("rmonths", ctx.months(m));
             let renews = if renewal_in_defs {
@@ -1663,12 +1486,8 @@ fn term_section(
     Section {
         key: "term",
         title: match f.renewal {
-            Renewal::NoAutoSilent | Renewal::NoAutoExplicit => {
-                rng.pick(&["Term", "Duration", "Term"]).to_string()
-            }
-            _ => rng
-                .pick(&["Term and Renewal", "Term", "Duration and Renewal"])
-                .to_string(),
+            Renewal::NoAutoSilent | Renewal::NoAutoExplicit => rng.pick(&["Term", "Duration", "Term"]).to_string(),
+            _ => rng.pick(&["Term and Renewal", "Term", "Duration and Renewal"]).to_string(),
         },
         clauses: c,
         optional: false,
@@ -1798,12 +1617,7 @@ fn termination_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Section {
     Section {
         key: "termination",
         title: rng
-            .pick(&[
-                "Termination",
-                "Termination",
-                "Termination and Suspension",
-                "Ending this Agreement",
-            ])
+            .pick(&["Termination", "Termination", "Termination and Suspension", "Ending this Agreement"])
             .to_string(),
         clauses: c,
         optional: false,
@@ -1815,12 +1629,7 @@ fn termination_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Section {
 fn misc_sections(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Vec<Section> {
     let mut out = Vec::new();
     let mut add = |key: &'static str, title: &str, clauses: Vec<String>| {
-        out.push(Section {
-            key,
-            title: title.to_string(),
-            clauses,
-            optional: true,
-        })
+        out.push(Section { key, title: title.to_string(), clauses, optional: true })
     };
     let years = ctx.fresh(rng, &[2, 3, 5, 7]);
     ctx.v.set("years", format!("{} {}", ctx.n(years), "years"));
@@ -1950,9 +1759,7 @@ fn misc_sections(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Vec<Section> {
             ],
         )],
     );
-    let ins = rng
-        .pick(&["1,000,000", "2,000,000", "5,000,000", "10,000,000"])
-        .to_string();
+    let ins = rng.pick(&["1,000,000", "2,000,000", "5,000,000", "10,000,000"]).to_string();
     ctx.v.set("ins", ins);
     if rng.chance(50) {
         add(
@@ -1982,11 +1789,7 @@ fn misc_sections(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Vec<Section> {
         .into_iter()
         .map(|i| {
             let mut s = out[i].clone();
-            s.clauses = s
-                .clauses
-                .into_iter()
-                .map(|x| fix_spelling(ctx, x))
-                .collect();
+            s.clauses = s.clauses.into_iter().map(|x| fix_spelling(ctx, x)).collect();
             s
         })
         .collect()
@@ -2002,9 +1805,7 @@ mod tests {
 
     /// The line(s) of the contract that mention a concept, by keyword.
     fn lines_with<'a>(text: &'a str, words: &[&str]) -> Vec<&'a str> {
-        text.lines()
-            .filter(|l| words.iter().any(|w| l.to_lowercase().contains(w)))
-            .collect()
+        text.lines().filter(|l| words.iter().any(|w| l.to_lowercase().contains(w))).collect()
     }
 
     fn states(line: &str, n: u64) -> bool {
@@ -2029,25 +1830,12 @@ mod tests {
                 check("non_renewal_notice_days", &["renew"]);
                 check("payment_terms_days", &["pay", "invoice"]);
                 check("termination_notice_days", &["convenience", "without cause"]);
-                check(
-                    "security_incident_notice_hours",
-                    &["security", "breach", "incident"],
-                );
+                check("security_incident_notice_hours", &["security", "breach", "incident"]);
                 for f in ["effective_date", "initial_term_end_date"] {
                     let iso = gold[f].as_str().unwrap();
-                    let d = Date::new(
-                        iso[..4].parse().unwrap(),
-                        iso[5..7].parse().unwrap(),
-                        iso[8..].parse().unwrap(),
-                    );
-                    let spelled = [
-                        d.fmt(dates::Style::DayMonthYear),
-                        d.fmt(dates::Style::MonthDayYear),
-                    ];
-                    assert!(
-                        spelled.iter().any(|s| t.contains(s.as_str())),
-                        "{f} {iso} not in the text:\n{t}"
-                    );
+                    let d = Date::new(iso[..4].parse().unwrap(), iso[5..7].parse().unwrap(), iso[8..].parse().unwrap());
+                    let spelled = [d.fmt(dates::Style::DayMonthYear), d.fmt(dates::Style::MonthDayYear)];
+                    assert!(spelled.iter().any(|s| t.contains(s.as_str())), "{f} {iso} not in the text:\n{t}");
                 }
             }
         }
@@ -2068,10 +1856,7 @@ mod tests {
             if gold["auto_renews"] == true {
                 assert!(t.contains("renew"), "{t}");
             } else {
-                assert!(
-                    !t.contains("renews automatically") && !t.contains("automatically renew for"),
-                    "{t}"
-                );
+                assert!(!t.contains("renews automatically") && !t.contains("automatically renew for"), "{t}");
             }
             assert!(gold["initial_term_end_date"].as_str() > gold["effective_date"].as_str());
         }
@@ -2082,10 +1867,7 @@ mod tests {
         // The security deadline in hours never equals a support response time in hours.
         for g in generate(11, 120, band()) {
             if let Some(h) = g.gold["security_incident_notice_hours"].as_u64() {
-                let hits = lines_with(&g.user, &["hour"])
-                    .iter()
-                    .filter(|l| states(l, h))
-                    .count();
+                let hits = lines_with(&g.user, &["hour"]).iter().filter(|l| states(l, h)).count();
                 assert_eq!(hits, 1, "{h} hours appears on {hits} lines:\n{}", g.user);
             }
         }
@@ -2119,10 +1901,7 @@ mod tests {
             "security:UndueDelay",
             "signature-date",
         ] {
-            assert!(
-                all.iter().any(|g| g.tags.iter().any(|t| t == tag)),
-                "{tag} never occurs"
-            );
+            assert!(all.iter().any(|g| g.tags.iter().any(|t| t == tag)), "{tag} never occurs");
         }
     }
 }

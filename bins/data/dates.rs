@@ -25,15 +25,7 @@ pub const MONTHS: [&str; 12] = [
     "November",
     "December",
 ];
-pub const WEEKDAYS: [&str; 7] = [
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
+pub const WEEKDAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 
 pub fn is_leap(y: i32) -> bool {
     (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
@@ -241,12 +233,8 @@ mod tests {
         assert_eq!(d.fmt(Style::MonthDayYear), "March 3, 2026");
         assert_eq!(d.fmt(Style::WeekdayDayMonth), "Tuesday 3 March");
         assert_eq!(d.iso(), "2026-03-03");
-        assert!(d
-            .aliases("3 March 2026")
-            .contains(&"2026-03-03".to_string()));
-        assert!(!d
-            .aliases("3 March 2026")
-            .contains(&"3 March 2026".to_string()));
+        assert!(d.aliases("3 March 2026").contains(&"2026-03-03".to_string()));
+        assert!(!d.aliases("3 March 2026").contains(&"3 March 2026".to_string()));
         assert_eq!(ordinal(22), "22nd");
         assert_eq!(ordinal(13), "13th");
     }

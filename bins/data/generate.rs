@@ -41,10 +41,7 @@ pub fn user_band(family: &FamilySpec, system_tokens: usize) -> UserBand {
     let (lo, hi) = family.input_tokens;
     let (lo, hi) = (lo.max(0) as usize, hi.max(0) as usize);
     if family.name == "meeting-notes-lookup" {
-        UserBand {
-            lo: lo.saturating_sub(system_tokens).max(1),
-            hi: hi.saturating_sub(system_tokens),
-        }
+        UserBand { lo: lo.saturating_sub(system_tokens).max(1), hi: hi.saturating_sub(system_tokens) }
     } else {
         UserBand { lo, hi }
     }
@@ -53,8 +50,8 @@ pub fn user_band(family: &FamilySpec, system_tokens: usize) -> UserBand {
 /// The system prompt of a family: the template less exactly one trailing newline.
 pub fn system_text(spec: &Spec, family: &FamilySpec) -> Result<String> {
     let path = spec.dir().join(&family.prompt_template);
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("reading the prompt template {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading the prompt template {}", path.display()))?;
     Ok(text.strip_suffix('\n').unwrap_or(&text).to_string())
 }
 
@@ -69,11 +66,7 @@ pub fn family_items(name: &str, seed: u64, n: usize, band: UserBand) -> Vec<Gene
 }
 
 /// The dataset's files, in write order: `(file name, bytes)`.
-pub fn dataset_files(
-    spec: &Spec,
-    seed: u64,
-    sample: Option<usize>,
-) -> Result<Vec<(String, Vec<u8>)>> {
+pub fn dataset_files(spec: &Spec, seed: u64, sample: Option<usize>) -> Result<Vec<(String, Vec<u8>)>> {
     let mut files = Vec::new();
     let mut counts = Vec::new();
     for family in &spec.families {
@@ -105,23 +98,12 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     let spec = Spec::load(&args.spec)?;
     let sample = args.sample.map(|k| k as usize);
     let files = dataset_files(&spec, args.seed, sample)?;
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     for (name, bytes) in &files {
         inferbench_schemas::atomic::write(&args.out.join(name), bytes)?;
     }
-    dataset::load(
-        &args.out,
-        &spec,
-        LoadOptions {
-            sample: args.sample.is_some(),
-        },
-    )
-    .with_context(|| {
-        format!(
-            "the generated dataset in {} does not pass the loader (a generator bug)",
-            args.out.display()
-        )
+    dataset::load(&args.out, &spec, LoadOptions { sample: args.sample.is_some() }).with_context(|| {
+        format!("the generated dataset in {} does not pass the loader (a generator bug)", args.out.display())
     })?;
     for (name, bytes) in &files {
         println!("{}  {}", sha256_hex(bytes), args.out.join(name).display());

@@ -20,8 +20,8 @@ use crate::generate::{Generated, UserBand};
 use crate::meeting_vocab::{Domain, MetricKind, DOMAINS};
 use crate::names::{self, Person};
 use crate::pools::{
-    and_list, cap, money, money_aliases, number_aliases, percent_aliases, standalone_count,
-    thousands, words, Currency, MoneyStyle, Vars, CITIES,
+    and_list, cap, money, money_aliases, number_aliases, percent_aliases, standalone_count, thousands, words, Currency,
+    MoneyStyle, Vars, CITIES,
 };
 use crate::rng::{key, rounds, Rng};
 use inferbench_schemas::tokenizer;
@@ -109,12 +109,7 @@ impl Kind {
 
 /// Generates `n` meeting-notes items.
 pub fn generate(seed: u64, n: usize, band: UserBand) -> Vec<Generated> {
-    let answers = rounds(
-        seed,
-        "meeting/answer",
-        &[(Answer::Person, 1), (Answer::Date, 1), (Answer::Number, 1)],
-        n,
-    );
+    let answers = rounds(seed, "meeting/answer", &[(Answer::Person, 1), (Answer::Date, 1), (Answer::Number, 1)], n);
     let formats = rounds(
         seed,
         "meeting/format",
@@ -129,19 +124,10 @@ pub fn generate(seed: u64, n: usize, band: UserBand) -> Vec<Generated> {
     );
     let domains: Vec<(usize, usize)> = (0..DOMAINS.len()).map(|d| (d, 1)).collect();
     let domains = rounds(seed, "meeting/domain", &domains, n);
-    (0..n)
-        .map(|i| item(seed, i, answers[i], formats[i], domains[i], band))
-        .collect()
+    (0..n).map(|i| item(seed, i, answers[i], formats[i], domains[i], band)).collect()
 }
 
-fn item(
-    seed: u64,
-    index: usize,
-    answer: Answer,
-    format: Format,
-    domain: usize,
-    band: UserBand,
-) -> Generated {
+fn item(seed: u64, index: usize, answer: Answer, format: Format, domain: usize, band: UserBand) -> Generated {
     for attempt in 0..400u64 {
         let mut rng = Rng::derive(seed, &[key(FAMILY), index as u64, attempt]);
         let mut m = Meeting::new(&DOMAINS[domain], format, &mut rng);
@@ -271,17 +257,9 @@ impl Meeting {
         let n = rng.range(4, 7) as usize;
         let people = names::people(rng, n, &[]);
         let outsiders = names::people(rng, 4, &people);
-        let roles: Vec<String> = rng
-            .sample(d.roles, n)
-            .into_iter()
-            .map(str::to_string)
-            .collect();
-        let date = Date::new(
-            rng.range(2024, 2027) as i32,
-            rng.range(1, 12) as u32,
-            rng.range(1, 28) as u32,
-        )
-        .working_day();
+        let roles: Vec<String> = rng.sample(d.roles, n).into_iter().map(str::to_string).collect();
+        let date =
+            Date::new(rng.range(2024, 2027) as i32, rng.range(1, 12) as u32, rng.range(1, 28) as u32).working_day();
         let team = rng.pick(d.teams).to_string();
         let product = rng.pick(d.products).to_string();
         let title = cap(&Vars::new()
@@ -377,21 +355,14 @@ impl Meeting {
     }
 
     fn month_first(&self) -> bool {
-        matches!(
-            self.body_style,
-            Style::MonthDayYear | Style::MonthDay | Style::MonDay | Style::WeekdayMonthDay
-        )
+        matches!(self.body_style, Style::MonthDayYear | Style::MonthDay | Style::MonDay | Style::WeekdayMonthDay)
     }
 
     /// `k` distinct attendees not in `not`; the chair fills in when the meeting is small.
     fn some(&self, rng: &mut Rng, k: usize, not: &[usize]) -> Vec<usize> {
-        let pool: Vec<usize> = (0..self.people.len())
-            .filter(|i| !not.contains(i))
-            .collect();
+        let pool: Vec<usize> = (0..self.people.len()).filter(|i| !not.contains(i)).collect();
         let mut out = rng.sample(&pool, k);
-        let extra: Vec<usize> = (0..self.people.len())
-            .filter(|i| !out.contains(i))
-            .collect();
+        let extra: Vec<usize> = (0..self.people.len()).filter(|i| !out.contains(i)).collect();
         out.extend(extra.into_iter().take(k.saturating_sub(out.len())));
         assert!(out.len() == k, "not enough attendees");
         out
@@ -399,13 +370,8 @@ impl Meeting {
 
     /// Template slots: `{A}`..`{E}` first names, `{A_full}`.. full names, and the meeting's.
     fn vars(&self, who: &[usize]) -> Vars {
-        const SLOTS: [(&str, &str); 5] = [
-            ("A", "A_full"),
-            ("B", "B_full"),
-            ("C", "C_full"),
-            ("D", "D_full"),
-            ("E", "E_full"),
-        ];
+        const SLOTS: [(&str, &str); 5] =
+            [("A", "A_full"), ("B", "B_full"), ("C", "C_full"), ("D", "D_full"), ("E", "E_full")];
         let mut v = Vars::new()
             .with("team", self.team.clone())
             .with("product", self.product.clone())
@@ -440,13 +406,7 @@ impl Meeting {
             MetricKind::PercentTenths => {
                 let s = tenths(n);
                 let w = format!("{s}%");
-                Value {
-                    aliases: percent_aliases(&s, &w),
-                    written: w.clone(),
-                    gold: w.clone(),
-                    core: w,
-                    plain: None,
-                }
+                Value { aliases: percent_aliases(&s, &w), written: w.clone(), gold: w.clone(), core: w, plain: None }
             }
             MetricKind::Count(unit) => {
                 let s = thousands(n);
@@ -473,12 +433,7 @@ impl Meeting {
                 let s = tenths(n);
                 let w = format!("{s} hours");
                 Value {
-                    aliases: vec![
-                        s.clone(),
-                        format!("{s} h"),
-                        format!("{s} hrs"),
-                        format!("{s}h"),
-                    ],
+                    aliases: vec![s.clone(), format!("{s} h"), format!("{s} hrs"), format!("{s}h")],
                     written: w.clone(),
                     gold: w,
                     core: s,
@@ -491,13 +446,7 @@ impl Meeting {
                 if n < 100 {
                     aliases.push(format!("{} minutes", words(n as u32)));
                 }
-                Value {
-                    written: w.clone(),
-                    gold: w,
-                    core: n.to_string(),
-                    aliases,
-                    plain: None,
-                }
+                Value { written: w.clone(), gold: w, core: n.to_string(), aliases, plain: None }
             }
             MetricKind::Millis => {
                 let w = format!("{n} ms");
@@ -515,13 +464,7 @@ impl Meeting {
                 if n < 100 {
                     aliases.push(format!("{} days", words(n as u32)));
                 }
-                Value {
-                    written: w.clone(),
-                    gold: w,
-                    core: n.to_string(),
-                    aliases,
-                    plain: None,
-                }
+                Value { written: w.clone(), gold: w, core: n.to_string(), aliases, plain: None }
             }
         }
     }
@@ -556,15 +499,7 @@ impl Meeting {
 
     fn q_date(&self, d: Date, text: String, kind: Kind) -> Question {
         let gold = self.ds(d);
-        Question {
-            aliases: d.aliases(&gold),
-            once: Some(gold.clone()),
-            gold,
-            text,
-            never: vec![],
-            present: None,
-            kind,
-        }
+        Question { aliases: d.aliases(&gold), once: Some(gold.clone()), gold, text, never: vec![], present: None, kind }
     }
 
     fn q_value(&self, v: &Value, text: String, kind: Kind) -> Question {
@@ -602,13 +537,9 @@ impl Meeting {
             .filter(|k| *k != Kind::Escalation || self.d.customer_facing)
             .collect();
         rng.shuffle(&mut others);
-        let mut spare: Vec<Topic> = others
-            .into_iter()
-            .take(7)
-            .map(|k| self.topic(k, None, rng))
-            .collect();
-        let other_business = (kind != Kind::OtherBusiness && rng.chance(60))
-            .then(|| self.topic(Kind::OtherBusiness, None, rng));
+        let mut spare: Vec<Topic> = others.into_iter().take(7).map(|k| self.topic(k, None, rng)).collect();
+        let other_business =
+            (kind != Kind::OtherBusiness && rng.chance(60)).then(|| self.topic(Kind::OtherBusiness, None, rng));
         let mut topics = vec![target];
         let start = rng.range(2, 4) as usize;
         for _ in 0..start {
@@ -659,11 +590,7 @@ impl Meeting {
 
 /// A statement by attendee `who`, one prose and one spoken variant picked.
 fn say(who: usize, v: &Vars, rng: &mut Rng, prose: &[&str], spoken: &[&str]) -> Stmt {
-    Stmt {
-        who,
-        prose: fix_start(&v.pick(rng, prose)),
-        spoken: fix_start(&v.pick(rng, spoken)),
-    }
+    Stmt { who, prose: fix_start(&v.pick(rng, prose)), spoken: fix_start(&v.pick(rng, spoken)) }
 }
 
 fn fix_start(s: &str) -> String {
@@ -671,10 +598,7 @@ fn fix_start(s: &str) -> String {
 }
 
 fn act(who: usize, v: &Vars, rng: &mut Rng, tasks: &[&str]) -> Action {
-    Action {
-        who,
-        task: v.pick(rng, tasks),
-    }
+    Action { who, task: v.pick(rng, tasks) }
 }
 
 // The topics. Each decides its facts, registers its dates and numbers with the meeting (so
@@ -752,20 +676,14 @@ impl Meeting {
         let question = match want {
             Some(Answer::Person) => Some(self.q_person(
                 a,
-                v.pick(
-                    rng,
-                    &["Who is going to own {x}?", "Who took ownership of {x}?"],
-                ),
+                v.pick(rng, &["Who is going to own {x}?", "Who took ownership of {x}?"]),
                 Kind::Ownership,
             )),
             Some(Answer::Date) => Some(self.q_date(
                 draft,
                 v.pick(
                     rng,
-                    &[
-                        "By when should the first draft of {x} be ready?",
-                        "When is the first draft of {x} expected?",
-                    ],
+                    &["By when should the first draft of {x} be ready?", "When is the first draft of {x} expected?"],
                 ),
                 Kind::Ownership,
             )),
@@ -773,27 +691,12 @@ impl Meeting {
         };
         let mut actions = vec![act(b, &v, rng, &["review the draft of {x}", "review {x}"])];
         if want == Some(Answer::Date) {
-            actions.insert(
-                0,
-                act(a, &v, rng, &["draft {x}", "write the first draft of {x}"]),
-            );
+            actions.insert(0, act(a, &v, rng, &["draft {x}", "write the first draft of {x}"]));
         } else {
-            actions.insert(
-                0,
-                act(
-                    a,
-                    &v,
-                    rng,
-                    &["first draft of {x} by {draft}", "draft {x} by {draft}"],
-                ),
-            );
+            actions.insert(0, act(a, &v, rng, &["first draft of {x} by {draft}", "draft {x} by {draft}"]));
         }
         Topic {
-            heading: if rng.chance(35) {
-                v.fill("Ownership of {x}")
-            } else {
-                String::new()
-            },
+            heading: if rng.chance(35) { v.fill("Ownership of {x}") } else { String::new() },
             stmts,
             actions,
             decision: Some(v.pick(rng, &["Owner for {x} agreed.", "{X} now has an owner."])),
@@ -854,10 +757,7 @@ impl Meeting {
                     "The group agreed to move {e} to {new}, in the same time slot.",
                     "{E} will now take place on {new}.",
                 ],
-                &[
-                    "Then let's move {e} to {new}, same time slot.",
-                    "OK, {new} it is for {e}.",
-                ],
+                &["Then let's move {e} to {new}, same time slot.", "OK, {new} it is for {e}."],
             ),
         ];
         if want == Some(Answer::Number) || rng.chance(60) {
@@ -885,13 +785,7 @@ impl Meeting {
         let question = match want {
             Some(Answer::Date) => Some(self.q_date(
                 new,
-                v.pick(
-                    rng,
-                    &[
-                        "To what date was {e} moved?",
-                        "What is the new date for {e}?",
-                    ],
-                ),
+                v.pick(rng, &["To what date was {e} moved?", "What is the new date for {e}?"]),
                 Kind::Reschedule,
             )),
             Some(Answer::Number) => Some(self.q_value(
@@ -909,19 +803,8 @@ impl Meeting {
         Topic {
             heading: String::new(),
             stmts,
-            actions: vec![act(
-                b,
-                &v,
-                rng,
-                &[
-                    "send the updated invitation for {e}",
-                    "update the invitation for {e}",
-                ],
-            )],
-            decision: Some(v.pick(
-                rng,
-                &["{E} moved to a new date.", "New date for {e} agreed."],
-            )),
+            actions: vec![act(b, &v, rng, &["send the updated invitation for {e}", "update the invitation for {e}"])],
+            decision: Some(v.pick(rng, &["{E} moved to a new date.", "New date for {e} agreed."])),
             question,
         }
         .headed(strip_the(e))
@@ -997,29 +880,17 @@ impl Meeting {
         let question = match want {
             Some(Answer::Number) if rng.chance(75) => Some(self.q_value(
                 &capped.1,
-                v.pick(
-                    rng,
-                    &[
-                        "What monthly cap did the group set for {i}?",
-                        "What is the new monthly cap for {i}?",
-                    ],
-                ),
+                v.pick(rng, &["What monthly cap did the group set for {i}?", "What is the new monthly cap for {i}?"]),
                 Kind::Budget,
             )),
             Some(Answer::Number) => Some(self.q_value(
                 &self.value(MetricKind::Percent, alert),
-                v.pick(
-                    rng,
-                    &["At what percentage of the cap will the alert for {i} be sent?"],
-                ),
+                v.pick(rng, &["At what percentage of the cap will the alert for {i} be sent?"]),
                 Kind::Budget,
             )),
             Some(Answer::Person) => Some(self.q_person(
                 d,
-                v.pick(
-                    rng,
-                    &["Whose approval is needed for spending above the cap on {i}?"],
-                ),
+                v.pick(rng, &["Whose approval is needed for spending above the cap on {i}?"]),
                 Kind::Budget,
             )),
             _ => None,
@@ -1031,15 +902,9 @@ impl Meeting {
                 a,
                 &v,
                 rng,
-                &[
-                    "set up the spend alert for {i}",
-                    "add the cap for {i} to the cost dashboard",
-                ],
+                &["set up the spend alert for {i}", "add the cap for {i} to the cost dashboard"],
             )],
-            decision: Some(v.pick(
-                rng,
-                &["Monthly cap for {i} agreed.", "{I}: cap and alert agreed."],
-            )),
+            decision: Some(v.pick(rng, &["Monthly cap for {i} agreed.", "{I}: cap and alert agreed."])),
             question,
         }
         .headed(&format!("{} budget", strip_the(item)))
@@ -1062,12 +927,7 @@ impl Meeting {
         let (m1, m2) = (ms[0], ms[1]);
         // "open roles came in at 26", not "26 open roles": the name already says what is counted.
         let unit_free = |name: &str, kind: MetricKind| match kind {
-            MetricKind::Count(unit)
-                if unit
-                    .split_whitespace()
-                    .next()
-                    .is_some_and(|w| name.contains(w)) =>
-            {
+            MetricKind::Count(unit) if unit.split_whitespace().next().is_some_and(|w| name.contains(w)) => {
                 MetricKind::Count("")
             }
             k => k,
@@ -1133,30 +993,16 @@ impl Meeting {
         let question = match want {
             Some(Answer::Number) if rng.chance(65) => Some(self.q_value(
                 &v1,
-                v.pick(
-                    rng,
-                    &[
-                        "What was {m1} in {period}?",
-                        "What figure did {A} report for {m1} in {period}?",
-                    ],
-                ),
+                v.pick(rng, &["What was {m1} in {period}?", "What figure did {A} report for {m1} in {period}?"]),
                 Kind::Metrics,
             )),
-            Some(Answer::Number) => Some(self.q_value(
-                &t2,
-                v.pick(rng, &["What is the target for {m2}?"]),
-                Kind::Metrics,
-            )),
+            Some(Answer::Number) => {
+                Some(self.q_value(&t2, v.pick(rng, &["What is the target for {m2}?"]), Kind::Metrics))
+            }
             _ => None,
         };
-        Topic {
-            heading: String::new(),
-            stmts,
-            actions: vec![],
-            decision: None,
-            question,
-        }
-        .headed(&format!("{} numbers", period.replace("the ", "")))
+        Topic { heading: String::new(), stmts, actions: vec![], decision: None, question }
+            .headed(&format!("{} numbers", period.replace("the ", "")))
     }
 
     fn hiring(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
@@ -1229,10 +1075,7 @@ impl Meeting {
                 c,
                 &v,
                 rng,
-                &[
-                    "{C} will run the interview panel.",
-                    "{C} agreed to lead the interview panel.",
-                ],
+                &["{C} will run the interview panel.", "{C} agreed to lead the interview panel."],
                 &["I'll run the interview panel."],
             ));
         }
@@ -1242,11 +1085,9 @@ impl Meeting {
                 v.pick(rng, &["How many additional {h} were approved for {q}?"]),
                 Kind::Hiring,
             )),
-            Some(Answer::Date) => Some(self.q_date(
-                start,
-                v.pick(rng, &["When could the first new {h} start?"]),
-                Kind::Hiring,
-            )),
+            Some(Answer::Date) => {
+                Some(self.q_date(start, v.pick(rng, &["When could the first new {h} start?"]), Kind::Hiring))
+            }
             Some(Answer::Person) => Some(self.q_person(
                 c,
                 v.pick(rng, &["Who will run the interview panel for the new {h}?"]),
@@ -1257,19 +1098,10 @@ impl Meeting {
         let mut t = Topic {
             heading: String::new(),
             stmts,
-            actions: vec![act(
-                a,
-                &v,
-                rng,
-                &["post the job openings", "update the capacity model"],
-            )],
-            decision: Some(v.pick(
-                rng,
-                &[
-                    "Hiring for {q} approved as discussed.",
-                    "Additional {h} approved (see above).",
-                ],
-            )),
+            actions: vec![act(a, &v, rng, &["post the job openings", "update the capacity model"])],
+            decision: Some(
+                v.pick(rng, &["Hiring for {q} approved as discussed.", "Additional {h} approved (see above)."]),
+            ),
             question,
         };
         if want == Some(Answer::Number) {
@@ -1350,7 +1182,13 @@ impl Meeting {
             )),
             Some(Answer::Number) => Some(self.q_value(
                 &deal_v,
-                v.pick(rng, &["What annual price did {A} negotiate with {v}?", "What yearly price did {v} offer for a {years}-year commitment?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "What annual price did {A} negotiate with {v}?",
+                        "What yearly price did {v} offer for a {years}-year commitment?",
+                    ],
+                ),
                 Kind::Vendor,
             )),
             _ => None,
@@ -1362,7 +1200,10 @@ impl Meeting {
                 act(b, &v, rng, &["review the {v} order form", "check the {v} contract terms"]),
                 act(a, &v, rng, &["route the {v} order form for signature once approved"]),
             ],
-            decision: Some(v.pick(rng, &["Go ahead with the {years}-year commitment with {v}, subject to {B}'s review of the terms."])),
+            decision: Some(v.pick(
+                rng,
+                &["Go ahead with the {years}-year commitment with {v}, subject to {B}'s review of the terms."],
+            )),
             question,
         }
         .headed(&format!("{} renewal", names::short_company(&vendor)))
@@ -1440,10 +1281,7 @@ impl Meeting {
             Some(Answer::Number) => {
                 let mut q = self.q_value(
                     &failed,
-                    v.pick(
-                        rng,
-                        &["Roughly how many {o} were affected by the incident?"],
-                    ),
+                    v.pick(rng, &["Roughly how many {o} were affected by the incident?"]),
                     Kind::Incident,
                 );
                 q.aliases.push(format!("{} {objects}", failed.gold));
@@ -1452,21 +1290,12 @@ impl Meeting {
             }
             Some(Answer::Person) => Some(self.q_person(
                 b,
-                v.pick(
-                    rng,
-                    &[
-                        "Who was on call during the incident?",
-                        "Who picked up the page when {s} {symptom}?",
-                    ],
-                ),
+                v.pick(rng, &["Who was on call during the incident?", "Who picked up the page when {s} {symptom}?"]),
                 Kind::Incident,
             )),
             Some(Answer::Date) => Some(self.q_date(
                 follow,
-                v.pick(
-                    rng,
-                    &["When is the follow-up review of the incident scheduled?"],
-                ),
+                v.pick(rng, &["When is the follow-up review of the incident scheduled?"]),
                 Kind::Incident,
             )),
             None => None,
@@ -1474,15 +1303,7 @@ impl Meeting {
         Topic {
             heading: String::new(),
             stmts,
-            actions: vec![act(
-                c,
-                &v,
-                rng,
-                &[
-                    "write up the root cause",
-                    "add a check so {s} cannot fail the same way",
-                ],
-            )],
+            actions: vec![act(c, &v, rng, &["write up the root cause", "add a check so {s} cannot fail the same way"])],
             decision: None,
             question,
         }
@@ -1506,16 +1327,7 @@ impl Meeting {
             .set("tickets", tickets.to_string())
             .set("arr", arr_v.written.clone())
             .set("credit", credit.written.clone())
-            .set(
-                "role",
-                *rng.pick(&[
-                    "CIO",
-                    "head of operations",
-                    "procurement lead",
-                    "IT director",
-                    "COO",
-                ]),
-            )
+            .set("role", *rng.pick(&["CIO", "head of operations", "procurement lead", "IT director", "COO"]))
             .set(
                 "issue",
                 *rng.pick(&[
@@ -1571,17 +1383,12 @@ impl Meeting {
         let question = match want {
             Some(Answer::Number) => Some(self.q_value(
                 &credit,
-                v.pick(
-                    rng,
-                    &["What service credit did the group agree to offer {cust}?"],
-                ),
+                v.pick(rng, &["What service credit did the group agree to offer {cust}?"]),
                 Kind::Escalation,
             )),
-            Some(Answer::Person) => Some(self.q_person(
-                b,
-                v.pick(rng, &["Who will contact the {role} at {cust}?"]),
-                Kind::Escalation,
-            )),
+            Some(Answer::Person) => {
+                Some(self.q_person(b, v.pick(rng, &["Who will contact the {role} at {cust}?"]), Kind::Escalation))
+            }
             Some(Answer::Date) => Some(self.q_date(
                 renewal,
                 v.pick(rng, &["When does the {cust} contract come up for renewal?"]),
@@ -1592,12 +1399,7 @@ impl Meeting {
         Topic {
             heading: String::new(),
             stmts,
-            actions: vec![act(
-                b,
-                &v,
-                rng,
-                &["call the {role} at {cust}", "send {cust} the fix plan"],
-            )],
+            actions: vec![act(b, &v, rng, &["call the {role} at {cust}", "send {cust} the fix plan"])],
             decision: Some(v.pick(rng, &["Service credit for {cust} approved."])),
             question,
         }
@@ -1617,18 +1419,10 @@ impl Meeting {
             ("London", "Singapore"),
             ("in-person", "remote"),
         ]);
-        let prog = *rng.pick(&[
-            "onboarding programme",
-            "training programme",
-            "induction programme",
-        ]);
+        let prog = *rng.pick(&["onboarding programme", "training programme", "induction programme"]);
         let mut v = self.vars(&who);
         // "an 8-day", "an 11-day", "an 18-day" programme.
-        let article = if [8, 11, 18].contains(&days) {
-            "an"
-        } else {
-            "a"
-        };
+        let article = if [8, 11, 18].contains(&days) { "an" } else { "a" };
         v.set("a_days", format!("{article} {days}"));
         v.set("days", days.to_string())
             .set("first", self.ds(first))
@@ -1674,10 +1468,7 @@ impl Meeting {
                     b,
                     &v,
                     rng,
-                    &[
-                        "Each cohort has room for {seats} people.",
-                        "There are {seats} places per cohort.",
-                    ],
+                    &["Each cohort has room for {seats} people.", "There are {seats} places per cohort."],
                     &["We can fit {seats} people per cohort."],
                 ),
             );
@@ -1699,25 +1490,15 @@ impl Meeting {
                 v.pick(rng, &["When does the first cohort of the {prog} start?"]),
                 Kind::Training,
             )),
-            Some(Answer::Person) => Some(self.q_person(
-                a,
-                v.pick(rng, &["Who will run the {r1} cohort?"]),
-                Kind::Training,
-            )),
+            Some(Answer::Person) => {
+                Some(self.q_person(a, v.pick(rng, &["Who will run the {r1} cohort?"]), Kind::Training))
+            }
             None => None,
         };
         Topic {
             heading: String::new(),
             stmts,
-            actions: vec![act(
-                b,
-                &v,
-                rng,
-                &[
-                    "prepare the {r2} schedule",
-                    "book rooms for the {r2} cohort",
-                ],
-            )],
+            actions: vec![act(b, &v, rng, &["prepare the {r2} schedule", "book rooms for the {r2} cohort"])],
             decision: None,
             question,
         }
@@ -1733,10 +1514,7 @@ impl Meeting {
         let from = self.fresh_date(rng, 10, 45);
         let mut v = self.vars(&who);
         let rule = Vars::new().with("value", new.written.clone()).fill(p.rule);
-        v.set("rule", rule)
-            .set("topic", p.topic)
-            .set("old", old.written.clone())
-            .set("from", self.ds(from));
+        v.set("rule", rule).set("topic", p.topic).set("old", old.written.clone()).set("from", self.ds(from));
         let stmts = vec![
             say(
                 a,
@@ -1784,18 +1562,13 @@ impl Meeting {
                 &new,
                 v.pick(
                     rng,
-                    &[
-                        "What threshold does the new rule on {topic} set?",
-                        "What is the new limit for {topic}?",
-                    ],
+                    &["What threshold does the new rule on {topic} set?", "What is the new limit for {topic}?"],
                 ),
                 Kind::Policy,
             )),
-            Some(Answer::Person) => Some(self.q_person(
-                a,
-                v.pick(rng, &["Who proposed the new rule on {topic}?"]),
-                Kind::Policy,
-            )),
+            Some(Answer::Person) => {
+                Some(self.q_person(a, v.pick(rng, &["Who proposed the new rule on {topic}?"]), Kind::Policy))
+            }
             Some(Answer::Date) => Some(self.q_date(
                 from,
                 v.pick(rng, &["From what date does the new rule on {topic} apply?"]),
@@ -1846,7 +1619,10 @@ impl Meeting {
                 a,
                 &v,
                 rng,
-                &["Without it, {down} would slip by about {slip} days.", "If it is late, {down} moves back by roughly {slip} days."],
+                &[
+                    "Without it, {down} would slip by about {slip} days.",
+                    "If it is late, {down} moves back by roughly {slip} days.",
+                ],
                 &["If it doesn't come, {down} slips by about {slip} days."],
             ),
             say(
@@ -1861,23 +1637,16 @@ impl Meeting {
             ),
         ];
         let question = match want {
-            Some(Answer::Date) => Some(self.q_date(
-                promised,
-                v.pick(rng, &["By what date has {v} promised {x}?"]),
-                Kind::Dependency,
-            )),
-            Some(Answer::Person) => Some(self.q_person(
-                b,
-                v.pick(rng, &["Who will chase {v} for {x}?"]),
-                Kind::Dependency,
-            )),
+            Some(Answer::Date) => {
+                Some(self.q_date(promised, v.pick(rng, &["By what date has {v} promised {x}?"]), Kind::Dependency))
+            }
+            Some(Answer::Person) => {
+                Some(self.q_person(b, v.pick(rng, &["Who will chase {v} for {x}?"]), Kind::Dependency))
+            }
             Some(Answer::Number) => {
                 let mut q = self.q_value(
                     &self.value(MetricKind::Count(" days"), slip),
-                    v.pick(
-                        rng,
-                        &["By about how many days would {down} slip without {x}?"],
-                    ),
+                    v.pick(rng, &["By about how many days would {down} slip without {x}?"]),
                     Kind::Dependency,
                 );
                 q.aliases.push(format!("about {slip} days"));
@@ -1888,12 +1657,7 @@ impl Meeting {
         Topic {
             heading: String::new(),
             stmts,
-            actions: vec![act(
-                a,
-                &v,
-                rng,
-                &["confirm the delivery date for {x} with {v}"],
-            )],
+            actions: vec![act(a, &v, rng, &["confirm the delivery date for {x} with {v}"])],
             decision: None,
             question,
         }
@@ -1924,14 +1688,7 @@ impl Meeting {
                     "the quarterly planning cycle",
                 ]),
             )
-            .set(
-                "place",
-                *rng.pick(&[
-                    "the usual pizza place",
-                    "the rooftop terrace",
-                    "the office kitchen",
-                ]),
-            )
+            .set("place", *rng.pick(&["the usual pizza place", "the rooftop terrace", "the office kitchen"]))
             .set(
                 "ask",
                 *rng.pick(&[
@@ -1941,23 +1698,40 @@ impl Meeting {
                     "the shared calendar should be cleaned up",
                 ]),
             )
-            .set(
-                "dept",
-                *rng.pick(&["finance", "legal", "the data team", "marketing"]),
-            );
+            .set("dept", *rng.pick(&["finance", "legal", "the data team", "marketing"]));
         let mut pool = vec![
-            say(a, &v, rng, &["{A} reminded everyone that {annual} starts on {annual_d}."], &["Reminder: {annual} starts on {annual_d}."]),
+            say(
+                a,
+                &v,
+                rng,
+                &["{A} reminded everyone that {annual} starts on {annual_d}."],
+                &["Reminder: {annual} starts on {annual_d}."],
+            ),
             say(b, &v, rng, &["{B} asked whether {ask}; no decision today."], &["Can we check whether {ask}?"]),
-            say(a, &v, rng, &["The team social is on {social_d} at {place}."], &["Don't forget the team social on {social_d}, at {place}."]),
-            say(b, &v, rng, &["{B} asked everyone to move project documents into the new shared drive by the end of the month."], &["Please move your project documents into the new shared drive by the end of the month."]),
-            say(a, &v, rng, &["{guest} from {dept} will join the next meeting to present the new reporting process."], &["{guest} from {dept} is joining next time to present the new reporting process."]),
+            say(
+                a,
+                &v,
+                rng,
+                &["The team social is on {social_d} at {place}."],
+                &["Don't forget the team social on {social_d}, at {place}."],
+            ),
+            say(
+                b,
+                &v,
+                rng,
+                &["{B} asked everyone to move project documents into the new shared drive by the end of the month."],
+                &["Please move your project documents into the new shared drive by the end of the month."],
+            ),
+            say(
+                a,
+                &v,
+                rng,
+                &["{guest} from {dept} will join the next meeting to present the new reporting process."],
+                &["{guest} from {dept} is joining next time to present the new reporting process."],
+            ),
         ];
         rng.shuffle(&mut pool);
-        let keep = if want.is_some() {
-            2
-        } else {
-            rng.range(1, 3) as usize
-        };
+        let keep = if want.is_some() { 2 } else { rng.range(1, 3) as usize };
         let mut stmts: Vec<Stmt> = pool.into_iter().take(keep).collect();
         let leave = say(
             c,
@@ -1973,17 +1747,10 @@ impl Meeting {
             let at = rng.below(stmts.len() + 1);
             stmts.insert(at, leave);
         }
-        let question = (want == Some(Answer::Person)).then(|| {
-            self.q_person(
-                d,
-                v.pick(rng, &["Who will cover while {C} is on leave?"]),
-                Kind::OtherBusiness,
-            )
-        });
+        let question = (want == Some(Answer::Person))
+            .then(|| self.q_person(d, v.pick(rng, &["Who will cover while {C} is on leave?"]), Kind::OtherBusiness));
         Topic {
-            heading: rng
-                .pick(&["Other business", "AOB", "Any other business"])
-                .to_string(),
+            heading: rng.pick(&["Other business", "AOB", "Any other business"]).to_string(),
             stmts,
             actions: vec![],
             decision: None,
@@ -2016,10 +1783,7 @@ struct Doc {
 
 impl Doc {
     fn question(&self) -> &Question {
-        self.topics
-            .iter()
-            .find_map(|t| t.question.as_ref())
-            .expect("the target topic asks the question")
+        self.topics.iter().find_map(|t| t.question.as_ref()).expect("the target topic asks the question")
     }
 
     /// Adds or drops topics until the notes fit the band, then checks the answer-once rule.
@@ -2033,9 +1797,8 @@ impl Doc {
                 return answer_once(&notes, q).then(|| (user, q.clone()));
             }
             if tokens > band.hi {
-                let droppable: Vec<usize> = (0..self.topics.len())
-                    .filter(|&i| self.topics[i].question.is_none())
-                    .collect();
+                let droppable: Vec<usize> =
+                    (0..self.topics.len()).filter(|&i| self.topics[i].question.is_none()).collect();
                 if droppable.len() > 1 {
                     let i = droppable[rng.below(droppable.len())];
                     self.topics.remove(i);
@@ -2066,36 +1829,22 @@ impl Doc {
     }
 
     fn attendees(&self, m: &Meeting) -> String {
-        (0..m.people.len())
-            .map(|i| format!("{} ({})", m.full(i), m.roles[i]))
-            .collect::<Vec<_>>()
-            .join(", ")
+        (0..m.people.len()).map(|i| format!("{} ({})", m.full(i), m.roles[i])).collect::<Vec<_>>().join(", ")
     }
 
     /// The meeting's own date in the header: ISO, or the long form of the body's
     /// convention (a US-style document does not switch to day-first in its header).
     fn header_date(&self, m: &Meeting) -> String {
-        let long = if m.month_first() {
-            Style::MonthDayYear
-        } else {
-            Style::DayMonthYear
-        };
+        let long = if m.month_first() { Style::MonthDayYear } else { Style::DayMonthYear };
         match self.header_style {
             0 | 1 => m.date.fmt(long),
             2 => m.date.iso(),
-            _ => format!(
-                "{}, {}",
-                crate::dates::WEEKDAYS[m.date.weekday()],
-                m.date.fmt(long)
-            ),
+            _ => format!("{}, {}", crate::dates::WEEKDAYS[m.date.weekday()], m.date.fmt(long)),
         }
     }
 
     fn decisions(&self) -> Vec<String> {
-        self.topics
-            .iter()
-            .filter_map(|t| t.decision.clone())
-            .collect()
+        self.topics.iter().filter_map(|t| t.decision.clone()).collect()
     }
 
     fn actions(&self) -> Vec<&Action> {
@@ -2109,11 +1858,7 @@ impl Doc {
         if let Some(i) = self.apologies {
             out.push_str(&format!("Apologies: {}\n", m.outsiders[i].full()));
         }
-        out.push_str(&format!(
-            "Chair: {}. Notes: {}\n",
-            m.full(m.chair),
-            m.full(m.notetaker)
-        ));
+        out.push_str(&format!("Chair: {}. Notes: {}\n", m.full(m.chair), m.full(m.notetaker)));
         let inline_decisions = !self.decisions_recap;
         for (n, t) in self.topics.iter().enumerate() {
             out.push_str(&format!("\n{}. {}\n", n + 1, t.heading));
@@ -2145,11 +1890,7 @@ impl Doc {
     }
 
     fn bullets(&self, m: &Meeting) -> String {
-        let short = m.date.fmt(if m.month_first() {
-            Style::MonDay
-        } else {
-            Style::DayMon
-        });
+        let short = m.date.fmt(if m.month_first() { Style::MonDay } else { Style::DayMon });
         let mut out = format!("{} - notes, {short} {}\n", m.title, m.date.y);
         let present: Vec<String> = (0..m.people.len()).map(|i| m.full(i)).collect();
         out.push_str(&format!("Present: {}\n", present.join(", ")));
@@ -2182,11 +1923,7 @@ impl Doc {
 
     fn transcript(&self, m: &Meeting) -> String {
         let mut out = format!("Transcript (edited): {}\n", m.title);
-        out.push_str(&format!(
-            "Recorded {}, {}.\n",
-            self.header_date(m),
-            self.time
-        ));
+        out.push_str(&format!("Recorded {}, {}.\n", self.header_date(m), self.time));
         out.push_str(&format!("Participants: {}\n\n", self.attendees(m)));
         let chair = m.first(m.chair);
         for (n, t) in self.topics.iter().enumerate() {
@@ -2211,10 +1948,7 @@ impl Doc {
             }
         }
         let close = match self.next_meeting {
-            Some(d) => format!(
-                "\n{chair}: Thanks, everyone. We'll pick this up again on {}.",
-                m.ds(d)
-            ),
+            Some(d) => format!("\n{chair}: Thanks, everyone. We'll pick this up again on {}.", m.ds(d)),
             None => format!("\n{chair}: Thanks, everyone."),
         };
         out.push_str(&close);
@@ -2228,11 +1962,7 @@ impl Doc {
     }
 
     fn email(&self, m: &Meeting) -> String {
-        let short = m.date.fmt(if m.month_first() {
-            Style::MonDay
-        } else {
-            Style::DayMon
-        });
+        let short = m.date.fmt(if m.month_first() { Style::MonDay } else { Style::DayMon });
         let mut out = format!("Subject: Recap - {} ({short})\n", m.title);
         out.push_str(&format!("From: {}\n", m.full(m.notetaker)));
         out.push_str(&format!("To: {} team\n\n", m.team));
@@ -2261,21 +1991,14 @@ impl Doc {
 
     fn round_table(&self, m: &Meeting) -> String {
         let mut out = format!("{} - round-table notes\n", m.title);
-        out.push_str(&format!(
-            "{} | Facilitator: {}\n",
-            self.header_date(m),
-            m.full(m.chair)
-        ));
+        out.push_str(&format!("{} | Facilitator: {}\n", self.header_date(m), m.full(m.chair)));
         let present: Vec<String> = (0..m.people.len()).map(|i| m.full(i)).collect();
         out.push_str(&format!("Present: {}\n", and_list(&present)));
         // Each attendee reports on the topics they lead (the first speaker of a topic);
         // the discussion of a topic stays under its presenter so it keeps its context.
         for i in 0..m.people.len() {
-            let mine: Vec<&Topic> = self
-                .topics
-                .iter()
-                .filter(|t| t.stmts.first().is_some_and(|s| s.who == i))
-                .collect();
+            let mine: Vec<&Topic> =
+                self.topics.iter().filter(|t| t.stmts.first().is_some_and(|s| s.who == i)).collect();
             if mine.is_empty() {
                 continue;
             }
@@ -2344,27 +2067,17 @@ mod tests {
                     "date" => assert_eq!(standalone_count(notes, value), 1, "{value}:\n{}", g.user),
                     "number" => {
                         let core = value.trim_start_matches(|c: char| !c.is_ascii_digit());
-                        let core: String = core
-                            .chars()
-                            .take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.')
-                            .collect();
+                        let core: String =
+                            core.chars().take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.').collect();
                         let core = core.trim_end_matches(['.', ',']);
                         assert_eq!(standalone_count(notes, core), 1, "{core}:\n{}", g.user);
                     }
                     _ => {
                         let surname = value.split_once(' ').unwrap().1;
-                        assert!(
-                            g.aliases.iter().any(|a| a == surname),
-                            "{value}: {:?}",
-                            g.aliases
-                        );
+                        assert!(g.aliases.iter().any(|a| a == surname), "{value}: {:?}", g.aliases);
                     }
                 }
-                assert!(
-                    !g.user.contains('{') && !g.user.contains("[["),
-                    "{}",
-                    g.user
-                );
+                assert!(!g.user.contains('{') && !g.user.contains("[["), "{}", g.user);
             }
         }
     }

@@ -8,8 +8,8 @@ const CULTURES: &[(&[&str], &[&str])] = &[
     // English-speaking
     (
         &[
-            "Dana", "Marcus", "Helen", "Jonah", "Olivia", "Ben", "Grace", "Laura", "Peter",
-            "Harriet", "Sam", "Rachel", "Tom", "Claire", "Owen", "Megan", "Nathan", "Abigail",
+            "Dana", "Marcus", "Helen", "Jonah", "Olivia", "Ben", "Grace", "Laura", "Peter", "Harriet", "Sam", "Rachel",
+            "Tom", "Claire", "Owen", "Megan", "Nathan", "Abigail",
         ],
         &[
             "Whitfield",
@@ -31,19 +31,8 @@ const CULTURES: &[(&[&str], &[&str])] = &[
     ),
     // Irish and Scottish
     (
-        &[
-            "Siobhan", "Ciarán", "Aoife", "Niall", "Fiona", "Callum", "Orla", "Euan", "Róisín",
-        ],
-        &[
-            "Byrne",
-            "Gallagher",
-            "McAllister",
-            "Kavanagh",
-            "Fraser",
-            "Duggan",
-            "Sweeney",
-            "Reid",
-        ],
+        &["Siobhan", "Ciarán", "Aoife", "Niall", "Fiona", "Callum", "Orla", "Euan", "Róisín"],
+        &["Byrne", "Gallagher", "McAllister", "Kavanagh", "Fraser", "Duggan", "Sweeney", "Reid"],
     ),
     // Spanish and Latin American
     (
@@ -62,106 +51,44 @@ const CULTURES: &[(&[&str], &[&str])] = &[
             "Rodrigo",
         ],
         &[
-            "Perez", "Ortega", "Romero", "Castillo", "Navarro", "Herrera", "Fuentes", "Salazar",
-            "Iglesias", "Mendoza", "Vargas",
+            "Perez", "Ortega", "Romero", "Castillo", "Navarro", "Herrera", "Fuentes", "Salazar", "Iglesias", "Mendoza",
+            "Vargas",
         ],
     ),
     // Portuguese and Brazilian
     (
-        &[
-            "João", "Beatriz", "Rafael", "Mariana", "Thiago", "Inês", "Gustavo", "Larissa",
-        ],
-        &[
-            "Almeida", "Carvalho", "Ribeiro", "Souza", "Teixeira", "Pereira", "Moura", "Lopes",
-        ],
+        &["João", "Beatriz", "Rafael", "Mariana", "Thiago", "Inês", "Gustavo", "Larissa"],
+        &["Almeida", "Carvalho", "Ribeiro", "Souza", "Teixeira", "Pereira", "Moura", "Lopes"],
     ),
     // French
     (
-        &[
-            "Claire", "Julien", "Élodie", "Mathieu", "Camille", "Antoine", "Margaux", "Théo",
-        ],
-        &[
-            "Dubois", "Lefèvre", "Moreau", "Girard", "Fontaine", "Bertrand", "Rousseau", "Marchand",
-        ],
+        &["Claire", "Julien", "Élodie", "Mathieu", "Camille", "Antoine", "Margaux", "Théo"],
+        &["Dubois", "Lefèvre", "Moreau", "Girard", "Fontaine", "Bertrand", "Rousseau", "Marchand"],
     ),
     // German, Austrian, Swiss
     (
-        &[
-            "Leo", "Katrin", "Jonas", "Anke", "Felix", "Miriam", "Stefan", "Lena", "Tobias",
-        ],
-        &[
-            "Fischer", "Brenner", "Hoffmann", "Weiss", "Keller", "Vogel", "Schäfer", "Lindner",
-        ],
+        &["Leo", "Katrin", "Jonas", "Anke", "Felix", "Miriam", "Stefan", "Lena", "Tobias"],
+        &["Fischer", "Brenner", "Hoffmann", "Weiss", "Keller", "Vogel", "Schäfer", "Lindner"],
     ),
     // Dutch and Flemish
     (
-        &[
-            "Sanne", "Pieter", "Femke", "Joris", "Lotte", "Bram", "Eline", "Ruben",
-        ],
-        &[
-            "de Vries", "Jansen", "Visser", "Bakker", "Mertens", "Smit", "van Dijk", "Peeters",
-        ],
+        &["Sanne", "Pieter", "Femke", "Joris", "Lotte", "Bram", "Eline", "Ruben"],
+        &["de Vries", "Jansen", "Visser", "Bakker", "Mertens", "Smit", "van Dijk", "Peeters"],
     ),
     // Nordic
     (
-        &[
-            "Ingrid", "Maya", "Erik", "Astrid", "Lars", "Sigrid", "Henrik", "Freja", "Mikkel",
-        ],
-        &[
-            "Halvorsen",
-            "Lindqvist",
-            "Nyberg",
-            "Dahl",
-            "Andersen",
-            "Sundberg",
-            "Virtanen",
-            "Berg",
-        ],
+        &["Ingrid", "Maya", "Erik", "Astrid", "Lars", "Sigrid", "Henrik", "Freja", "Mikkel"],
+        &["Halvorsen", "Lindqvist", "Nyberg", "Dahl", "Andersen", "Sundberg", "Virtanen", "Berg"],
     ),
     // Polish, Czech, Slovak
     (
-        &[
-            "Sandra",
-            "Piotr",
-            "Agnieszka",
-            "Tomasz",
-            "Kasia",
-            "Jakub",
-            "Zuzana",
-            "Marek",
-        ],
-        &[
-            "Kowalczyk",
-            "Nowak",
-            "Wiśniewska",
-            "Dvořák",
-            "Zieliński",
-            "Horváth",
-            "Krajewski",
-        ],
+        &["Sandra", "Piotr", "Agnieszka", "Tomasz", "Kasia", "Jakub", "Zuzana", "Marek"],
+        &["Kowalczyk", "Nowak", "Wiśniewska", "Dvořák", "Zieliński", "Horváth", "Krajewski"],
     ),
     // Italian
     (
-        &[
-            "Sofia",
-            "Marco",
-            "Giulia",
-            "Luca",
-            "Chiara",
-            "Alessandro",
-            "Francesca",
-            "Matteo",
-        ],
-        &[
-            "Romano",
-            "Bianchi",
-            "Esposito",
-            "Greco",
-            "Colombo",
-            "Ferraro",
-            "Ricci",
-            "Marchetti",
-        ],
+        &["Sofia", "Marco", "Giulia", "Luca", "Chiara", "Alessandro", "Francesca", "Matteo"],
+        &["Romano", "Bianchi", "Esposito", "Greco", "Colombo", "Ferraro", "Ricci", "Marchetti"],
     ),
     // Greek
     (
@@ -171,18 +98,12 @@ const CULTURES: &[(&[&str], &[&str])] = &[
     // Turkish
     (
         &["Elif", "Emre", "Zeynep", "Burak", "Deniz", "Selin", "Kerem"],
-        &[
-            "Yılmaz", "Demir", "Aydın", "Kaya", "Öztürk", "Arslan", "Çelik",
-        ],
+        &["Yılmaz", "Demir", "Aydın", "Kaya", "Öztürk", "Arslan", "Çelik"],
     ),
     // Arabic
     (
-        &[
-            "Fatima", "Omar", "Layla", "Karim", "Nour", "Yusuf", "Rania", "Tariq", "Salma",
-        ],
-        &[
-            "Al-Sayed", "Haddad", "Nasser", "Khalil", "Mansour", "Saleh", "Farouk", "Aziz",
-        ],
+        &["Fatima", "Omar", "Layla", "Karim", "Nour", "Yusuf", "Rania", "Tariq", "Salma"],
+        &["Al-Sayed", "Haddad", "Nasser", "Khalil", "Mansour", "Saleh", "Farouk", "Aziz"],
     ),
     // Persian
     (
@@ -190,15 +111,12 @@ const CULTURES: &[(&[&str], &[&str])] = &[
         &["Tehrani", "Karimi", "Ahmadi", "Rahimi", "Farahani"],
     ),
     // Hebrew
-    (
-        &["Eitan", "Noa", "Avi", "Tamar", "Yael", "Ori"],
-        &["Shapiro", "Levy", "Peretz", "Ben-David", "Katz", "Mizrahi"],
-    ),
+    (&["Eitan", "Noa", "Avi", "Tamar", "Yael", "Ori"], &["Shapiro", "Levy", "Peretz", "Ben-David", "Katz", "Mizrahi"]),
     // Indian
     (
         &[
-            "Priya", "Rahul", "Ravi", "Ananya", "Vikram", "Deepa", "Arjun", "Meera", "Sanjay",
-            "Kavya", "Nikhil", "Shreya",
+            "Priya", "Rahul", "Ravi", "Ananya", "Vikram", "Deepa", "Arjun", "Meera", "Sanjay", "Kavya", "Nikhil",
+            "Shreya",
         ],
         &[
             "Raman",
@@ -217,67 +135,30 @@ const CULTURES: &[(&[&str], &[&str])] = &[
     ),
     // Chinese
     (
-        &[
-            "Wei", "Chloe", "Jun", "Mei", "Hao", "Xin", "Yifan", "Lin", "Jia",
-        ],
-        &[
-            "Zhang", "Chen", "Liu", "Wang", "Huang", "Zhou", "Xu", "Lin", "Guo",
-        ],
+        &["Wei", "Chloe", "Jun", "Mei", "Hao", "Xin", "Yifan", "Lin", "Jia"],
+        &["Zhang", "Chen", "Liu", "Wang", "Huang", "Zhou", "Xu", "Lin", "Guo"],
     ),
     // Japanese
     (
-        &[
-            "Haruto", "Yuki", "Kenji", "Aiko", "Sota", "Naomi", "Riku", "Emi",
-        ],
-        &[
-            "Tanaka",
-            "Sato",
-            "Nakamura",
-            "Watanabe",
-            "Kobayashi",
-            "Yamamoto",
-            "Mori",
-            "Ishikawa",
-        ],
+        &["Haruto", "Yuki", "Kenji", "Aiko", "Sota", "Naomi", "Riku", "Emi"],
+        &["Tanaka", "Sato", "Nakamura", "Watanabe", "Kobayashi", "Yamamoto", "Mori", "Ishikawa"],
     ),
     // Korean
     (
-        &[
-            "Min-jun",
-            "Ji-woo",
-            "Seo-yeon",
-            "Hyun",
-            "Soo-ah",
-            "Dong-hyun",
-            "Ha-eun",
-        ],
+        &["Min-jun", "Ji-woo", "Seo-yeon", "Hyun", "Soo-ah", "Dong-hyun", "Ha-eun"],
         &["Park", "Kim", "Choi", "Jung", "Kang", "Yoon", "Han"],
     ),
     // Vietnamese
-    (
-        &["Linh", "Minh", "Thao", "Quang", "Huong", "Duc"],
-        &["Nguyen", "Tran", "Pham", "Le", "Vu", "Hoang"],
-    ),
+    (&["Linh", "Minh", "Thao", "Quang", "Huong", "Duc"], &["Nguyen", "Tran", "Pham", "Le", "Vu", "Hoang"]),
     // Filipino
     (
         &["Angelica", "Paolo", "Kristine", "Jericho", "Bea", "Carlo"],
-        &[
-            "Santos",
-            "Reyes",
-            "Dela Cruz",
-            "Bautista",
-            "Villanueva",
-            "Aquino",
-        ],
+        &["Santos", "Reyes", "Dela Cruz", "Bautista", "Villanueva", "Aquino"],
     ),
     // West African
     (
-        &[
-            "Kofi", "Aisha", "Chidi", "Ama", "Tunde", "Ngozi", "Kwame", "Efua", "Segun",
-        ],
-        &[
-            "Mensah", "Bello", "Adeyemi", "Osei", "Okafor", "Boateng", "Eze", "Asante", "Okoro",
-        ],
+        &["Kofi", "Aisha", "Chidi", "Ama", "Tunde", "Ngozi", "Kwame", "Efua", "Segun"],
+        &["Mensah", "Bello", "Adeyemi", "Osei", "Okafor", "Boateng", "Eze", "Asante", "Okoro"],
     ),
     // East African
     (
@@ -286,18 +167,8 @@ const CULTURES: &[(&[&str], &[&str])] = &[
     ),
     // Russian, Ukrainian
     (
-        &[
-            "Dmitri", "Olena", "Sergei", "Natalia", "Andriy", "Irina", "Pavel",
-        ],
-        &[
-            "Volkov",
-            "Kovalenko",
-            "Petrova",
-            "Sokolov",
-            "Shevchenko",
-            "Morozova",
-            "Bondarenko",
-        ],
+        &["Dmitri", "Olena", "Sergei", "Natalia", "Andriy", "Irina", "Pavel"],
+        &["Volkov", "Kovalenko", "Petrova", "Sokolov", "Shevchenko", "Morozova", "Bondarenko"],
     ),
 ];
 
@@ -316,11 +187,7 @@ impl Person {
     /// the given name alone, "Family, Given", the ASCII spelling when the name has accents,
     /// and a capitalised particle ("Van Dijk").
     pub fn aliases(&self) -> Vec<String> {
-        let mut out = vec![
-            self.last.clone(),
-            self.first.clone(),
-            format!("{}, {}", self.last, self.first),
-        ];
+        let mut out = vec![self.last.clone(), self.first.clone(), format!("{}, {}", self.last, self.first)];
         let full = self.full();
         for v in [full.clone(), self.last.clone(), self.first.clone()] {
             let ascii = fold_ascii(&v);
@@ -356,16 +223,9 @@ pub fn people(rng: &mut Rng, n: usize, avoid: &[Person]) -> Vec<Person> {
         guard += 1;
         assert!(guard < 10_000, "cannot draw {n} distinct people");
         // A team is a mix: mostly different cultures, sometimes two from the same one.
-        let culture = if rng.chance(25) {
-            cultures[rng.below(cultures.len())]
-        } else {
-            cultures[i % cultures.len()]
-        };
+        let culture = if rng.chance(25) { cultures[rng.below(cultures.len())] } else { cultures[i % cultures.len()] };
         let (firsts, lasts) = CULTURES[culture];
-        let p = Person {
-            first: rng.pick(firsts).to_string(),
-            last: rng.pick(lasts).to_string(),
-        };
+        let p = Person { first: rng.pick(firsts).to_string(), last: rng.pick(lasts).to_string() };
         let clash = |q: &Person| {
             q.first == p.first
                 || q.last == p.last
@@ -610,10 +470,7 @@ mod tests {
 
     #[test]
     fn aliases_cover_surname_and_ascii() {
-        let p = Person {
-            first: "Tomás".into(),
-            last: "Ortega".into(),
-        };
+        let p = Person { first: "Tomás".into(), last: "Ortega".into() };
         let a = p.aliases();
         assert!(a.contains(&"Ortega".to_string()));
         assert!(a.contains(&"Tomas Ortega".to_string()));

@@ -25,9 +25,7 @@ impl Vars {
     }
 
     pub fn get(&self, key: &str) -> &str {
-        self.0
-            .get(key)
-            .unwrap_or_else(|| panic!("template slot `{key}` is not set"))
+        self.0.get(key).unwrap_or_else(|| panic!("template slot `{key}` is not set"))
     }
 
     /// Replaces every `{slot}` in `template`. `{^slot}` capitalises the value's first letter.
@@ -36,10 +34,7 @@ impl Vars {
         let mut rest = template;
         while let Some(open) = rest.find('{') {
             out.push_str(&rest[..open]);
-            let close = rest[open..]
-                .find('}')
-                .unwrap_or_else(|| panic!("unclosed slot in `{template}`"))
-                + open;
+            let close = rest[open..].find('}').unwrap_or_else(|| panic!("unclosed slot in `{template}`")) + open;
             let name = &rest[open + 1..close];
             match name.strip_prefix('^') {
                 Some(n) => out.push_str(&cap(self.get(n))),
@@ -97,9 +92,7 @@ const ONES: [&str; 20] = [
     "eighteen",
     "nineteen",
 ];
-const TENS: [&str; 10] = [
-    "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-];
+const TENS: [&str; 10] = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
 
 /// English words for 0..=999 ("one hundred twenty", as US contracts write it).
 pub fn words(n: u32) -> String {
@@ -324,10 +317,7 @@ mod tests {
     #[test]
     fn templates_fill_and_capitalise() {
         let v = Vars::new().with("who", "priya").with("n", "5");
-        assert_eq!(
-            v.fill("{^who} asked for {n} hires."),
-            "Priya asked for 5 hires."
-        );
+        assert_eq!(v.fill("{^who} asked for {n} hires."), "Priya asked for 5 hires.");
     }
 
     #[test]

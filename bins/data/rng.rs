@@ -11,9 +11,7 @@ pub struct Rng(u64);
 
 /// FNV-1a of a string: turns a family name into a stream key without a hashing crate.
 pub fn key(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 impl Rng {
@@ -89,10 +87,7 @@ impl Rng {
 /// round, each round in its own shuffled order: `plan(i)` for consecutive `i` spreads the
 /// kinds evenly over any prefix, so a sample of six items already shows six different kinds.
 pub fn rounds<T: Clone>(seed: u64, tag: &str, deck: &[(T, usize)], n: usize) -> Vec<T> {
-    let flat: Vec<T> = deck
-        .iter()
-        .flat_map(|(t, w)| std::iter::repeat_n(t.clone(), *w))
-        .collect();
+    let flat: Vec<T> = deck.iter().flat_map(|(t, w)| std::iter::repeat_n(t.clone(), *w)).collect();
     let mut out = Vec::with_capacity(n);
     let mut round = 0u64;
     while out.len() < n {

@@ -26,24 +26,15 @@ fn write_to(dir: &Path, files: &[(String, Vec<u8>)]) {
 }
 
 fn rows(files: &[(String, Vec<u8>)], family: &str) -> Vec<serde_json::Value> {
-    let bytes = &files
-        .iter()
-        .find(|(n, _)| n == &format!("{family}.jsonl"))
-        .unwrap()
-        .1;
-    String::from_utf8(bytes.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    let bytes = &files.iter().find(|(n, _)| n == &format!("{family}.jsonl")).unwrap().1;
+    String::from_utf8(bytes.clone()).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 #[test]
 fn the_full_dataset_passes_the_strict_loader() {
     let dir = tempfile::tempdir().unwrap();
     write_to(dir.path(), full());
-    let data = dataset::load(dir.path(), &spec(), LoadOptions::default())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let data = dataset::load(dir.path(), &spec(), LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     let counts: Vec<usize> = data.items.values().map(Vec::len).collect();
     assert_eq!(counts.iter().sum::<usize>(), 721);
     assert_eq!(data.items["meeting-notes-lookup"].len(), 237);
@@ -66,8 +57,7 @@ fn samples_pass_the_loader_with_sample_only() {
         let files = dataset_files(&spec(), seed, Some(6)).unwrap();
         let dir = tempfile::tempdir().unwrap();
         write_to(dir.path(), &files);
-        dataset::load(dir.path(), &spec(), LoadOptions { sample: true })
-            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        dataset::load(dir.path(), &spec(), LoadOptions { sample: true }).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert!(dataset::load(dir.path(), &spec(), LoadOptions::default()).is_err());
     }
 }
@@ -101,31 +91,9 @@ fn files_are_compact_lf_terminated_json_lines_with_the_reference_key_order() {
         }
         for (i, line) in text.lines().enumerate() {
             let row: serde_json::Value = serde_json::from_str(line).unwrap();
-            assert_eq!(
-                serde_json::to_string(&row).unwrap(),
-                line,
-                "{name}:{} is not compact",
-                i + 1
-            );
-            let keys: Vec<&str> = row
-                .as_object()
-                .unwrap()
-                .keys()
-                .map(String::as_str)
-                .collect();
-            assert_eq!(
-                keys,
-                [
-                    "id",
-                    "use_case",
-                    "split",
-                    "prompt",
-                    "output_schema",
-                    "gold",
-                    "aliases",
-                    "tokens"
-                ]
-            );
+            assert_eq!(serde_json::to_string(&row).unwrap(), line, "{name}:{} is not compact", i + 1);
+            let keys: Vec<&str> = row.as_object().unwrap().keys().map(String::as_str).collect();
+            assert_eq!(keys, ["id", "use_case", "split", "prompt", "output_schema", "gold", "aliases", "tokens"]);
             let family = name.trim_end_matches(".jsonl");
             assert_eq!(row["id"], format!("{family}-{i:04}"));
         }
@@ -142,10 +110,7 @@ fn token_counts_are_measured_not_estimated() {
             assert_eq!(row["prompt"]["system"], system.as_str());
             assert_eq!(row["tokens"]["user"], tokenizer::count(user));
             assert_eq!(row["tokens"]["system"], tokenizer::count(&system));
-            assert_eq!(
-                row["tokens"]["input_total"],
-                tokenizer::count(user) + tokenizer::count(&system)
-            );
+            assert_eq!(row["tokens"]["input_total"], tokenizer::count(user) + tokenizer::count(&system));
         }
     }
 }
@@ -156,21 +121,12 @@ fn every_triage_rule_and_tie_break_occurs_in_the_full_set() {
     let family = spec.family("ticket-triage").unwrap();
     let band = user_band(family, 0);
     let items = family_items("ticket-triage", 20261129, family.available_items, band);
-    let tags: BTreeSet<&str> = items
-        .iter()
-        .flat_map(|g| g.tags.iter().map(String::as_str))
-        .collect();
+    let tags: BTreeSet<&str> = items.iter().flat_map(|g| g.tags.iter().map(String::as_str)).collect();
     for rule in 1..=13 {
-        assert!(
-            tags.contains(format!("priority-rule:{rule}").as_str()),
-            "priority rule {rule}"
-        );
+        assert!(tags.contains(format!("priority-rule:{rule}").as_str()), "priority rule {rule}");
     }
     for tb in 1..=5 {
-        assert!(
-            tags.contains(format!("category-rule:tb{tb}").as_str()),
-            "tie-break {tb}"
-        );
+        assert!(tags.contains(format!("category-rule:tb{tb}").as_str()), "tie-break {tb}");
     }
     for c in inferbench_schemas::dataset::TICKET_CATEGORIES {
         assert!(tags.contains(format!("category:{c}").as_str()), "{c}");
@@ -184,25 +140,16 @@ fn every_triage_rule_and_tie_break_occurs_in_the_full_set() {
 
 #[test]
 fn every_agreement_type_nulls_and_non_renewing_terms_occur() {
-    let golds: Vec<serde_json::Value> = rows(full(), "contract-terms-extraction")
-        .into_iter()
-        .map(|r| r["gold"].clone())
-        .collect();
+    let golds: Vec<serde_json::Value> =
+        rows(full(), "contract-terms-extraction").into_iter().map(|r| r["gold"].clone()).collect();
     for t in inferbench_schemas::dataset::AGREEMENT_TYPES {
         assert!(golds.iter().any(|g| g["agreement_type"] == t), "{t}");
     }
-    assert!(golds
-        .iter()
-        .any(|g| g["auto_renews"] == false && g["renewal_term_months"].is_null()));
-    assert!(golds
-        .iter()
-        .any(|g| g["termination_for_convenience"] == false));
-    for f in [
-        "non_renewal_notice_days",
-        "payment_terms_days",
-        "termination_notice_days",
-        "security_incident_notice_hours",
-    ] {
+    assert!(golds.iter().any(|g| g["auto_renews"] == false && g["renewal_term_months"].is_null()));
+    assert!(golds.iter().any(|g| g["termination_for_convenience"] == false));
+    for f in
+        ["non_renewal_notice_days", "payment_terms_days", "termination_notice_days", "security_incident_notice_hours"]
+    {
         assert!(golds.iter().any(|g| g[f].is_null()), "{f} never null");
         assert!(golds.iter().any(|g| g[f].is_i64()), "{f} never set");
     }
@@ -212,11 +159,7 @@ fn every_agreement_type_nulls_and_non_renewing_terms_occur() {
 fn token_bands_hold_with_room_to_spare() {
     let spec = spec();
     for family in &spec.families {
-        let field = if family.name == "meeting-notes-lookup" {
-            "input_total"
-        } else {
-            "user"
-        };
+        let field = if family.name == "meeting-notes-lookup" { "input_total" } else { "user" };
         let (lo, hi) = family.input_tokens;
         for r in rows(full(), &family.name) {
             let n = r["tokens"][field].as_i64().unwrap();
@@ -229,21 +172,10 @@ fn token_bands_hold_with_room_to_spare() {
 fn the_cli_writes_and_validates_a_sample() {
     let dir = tempfile::tempdir().unwrap();
     let out: PathBuf = dir.path().join("sample");
-    let spec_path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/micro-single-task/spec.yaml");
-    crate::generate::run(crate::args::GenerateArgs {
-        seed: 5,
-        out: out.clone(),
-        spec: spec_path,
-        sample: Some(3u64),
-    })
-    .unwrap();
-    for f in [
-        "manifest.json",
-        "meeting-notes-lookup.jsonl",
-        "ticket-triage.jsonl",
-        "contract-terms-extraction.jsonl",
-    ] {
+    let spec_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/micro-single-task/spec.yaml");
+    crate::generate::run(crate::args::GenerateArgs { seed: 5, out: out.clone(), spec: spec_path, sample: Some(3u64) })
+        .unwrap();
+    for f in ["manifest.json", "meeting-notes-lookup.jsonl", "ticket-triage.jsonl", "contract-terms-extraction.jsonl"] {
         assert!(out.join(f).is_file(), "{f}");
     }
 }

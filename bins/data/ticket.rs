@@ -150,10 +150,7 @@ const PRODUCTS: &[Product] = &[
     Product {
         brands: &["Ledgerly", "Tallybook"],
         objects: ("invoices", "invoice"),
-        core: &[
-            ("send invoices", "Send"),
-            ("create invoices", "Create invoice"),
-        ],
+        core: &[("send invoices", "Send"), ("create invoices", "Create invoice")],
         features: &[
             "the PDF export",
             "the recurring invoice feature",
@@ -162,10 +159,7 @@ const PRODUCTS: &[Product] = &[
         ],
         pages: &["the invoice list", "the dashboard", "the client page"],
         integrations: &["Xero", "QuickBooks", "Stripe", "HubSpot"],
-        reports: &[
-            "an aged debtors report grouped by client",
-            "a report of invoices paid late, by month",
-        ],
+        reports: &["an aged debtors report grouped by client", "a report of invoices paid late, by month"],
         new_caps: &[
             "split one invoice across two projects",
             "add a second currency to the same invoice",
@@ -177,14 +171,8 @@ const PRODUCTS: &[Product] = &[
             "show the client's email address on the invoice preview",
         ],
         designed: &[
-            (
-                "draft invoices are deleted after 30 days",
-                "keep drafts until we delete them ourselves",
-            ),
-            (
-                "invoice numbers restart every January",
-                "keep counting up across years",
-            ),
+            ("draft invoices are deleted after 30 days", "keep drafts until we delete them ourselves"),
+            ("invoice numbers restart every January", "keep counting up across years"),
         ],
         howtos: &[
             "add a second admin to our account",
@@ -202,42 +190,20 @@ const PRODUCTS: &[Product] = &[
     Product {
         brands: &["Pipewise", "Dealbook CRM"],
         objects: ("contacts", "contact"),
-        core: &[
-            ("log calls", "Log call"),
-            ("update deals", "Save"),
-            ("add new contacts", "Add contact"),
-        ],
-        features: &[
-            "the email sync",
-            "the CSV export",
-            "the deal forecast view",
-            "the contact merge tool",
-        ],
+        core: &[("log calls", "Log call"), ("update deals", "Save"), ("add new contacts", "Add contact")],
+        features: &["the email sync", "the CSV export", "the deal forecast view", "the contact merge tool"],
         pages: &["the pipeline board", "the contact list", "the deal page"],
         integrations: &["Outlook", "Zendesk", "Mailchimp", "Gmail"],
-        reports: &[
-            "a win/loss report by lead source",
-            "a report of deals with no activity for 30 days",
-        ],
-        new_caps: &[
-            "assign one deal to two owners",
-            "schedule an email to send later",
-            "track commission per deal",
-        ],
+        reports: &["a win/loss report by lead source", "a report of deals with no activity for 30 days"],
+        new_caps: &["assign one deal to two owners", "schedule an email to send later", "track commission per deal"],
         improvements: &[
             "let us filter the pipeline board by owner",
             "show the last contact date on the contact list",
             "make the deal page load the activity history without scrolling",
         ],
         designed: &[
-            (
-                "new contacts are assigned to whoever imports them",
-                "assign them to the account owner instead",
-            ),
-            (
-                "contacts without an email address are hidden from the list by default",
-                "show all contacts by default",
-            ),
+            ("new contacts are assigned to whoever imports them", "assign them to the account owner instead"),
+            ("contacts without an email address are hidden from the list by default", "show all contacts by default"),
         ],
         howtos: &[
             "import contacts from a spreadsheet",
@@ -255,23 +221,11 @@ const PRODUCTS: &[Product] = &[
     Product {
         brands: &["Taskhive", "Planwell"],
         objects: ("tasks", "task"),
-        core: &[
-            ("create tasks", "Add task"),
-            ("assign tasks", "Assign"),
-            ("save tasks", "Save"),
-        ],
-        features: &[
-            "the Gantt view",
-            "the recurring task feature",
-            "the calendar sync",
-            "the file attachment feature",
-        ],
+        core: &[("create tasks", "Add task"), ("assign tasks", "Assign"), ("save tasks", "Save")],
+        features: &["the Gantt view", "the recurring task feature", "the calendar sync", "the file attachment feature"],
         pages: &["the board view", "the project overview", "My Tasks"],
         integrations: &["Jira", "Google Calendar", "Slack", "GitHub"],
-        reports: &[
-            "a workload report per person per week",
-            "a report of overdue tasks by project",
-        ],
+        reports: &["a workload report per person per week", "a report of overdue tasks by project"],
         new_caps: &[
             "set dependencies between tasks in different projects",
             "add a custom field with a formula",
@@ -287,10 +241,7 @@ const PRODUCTS: &[Product] = &[
                 "completed tasks disappear from the board after 14 days",
                 "keep completed tasks visible until we archive them",
             ),
-            (
-                "new tasks are added at the bottom of a column",
-                "add new tasks at the top",
-            ),
+            ("new tasks are added at the bottom of a column", "add new tasks at the top"),
         ],
         howtos: &[
             "make a project template from an existing project",
@@ -308,27 +259,11 @@ const PRODUCTS: &[Product] = &[
     Product {
         brands: &["PeopleDesk", "Rosterly"],
         objects: ("timesheets", "timesheet"),
-        core: &[
-            ("submit timesheets", "Submit"),
-            ("approve timesheets", "Approve"),
-            ("run payroll", "Run payroll"),
-        ],
-        features: &[
-            "the leave calendar",
-            "the payslip export",
-            "the shift swap feature",
-            "the expense claim form",
-        ],
-        pages: &[
-            "the employee directory",
-            "the approvals page",
-            "the leave calendar",
-        ],
+        core: &[("submit timesheets", "Submit"), ("approve timesheets", "Approve"), ("run payroll", "Run payroll")],
+        features: &["the leave calendar", "the payslip export", "the shift swap feature", "the expense claim form"],
+        pages: &["the employee directory", "the approvals page", "the leave calendar"],
         integrations: &["Workday", "Xero Payroll", "Microsoft Teams", "BambooHR"],
-        reports: &[
-            "a report of overtime hours per department",
-            "a headcount report by contract type",
-        ],
+        reports: &["a report of overtime hours per department", "a headcount report by contract type"],
         new_caps: &[
             "let employees book half-day leave",
             "set different public holidays per office",
@@ -340,14 +275,8 @@ const PRODUCTS: &[Product] = &[
             "send the approval reminder one day earlier",
         ],
         designed: &[
-            (
-                "timesheets lock at midnight on Sunday",
-                "keep them open until Monday noon",
-            ),
-            (
-                "only admins can see the whole leave calendar",
-                "let every employee see the team's leave",
-            ),
+            ("timesheets lock at midnight on Sunday", "keep them open until Monday noon"),
+            ("only admins can see the whole leave calendar", "let every employee see the team's leave"),
         ],
         howtos: &[
             "change my bank details for payroll",
@@ -365,11 +294,7 @@ const PRODUCTS: &[Product] = &[
     Product {
         brands: &["Shopfront", "Cartwheel"],
         objects: ("orders", "order"),
-        core: &[
-            ("fulfil orders", "Fulfil order"),
-            ("publish products", "Publish"),
-            ("save products", "Save product"),
-        ],
+        core: &[("fulfil orders", "Fulfil order"), ("publish products", "Publish"), ("save products", "Save product")],
         features: &[
             "the discount code feature",
             "the abandoned cart email feature",
@@ -378,10 +303,7 @@ const PRODUCTS: &[Product] = &[
         ],
         pages: &["the orders page", "the product catalogue", "the storefront"],
         integrations: &["Shopify POS", "Amazon", "DHL", "Klaviyo"],
-        reports: &[
-            "a report of returns by product and reason",
-            "a sales report by postcode",
-        ],
+        reports: &["a report of returns by product and reason", "a sales report by postcode"],
         new_caps: &[
             "sell products in bundles",
             "offer a subscription for repeat orders",
@@ -393,14 +315,8 @@ const PRODUCTS: &[Product] = &[
             "make the order search find partial order numbers",
         ],
         designed: &[
-            (
-                "discount codes cannot be combined",
-                "allow one free-shipping code together with a percentage code",
-            ),
-            (
-                "out-of-stock products are hidden from the storefront",
-                "show them with a \"back soon\" label",
-            ),
+            ("discount codes cannot be combined", "allow one free-shipping code together with a percentage code"),
+            ("out-of-stock products are hidden from the storefront", "show them with a \"back soon\" label"),
         ],
         howtos: &[
             "set up shipping rates for Europe",
@@ -418,23 +334,11 @@ const PRODUCTS: &[Product] = &[
     Product {
         brands: &["Bookwell", "SlotPilot"],
         objects: ("appointments", "appointment"),
-        core: &[
-            ("book appointments", "Book"),
-            ("confirm appointments", "Confirm"),
-            ("check clients in", "Check in"),
-        ],
-        features: &[
-            "the SMS reminder feature",
-            "the online booking page",
-            "the waiting list",
-            "the deposit feature",
-        ],
+        core: &[("book appointments", "Book"), ("confirm appointments", "Confirm"), ("check clients in", "Check in")],
+        features: &["the SMS reminder feature", "the online booking page", "the waiting list", "the deposit feature"],
         pages: &["the calendar", "the client list", "the booking page"],
         integrations: &["Google Calendar", "Zoom", "Square", "Outlook"],
-        reports: &[
-            "a no-show report per staff member",
-            "a report of bookings by service and weekday",
-        ],
+        reports: &["a no-show report per staff member", "a report of bookings by service and weekday"],
         new_caps: &[
             "book one appointment with two staff members",
             "let clients pick a room as well as a time",
@@ -446,14 +350,8 @@ const PRODUCTS: &[Product] = &[
             "make the reminder text editable per service",
         ],
         designed: &[
-            (
-                "clients cannot book less than 24 hours in advance",
-                "allow same-day bookings until 2 hours before",
-            ),
-            (
-                "cancelled appointments stay on the calendar in grey",
-                "hide cancelled appointments",
-            ),
+            ("clients cannot book less than 24 hours in advance", "allow same-day bookings until 2 hours before"),
+            ("cancelled appointments stay on the calendar in grey", "hide cancelled appointments"),
         ],
         howtos: &[
             "block out a staff member's holiday",
@@ -482,16 +380,9 @@ const PRODUCTS: &[Product] = &[
             "the supplier catalogue",
             "the batch tracking feature",
         ],
-        pages: &[
-            "the stock list",
-            "the purchase order page",
-            "the warehouse overview",
-        ],
+        pages: &["the stock list", "the purchase order page", "the warehouse overview"],
         integrations: &["NetSuite", "Sage", "ShipStation", "WooCommerce"],
-        reports: &[
-            "a stock ageing report by warehouse",
-            "a report of supplier lead times",
-        ],
+        reports: &["a stock ageing report by warehouse", "a report of supplier lead times"],
         new_caps: &[
             "track serial numbers per item",
             "transfer stock between two warehouses in one step",
@@ -503,14 +394,8 @@ const PRODUCTS: &[Product] = &[
             "pre-fill the supplier on a new purchase order",
         ],
         designed: &[
-            (
-                "only managers can start a stock count",
-                "let team leads start stock counts too",
-            ),
-            (
-                "a purchase order cannot be edited once sent",
-                "allow edits until the supplier confirms",
-            ),
+            ("only managers can start a stock count", "let team leads start stock counts too"),
+            ("a purchase order cannot be edited once sent", "allow edits until the supplier confirms"),
         ],
         howtos: &[
             "add a new warehouse",
@@ -528,27 +413,11 @@ const PRODUCTS: &[Product] = &[
     Product {
         brands: &["Mailcraft", "Sendloop"],
         objects: ("campaigns", "campaign"),
-        core: &[
-            ("send campaigns", "Send now"),
-            ("schedule campaigns", "Schedule"),
-            ("import subscribers", "Import"),
-        ],
-        features: &[
-            "the A/B testing tool",
-            "the signup form builder",
-            "the template editor",
-            "the click map",
-        ],
-        pages: &[
-            "the campaign list",
-            "the audience page",
-            "the template editor",
-        ],
+        core: &[("send campaigns", "Send now"), ("schedule campaigns", "Schedule"), ("import subscribers", "Import")],
+        features: &["the A/B testing tool", "the signup form builder", "the template editor", "the click map"],
+        pages: &["the campaign list", "the audience page", "the template editor"],
         integrations: &["Salesforce", "Shopify", "Typeform", "WordPress"],
-        reports: &[
-            "a report comparing open rates by subject line length",
-            "an unsubscribe report by campaign type",
-        ],
+        reports: &["a report comparing open rates by subject line length", "an unsubscribe report by campaign type"],
         new_caps: &[
             "send a campaign in the recipient's time zone",
             "add a countdown timer block to emails",
@@ -560,14 +429,8 @@ const PRODUCTS: &[Product] = &[
             "make the template editor undo more than one step",
         ],
         designed: &[
-            (
-                "the unsubscribe link always sits at the bottom of each email",
-                "also show it at the top",
-            ),
-            (
-                "scheduled campaigns cannot be edited in the last 15 minutes",
-                "allow edits until 5 minutes before",
-            ),
+            ("the unsubscribe link always sits at the bottom of each email", "also show it at the top"),
+            ("scheduled campaigns cannot be edited in the last 15 minutes", "allow edits until 5 minutes before"),
         ],
         howtos: &[
             "verify our sending domain",
@@ -585,27 +448,11 @@ const PRODUCTS: &[Product] = &[
     Product {
         brands: &["Filevault", "Sharebox"],
         objects: ("files", "file"),
-        core: &[
-            ("upload files", "Upload"),
-            ("share folders", "Share"),
-            ("download files", "Download"),
-        ],
-        features: &[
-            "the version history",
-            "the desktop sync",
-            "the share link feature",
-            "the file preview",
-        ],
-        pages: &[
-            "the folder view",
-            "the shared-with-me page",
-            "the admin console",
-        ],
+        core: &[("upload files", "Upload"), ("share folders", "Share"), ("download files", "Download")],
+        features: &["the version history", "the desktop sync", "the share link feature", "the file preview"],
+        pages: &["the folder view", "the shared-with-me page", "the admin console"],
         integrations: &["Adobe Acrobat Sign", "Microsoft Office", "Notion", "Zapier"],
-        reports: &[
-            "a report of files shared outside the company",
-            "a storage usage report per team folder",
-        ],
+        reports: &["a report of files shared outside the company", "a storage usage report per team folder"],
         new_caps: &[
             "set an expiry date on a shared folder",
             "require a password for share links",
@@ -617,14 +464,8 @@ const PRODUCTS: &[Product] = &[
             "make the search include text inside PDFs",
         ],
         designed: &[
-            (
-                "deleted files stay in the bin for 30 days only",
-                "keep them for 90 days",
-            ),
-            (
-                "share links open in view-only mode",
-                "default share links to allow comments",
-            ),
+            ("deleted files stay in the bin for 30 days only", "keep them for 90 days"),
+            ("share links open in view-only mode", "default share links to allow comments"),
         ],
         howtos: &[
             "transfer all of a leaving colleague's files to me",
@@ -642,27 +483,11 @@ const PRODUCTS: &[Product] = &[
     Product {
         brands: &["Coursely", "Learnbase"],
         objects: ("courses", "course"),
-        core: &[
-            ("enrol learners", "Enrol"),
-            ("publish courses", "Publish"),
-            ("submit grades", "Submit grades"),
-        ],
-        features: &[
-            "the quiz builder",
-            "the certificate generator",
-            "the discussion forum",
-            "the caption editor",
-        ],
-        pages: &[
-            "the course catalogue",
-            "the gradebook",
-            "the learner dashboard",
-        ],
+        core: &[("enrol learners", "Enrol"), ("publish courses", "Publish"), ("submit grades", "Submit grades")],
+        features: &["the quiz builder", "the certificate generator", "the discussion forum", "the caption editor"],
+        pages: &["the course catalogue", "the gradebook", "the learner dashboard"],
         integrations: &["Moodle", "Zoom", "Microsoft Teams", "Canvas"],
-        reports: &[
-            "a completion report by department",
-            "a report of quiz questions most often answered wrongly",
-        ],
+        reports: &["a completion report by department", "a report of quiz questions most often answered wrongly"],
         new_caps: &[
             "set a deadline per learner",
             "add a peer review step to assignments",
@@ -674,20 +499,10 @@ const PRODUCTS: &[Product] = &[
             "remember the video playback speed",
         ],
         designed: &[
-            (
-                "learners can retake a quiz only once",
-                "allow three attempts",
-            ),
-            (
-                "courses are hidden from the catalogue until published",
-                "show upcoming courses as \"coming soon\"",
-            ),
+            ("learners can retake a quiz only once", "allow three attempts"),
+            ("courses are hidden from the catalogue until published", "show upcoming courses as \"coming soon\""),
         ],
-        howtos: &[
-            "bulk enrol a whole department",
-            "change the certificate template",
-            "reset a learner's quiz attempt",
-        ],
+        howtos: &["bulk enrol a whole department", "change the certificate template", "reset a learner's quiz attempt"],
         cosmetic: &[
             "the progress bars on the learner dashboard overflow their boxes",
             "the course thumbnails have a white line at the bottom",
@@ -704,22 +519,10 @@ const PRODUCTS: &[Product] = &[
             ("approve expenses", "Approve"),
             ("upload receipts", "Upload receipt"),
         ],
-        features: &[
-            "the mileage calculator",
-            "the card feed",
-            "the receipt scanner",
-            "the per diem calculator",
-        ],
-        pages: &[
-            "the approvals queue",
-            "the reports page",
-            "the card transactions page",
-        ],
+        features: &["the mileage calculator", "the card feed", "the receipt scanner", "the per diem calculator"],
+        pages: &["the approvals queue", "the reports page", "the card transactions page"],
         integrations: &["SAP Concur", "Xero", "Expensify", "Revolut Business"],
-        reports: &[
-            "a report of spend by cost centre and month",
-            "a VAT reclaim report by country",
-        ],
+        reports: &["a report of spend by cost centre and month", "a VAT reclaim report by country"],
         new_caps: &[
             "split one receipt between two cost centres",
             "set different spending limits per project",
@@ -735,16 +538,9 @@ const PRODUCTS: &[Product] = &[
                 "receipts older than 90 days are rejected automatically",
                 "allow older receipts with a manager's approval",
             ),
-            (
-                "approved reports cannot be edited",
-                "let finance correct the cost centre after approval",
-            ),
+            ("approved reports cannot be edited", "let finance correct the cost centre after approval"),
         ],
-        howtos: &[
-            "add a new cost centre",
-            "change my approver",
-            "set up the card feed for a new company card",
-        ],
+        howtos: &["add a new cost centre", "change my approver", "set up the card feed for a new company card"],
         cosmetic: &[
             "the amounts in the approvals queue use a comma in one column and a dot in the other",
             "the receipt thumbnails are rotated sideways",
@@ -756,32 +552,11 @@ const PRODUCTS: &[Product] = &[
     Product {
         brands: &["Fieldmate", "Dispatchly"],
         objects: ("work orders", "work order"),
-        core: &[
-            ("dispatch jobs", "Dispatch"),
-            ("close work orders", "Complete job"),
-            ("assign technicians", "Assign"),
-        ],
-        features: &[
-            "the route planner",
-            "the customer signature capture",
-            "the parts list",
-            "the offline mode",
-        ],
-        pages: &[
-            "the dispatch board",
-            "the technician app",
-            "the job history",
-        ],
-        integrations: &[
-            "ServiceNow",
-            "Google Maps",
-            "QuickBooks",
-            "Salesforce Field Service",
-        ],
-        reports: &[
-            "a first-time fix rate report by technician",
-            "a report of travel time versus job time",
-        ],
+        core: &[("dispatch jobs", "Dispatch"), ("close work orders", "Complete job"), ("assign technicians", "Assign")],
+        features: &["the route planner", "the customer signature capture", "the parts list", "the offline mode"],
+        pages: &["the dispatch board", "the technician app", "the job history"],
+        integrations: &["ServiceNow", "Google Maps", "QuickBooks", "Salesforce Field Service"],
+        reports: &["a first-time fix rate report by technician", "a report of travel time versus job time"],
         new_caps: &[
             "attach a video to a work order",
             "let customers track the technician's arrival",
@@ -793,20 +568,10 @@ const PRODUCTS: &[Product] = &[
             "make the job history searchable by address",
         ],
         designed: &[
-            (
-                "technicians cannot see jobs assigned to others",
-                "let technicians see their team's jobs",
-            ),
-            (
-                "a work order closes automatically after the signature",
-                "keep it open until the parts are logged",
-            ),
+            ("technicians cannot see jobs assigned to others", "let technicians see their team's jobs"),
+            ("a work order closes automatically after the signature", "keep it open until the parts are logged"),
         ],
-        howtos: &[
-            "add a new technician",
-            "change the service areas",
-            "export last month's completed jobs",
-        ],
+        howtos: &["add a new technician", "change the service areas", "export last month's completed jobs"],
         cosmetic: &[
             "the job cards on the dispatch board overlap when two jobs start at the same time",
             "the map pins are all the same colour",
@@ -906,28 +671,13 @@ impl Ticket {
         v.set("full", sender.full());
         let login = format!(
             "{}.{}@{}",
-            names::fold_ascii(&sender.first)
-                .to_lowercase()
-                .replace(' ', ""),
-            names::fold_ascii(&sender.last)
-                .to_lowercase()
-                .replace(' ', ""),
+            names::fold_ascii(&sender.first).to_lowercase().replace(' ', ""),
+            names::fold_ascii(&sender.last).to_lowercase().replace(' ', ""),
             v.get("domain")
         );
         v.set("login", login);
         let greeting = rng.chance(55).then(|| {
-            v.pick(
-                rng,
-                &[
-                    "Hi,",
-                    "Hello,",
-                    "Hi there,",
-                    "Hello support team,",
-                    "Hi team,",
-                    "Good morning,",
-                    "Hey,",
-                ],
-            )
+            v.pick(rng, &["Hi,", "Hello,", "Hi there,", "Hello support team,", "Hi team,", "Good morning,", "Hey,"])
         });
         let closing = rng.chance(70).then(|| {
             let polite = [
@@ -959,10 +709,7 @@ impl Ticket {
                 ),
             );
         }
-        let subject = rng
-            .chance(25)
-            .then(|| subject_line(case, &v, rng))
-            .flatten();
+        let subject = rng.chance(25).then(|| subject_line(case, &v, rng)).flatten();
         Ticket {
             subject,
             greeting,
@@ -987,11 +734,7 @@ impl Ticket {
         let mut body: Vec<&str> = self.core.iter().map(String::as_str).collect();
         // People lead with the problem; context comes after it or at the very end.
         for (i, e) in self.extra[..self.used_extra].iter().enumerate() {
-            let at = if self.extra_at_end {
-                body.len()
-            } else {
-                (1 + i).min(body.len())
-            };
+            let at = if self.extra_at_end { body.len() } else { (1 + i).min(body.len()) };
             body.insert(at, e);
         }
         let mut text = body.join(" ");
@@ -1010,10 +753,7 @@ impl Ticket {
     /// context towards a length drawn for this ticket, so lengths spread over the band.
     fn fit(mut self, band: UserBand, rng: &mut Rng) -> Option<String> {
         let typo_seed = rng.next_u64();
-        let target = rng.range(
-            band.lo as i64,
-            band.hi.saturating_sub(8).max(band.lo) as i64,
-        ) as usize;
+        let target = rng.range(band.lo as i64, band.hi.saturating_sub(8).max(band.lo) as i64) as usize;
         self.used_extra = rng.below(self.extra.len().min(2) + 1);
         for _ in 0..16 {
             let text = self.render(typo_seed);
@@ -1049,18 +789,11 @@ impl Ticket {
 fn vocabulary(p: &Product, rng: &mut Rng) -> Vars {
     let mut v = Vars::new();
     let brand = *rng.pick(p.brands);
-    v.set(
-        "app",
-        *rng.pick(&[brand, brand, "the app", "your app", "the system"]),
-    );
+    v.set("app", *rng.pick(&[brand, brand, "the app", "your app", "the system"]));
     v.set("brand", brand);
     v.set("objects", p.objects.0);
     v.set("object", p.objects.1);
-    let article = if p.objects.1.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
-    };
+    let article = if p.objects.1.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
     v.set("a_object", format!("{article} {}", p.objects.1));
     let (core, button) = *rng.pick(p.core);
     v.set("core", core);
@@ -1068,10 +801,7 @@ fn vocabulary(p: &Product, rng: &mut Rng) -> Vars {
     v.set("button", button);
     let feature = *rng.pick(p.features);
     v.set("feature", feature);
-    v.set(
-        "feature_bare",
-        feature.strip_prefix("the ").unwrap_or(feature),
-    );
+    v.set("feature_bare", feature.strip_prefix("the ").unwrap_or(feature));
     v.set("page", *rng.pick(p.pages));
     v.set("integ", *rng.pick(p.integrations));
     v.set("report", *rng.pick(p.reports));
@@ -1093,22 +823,11 @@ fn vocabulary(p: &Product, rng: &mut Rng) -> Vars {
     v.set("people", rng.range(8, 35).to_string());
     let domain = format!(
         "{}.{}",
-        rng.pick(&[
-            "northwind",
-            "harbourview",
-            "kestrel",
-            "lumenor",
-            "quayside",
-            "fernhill",
-            "redfern"
-        ]),
+        rng.pick(&["northwind", "harbourview", "kestrel", "lumenor", "quayside", "fernhill", "redfern"]),
         rng.pick(&["com", "co.uk", "de", "io", "com.au", "nl"])
     );
     v.set("domain", domain);
-    v.set(
-        "plan",
-        *rng.pick(&["Business", "Pro", "Team", "Enterprise", "Starter", "Growth"]),
-    );
+    v.set("plan", *rng.pick(&["Business", "Pro", "Team", "Enterprise", "Starter", "Growth"]));
     v.set("acct", format!("{}", rng.range(10_000, 99_999)));
     v.set("city", *rng.pick(&crate::pools::CITIES));
     v
@@ -1434,34 +1153,12 @@ fn context_lines(case: Case, v: &Vars, rng: &mut Rng) -> Vec<String> {
     use Case::*;
     // Groups of interchangeable sentences: a ticket takes at most one from each group.
     let mut groups: Vec<&[&str]> = vec![
-        &[
-            "We're on the {plan} plan.",
-            "We're on your {plan} plan, if that matters.",
-            "Plan: {plan}.",
-        ],
-        &[
-            "Our account ID is {acct}.",
-            "Account number {acct}.",
-            "Workspace ID: {acct}.",
-        ],
-        &[
-            "My login is {login}.",
-            "My username is {login}.",
-            "You can reach me at {login}.",
-        ],
-        &[
-            "I'm the admin for our workspace.",
-            "I'm one of the account admins.",
-            "I look after {app} for our company.",
-        ],
-        &[
-            "We have about {people} users on our account.",
-            "Around {people} of us use {app} every day.",
-        ],
-        &[
-            "This is for our {city} office.",
-            "I work in our {city} office.",
-        ],
+        &["We're on the {plan} plan.", "We're on your {plan} plan, if that matters.", "Plan: {plan}."],
+        &["Our account ID is {acct}.", "Account number {acct}.", "Workspace ID: {acct}."],
+        &["My login is {login}.", "My username is {login}.", "You can reach me at {login}."],
+        &["I'm the admin for our workspace.", "I'm one of the account admins.", "I look after {app} for our company."],
+        &["We have about {people} users on our account.", "Around {people} of us use {app} every day."],
+        &["This is for our {city} office.", "I work in our {city} office."],
     ];
     match case {
         Workaround | BrokenPlusRequest | SingleUser | CoreBroken | Slow => {
@@ -1471,8 +1168,8 @@ fn context_lines(case: Case, v: &Vars, rng: &mut Rng) -> Vec<String> {
                 "I'm on a Windows laptop, fully updated.",
             ]);
         }
-        Feature | FeatureUrgent | NewIntegration | NewReport | NewPlatform | Improvement
-        | ImprovementTeam | ChangeDesigned | IntendedThenChange => {
+        Feature | FeatureUrgent | NewIntegration | NewReport | NewPlatform | Improvement | ImprovementTeam
+        | ChangeDesigned | IntendedThenChange => {
             groups.push(&[
                 "We've been using {app} for about two years and are happy with it overall.",
                 "Otherwise we really like {app}.",
@@ -1487,10 +1184,7 @@ fn context_lines(case: Case, v: &Vars, rng: &mut Rng) -> Vec<String> {
         _ => {}
     }
     // A ticket carries at most three of these; `fit` decides how many.
-    rng.sample(&groups, 3)
-        .into_iter()
-        .map(|g| fix_caps(&v.pick(rng, g)))
-        .collect()
+    rng.sample(&groups, 3).into_iter().map(|g| fix_caps(&v.pick(rng, g))).collect()
 }
 
 fn gerund(phrase: &str) -> String {
@@ -1511,10 +1205,7 @@ fn subject_line(case: Case, v: &Vars, rng: &mut Rng) -> Option<String> {
     use Case::*;
     let t: &[&str] = match case {
         DataLoss | DataLossCalm => &["Missing {objects}", "{^objects} disappeared"],
-        Security => &[
-            "Possible security issue",
-            "Data visible to the wrong people",
-        ],
+        Security => &["Possible security issue", "Data visible to the wrong people"],
         Outage => &["Site down", "Cannot access anything"],
         Billing => &["Wrong charge", "Billing problem"],
         CoreBroken | CoreBrokenPlusRequest => &["Can't {core}", "Error when I press {button}"],
@@ -1524,12 +1215,8 @@ fn subject_line(case: Case, v: &Vars, rng: &mut Rng) -> Option<String> {
         }
         Slow => &["Very slow", "Performance"],
         Cosmetic | CosmeticPlusRequest => &["Display glitch", "Small layout issue"],
-        Feature | FeatureUrgent | NewReport | NewPlatform | NewIntegration => {
-            &["Feature request", "Request"]
-        }
-        Improvement | ImprovementTeam | ChangeDesigned | IntendedThenChange => {
-            &["Suggestion", "Small request"]
-        }
+        Feature | FeatureUrgent | NewReport | NewPlatform | NewIntegration => &["Feature request", "Request"],
+        Improvement | ImprovementTeam | ChangeDesigned | IntendedThenChange => &["Suggestion", "Small request"],
         Account | HowTo | HowToUrgent | IsIntended => &["Question", "Quick question"],
     };
     Some(fix_caps(&v.pick(rng, t)))
@@ -1617,10 +1304,7 @@ mod tests {
             let cat = g.gold["category"].as_str().unwrap();
             assert!(g.tags.contains(&format!("category:{cat}")), "{case_tag}");
             let prio = g.gold["priority"].as_str().unwrap();
-            let rule: u8 = g.tags[3]
-                .trim_start_matches("priority-rule:")
-                .parse()
-                .unwrap();
+            let rule: u8 = g.tags[3].trim_start_matches("priority-rule:").parse().unwrap();
             let expected = match rule {
                 1..=4 => "p0",
                 5..=7 => "p1",
@@ -1642,8 +1326,8 @@ mod tests {
                 let t = g.user.to_lowercase().replace("nothing is broken", "");
                 let words: Vec<&str> = t.split(|c: char| !c.is_alphanumeric()).collect();
                 for word in [
-                    "slow", "blocked", "blocking", "stuck", "down", "lost", "locked", "error",
-                    "broken", "security", "outage",
+                    "slow", "blocked", "blocking", "stuck", "down", "lost", "locked", "error", "broken", "security",
+                    "outage",
                 ] {
                     assert!(!words.contains(&word), "{word} in a p3 request: {}", g.user);
                 }

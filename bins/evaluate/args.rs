@@ -24,11 +24,7 @@ pub struct Args {
     pub run: PathBuf,
 
     /// The pipeline spec the run was created from (task families, prompt templates).
-    #[arg(
-        long,
-        value_name = "PATH",
-        default_value = "pipelines/micro-single-task/spec.yaml"
-    )]
+    #[arg(long, value_name = "PATH", default_value = "pipelines/micro-single-task/spec.yaml")]
     pub spec: PathBuf,
 
     /// The dataset directory holding the gold answers [default: the spec's `dataset.source`,
@@ -52,10 +48,7 @@ mod tests {
         assert!(Args::try_parse_from(["ib-evaluate"]).is_err());
         let args = Args::try_parse_from(["ib-evaluate", "--run", "runs/x/r1"]).unwrap();
         assert_eq!(args.run, PathBuf::from("runs/x/r1"));
-        assert_eq!(
-            args.spec,
-            PathBuf::from("pipelines/micro-single-task/spec.yaml")
-        );
+        assert_eq!(args.spec, PathBuf::from("pipelines/micro-single-task/spec.yaml"));
         assert_eq!(args.dataset, None);
     }
 }

@@ -19,12 +19,7 @@ use std::path::Path;
 const MAX_PROBLEMS_SHOWN: usize = 20;
 
 /// The classifications, in the order the summary line prints them.
-const CLASSIFICATIONS: [&str; 4] = [
-    "valid_result",
-    "incorrect_result",
-    "invalid_result",
-    "failed_request",
-];
+const CLASSIFICATIONS: [&str; 4] = ["valid_result", "incorrect_result", "invalid_result", "failed_request"];
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     // The gold must be the gold the run was locked to: scoring against an edited dataset
@@ -46,21 +41,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// Evaluates every response, in order. Fails with every row problem found (up to a cap),
 /// each naming the file, the row, the request and the field.
-pub fn evaluate_rows(
-    responses: &[ResponseRow],
-    dataset: &Dataset,
-    path: &Path,
-) -> Result<Vec<EvaluationRow>, Error> {
+pub fn evaluate_rows(responses: &[ResponseRow], dataset: &Dataset, path: &Path) -> Result<Vec<EvaluationRow>, Error> {
     let mut rows = Vec::with_capacity(responses.len());
     let mut problems = Vec::new();
     let mut seen = HashSet::new();
     for (index, response) in responses.iter().enumerate() {
-        let at = format!(
-            "{}: row {} (request `{}`)",
-            path.display(),
-            index + 1,
-            response.request_id
-        );
+        let at = format!("{}: row {} (request `{}`)", path.display(), index + 1, response.request_id);
         if !seen.insert(response.request_id.as_str()) {
             problems.push(format!("{at}: request_id: duplicate"));
             continue;
@@ -123,9 +109,7 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
     // The reference refuses contradictory records (`http_error` with a 2xx status, …) rather
     // than guess which field is right.
     if !status_agrees(&response.operational_outcome, response.http_status) {
-        let status = response
-            .http_status
-            .map_or("null".to_string(), |s| s.to_string());
+        let status = response.http_status.map_or("null".to_string(), |s| s.to_string());
         return Err(format!(
             "http_status: {status} contradicts operational_outcome `{}`",
             response.operational_outcome
@@ -137,16 +121,14 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
             response.outcome, response.operational_outcome
         ));
     }
-    let item = dataset
-        .item(&response.task_family, &response.item_id)
-        .ok_or_else(|| {
-            format!(
-                "item_id: `{}` is not a {} item of the dataset {}",
-                response.item_id,
-                response.task_family,
-                dataset.dir.display()
-            )
-        })?;
+    let item = dataset.item(&response.task_family, &response.item_id).ok_or_else(|| {
+        format!(
+            "item_id: `{}` is not a {} item of the dataset {}",
+            response.item_id,
+            response.task_family,
+            dataset.dir.display()
+        )
+    })?;
 
     let mut row = EvaluationRow {
         request_id: response.request_id.clone(),
@@ -188,19 +170,9 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
 fn summary(rows: &[EvaluationRow], out: &Path) -> String {
     let counts: Vec<String> = CLASSIFICATIONS
         .iter()
-        .map(|c| {
-            format!(
-                "{c} {}",
-                rows.iter().filter(|r| r.classification == *c).count()
-            )
-        })
+        .map(|c| format!("{c} {}", rows.iter().filter(|r| r.classification == *c).count()))
         .collect();
-    format!(
-        "{} evaluations written to {} ({})",
-        rows.len(),
-        out.display(),
-        counts.join(", ")
-    )
+    format!("{} evaluations written to {} ({})", rows.len(), out.display(), counts.join(", "))
 }
 
 #[cfg(test)]
@@ -248,18 +220,9 @@ mod tests {
         Dataset {
             dir: PathBuf::from("data/test"),
             items: BTreeMap::from([
-                (
-                    MEETING.to_string(),
-                    vec![item(MEETING, "m-1", meeting_gold(), &["Ada Lovelace"])],
-                ),
-                (
-                    TICKET.to_string(),
-                    vec![item(TICKET, "t-1", ticket_gold(), &[])],
-                ),
-                (
-                    CONTRACT.to_string(),
-                    vec![item(CONTRACT, "c-1", contract_gold(), &[])],
-                ),
+                (MEETING.to_string(), vec![item(MEETING, "m-1", meeting_gold(), &["Ada Lovelace"])]),
+                (TICKET.to_string(), vec![item(TICKET, "t-1", ticket_gold(), &[])]),
+                (CONTRACT.to_string(), vec![item(CONTRACT, "c-1", contract_gold(), &[])]),
             ]),
             file_hashes: BTreeMap::new(),
             release_hash: "0".repeat(64),
@@ -328,15 +291,11 @@ mod tests {
     }
 
     fn one(row: ResponseRow) -> EvaluationRow {
-        evaluate_rows(&[row], &dataset(), Path::new("responses.parquet"))
-            .unwrap()
-            .remove(0)
+        evaluate_rows(&[row], &dataset(), Path::new("responses.parquet")).unwrap().remove(0)
     }
 
     fn problems(rows: &[ResponseRow]) -> String {
-        evaluate_rows(rows, &dataset(), Path::new("responses.parquet"))
-            .unwrap_err()
-            .to_string()
+        evaluate_rows(rows, &dataset(), Path::new("responses.parquet")).unwrap_err().to_string()
     }
 
     #[test]
@@ -353,26 +312,13 @@ mod tests {
         ];
         for (operational, status, error_type) in cases {
             // Even a perfect answer in a failed response is not scored.
-            let row = one(response(
-                "req-1",
-                TICKET,
-                "t-1",
-                operational,
-                status,
-                r#"{"category":"bug","priority":"p2"}"#,
-            ));
+            let row =
+                one(response("req-1", TICKET, "t-1", operational, status, r#"{"category":"bug","priority":"p2"}"#));
             assert_eq!(row.classification, "failed_request", "{operational}");
             assert_eq!(row.error_type.as_deref(), Some(error_type), "{operational}");
             assert_eq!(row.operational_outcome, operational);
             assert!(!row.schema_valid && !row.correct);
-            assert_eq!(
-                (
-                    row.parsed_output,
-                    row.correct_field_count,
-                    row.field_correct
-                ),
-                (None, None, None)
-            );
+            assert_eq!((row.parsed_output, row.correct_field_count, row.field_correct), (None, None, None));
         }
     }
 
@@ -389,10 +335,7 @@ mod tests {
             ),
             ("req-9", "round-1", 3, "acme", "c-1")
         );
-        assert_eq!(
-            (row.task_family.as_str(), row.field_count_total),
-            (CONTRACT, None)
-        );
+        assert_eq!((row.task_family.as_str(), row.field_count_total), (CONTRACT, None));
     }
 
     #[test]
@@ -411,33 +354,18 @@ mod tests {
     fn a_2xx_answer_is_scored_and_its_parse_stored_as_canonical_json() {
         let meeting = one(ok(MEETING, "m-1", r#"  {"answer": "  ADA   LOVELACE "}  "#));
         assert_eq!(
-            (
-                meeting.classification.as_str(),
-                meeting.error_type,
-                meeting.schema_valid,
-                meeting.correct
-            ),
+            (meeting.classification.as_str(), meeting.error_type, meeting.schema_valid, meeting.correct),
             ("valid_result", None, true, true)
         );
-        assert_eq!(
-            meeting.parsed_output.as_deref(),
-            Some(r#"{"answer":"  ADA   LOVELACE "}"#)
-        );
+        assert_eq!(meeting.parsed_output.as_deref(), Some(r#"{"answer":"  ADA   LOVELACE "}"#));
         assert_eq!(meeting.field_count_total, None);
 
         let ticket = one(ok(TICKET, "t-1", r#"{"priority":"p1","category":"bug"}"#));
         assert_eq!(
-            (
-                ticket.classification.as_str(),
-                ticket.schema_valid,
-                ticket.correct
-            ),
+            (ticket.classification.as_str(), ticket.schema_valid, ticket.correct),
             ("incorrect_result", true, false)
         );
-        assert_eq!(
-            ticket.parsed_output.as_deref(),
-            Some(r#"{"category":"bug","priority":"p1"}"#)
-        );
+        assert_eq!(ticket.parsed_output.as_deref(), Some(r#"{"category":"bug","priority":"p1"}"#));
 
         let schema = one(ok(MEETING, "m-1", r#"{"answer":1}"#));
         assert_eq!(
@@ -456,10 +384,7 @@ mod tests {
             (row.classification.as_str(), row.error_type.as_deref()),
             ("invalid_result", Some("schema_invalid"))
         );
-        assert_eq!(
-            (row.correct_field_count, row.field_count_total),
-            (Some(9), Some(10))
-        );
+        assert_eq!((row.correct_field_count, row.field_count_total), (Some(9), Some(10)));
         assert_eq!(
             row.field_correct.as_deref(),
             Some(concat!(
@@ -469,38 +394,26 @@ mod tests {
             ))
         );
         let valid = one(ok(CONTRACT, "c-1", &contract_gold().to_string()));
-        assert_eq!(
-            (valid.classification.as_str(), valid.correct_field_count),
-            ("valid_result", Some(10))
-        );
+        assert_eq!((valid.classification.as_str(), valid.correct_field_count), ("valid_result", Some(10)));
     }
 
     #[test]
     fn order_is_kept() {
         let rows = [
             response("b", TICKET, "t-1", "429", Some(429), ""),
-            response(
-                "a",
-                MEETING,
-                "m-1",
-                "2xx",
-                Some(200),
-                r#"{"answer":"Augusta King"}"#,
-            ),
+            response("a", MEETING, "m-1", "2xx", Some(200), r#"{"answer":"Augusta King"}"#),
         ];
         let out = evaluate_rows(&rows, &dataset(), Path::new("r")).unwrap();
-        assert_eq!(
-            out.iter()
-                .map(|r| r.request_id.as_str())
-                .collect::<Vec<_>>(),
-            ["b", "a"]
-        );
+        assert_eq!(out.iter().map(|r| r.request_id.as_str()).collect::<Vec<_>>(), ["b", "a"]);
     }
 
     #[test]
     fn an_unknown_item_is_bad_input_naming_the_request() {
         let err = problems(&[ok(TICKET, "t-404", "{}")]);
-        assert!(err.contains("responses.parquet: row 1 (request `req-1`): item_id: `t-404` is not a ticket-triage item"), "{err}");
+        assert!(
+            err.contains("responses.parquet: row 1 (request `req-1`): item_id: `t-404` is not a ticket-triage item"),
+            "{err}"
+        );
         // The item must belong to the row's family too.
         assert!(problems(&[ok(TICKET, "m-1", "{}")]).contains("item_id: `m-1`"));
     }
@@ -516,14 +429,8 @@ mod tests {
         let mut completed_timeout = response("r5", TICKET, "t-1", "timeout", None, "");
         completed_timeout.outcome = "completed".into();
         let duplicate = response("r3", TICKET, "t-1", "5xx", Some(500), "");
-        let err = problems(&[
-            unknown_family,
-            unknown_outcome,
-            contradiction,
-            missing_status,
-            completed_timeout,
-            duplicate,
-        ]);
+        let err =
+            problems(&[unknown_family, unknown_outcome, contradiction, missing_status, completed_timeout, duplicate]);
         assert!(err.starts_with("6 problem(s) found:"), "{err}");
         for expected in [
             "row 1 (request `r1`): task_family: unknown family `poetry`",
@@ -539,9 +446,8 @@ mod tests {
 
     #[test]
     fn the_problem_list_is_capped() {
-        let rows: Vec<ResponseRow> = (0..25)
-            .map(|i| response(&format!("r{i}"), TICKET, "nope", "2xx", Some(200), ""))
-            .collect();
+        let rows: Vec<ResponseRow> =
+            (0..25).map(|i| response(&format!("r{i}"), TICKET, "nope", "2xx", Some(200), "")).collect();
         let err = problems(&rows);
         assert!(err.starts_with("21 problem(s) found:"), "{err}");
         assert!(err.ends_with("… and 5 more"), "{err}");
@@ -568,28 +474,19 @@ mod tests {
         std::fs::create_dir_all(dir).unwrap();
         let mut use_cases = serde_json::Map::new();
         for family in &spec.families {
-            let template =
-                std::fs::read_to_string(spec.dir().join(&family.prompt_template)).unwrap();
+            let template = std::fs::read_to_string(spec.dir().join(&family.prompt_template)).unwrap();
             let system = template.strip_suffix('\n').unwrap_or(&template);
             let (id, gold, band_field) = match family.name.as_str() {
                 MEETING => ("m-1", meeting_gold(), "input_total"),
                 TICKET => ("t-1", ticket_gold(), "user"),
                 _ => ("c-1", contract_gold(), "user"),
             };
-            let aliases = if family.name == MEETING {
-                json!(["Ada Lovelace"])
-            } else {
-                json!([])
-            };
+            let aliases = if family.name == MEETING { json!(["Ada Lovelace"]) } else { json!([]) };
             let row = json!({"id": id, "use_case": family.name, "split": "private",
                 "prompt": {"system": system, "user": "Synthetic case 0"},
                 "output_schema": dataset::output_schema(&family.name), "gold": gold, "aliases": aliases,
                 "tokens": {band_field: family.input_tokens.0}});
-            std::fs::write(
-                dir.join(format!("{}.jsonl", family.name)),
-                format!("{row}\n"),
-            )
-            .unwrap();
+            std::fs::write(dir.join(format!("{}.jsonl", family.name)), format!("{row}\n")).unwrap();
             use_cases.insert(family.name.clone(), json!({"private_items": 1}));
         }
         let manifest = json!({"status": "frozen", "freeze_ready": true, "use_cases": use_cases});
@@ -634,14 +531,7 @@ mod tests {
         inputs.insert("providers.yaml".into(), run::file_sha256(&spec.providers_path).unwrap());
         write_lock(&run, inputs);
         let responses = [
-            response(
-                "req-a",
-                MEETING,
-                "m-1",
-                "2xx",
-                Some(200),
-                r#"{"answer":"Ada\u00a0lovelace"}"#,
-            ),
+            response("req-a", MEETING, "m-1", "2xx", Some(200), r#"{"answer":"Ada\u00a0lovelace"}"#),
             response("req-b", TICKET, "t-1", "2xx", Some(200), "```json\n{}\n```"),
             response("req-c", CONTRACT, "c-1", "timeout", None, ""),
         ];
@@ -650,11 +540,7 @@ mod tests {
     }
 
     fn args(run: &RunDir, data: &Path) -> Args {
-        Args {
-            run: run.root().to_path_buf(),
-            spec: spec_path(),
-            dataset: Some(data.to_path_buf()),
-        }
+        Args { run: run.root().to_path_buf(), spec: spec_path(), dataset: Some(data.to_path_buf()) }
     }
 
     #[test]
@@ -667,34 +553,17 @@ mod tests {
         assert_eq!(std::fs::read(run_dir.evaluations()).unwrap(), first);
 
         let table = parquet_io::read::<EvaluationRow>(&run_dir.evaluations()).unwrap();
-        let verdicts: Vec<(&str, Option<&str>)> = table
-            .rows
-            .iter()
-            .map(|r| (r.classification.as_str(), r.error_type.as_deref()))
-            .collect();
+        let verdicts: Vec<(&str, Option<&str>)> =
+            table.rows.iter().map(|r| (r.classification.as_str(), r.error_type.as_deref())).collect();
         assert_eq!(
             verdicts,
-            [
-                ("valid_result", None),
-                ("invalid_result", Some("malformed_json")),
-                ("failed_request", Some("timeout"))
-            ]
+            [("valid_result", None), ("invalid_result", Some("malformed_json")), ("failed_request", Some("timeout"))]
         );
-        assert_eq!(
-            table.inputs["responses.parquet"],
-            run::file_sha256(&run_dir.responses()).unwrap()
-        );
-        for key in [
-            "manifest.json",
-            "meeting-notes-lookup.jsonl",
-            "ticket-triage.jsonl",
-            "contract-terms-extraction.jsonl",
-        ] {
-            assert_eq!(
-                table.inputs[key],
-                canonical::sha256_hex(&std::fs::read(data.join(key)).unwrap()),
-                "{key}"
-            );
+        assert_eq!(table.inputs["responses.parquet"], run::file_sha256(&run_dir.responses()).unwrap());
+        for key in
+            ["manifest.json", "meeting-notes-lookup.jsonl", "ticket-triage.jsonl", "contract-terms-extraction.jsonl"]
+        {
+            assert_eq!(table.inputs[key], canonical::sha256_hex(&std::fs::read(data.join(key)).unwrap()), "{key}");
         }
         // The seven dataset files, the responses, the spec and the provider table.
         assert_eq!(table.inputs.len(), 10, "{:?}", table.inputs.keys());
@@ -707,17 +576,11 @@ mod tests {
         let (run_dir, data) = fixture(tmp.path());
         // Change the gold after the run was locked.
         let path = data.join("ticket-triage.jsonl");
-        let text = std::fs::read_to_string(&path)
-            .unwrap()
-            .replace("\"p2\"", "\"p1\"");
+        let text = std::fs::read_to_string(&path).unwrap().replace("\"p2\"", "\"p1\"");
         std::fs::write(&path, text).unwrap();
         let err = run(args(&run_dir, &data)).unwrap_err();
         assert_eq!(exit_for(&err), Exit::LockMismatch, "{err:#}");
-        assert!(
-            err.to_string()
-                .contains("ticket-triage.jsonl changed since the run was locked"),
-            "{err:#}"
-        );
+        assert!(err.to_string().contains("ticket-triage.jsonl changed since the run was locked"), "{err:#}");
         assert!(!run_dir.evaluations().exists());
     }
 
@@ -725,14 +588,7 @@ mod tests {
     fn a_bad_response_row_is_bad_input_and_nothing_is_written() {
         let tmp = tempfile::tempdir().unwrap();
         let (run_dir, data) = fixture(tmp.path());
-        let rows = [response(
-            "req-a",
-            MEETING,
-            "m-unknown",
-            "2xx",
-            Some(200),
-            "{}",
-        )];
+        let rows = [response("req-a", MEETING, "m-unknown", "2xx", Some(200), "{}")];
         parquet_io::write(&run_dir.responses(), &rows, &Inputs::new()).unwrap();
         let err = run(args(&run_dir, &data)).unwrap_err();
         assert_eq!(exit_for(&err), Exit::BadInput, "{err:#}");
@@ -747,10 +603,6 @@ mod tests {
         std::fs::remove_file(run_dir.responses()).unwrap();
         let err = run(args(&run_dir, &data)).unwrap_err();
         assert_eq!(exit_for(&err), Exit::BadInput);
-        assert!(
-            err.to_string()
-                .contains("missing; run ib-reconstruct first"),
-            "{err:#}"
-        );
+        assert!(err.to_string().contains("missing; run ib-reconstruct first"), "{err:#}");
     }
 }

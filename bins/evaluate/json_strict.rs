@@ -57,9 +57,7 @@ pub fn parse(text: &str) -> Result<Value, Malformed> {
         return Err(Malformed::Empty);
     }
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = StrictValue
-        .deserialize(&mut de)
-        .map_err(|e| Malformed::Invalid(e.to_string()))?;
+    let value = StrictValue.deserialize(&mut de).map_err(|e| Malformed::Invalid(e.to_string()))?;
     // `end` accepts only trailing JSON whitespace, the same set we skipped in front.
     de.end().map_err(|_| Malformed::Trailing)?;
     Ok(value)
@@ -99,9 +97,7 @@ impl<'de> Visitor<'de> for StrictValue {
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
         // serde_json never yields a non-finite float (it rejects `NaN` and overflowing
         // exponents itself), but refuse one rather than invent a value if it ever did.
-        Number::from_f64(v)
-            .map(Value::Number)
-            .ok_or_else(|| E::custom("non-finite number"))
+        Number::from_f64(v).map(Value::Number).ok_or_else(|| E::custom("non-finite number"))
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
@@ -129,9 +125,7 @@ impl<'de> Visitor<'de> for StrictValue {
         // Keys arrive decoded, so `"a"` and `"\u0061"` are the same key, as in CPython.
         while let Some(key) = map.next_key::<String>()? {
             if object.contains_key(&key) {
-                return Err(de::Error::custom(format_args!(
-                    "duplicate object key {key:?}"
-                )));
+                return Err(de::Error::custom(format_args!("duplicate object key {key:?}")));
             }
             let value = map.next_value_seed(StrictValue)?;
             object.insert(key, value);
@@ -154,10 +148,7 @@ mod tests {
 
     #[test]
     fn surrounding_json_whitespace_is_accepted() {
-        assert_eq!(
-            parse(" \t\r\n{\"answer\": \"Ada\"}\n \r\t").unwrap(),
-            json!({"answer": "Ada"})
-        );
+        assert_eq!(parse(" \t\r\n{\"answer\": \"Ada\"}\n \r\t").unwrap(), json!({"answer": "Ada"}));
     }
 
     #[test]
@@ -190,31 +181,20 @@ mod tests {
 
     #[test]
     fn non_standard_constants_are_refused() {
-        for text in [
-            "NaN",
-            "Infinity",
-            "-Infinity",
-            "{\"renewal_term_months\": NaN}",
-            "[Infinity]",
-        ] {
+        for text in ["NaN", "Infinity", "-Infinity", "{\"renewal_term_months\": NaN}", "[Infinity]"] {
             invalid(text);
         }
     }
 
     #[test]
     fn duplicate_keys_are_refused_at_any_depth() {
-        assert!(
-            invalid(r#"{"answer":"a","answer":"b"}"#).contains("duplicate object key \"answer\"")
-        );
+        assert!(invalid(r#"{"answer":"a","answer":"b"}"#).contains("duplicate object key \"answer\""));
         assert!(invalid(r#"{"x":[{"k":1,"k":1}]}"#).contains("duplicate object key \"k\""));
         assert!(invalid(r#"{"x":{"y":{"k":1,"j":2,"k":3}}}"#).contains("duplicate"));
         // The same key spelled with an escape is still the same key.
         assert!(invalid(r#"{"a":1,"\u0061":2}"#).contains("duplicate"));
         // Equal keys in sibling objects are not duplicates.
-        assert_eq!(
-            parse(r#"[{"k":1},{"k":2}]"#).unwrap(),
-            json!([{"k": 1}, {"k": 2}])
-        );
+        assert_eq!(parse(r#"[{"k":1},{"k":2}]"#).unwrap(), json!([{"k": 1}, {"k": 2}]));
     }
 
     #[test]

@@ -94,12 +94,7 @@ impl FieldScore {
 
     /// `{field: bool}`, for the `field_correct` column.
     pub fn to_json(&self) -> Value {
-        Value::Object(
-            self.flags
-                .iter()
-                .map(|(f, ok)| (f.to_string(), Value::Bool(*ok)))
-                .collect(),
-        )
+        Value::Object(self.flags.iter().map(|(f, ok)| (f.to_string(), Value::Bool(*ok))).collect())
     }
 }
 
@@ -130,12 +125,7 @@ impl std::error::Error for GoldError {}
 
 /// Scores `answer` (the reconstructed assistant content of a 2xx response) against the gold.
 /// The gold is checked first, so bad gold is reported even when the answer is malformed.
-pub fn evaluate(
-    family: Family,
-    answer: &str,
-    gold: &Value,
-    aliases: &[String],
-) -> Result<Verdict, GoldError> {
+pub fn evaluate(family: Family, answer: &str, gold: &Value, aliases: &[String]) -> Result<Verdict, GoldError> {
     match family {
         Family::MeetingNotes => {
             let candidates = meeting_candidates(gold, aliases)?;
@@ -143,9 +133,7 @@ pub fn evaluate(
         }
         Family::TicketTriage => {
             let (category, priority) = ticket_gold(gold)?;
-            Ok(score(answer, |parsed| {
-                (ticket(parsed, category, priority), None)
-            }))
+            Ok(score(answer, |parsed| (ticket(parsed, category, priority), None)))
         }
         Family::ContractTerms => {
             let gold = contract_gold(gold)?;
@@ -159,12 +147,7 @@ fn score(answer: &str, rubric: impl FnOnce(&Value) -> (Outcome, Option<FieldScor
     match json_strict::parse(answer) {
         Ok(parsed) => {
             let (outcome, fields) = rubric(&parsed);
-            Verdict {
-                outcome,
-                parsed: Some(parsed),
-                malformed: None,
-                fields,
-            }
+            Verdict { outcome, parsed: Some(parsed), malformed: None, fields }
         }
         Err(why) => Verdict {
             outcome: Outcome::Invalid(InvalidKind::MalformedJson),
@@ -189,10 +172,7 @@ fn is_python_space(c: char) -> bool {
 /// whitespace to one space, drop it at the ends, then apply full Unicode case folding (so
 /// `ß` and `SS` compare equal, which `to_lowercase` would not give).
 pub fn normalise(text: &str) -> String {
-    let words: Vec<&str> = text
-        .split(is_python_space)
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<&str> = text.split(is_python_space).filter(|w| !w.is_empty()).collect();
     caseless::default_case_fold_str(&words.join(" "))
 }
 
@@ -203,22 +183,11 @@ fn meeting_candidates(gold: &Value, aliases: &[String]) -> Result<Vec<String>, G
         Value::String(s) => s,
         Value::Object(o) => match (o.get("value"), o.get("answer")) {
             (Some(Value::String(s)), _) | (None, Some(Value::String(s))) => s,
-            _ => {
-                return Err(GoldError(
-                    "gold: expected a string `value` (or `answer`)".into(),
-                ))
-            }
+            _ => return Err(GoldError("gold: expected a string `value` (or `answer`)".into())),
         },
-        _ => {
-            return Err(GoldError(
-                "gold: expected a string or an object with a string `value`".into(),
-            ))
-        }
+        _ => return Err(GoldError("gold: expected a string or an object with a string `value`".into())),
     };
-    Ok(std::iter::once(value)
-        .chain(aliases)
-        .map(|c| normalise(c))
-        .collect())
+    Ok(std::iter::once(value).chain(aliases).map(|c| normalise(c)).collect())
 }
 
 fn meeting(parsed: &Value, candidates: &[String]) -> Outcome {
@@ -248,10 +217,7 @@ fn ticket_gold(gold: &Value) -> Result<(&str, &str), GoldError> {
             .filter(|v| allowed.contains(v))
             .ok_or_else(|| GoldError(format!("gold.{name}: expected one of {allowed:?}")))
     };
-    Ok((
-        field("category", &TICKET_CATEGORIES)?,
-        field("priority", &TICKET_PRIORITIES)?,
-    ))
+    Ok((field("category", &TICKET_CATEGORIES)?, field("priority", &TICKET_PRIORITIES)?))
 }
 
 fn ticket(parsed: &Value, gold_category: &str, gold_priority: &str) -> Outcome {
@@ -263,10 +229,7 @@ fn ticket(parsed: &Value, gold_category: &str, gold_priority: &str) -> Outcome {
     };
     // Enums are case-sensitive: `"Bug"` is not a category.
     let in_enum = |v: &Value, allowed: &[&str]| v.as_str().is_some_and(|s| allowed.contains(&s));
-    if object.len() != 2
-        || !in_enum(category, &TICKET_CATEGORIES)
-        || !in_enum(priority, &TICKET_PRIORITIES)
-    {
+    if object.len() != 2 || !in_enum(category, &TICKET_CATEGORIES) || !in_enum(priority, &TICKET_PRIORITIES) {
         return Outcome::Invalid(InvalidKind::SchemaInvalid);
     }
     if category == gold_category && priority == gold_priority {
@@ -294,9 +257,7 @@ fn field_valid(field: &str, value: &Value) -> bool {
 /// Gold must be an object holding a valid value for every field; otherwise no answer could
 /// ever be both schema-valid and correct.
 fn contract_gold(gold: &Value) -> Result<&Map<String, Value>, GoldError> {
-    let object = gold
-        .as_object()
-        .ok_or_else(|| GoldError("gold: expected an object".into()))?;
+    let object = gold.as_object().ok_or_else(|| GoldError("gold: expected an object".into()))?;
     for field in CONTRACT_FIELDS {
         match object.get(field) {
             Some(v) if field_valid(field, v) => {}
@@ -304,10 +265,7 @@ fn contract_gold(gold: &Value) -> Result<&Map<String, Value>, GoldError> {
             None => return Err(GoldError(format!("gold.{field}: missing"))),
         }
     }
-    if let Some(extra) = object
-        .keys()
-        .find(|k| !CONTRACT_FIELDS.contains(&k.as_str()))
-    {
+    if let Some(extra) = object.keys().find(|k| !CONTRACT_FIELDS.contains(&k.as_str())) {
         return Err(GoldError(format!("gold.{extra}: not a contract field")));
     }
     Ok(object)
@@ -315,9 +273,7 @@ fn contract_gold(gold: &Value) -> Result<&Map<String, Value>, GoldError> {
 
 /// An integer as i128 (every i64 and u64 fits), for exact mixed comparisons.
 fn integer(n: &Number) -> Option<i128> {
-    n.as_i64()
-        .map(i128::from)
-        .or_else(|| n.as_u64().map(i128::from))
+    n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))
 }
 
 /// CPython's numeric `==`: exact, also between an integer and a float (`12 == 12.0`, but
@@ -344,13 +300,9 @@ fn json_equal(a: &Value, b: &Value) -> bool {
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Number(x), Value::Number(y)) => numbers_equal(x, y),
         (Value::String(x), Value::String(y)) => x == y,
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q))
-        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q)),
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
         }
         _ => false,
     }
@@ -376,9 +328,7 @@ fn contract(parsed: &Value, gold: &Map<String, Value>) -> (Outcome, Option<Field
         };
         flags.push((field, flag));
     }
-    let extra = object
-        .keys()
-        .any(|k| !CONTRACT_FIELDS.contains(&k.as_str()));
+    let extra = object.keys().any(|k| !CONTRACT_FIELDS.contains(&k.as_str()));
     let fields = FieldScore { flags };
     let outcome = if missing {
         Outcome::Invalid(InvalidKind::MissingRequiredField)
@@ -406,23 +356,11 @@ mod tests {
     }
 
     fn meet(answer: &str) -> Verdict {
-        evaluate(
-            Family::MeetingNotes,
-            answer,
-            &meeting_gold(),
-            &["Ada Lovelace".to_string()],
-        )
-        .unwrap()
+        evaluate(Family::MeetingNotes, answer, &meeting_gold(), &["Ada Lovelace".to_string()]).unwrap()
     }
 
     fn triage(answer: &str) -> Verdict {
-        evaluate(
-            Family::TicketTriage,
-            answer,
-            &json!({"category": "bug", "priority": "p2"}),
-            &[],
-        )
-        .unwrap()
+        evaluate(Family::TicketTriage, answer, &json!({"category": "bug", "priority": "p2"}), &[]).unwrap()
     }
 
     /// The reference's conftest gold.
@@ -457,17 +395,11 @@ mod tests {
 
     #[test]
     fn outcome_accessors_follow_the_taxonomy() {
-        assert_eq!(
-            (Outcome::Valid.classification(), Outcome::Valid.error_type()),
-            ("valid_result", None)
-        );
+        assert_eq!((Outcome::Valid.classification(), Outcome::Valid.error_type()), ("valid_result", None));
         assert!(Outcome::Valid.schema_valid() && Outcome::Valid.correct());
         assert!(Outcome::Incorrect.schema_valid() && !Outcome::Incorrect.correct());
         assert_eq!(Outcome::Incorrect.classification(), "incorrect_result");
-        assert_eq!(
-            (SCHEMA.classification(), SCHEMA.error_type()),
-            ("invalid_result", Some("schema_invalid"))
-        );
+        assert_eq!((SCHEMA.classification(), SCHEMA.error_type()), ("invalid_result", Some("schema_invalid")));
         assert_eq!(MISSING.error_type(), Some("missing_required_field"));
         assert_eq!(MALFORMED.error_type(), Some("malformed_json"));
         assert!(!MALFORMED.schema_valid() && !MALFORMED.correct());
@@ -487,11 +419,7 @@ mod tests {
         ] {
             for verdict in [meet(answer), triage(answer), extract(answer)] {
                 assert_eq!(verdict.outcome, MALFORMED, "{answer:?}");
-                assert_eq!(
-                    (verdict.parsed.is_some(), verdict.fields.is_some()),
-                    (false, false),
-                    "{answer:?}"
-                );
+                assert_eq!((verdict.parsed.is_some(), verdict.fields.is_some()), (false, false), "{answer:?}");
                 assert!(verdict.malformed.is_some());
             }
         }
@@ -505,45 +433,28 @@ mod tests {
         assert_eq!(verdict.parsed, Some(json!({"answer": "  ADA   LOVELACE "})));
         assert_eq!(verdict.fields, None);
         assert_eq!(meet(r#"{"answer":"augusta king"}"#).outcome, Outcome::Valid);
-        assert_eq!(
-            meet(r#"{"answer":"Charles Babbage"}"#).outcome,
-            Outcome::Incorrect
-        );
+        assert_eq!(meet(r#"{"answer":"Charles Babbage"}"#).outcome, Outcome::Incorrect);
         // Whitespace inside a word is not removed.
-        assert_eq!(
-            meet(r#"{"answer":"Ada Love lace"}"#).outcome,
-            Outcome::Incorrect
-        );
+        assert_eq!(meet(r#"{"answer":"Ada Love lace"}"#).outcome, Outcome::Incorrect);
     }
 
     #[test]
     fn meeting_nbsp_and_other_unicode_spaces_normalise() {
-        assert_eq!(
-            meet("{\"answer\":\"Ada\\u00a0Lovelace\"}").outcome,
-            Outcome::Valid
-        );
-        assert_eq!(
-            meet("{\"answer\":\"\u{3000}Ada\u{a0}\u{2009}Lovelace\u{2028}\"}").outcome,
-            Outcome::Valid
-        );
+        assert_eq!(meet("{\"answer\":\"Ada\\u00a0Lovelace\"}").outcome, Outcome::Valid);
+        assert_eq!(meet("{\"answer\":\"\u{3000}Ada\u{a0}\u{2009}Lovelace\u{2028}\"}").outcome, Outcome::Valid);
         assert_eq!(normalise("Ada\u{1f}\u{85}Lovelace"), "ada lovelace");
     }
 
     #[test]
     fn whitespace_set_is_pythons_str_isspace() {
         // `[c for c in range(0x110000) if chr(c).isspace()]` under CPython 3.11.
-        let python: Vec<u32> = [
-            0x9, 0xa, 0xb, 0xc, 0xd, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680,
-        ]
-        .into_iter()
-        .chain(0x2000..=0x200a)
-        .chain([0x2028, 0x2029, 0x202f, 0x205f, 0x3000])
-        .collect();
-        let ours: Vec<u32> = (0..=0x10ffff)
-            .filter_map(char::from_u32)
-            .filter(|c| is_python_space(*c))
-            .map(u32::from)
+        let python: Vec<u32> = [0x9, 0xa, 0xb, 0xc, 0xd, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680]
+            .into_iter()
+            .chain(0x2000..=0x200a)
+            .chain([0x2028, 0x2029, 0x202f, 0x205f, 0x3000])
             .collect();
+        let ours: Vec<u32> =
+            (0..=0x10ffff).filter_map(char::from_u32).filter(|c| is_python_space(*c)).map(u32::from).collect();
         assert_eq!(ours, python);
     }
 
@@ -552,21 +463,14 @@ mod tests {
         assert_eq!(normalise("straße"), normalise("STRASSE"));
         assert_eq!(normalise("straße"), "strasse");
         let gold = json!({"type": "place", "value": "Straße"});
-        let verdict =
-            evaluate(Family::MeetingNotes, r#"{"answer":"STRASSE"}"#, &gold, &[]).unwrap();
+        let verdict = evaluate(Family::MeetingNotes, r#"{"answer":"STRASSE"}"#, &gold, &[]).unwrap();
         assert_eq!(verdict.outcome, Outcome::Valid);
     }
 
     #[test]
     fn meeting_gold_may_be_a_string_or_carry_answer() {
         for gold in [json!("Augusta King"), json!({"answer": "Augusta King"})] {
-            let verdict = evaluate(
-                Family::MeetingNotes,
-                r#"{"answer":"AUGUSTA KING"}"#,
-                &gold,
-                &[],
-            )
-            .unwrap();
+            let verdict = evaluate(Family::MeetingNotes, r#"{"answer":"AUGUSTA KING"}"#, &gold, &[]).unwrap();
             assert_eq!(verdict.outcome, Outcome::Valid, "{gold}");
         }
     }
@@ -575,10 +479,7 @@ mod tests {
     fn meeting_schema_violations() {
         assert_eq!(meet(r#"{"answer":1}"#).outcome, SCHEMA);
         assert_eq!(meet(r#"{"answer":null}"#).outcome, SCHEMA);
-        assert_eq!(
-            meet(r#"{"answer":"Ada Lovelace","confidence":1}"#).outcome,
-            SCHEMA
-        );
+        assert_eq!(meet(r#"{"answer":"Ada Lovelace","confidence":1}"#).outcome, SCHEMA);
         assert_eq!(meet(r#"["Ada Lovelace"]"#).outcome, SCHEMA);
         assert_eq!(meet(r#""Ada Lovelace""#).outcome, SCHEMA);
         assert_eq!(meet(r#"{}"#).outcome, MISSING);
@@ -590,26 +491,14 @@ mod tests {
 
     #[test]
     fn ticket_rubric_is_exact_and_case_sensitive() {
-        assert_eq!(
-            triage(r#"{"priority":"p2","category":"bug"}"#).outcome,
-            Outcome::Valid
-        );
+        assert_eq!(triage(r#"{"priority":"p2","category":"bug"}"#).outcome, Outcome::Valid);
         let wrong = triage(r#"{"category":"bug","priority":"p1"}"#);
         assert_eq!(wrong.outcome, Outcome::Incorrect);
         assert!(wrong.outcome.schema_valid() && !wrong.outcome.correct());
-        assert_eq!(
-            triage(r#"{"category":"Bug","priority":"p2"}"#).outcome,
-            SCHEMA
-        );
-        assert_eq!(
-            triage(r#"{"category":"bug","priority":"P2"}"#).outcome,
-            SCHEMA
-        );
+        assert_eq!(triage(r#"{"category":"Bug","priority":"p2"}"#).outcome, SCHEMA);
+        assert_eq!(triage(r#"{"category":"bug","priority":"P2"}"#).outcome, SCHEMA);
         assert_eq!(triage(r#"{"category":"bug","priority":2}"#).outcome, SCHEMA);
-        assert_eq!(
-            triage(r#"{"category":"bug","priority":"p2","reason":"x"}"#).outcome,
-            SCHEMA
-        );
+        assert_eq!(triage(r#"{"category":"bug","priority":"p2","reason":"x"}"#).outcome, SCHEMA);
         assert_eq!(triage(r#"{"category":"bug"}"#).outcome, MISSING);
         assert_eq!(triage(r#"["bug","p2"]"#).outcome, SCHEMA);
     }
@@ -625,10 +514,7 @@ mod tests {
 
     #[test]
     fn contract_boolean_in_an_integer_field_is_invalid_with_nine_correct() {
-        let verdict = extract(&contract_answer(&[(
-            "renewal_term_months",
-            Some(json!(true)),
-        )]));
+        let verdict = extract(&contract_answer(&[("renewal_term_months", Some(json!(true)))]));
         assert_eq!(verdict.outcome, SCHEMA);
         assert!(!flag(&verdict, "renewal_term_months"));
         assert_eq!(verdict.fields.as_ref().unwrap().correct_count(), 9);
@@ -644,8 +530,7 @@ mod tests {
     #[test]
     fn contract_float_equals_integer_for_the_flag_but_is_not_an_integer() {
         // Built by hand: serde_json's `json!(12.0)` would also print `12.0`, but be explicit.
-        let answer = contract_answer(&[])
-            .replace("\"renewal_term_months\":12", "\"renewal_term_months\":12.0");
+        let answer = contract_answer(&[]).replace("\"renewal_term_months\":12", "\"renewal_term_months\":12.0");
         assert!(answer.contains("12.0"));
         let verdict = extract(&answer);
         assert_eq!(verdict.outcome, SCHEMA);
@@ -662,22 +547,12 @@ mod tests {
         assert_eq!(verdict.outcome, SCHEMA);
         assert!(!flag(&verdict, "effective_date"));
         // A non-canonical spelling of a real date is invalid too.
-        assert_eq!(
-            extract(&contract_answer(&[(
-                "effective_date",
-                Some(json!("2026-1-01"))
-            )]))
-            .outcome,
-            SCHEMA
-        );
+        assert_eq!(extract(&contract_answer(&[("effective_date", Some(json!("2026-1-01")))])).outcome, SCHEMA);
     }
 
     #[test]
     fn contract_missing_field_wins_over_invalid_and_wrong_values_are_incorrect() {
-        let verdict = extract(&contract_answer(&[
-            ("payment_terms_days", None),
-            ("auto_renews", Some(json!("yes"))),
-        ]));
+        let verdict = extract(&contract_answer(&[("payment_terms_days", None), ("auto_renews", Some(json!("yes")))]));
         assert_eq!(verdict.outcome, MISSING);
         assert_eq!(verdict.fields.unwrap().correct_count(), 8);
         let wrong = extract(&contract_answer(&[
@@ -686,10 +561,7 @@ mod tests {
         ]));
         assert_eq!(wrong.outcome, Outcome::Incorrect);
         assert_eq!(wrong.fields.unwrap().correct_count(), 8);
-        let unknown_type = extract(&contract_answer(&[(
-            "agreement_type",
-            Some(json!("lease")),
-        )]));
+        let unknown_type = extract(&contract_answer(&[("agreement_type", Some(json!("lease")))]));
         assert_eq!(unknown_type.outcome, SCHEMA);
     }
 
@@ -710,10 +582,7 @@ mod tests {
         assert!(numbers_equal(&n("12"), &n("12.0")));
         assert!(numbers_equal(&n("1e2"), &n("100")));
         assert!(!numbers_equal(&n("12"), &n("12.5")));
-        assert!(!numbers_equal(
-            &n("18446744073709551615"),
-            &n("1.8446744073709552e19")
-        ));
+        assert!(!numbers_equal(&n("18446744073709551615"), &n("1.8446744073709552e19")));
         assert!(numbers_equal(&n("-3"), &n("-3")));
         assert!(!json_equal(&json!(true), &json!(1)));
         assert!(!json_equal(&json!(null), &json!(0)));
@@ -728,14 +597,9 @@ mod tests {
         let mut bad_contract = contract_gold_value();
         bad_contract["renewal_term_months"] = json!(12.0);
         assert!(evaluate(Family::ContractTerms, "{}", &bad_contract, &[]).is_err());
-        bad_contract
-            .as_object_mut()
-            .unwrap()
-            .shift_remove("renewal_term_months");
+        bad_contract.as_object_mut().unwrap().shift_remove("renewal_term_months");
         assert_eq!(
-            evaluate(Family::ContractTerms, "{}", &bad_contract, &[])
-                .unwrap_err()
-                .0,
+            evaluate(Family::ContractTerms, "{}", &bad_contract, &[]).unwrap_err().0,
             "gold.renewal_term_months: missing"
         );
         assert!(evaluate(Family::MeetingNotes, "{}", &json!({"type": "person"}), &[]).is_err());

@@ -102,7 +102,13 @@ fn error_text(err: &reqwest::Error) -> String {
 }
 
 /// Sends `unit` and logs everything until its terminal event.
-pub async fn execute(log: &EventLog, client: &ProviderClient, unit: &Unit, intended_t_ns: u64, deadline: Duration) -> Result<u64> {
+pub async fn execute(
+    log: &EventLog,
+    client: &ProviderClient,
+    unit: &Unit,
+    intended_t_ns: u64,
+    deadline: Duration,
+) -> Result<u64> {
     let creds = &client.credentials;
     let mut logged_headers = BTreeMap::from([
         ("Accept".to_string(), "text/event-stream".to_string()),
@@ -130,7 +136,11 @@ pub async fn execute(log: &EventLog, client: &ProviderClient, unit: &Unit, inten
     let mut progress = Progress::default();
     let ending = match tokio::time::timeout_at(deadline_at, exchange(log, client, unit, &auth, &mut progress)).await {
         Ok(result) => result?,
-        Err(_) => Ending::fail(Outcome::Timeout, "deadline", format!("no terminal response within {} ms", deadline.as_millis())),
+        Err(_) => Ending::fail(
+            Outcome::Timeout,
+            "deadline",
+            format!("no terminal response within {} ms", deadline.as_millis()),
+        ),
     };
     let terminal = RequestTerminal {
         request_id: unit.request_id.clone(),
@@ -147,7 +157,13 @@ pub async fn execute(log: &EventLog, client: &ProviderClient, unit: &Unit, inten
     Ok(start_t)
 }
 
-async fn exchange(log: &EventLog, client: &ProviderClient, unit: &Unit, auth: &[(String, String)], p: &mut Progress) -> Result<Ending> {
+async fn exchange(
+    log: &EventLog,
+    client: &ProviderClient,
+    unit: &Unit,
+    auth: &[(String, String)],
+    p: &mut Progress,
+) -> Result<Ending> {
     let mut request = client
         .http
         .post(&client.endpoint)
@@ -159,7 +175,13 @@ async fn exchange(log: &EventLog, client: &ProviderClient, unit: &Unit, auth: &[
     }
     let mut response = match request.send().await {
         Ok(r) => r,
-        Err(e) => return Ok(Ending::fail(Outcome::TransportError, if e.is_connect() { "connect" } else { "request" }, error_text(&e))),
+        Err(e) => {
+            return Ok(Ending::fail(
+                Outcome::TransportError,
+                if e.is_connect() { "connect" } else { "request" },
+                error_text(&e),
+            ))
+        }
     };
     let status = response.status().as_u16();
     p.status = Some(status);
@@ -211,7 +233,14 @@ async fn exchange(log: &EventLog, client: &ProviderClient, unit: &Unit, auth: &[
 }
 
 /// Logs one frame; returns an ending when the stream is invalid.
-fn record(log: &EventLog, client: &ProviderClient, unit: &Unit, p: &mut Progress, frame: Frame, t_ns: u64) -> Result<Option<Ending>> {
+fn record(
+    log: &EventLog,
+    client: &ProviderClient,
+    unit: &Unit,
+    p: &mut Progress,
+    frame: Frame,
+    t_ns: u64,
+) -> Result<Option<Ending>> {
     let creds = &client.credentials;
     let index = p.events;
     p.events += 1;
@@ -233,7 +262,11 @@ fn record(log: &EventLog, client: &ProviderClient, unit: &Unit, p: &mut Progress
                 if d == "[DONE]" {
                     p.done = true;
                 } else if !matches!(serde_json::from_str::<Value>(d), Ok(Value::Object(_))) {
-                    invalid = Some(Ending::fail(Outcome::InvalidStream, "invalid_sse", format!("event {index}: data is neither [DONE] nor a JSON object")));
+                    invalid = Some(Ending::fail(
+                        Outcome::InvalidStream,
+                        "invalid_sse",
+                        format!("event {index}: data is neither [DONE] nor a JSON object"),
+                    ));
                 }
             }
             event.data = data.map(|d| creds.redact(&d));

@@ -63,7 +63,8 @@ impl Credentials {
 
     /// Placeholder credentials for simulated providers, used when none are set.
     pub fn simulated(provider: &Provider) -> Credentials {
-        let values = provider.credential_names().into_iter().map(|n| (n.to_string(), "simulated".to_string())).collect();
+        let values =
+            provider.credential_names().into_iter().map(|n| (n.to_string(), "simulated".to_string())).collect();
         Credentials { values }
     }
 

@@ -6,14 +6,16 @@ use crate::log::EventLog;
 use crate::resume::{self, LogState};
 use crate::seal;
 use anyhow::{Context, Result};
+use inferbench_schemas::cli::Interrupted;
 use inferbench_schemas::dataset::Dataset;
-use inferbench_schemas::event::{Event, Outcome, RequestTerminal, RoundClosed, RoundReleased, SegmentClosed, SegmentOpened};
+use inferbench_schemas::event::{
+    Event, Outcome, RequestTerminal, RoundClosed, RoundReleased, SegmentClosed, SegmentOpened,
+};
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::providers::slug;
 use inferbench_schemas::run::{file_sha256, RunDir};
 use inferbench_schemas::spec::Spec;
 use inferbench_schemas::tables::ScheduleRow;
-use inferbench_schemas::cli::Interrupted;
 use inferbench_schemas::{Error, CODE_VERSION};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -56,7 +58,8 @@ fn prepare(args: Args) -> Result<Plan> {
     let schedule: Vec<ScheduleRow> = pipeline.table(&pipeline.run.schedule(), "ib-schedule")?;
     let Pipeline { run, spec, providers, lock, .. } = pipeline;
     let names: Vec<&str> = lock.providers.iter().map(String::as_str).collect();
-    let env_values = read_env_file(&env_file, &providers.providers.iter().flat_map(|p| p.credential_names()).collect::<Vec<_>>());
+    let env_values =
+        read_env_file(&env_file, &providers.providers.iter().flat_map(|p| p.credential_names()).collect::<Vec<_>>());
     let mut clients = BTreeMap::new();
     let mut missing = Vec::new();
     for provider in providers.providers.iter().filter(|p| names.contains(&p.name.as_str())) {
@@ -85,7 +88,12 @@ fn prepare(args: Args) -> Result<Plan> {
     }
     for row in &schedule {
         if data.item(&row.task_family, &row.item_id).is_none() || !clients.contains_key(&row.provider) {
-            return Err(Error::bad(format!("{}: request {}: unknown item or provider", run.schedule().display(), row.request_id)).into());
+            return Err(Error::bad(format!(
+                "{}: request {}: unknown item or provider",
+                run.schedule().display(),
+                row.request_id
+            ))
+            .into());
         }
     }
     let deadline = Duration::from_secs_f64(deadline_seconds.unwrap_or(spec.inference.timeout_seconds));
@@ -95,9 +103,8 @@ fn prepare(args: Args) -> Result<Plan> {
 
 /// The host name, hashed: runs record where they ran without naming the machine.
 fn host_hash() -> String {
-    let name = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .or_else(|_| std::env::var("HOSTNAME"))
-        .unwrap_or_default();
+    let name =
+        std::fs::read_to_string("/proc/sys/kernel/hostname").or_else(|_| std::env::var("HOSTNAME")).unwrap_or_default();
     inferbench_schemas::canonical::sha256_hex(name.trim().as_bytes())[..16].to_string()
 }
 
@@ -114,7 +121,8 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
         Some(anchor) => wall.saturating_sub(anchor).max(state.last_t_ns + 1),
         None => 0,
     };
-    let log = Arc::new(EventLog::open(&plan.run.segment(state.next_segment), plan.run.run_id(), state.next_seq, base_ns)?);
+    let log =
+        Arc::new(EventLog::open(&plan.run.segment(state.next_segment), plan.run.run_id(), state.next_seq, base_ns)?);
     log.emit(Event::SegmentOpened(SegmentOpened {
         segment: state.next_segment,
         wall_clock_unix_ns: wall,
@@ -144,8 +152,10 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
     }
     let progress = indicatif::ProgressBar::new(plan.schedule.len() as u64);
     progress.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} round {msg} [{bar:30}] {pos}/{len} requests, {elapsed} elapsed, ETA {eta}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template(
+            "{spinner} round {msg} [{bar:30}] {pos}/{len} requests, {elapsed} elapsed, ETA {eta}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     progress.set_position(state.terminal.len() as u64);
     let mut terminal = state.terminal.len() as u64;
@@ -174,7 +184,11 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
         progress.set_position(terminal);
     }
     progress.finish_and_clear();
-    log.emit(Event::SegmentClosed(SegmentClosed { segment: state.next_segment, status: "complete".into(), terminal_requests: terminal }))?;
+    log.emit(Event::SegmentClosed(SegmentClosed {
+        segment: state.next_segment,
+        status: "complete".into(),
+        terminal_requests: terminal,
+    }))?;
     log.sync()?;
     eprintln!("ib-fetch: {terminal} of {} scheduled requests terminal", plan.schedule.len());
     Ok(())

@@ -39,7 +39,9 @@ pub fn scan(run: &RunDir) -> Result<LogState> {
             state.next_seq = state.next_seq.max(env.seq + 1);
             state.last_t_ns = state.last_t_ns.max(env.t_ns);
             match env.event {
-                Event::SegmentOpened(s) if state.anchor_wall_ns.is_none() => state.anchor_wall_ns = Some(s.wall_clock_unix_ns),
+                Event::SegmentOpened(s) if state.anchor_wall_ns.is_none() => {
+                    state.anchor_wall_ns = Some(s.wall_clock_unix_ns)
+                }
                 Event::RequestStarted(s) => {
                     let highest = state.attempts.entry(s.request_id.clone()).or_insert(0);
                     *highest = (*highest).max(s.attempt);
@@ -126,10 +128,14 @@ mod tests {
         w.append(&env(4, started("c", 1))).unwrap();
         w.append(&env(5, terminal("c", 1, Outcome::Interrupted))).unwrap();
         drop(w);
-        std::fs::OpenOptions::new().append(true).open(run.segment(1)).map(|mut f| {
-            use std::io::Write;
-            f.write_all(b"{\"v\":1,\"torn").unwrap()
-        }).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(run.segment(1))
+            .map(|mut f| {
+                use std::io::Write;
+                f.write_all(b"{\"v\":1,\"torn").unwrap()
+            })
+            .unwrap();
         let state = scan(&run).unwrap();
         assert_eq!(state.terminal, BTreeSet::from(["a".to_string()]));
         assert_eq!(state.open, vec![("b".to_string(), 1)]);

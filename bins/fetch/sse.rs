@@ -88,7 +88,9 @@ impl Parser {
             },
             "event" => self.event = Some(value.to_string()),
             "id" if !value.contains('\0') => self.id = Some(value.to_string()),
-            "retry" if !value.is_empty() && value.bytes().all(|c| c.is_ascii_digit()) => self.retry = Some(value.to_string()),
+            "retry" if !value.is_empty() && value.bytes().all(|c| c.is_ascii_digit()) => {
+                self.retry = Some(value.to_string())
+            }
             _ => {}
         }
     }

@@ -47,7 +47,9 @@ fn collect(attempts: &mut BTreeMap<(String, u32), Attempt>, env: Envelope) {
             a.first_seq = seq;
             a.started = Some((t, s));
         }
-        Event::ResponseHead(h) => attempts.entry((h.request_id, h.attempt)).or_default().head = Some((t, h.status, h.headers)),
+        Event::ResponseHead(h) => {
+            attempts.entry((h.request_id, h.attempt)).or_default().head = Some((t, h.status, h.headers))
+        }
         Event::SseEvent(e) => attempts.entry((e.request_id, e.attempt)).or_default().events.push((t, e.data)),
         Event::RequestTerminal(term) => {
             let key = (term.request_id.clone(), term.attempt);
@@ -66,8 +68,10 @@ fn rows(attempts: BTreeMap<(String, u32), Attempt>) -> Vec<ResponseRow> {
             finals.insert(request_id, attempt);
         }
     }
-    let mut rows: Vec<(u64, u64, ResponseRow)> =
-        finals.into_values().map(|a| (a.started.as_ref().map(|s| s.1.round_index).unwrap_or(0), a.first_seq, row(a))).collect();
+    let mut rows: Vec<(u64, u64, ResponseRow)> = finals
+        .into_values()
+        .map(|a| (a.started.as_ref().map(|s| s.1.round_index).unwrap_or(0), a.first_seq, row(a)))
+        .collect();
     rows.sort_by_key(|(round, seq, _)| (*round, *seq));
     rows.into_iter().map(|(_, _, r)| r).collect()
 }
@@ -92,8 +96,11 @@ fn ms(from: u64, to: u64) -> f64 {
 fn row(a: Attempt) -> ResponseRow {
     let (start, s) = a.started.expect("finals have a start");
     let term = a.terminal.expect("finals have a terminal");
-    let events: Vec<TimedEvent> =
-        a.events.iter().map(|(t, data)| TimedEvent { offset_ms: ms(start, *t).max(0.0), data: data.as_deref() }).collect();
+    let events: Vec<TimedEvent> = a
+        .events
+        .iter()
+        .map(|(t, data)| TimedEvent { offset_ms: ms(start, *t).max(0.0), data: data.as_deref() })
+        .collect();
     let completed_2xx = term.outcome == Outcome::Completed && term.http_status.is_some_and(|c| (200..300).contains(&c));
     let t = timing::compute(&events, completed_2xx);
     let headers = a.head.as_ref().map(|h| &h.2);

@@ -23,11 +23,7 @@ pub struct Args {
 
     /// The pipeline spec the run was locked with. Its `providers.table` names the provider
     /// table, whose labels are the names the report shows.
-    #[arg(
-        long,
-        value_name = "PATH",
-        default_value = "pipelines/micro-single-task/spec.yaml"
-    )]
+    #[arg(long, value_name = "PATH", default_value = "pipelines/micro-single-task/spec.yaml")]
     pub spec: PathBuf,
 }
 
@@ -45,9 +41,6 @@ mod tests {
     fn run_is_required_and_spec_has_a_default() {
         assert!(Args::try_parse_from(["ib-report"]).is_err());
         let args = Args::try_parse_from(["ib-report", "--run", "runs/x"]).unwrap();
-        assert_eq!(
-            args.spec,
-            PathBuf::from("pipelines/micro-single-task/spec.yaml")
-        );
+        assert_eq!(args.spec, PathBuf::from("pipelines/micro-single-task/spec.yaml"));
     }
 }

@@ -14,9 +14,7 @@ pub fn fixed(x: f64, decimals: usize) -> String {
         Some(rest) => ("", rest),
         None => ("", text.as_str()),
     };
-    let (int, frac) = digits
-        .split_once('.')
-        .map_or((digits, None), |(i, f)| (i, Some(f)));
+    let (int, frac) = digits.split_once('.').map_or((digits, None), |(i, f)| (i, Some(f)));
     let mut grouped = String::new();
     for (i, c) in int.chars().enumerate() {
         if i > 0 && (int.len() - i) % 3 == 0 {
@@ -37,10 +35,7 @@ pub fn figure(x: Option<f64>) -> String {
 
 /// A fraction as a percentage with two decimals, or `unavailable`.
 pub fn percent(x: Option<f64>) -> String {
-    x.map_or_else(
-        || UNAVAILABLE.to_string(),
-        |v| format!("{}%", fixed(100.0 * v, 2)),
-    )
+    x.map_or_else(|| UNAVAILABLE.to_string(), |v| format!("{}%", fixed(100.0 * v, 2)))
 }
 
 /// `population/total`.
@@ -78,37 +73,19 @@ pub struct Table {
 
 impl Table {
     pub fn new<S: AsRef<str>>(headers: &[S]) -> Self {
-        Table {
-            headers: headers.iter().map(|h| h.as_ref().to_string()).collect(),
-            rows: Vec::new(),
-        }
+        Table { headers: headers.iter().map(|h| h.as_ref().to_string()).collect(), rows: Vec::new() }
     }
 
     pub fn row(&mut self, cells: Vec<String>) {
-        debug_assert_eq!(
-            cells.len(),
-            self.headers.len(),
-            "a row must fill every column"
-        );
+        debug_assert_eq!(cells.len(), self.headers.len(), "a row must fill every column");
         self.rows.push(cells);
     }
 
     /// The table's lines. An empty table gets one row of `—`, so it still renders as a table.
     pub fn lines(&self) -> Vec<String> {
-        let line = |cells: &[String]| {
-            format!(
-                "| {} |",
-                cells
-                    .iter()
-                    .map(|c| escape(c))
-                    .collect::<Vec<_>>()
-                    .join(" | ")
-            )
-        };
-        let mut out = vec![
-            line(&self.headers),
-            format!("|{}", "---|".repeat(self.headers.len())),
-        ];
+        let line =
+            |cells: &[String]| format!("| {} |", cells.iter().map(|c| escape(c)).collect::<Vec<_>>().join(" | "));
+        let mut out = vec![line(&self.headers), format!("|{}", "---|".repeat(self.headers.len()))];
         if self.rows.is_empty() {
             out.push(line(&vec!["—".to_string(); self.headers.len()]));
         }
@@ -144,10 +121,7 @@ mod tests {
         assert_eq!(percent(Some(0.0)), "0.00%");
         assert_eq!(percent(Some(1.0)), "100.00%");
         assert_eq!(column("failure_rate", Some(0.1483)), "14.83%");
-        assert_eq!(
-            column("pre_answer_reasoning_tokens_p99", Some(1234.0)),
-            "1,234"
-        );
+        assert_eq!(column("pre_answer_reasoning_tokens_p99", Some(1234.0)), "1,234");
         assert_eq!(column("ttfa_p50", Some(1151.66)), "1,151.7");
     }
 
@@ -161,9 +135,6 @@ mod tests {
 
     #[test]
     fn seconds_drop_a_zero_fraction() {
-        assert_eq!(
-            (seconds(20.0), seconds(2.5)),
-            ("20 s".to_string(), "2.5 s".to_string())
-        );
+        assert_eq!((seconds(20.0), seconds(2.5)), ("20 s".to_string(), "2.5 s".to_string()));
     }
 }

@@ -58,17 +58,10 @@ pub fn load(args: &Args) -> anyhow::Result<ReportInputs> {
 /// Reads a JSON file and records its hash under its file name.
 fn read(path: &Path, hashes: &mut BTreeMap<String, String>) -> anyhow::Result<Value> {
     if !path.exists() {
-        return Err(Error::bad(format!(
-            "{}: missing; run ib-aggregate first",
-            path.display()
-        ))
-        .into());
+        return Err(Error::bad(format!("{}: missing; run ib-aggregate first", path.display())).into());
     }
     let value = atomic::read_json(path)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     hashes.insert(name, file_sha256(path)?);
     Ok(value)
 }
@@ -96,9 +89,7 @@ fn missing_columns(metrics: &Value, required: &[String]) -> Vec<String> {
         let at = row_at(list, i, &text("provider"), &text("task_family"));
         for name in required {
             match row.get(name) {
-                None => problems.push(format!(
-                    "{at}: {name}: missing (a column the spec requires)"
-                )),
+                None => problems.push(format!("{at}: {name}: missing (a column the spec requires)")),
                 Some(v) if !(v.is_null() || v.is_number()) => {
                     problems.push(format!("{at}: {name}: expected a number or null"))
                 }
@@ -113,29 +104,27 @@ fn missing_columns(metrics: &Value, required: &[String]) -> Vec<String> {
 pub fn check(inputs: &ReportInputs) -> Result<(), Vec<String>> {
     let (m, c) = (&inputs.metrics, &inputs.comparisons);
     let mut problems = Vec::new();
-    for (file, version, run_id) in [
-        ("metrics.json", &m.metrics_version, &m.run_id),
-        ("comparisons.json", &c.metrics_version, &c.run_id),
-    ] {
+    for (file, version, run_id) in
+        [("metrics.json", &m.metrics_version, &m.run_id), ("comparisons.json", &c.metrics_version, &c.run_id)]
+    {
         if version != METRICS_VERSION {
-            problems.push(format!("{file}: metrics_version: `{version}` is not supported (this build reads {METRICS_VERSION})"));
+            problems.push(format!(
+                "{file}: metrics_version: `{version}` is not supported (this build reads {METRICS_VERSION})"
+            ));
         }
         if run_id != &inputs.lock.run_id {
-            problems.push(format!(
-                "{file}: run_id: `{run_id}` is not this run's (`{}`)",
-                inputs.lock.run_id
-            ));
+            problems.push(format!("{file}: run_id: `{run_id}` is not this run's (`{}`)", inputs.lock.run_id));
         }
     }
     let lock_hash = inputs.hashes.get("lock.json");
     if m.provenance.inputs.get("lock.json") != lock_hash {
-        problems.push(
-            "metrics.json: provenance.inputs: derived from another lock.json; rerun ib-aggregate"
-                .into(),
-        );
+        problems.push("metrics.json: provenance.inputs: derived from another lock.json; rerun ib-aggregate".into());
     }
     if c.provenance.inputs != m.provenance.inputs {
-        problems.push("comparisons.json: provenance.inputs: derived from other files than metrics.json; rerun ib-aggregate".into());
+        problems.push(
+            "comparisons.json: provenance.inputs: derived from other files than metrics.json; rerun ib-aggregate"
+                .into(),
+        );
     }
     check_rows(inputs, &mut problems);
     if problems.is_empty() {
@@ -148,26 +137,18 @@ pub fn check(inputs: &ReportInputs) -> Result<(), Vec<String>> {
 fn check_rows(inputs: &ReportInputs, problems: &mut Vec<String>) {
     let m = &inputs.metrics;
     let families = m.task_family_metrics.iter().map(|r| (ROW_LISTS[0], r));
-    let pooled = m
-        .combined_provider_metrics
-        .iter()
-        .map(|r| (ROW_LISTS[1], &r.metrics));
+    let pooled = m.combined_provider_metrics.iter().map(|r| (ROW_LISTS[1], &r.metrics));
     for (i, (list, row)) in families.chain(pooled).enumerate() {
         let at = row_at(list, i, &row.provider, &row.task_family);
         for name in &inputs.spec.required_columns {
             // The JSON had the column (`missing_columns`); the format must define it too, or
             // the parse dropped it and the report would render a blank.
             if row.column(name).is_none() {
-                problems.push(format!(
-                    "{at}: {name}: not a numeric column of the metrics format"
-                ));
+                problems.push(format!("{at}: {name}: not a numeric column of the metrics format"));
             }
         }
         if inputs.table.get(&row.provider).is_none() {
-            problems.push(format!(
-                "{at}: provider: `{}` is not in the spec's provider table",
-                row.provider
-            ));
+            problems.push(format!("{at}: provider: `{}` is not in the spec's provider table", row.provider));
         }
     }
 }

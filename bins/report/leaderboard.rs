@@ -34,8 +34,7 @@ pub fn order(pooled: &[PooledMetrics]) -> Vec<&PooledMetrics> {
     let mut rows: Vec<&PooledMetrics> = pooled.iter().collect();
     rows.sort_by(|a, b| {
         let rank = (a.rank.is_none(), a.rank).cmp(&(b.rank.is_none(), b.rank));
-        rank.then_with(|| by_e2e_p99(&a.metrics, &b.metrics))
-            .then_with(|| a.metrics.provider.cmp(&b.metrics.provider))
+        rank.then_with(|| by_e2e_p99(&a.metrics, &b.metrics)).then_with(|| a.metrics.provider.cmp(&b.metrics.provider))
     });
     rows
 }
@@ -96,11 +95,7 @@ mod tests {
         let inputs = sample::inputs();
         let lines = section(&inputs.metrics.combined_provider_metrics, &inputs.table);
         assert_eq!(lines[2], format!("| {} |", HEADERS.join(" | ")));
-        assert!(
-            lines[4].starts_with("| 1 | Provider b | 330.8 | 3,228.8 |"),
-            "{}",
-            lines[4]
-        );
+        assert!(lines[4].starts_with("| 1 | Provider b | 330.8 | 3,228.8 |"), "{}", lines[4]);
         assert!(lines[5].starts_with("| 2 | Provider a |"), "{}", lines[5]);
         assert!(
             lines[6].starts_with("| — | Provider c |")
@@ -108,34 +103,19 @@ mod tests {
             "{}",
             lines[6]
         );
-        assert!(
-            lines[4].contains("| 95.83% | 0.00% | eligible |"),
-            "{}",
-            lines[4]
-        );
+        assert!(lines[4].contains("| 95.83% | 0.00% | eligible |"), "{}", lines[4]);
     }
 
     #[test]
     fn unranked_providers_follow_by_e2e_p99_with_missing_values_last() {
         let mut pooled = sample::inputs().metrics.combined_provider_metrics;
         // b stays ranked; a (p99 5,000) and c (p99 1,000) are unranked; b's twin has no E2E.
-        pooled
-            .iter_mut()
-            .find(|r| r.metrics.provider == "a")
-            .unwrap()
-            .rank = None;
-        let mut twin = pooled
-            .iter()
-            .find(|r| r.metrics.provider == "b")
-            .unwrap()
-            .clone();
+        pooled.iter_mut().find(|r| r.metrics.provider == "a").unwrap().rank = None;
+        let mut twin = pooled.iter().find(|r| r.metrics.provider == "b").unwrap().clone();
         (twin.metrics.provider, twin.rank) = ("z-no-samples".into(), None);
         twin.metrics.percentiles.e2e_latency_p99 = None;
         pooled.push(twin);
-        let names: Vec<&str> = order(&pooled)
-            .iter()
-            .map(|r| r.metrics.provider.as_str())
-            .collect();
+        let names: Vec<&str> = order(&pooled).iter().map(|r| r.metrics.provider.as_str()).collect();
         assert_eq!(names, ["b", "c", "a", "z-no-samples"]);
     }
 }

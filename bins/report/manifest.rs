@@ -93,7 +93,8 @@ pub fn write(run: &RunDir) -> anyhow::Result<String> {
     // A run re-scored from a partial copy may lack tables; it is then reported incomplete.
     let scheduled = rows::<ScheduleRow>(&run.schedule())?;
     let responses = rows::<ResponseRow>(&run.responses())?;
-    let derived = ["events.parquet", "evaluations.parquet", "metrics.json", "metrics.parquet", "comparisons.json", "report.md"];
+    let derived =
+        ["events.parquet", "evaluations.parquet", "metrics.json", "metrics.parquet", "comparisons.json", "report.md"];
     let complete = scheduled.is_some() && responses == scheduled && derived.iter().all(|f| run.root().join(f).exists());
     let status = if complete { "complete" } else { "incomplete" };
     let manifest = Manifest {

@@ -10,49 +10,23 @@ round counts for a provider when its response was complete.";
 
 pub const WINS_RULE: &str = "Fastest-provider wins split credit equally across exact ties.";
 
-pub const DIFFERENCE_DEFINITION: &str =
-    "Pairwise differences are `provider A E2E latency - provider \
+pub const DIFFERENCE_DEFINITION: &str = "Pairwise differences are `provider A E2E latency - provider \
 B E2E latency`, in milliseconds over the rounds where both have a complete response; negative \
 values favor provider A. The p95 and p99 differences are upper-tail nearest-rank percentiles.";
 
 pub fn section(c: &ComparisonsDocument, table: &ProviderTable) -> Vec<String> {
-    let label = |name: &str| {
-        table
-            .get(name)
-            .map_or(name.to_string(), |p| p.label().to_string())
-    };
-    let mut lines = vec![
-        "## Paired comparisons".to_string(),
-        String::new(),
-        INTRO.to_string(),
-    ];
+    let label = |name: &str| table.get(name).map_or(name.to_string(), |p| p.label().to_string());
+    let mut lines = vec!["## Paired comparisons".to_string(), String::new(), INTRO.to_string()];
     lines.extend(["", "### Fastest-provider wins", "", WINS_RULE, ""].map(String::from));
     lines.extend(wins_table(c, &label));
-    lines.extend(
-        [
-            "",
-            "### Pairwise E2E differences",
-            "",
-            DIFFERENCE_DEFINITION,
-            "",
-        ]
-        .map(String::from),
-    );
+    lines.extend(["", "### Pairwise E2E differences", "", DIFFERENCE_DEFINITION, ""].map(String::from));
     lines.extend(pairs_table(c, &label));
     lines
 }
 
 /// Providers by credited wins, most first.
 fn wins_table(c: &ComparisonsDocument, label: &dyn Fn(&str) -> String) -> Vec<String> {
-    let headers = [
-        "Provider",
-        "Win rate",
-        "Credited wins",
-        "Outright",
-        "Tied",
-        "Covered rounds",
-        "Eligibility",
-    ];
+    let headers = ["Provider", "Win rate", "Credited wins", "Outright", "Tied", "Covered rounds", "Eligibility"];
     let mut wins = Table::new(&headers);
     let mut rows: Vec<_> = c.fastest_provider_wins.iter().collect();
     // Eligible providers first (the others cannot win), then by credit, then by name.
@@ -88,11 +62,7 @@ fn pairs_table(c: &ComparisonsDocument, label: &dyn Fn(&str) -> String) -> Vec<S
     ];
     let mut pairs = Table::new(&headers);
     for p in &c.pairwise_e2e_latency_differences {
-        let paired = format!(
-            "{} ({})",
-            coverage(p.paired_count, p.total_round_count),
-            percent(p.coverage_rate)
-        );
+        let paired = format!("{} ({})", coverage(p.paired_count, p.total_round_count), percent(p.coverage_rate));
         pairs.row(vec![
             label(&p.provider_a),
             label(&p.provider_b),
@@ -134,32 +104,24 @@ mod tests {
     fn wins_and_pairs_render_with_split_credit_and_coverage() {
         let inputs = sample::inputs();
         let lines = section(&inputs.comparisons, &inputs.table);
+        assert!(lines.contains(&WINS_RULE.to_string()) && lines.contains(&DIFFERENCE_DEFINITION.to_string()));
         assert!(
-            lines.contains(&WINS_RULE.to_string())
-                && lines.contains(&DIFFERENCE_DEFINITION.to_string())
-        );
-        assert!(
-            lines
-                .iter()
-                .any(|l| l == "| Provider b | 66.58% | 399.50 | 399 | 1 | 600/600 | eligible |"),
+            lines.iter().any(|l| l == "| Provider b | 66.58% | 399.50 | 399 | 1 | 600/600 | eligible |"),
             "{lines:#?}"
         );
         let at = |row: &str| lines.iter().position(|l| l.as_str() == row).unwrap();
         let c = at("| Provider c | unavailable | 0.00 | 0 | 0 | 0/600 | ineligible |");
         let a = at("| Provider a | 33.42% | 200.50 | 200 | 1 | 600/600 | eligible |");
         let b = at("| Provider b | 66.58% | 399.50 | 399 | 1 | 600/600 | eligible |");
-        assert!(
-            b < a && a < c,
-            "eligible by credit first, then the ineligible"
-        );
-        assert!(
-            lines.iter().any(|l| l == "| Provider a | Provider b | -20.0 | 1,500.2 | 3,000.0 | 597/600 (99.50%) | paired |"),
-            "{lines:#?}"
-        );
+        assert!(b < a && a < c, "eligible by credit first, then the ineligible");
         assert!(
             lines
                 .iter()
-                .any(|l| l.ends_with("| 0/600 (0.00%) | excluded: Provider c not eligible |")),
+                .any(|l| l == "| Provider a | Provider b | -20.0 | 1,500.2 | 3,000.0 | 597/600 (99.50%) | paired |"),
+            "{lines:#?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.ends_with("| 0/600 (0.00%) | excluded: Provider c not eligible |")),
             "{lines:#?}"
         );
     }

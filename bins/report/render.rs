@@ -7,12 +7,7 @@ use crate::{leaderboard, paired, results};
 
 /// The report's text, ending with exactly one newline.
 pub fn render(inputs: &ReportInputs) -> String {
-    let families: Vec<String> = inputs
-        .spec
-        .families
-        .iter()
-        .map(|f| f.name.clone())
-        .collect();
+    let families: Vec<String> = inputs.spec.families.iter().map(|f| f.name.clone()).collect();
     let required = &inputs.spec.required_columns;
     let m = &inputs.metrics;
     let sections = [
@@ -37,11 +32,7 @@ fn header(inputs: &ReportInputs, families: &[String]) -> Vec<String> {
         (Some(lo), Some(hi)) => format!("between {lo} and {hi} requests"),
         _ => "no requests".to_string(),
     };
-    let rounds = inputs
-        .comparisons
-        .fastest_provider_wins
-        .first()
-        .map_or(0, |w| w.total_round_count);
+    let rounds = inputs.comparisons.fastest_provider_wins.first().map_or(0, |w| w.total_round_count);
     let spec = &inputs.spec;
     let scope = format!(
         "What was measured: each of {providers} providers serving {model} received {requests} across \
@@ -58,13 +49,7 @@ fn header(inputs: &ReportInputs, families: &[String]) -> Vec<String> {
         timeout = seconds(spec.inference.timeout_seconds),
         tokenizer = inputs.lock.tokenizer.encoding,
     );
-    vec![
-        format!("# {}", spec.name),
-        String::new(),
-        format!("Run `{}`.", inputs.lock.run_id),
-        String::new(),
-        scope,
-    ]
+    vec![format!("# {}", spec.name), String::new(), format!("Run `{}`.", inputs.lock.run_id), String::new(), scope]
 }
 
 fn provenance(inputs: &ReportInputs) -> Vec<String> {
@@ -72,51 +57,27 @@ fn provenance(inputs: &ReportInputs) -> Vec<String> {
     let mut lines = vec![
         "## Provenance".to_string(),
         String::new(),
-        format!(
-            "- Report code version: `{}`.",
-            inferbench_schemas::CODE_VERSION
-        ),
-        format!(
-            "- Metrics code version: `{}`.",
-            inputs.metrics.provenance.code_version
-        ),
+        format!("- Report code version: `{}`.", inferbench_schemas::CODE_VERSION),
+        format!("- Metrics code version: `{}`.", inputs.metrics.provenance.code_version),
         format!("- Run created by code version `{}`.", lock.code_version),
         "- Report inputs (SHA-256):".to_string(),
     ];
-    lines.extend(
-        inputs
-            .hashes
-            .iter()
-            .map(|(name, hash)| format!("  - `{name}`: `{hash}`")),
-    );
+    lines.extend(inputs.hashes.iter().map(|(name, hash)| format!("  - `{name}`: `{hash}`")));
     lines.push("- Run lock inputs (SHA-256, from `lock.json`):".to_string());
-    lines.extend(
-        lock.inputs
-            .iter()
-            .map(|(name, hash)| format!("  - `{name}`: `{hash}`")),
-    );
+    lines.extend(lock.inputs.iter().map(|(name, hash)| format!("  - `{name}`: `{hash}`")));
     lines.extend([
         format!("- Dataset release hash: `{}`.", lock.dataset_release_hash),
         format!(
             "- Selection: `{}`, {} items per task family{}.",
             lock.selection.algorithm_version,
             lock.selection.selected_items_per_task_family,
-            if lock.selection.sample {
-                " (sample dataset)"
-            } else {
-                ""
-            }
+            if lock.selection.sample { " (sample dataset)" } else { "" }
         ),
         format!(
             "- Tokenizer: {} ({}), vocabulary SHA-256 `{}`.",
-            lock.tokenizer.encoding,
-            lock.tokenizer.implementation,
-            lock.tokenizer.vocabulary_sha256
+            lock.tokenizer.encoding, lock.tokenizer.implementation, lock.tokenizer.vocabulary_sha256
         ),
-        format!(
-            "- Percentiles: {}. No confidence intervals are computed.",
-            inputs.metrics.percentile_convention
-        ),
+        format!("- Percentiles: {}. No confidence intervals are computed.", inputs.metrics.percentile_convention),
     ]);
     lines
 }
@@ -136,10 +97,7 @@ mod tests {
         let inputs = sample::inputs();
         assert_eq!(inputs.spec.required_columns.len(), 23);
         for column in &inputs.spec.required_columns {
-            assert!(
-                text.contains(&format!("| {column} |")),
-                "column {column} missing"
-            );
+            assert!(text.contains(&format!("| {column} |")), "column {column} missing");
         }
         assert!(text.contains(&format!("| {} |", leaderboard::HEADERS.join(" | "))));
         assert!(text.starts_with("# Inference Micro Single-Task Benchmark\n\nRun `run-sample`.\n"));
@@ -148,10 +106,7 @@ mod tests {
     #[test]
     fn sections_come_in_order() {
         let text = report();
-        let at = |h: &str| {
-            text.find(&format!("\n{h}\n"))
-                .unwrap_or_else(|| panic!("{h} missing"))
-        };
+        let at = |h: &str| text.find(&format!("\n{h}\n")).unwrap_or_else(|| panic!("{h} missing"));
         let order = [
             "## Leaderboard",
             "## Balanced pooled provider summary",
@@ -166,7 +121,10 @@ mod tests {
     #[test]
     fn the_scope_and_provenance_name_what_was_measured() {
         let text = report();
-        assert!(text.contains("each of 3 providers serving GLM 5.3 Flash received 600 requests across 3 task families"), "{text}");
+        assert!(
+            text.contains("each of 3 providers serving GLM 5.3 Flash received 600 requests across 3 task families"),
+            "{text}"
+        );
         assert!(
             text.contains("600 paired rounds")
                 && text.contains("a 20 s timeout")

@@ -35,28 +35,16 @@ mod tests {
         let spec = inferbench_schemas::spec::Spec::load(&sample::bundled_spec_path()).unwrap();
         let mut lock = sample::lock();
         lock.inputs = BTreeMap::from([
-            (
-                "spec.yaml".to_string(),
-                file_sha256(&sample::bundled_spec_path()).unwrap(),
-            ),
-            (
-                "providers.yaml".to_string(),
-                file_sha256(&spec.providers_path).unwrap(),
-            ),
+            ("spec.yaml".to_string(), file_sha256(&sample::bundled_spec_path()).unwrap()),
+            ("providers.yaml".to_string(), file_sha256(&spec.providers_path).unwrap()),
         ]);
         atomic::write_json(&dir.join("lock.json"), &lock).unwrap();
         let lock_hash = file_sha256(&dir.join("lock.json")).unwrap();
         let rename = |text: String| {
-            text.replace("\"a\"", "\"together\"")
-                .replace("\"b\"", "\"baseten\"")
-                .replace("\"c\"", "\"nebius\"")
+            text.replace("\"a\"", "\"together\"").replace("\"b\"", "\"baseten\"").replace("\"c\"", "\"nebius\"")
         };
         for name in ["metrics.json", "comparisons.json"] {
-            let json = if name == "metrics.json" {
-                sample::metrics()
-            } else {
-                sample::comparisons()
-            };
+            let json = if name == "metrics.json" { sample::metrics() } else { sample::comparisons() };
             let mut v: Value = serde_json::from_str(&rename(json.to_string())).unwrap();
             v["provenance"]["inputs"] = serde_json::json!({"lock.json": lock_hash});
             atomic::write_json(&dir.join(name), &v).unwrap();
@@ -67,10 +55,7 @@ mod tests {
     fn a_report_is_written_reproducibly_with_labels() {
         let dir = tempfile::tempdir().unwrap();
         write_run(dir.path());
-        let args = || Args {
-            run: dir.path().to_path_buf(),
-            spec: sample::bundled_spec_path(),
-        };
+        let args = || Args { run: dir.path().to_path_buf(), spec: sample::bundled_spec_path() };
         run(args()).unwrap();
         let first = std::fs::read(dir.path().join("report.md")).unwrap();
         run(args()).unwrap();
@@ -78,10 +63,7 @@ mod tests {
         let text = String::from_utf8(first).unwrap();
         assert!(text.contains("| 1 | Baseten | 330.8 | 3,228.8 |"), "{text}");
         assert!(text.contains("| — | Nebius |"), "{text}");
-        assert!(
-            !text.contains(dir.path().to_str().unwrap()),
-            "no machine paths"
-        );
+        assert!(!text.contains(dir.path().to_str().unwrap()), "no machine paths");
     }
 
     #[test]
@@ -93,21 +75,11 @@ mod tests {
         v["provenance"]["inputs"]["responses.parquet"] = Value::from("00");
         v["run_id"] = Value::from("run-other");
         atomic::write_json(&path, &v).unwrap();
-        let err = run(Args {
-            run: dir.path().to_path_buf(),
-            spec: sample::bundled_spec_path(),
-        })
-        .unwrap_err();
+        let err = run(Args { run: dir.path().to_path_buf(), spec: sample::bundled_spec_path() }).unwrap_err();
         assert_eq!(exit_for(&err), Exit::BadInput, "{err:#}");
         let text = format!("{err:#}");
-        assert!(
-            text.contains("comparisons.json: run_id: `run-other` is not this run's"),
-            "{text}"
-        );
-        assert!(
-            text.contains("derived from other files than metrics.json"),
-            "{text}"
-        );
+        assert!(text.contains("comparisons.json: run_id: `run-other` is not this run's"), "{text}");
+        assert!(text.contains("derived from other files than metrics.json"), "{text}");
         assert!(!dir.path().join("report.md").exists());
     }
 
@@ -117,20 +89,12 @@ mod tests {
         write_run(dir.path());
         let path = dir.path().join("metrics.json");
         let mut v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        v["combined_provider_metrics"][0]
-            .as_object_mut()
-            .unwrap()
-            .remove("http_5xx_rate");
+        v["combined_provider_metrics"][0].as_object_mut().unwrap().remove("http_5xx_rate");
         atomic::write_json(&path, &v).unwrap();
-        let err = run(Args {
-            run: dir.path().to_path_buf(),
-            spec: sample::bundled_spec_path(),
-        })
-        .unwrap_err();
+        let err = run(Args { run: dir.path().to_path_buf(), spec: sample::bundled_spec_path() }).unwrap_err();
         assert!(
-            format!("{err:#}").contains(
-                "combined_provider_metrics (together / pooled, entry 9): http_5xx_rate: missing"
-            ),
+            format!("{err:#}")
+                .contains("combined_provider_metrics (together / pooled, entry 9): http_5xx_rate: missing"),
             "{err:#}"
         );
     }

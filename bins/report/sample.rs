@@ -2,10 +2,9 @@
 //! 3,228.8 ms, 95.83% success), `a` second, and `c` is faster but ineligible for its failures.
 use crate::inputs::ReportInputs;
 use inferbench_schemas::documents::{
-    ComparisonsDocument, Cost, EligibilityPolicy, FailureCounts, FieldDiagnostics, FlatPercentiles,
-    GroupMetrics, MetricSummaries, MetricsDocument, PairRow, PercentileValue, Percentiles,
-    PooledMetrics, PriceUsd, Provenance, ProviderEligibility, RateDetail, Summary, Usage, WinRow,
-    METRICS_VERSION,
+    ComparisonsDocument, Cost, EligibilityPolicy, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics,
+    MetricSummaries, MetricsDocument, PairRow, PercentileValue, Percentiles, PooledMetrics, PriceUsd, Provenance,
+    ProviderEligibility, RateDetail, Summary, Usage, WinRow, METRICS_VERSION,
 };
 use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
 use inferbench_schemas::providers::ProviderTable;
@@ -14,11 +13,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub const FAMILIES: [&str; 3] = [
-    "meeting-notes-lookup",
-    "ticket-triage",
-    "contract-terms-extraction",
-];
+pub const FAMILIES: [&str; 3] = ["meeting-notes-lookup", "ticket-triage", "contract-terms-extraction"];
 
 pub fn bundled_spec_path() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/micro-single-task/spec.yaml")
@@ -32,13 +27,7 @@ pub fn provider_table() -> ProviderTable {
              reasoning: {{reasoning_effort: low}}\n    price_usd_per_million_tokens: {{input: 1.0, output: 2.0}}\n"
         )
     };
-    serde_norway::from_str(&format!(
-        "providers:\n{}{}{}",
-        entry("a"),
-        entry("b"),
-        entry("c")
-    ))
-    .unwrap()
+    serde_norway::from_str(&format!("providers:\n{}{}{}", entry("a"), entry("b"), entry("c"))).unwrap()
 }
 
 /// A summary of `population` samples out of 600 with percentiles `[p50, p95, p99]`.
@@ -49,30 +38,18 @@ fn summary(population: i64, [p50, p95, p99]: [Option<f64>; 3]) -> Summary {
         submitted_count: 600,
         missing_sample_count: 600 - population,
         population_rate: Some(population as f64 / 600.0),
-        percentiles: Percentiles {
-            p50: value(p50),
-            p95: value(p95),
-            p99: value(p99),
-        },
+        percentiles: Percentiles { p50: value(p50), p95: value(p95), p99: value(p99) },
     }
 }
 
 fn detail(value: f64, numerator: i64, denominator: i64) -> RateDetail {
-    RateDetail {
-        value: Some(value),
-        numerator,
-        denominator,
-        missing_sample_count: 600 - denominator,
-    }
+    RateDetail { value: Some(value), numerator, denominator, missing_sample_count: 600 - denominator }
 }
 
 /// A metrics row of 600 requests. `e2e` = (p50, p99); rates are fractions; every failure is a
 /// timeout.
 fn row(provider: &str, family: &str, e2e: (f64, f64), success: f64, failure: f64) -> GroupMetrics {
-    let (correct, failed) = (
-        (success * 600.0).round() as i64,
-        (failure * 600.0).round() as i64,
-    );
+    let (correct, failed) = ((success * 600.0).round() as i64, (failure * 600.0).round() as i64);
     let summaries = MetricSummaries {
         ttfo_ms: summary(598, [Some(250.0), Some(900.0), Some(1500.5)]),
         ttfa_ms: summary(598, [Some(287.1), Some(1160.0), Some(2000.0)]),
@@ -128,10 +105,7 @@ fn row(provider: &str, family: &str, e2e: (f64, f64), success: f64, failure: f64
             coverage_rate: Some(0.5),
             known_cost_usd: 0.0123456789,
             total_cost_usd: None,
-            price_usd_per_million_tokens: PriceUsd {
-                input: 1.0,
-                output: 2.0,
-            },
+            price_usd_per_million_tokens: PriceUsd { input: 1.0, output: 2.0 },
         },
         contract_field_diagnostics: (family == FAMILIES[2]).then_some(FieldDiagnostics {
             field_count_total: 10,
@@ -142,11 +116,8 @@ fn row(provider: &str, family: &str, e2e: (f64, f64), success: f64, failure: f64
 }
 
 /// Each provider's (name, E2E (p50, p99), success, failure).
-const PROVIDERS: [(&str, (f64, f64), f64, f64); 3] = [
-    ("a", (400.0, 5000.0), 0.99, 0.0),
-    ("b", (330.8, 3228.8), 0.9583333, 0.0),
-    ("c", (200.0, 1000.0), 0.98, 0.0148),
-];
+const PROVIDERS: [(&str, (f64, f64), f64, f64); 3] =
+    [("a", (400.0, 5000.0), 0.99, 0.0), ("b", (330.8, 3228.8), 0.9583333, 0.0), ("c", (200.0, 1000.0), 0.98, 0.0148)];
 
 const FAILURES: &str = "operational failure rate above 1%";
 
@@ -184,19 +155,14 @@ const CONVENTION: &str =
     "nearest-rank, integer ranks: upper pK = ceil(K·n/100); lower floor pK = n − ceil(K·n/100) + 1";
 
 pub fn metrics_document() -> MetricsDocument {
-    let families = PROVIDERS
-        .iter()
-        .flat_map(|(p, e2e, s, f)| FAMILIES.iter().map(move |fam| row(p, fam, *e2e, *s, *f)))
-        .collect();
+    let families =
+        PROVIDERS.iter().flat_map(|(p, e2e, s, f)| FAMILIES.iter().map(move |fam| row(p, fam, *e2e, *s, *f))).collect();
     MetricsDocument {
         metrics_version: METRICS_VERSION.into(),
         benchmark_slug: "inference-micro-single-task".into(),
         run_id: "run-sample".into(),
         percentile_convention: CONVENTION.into(),
-        eligibility: EligibilityPolicy {
-            min_task_success_rate: 0.95,
-            max_failure_rate: 0.01,
-        },
+        eligibility: EligibilityPolicy { min_task_success_rate: 0.95, max_failure_rate: 0.01 },
         task_family_metrics: families,
         combined_provider_metrics: PROVIDERS.map(pooled).to_vec(),
         ranking: vec!["b".into(), "a".into()],
@@ -271,11 +237,7 @@ pub fn comparisons_document() -> ComparisonsDocument {
         percentile_convention: CONVENTION.into(),
         tie_rule: "exact E2E ties split one round's credit equally (1/k each)".into(),
         provider_eligibility: ["a", "b", "c"].map(eligibility).to_vec(),
-        fastest_provider_wins: vec![
-            win("a", 200.5, 200, 1),
-            win("b", 399.5, 399, 1),
-            win("c", 0.0, 0, 0),
-        ],
+        fastest_provider_wins: vec![win("a", 200.5, 200, 1), win("b", 399.5, 399, 1), win("c", 0.0, 0, 0)],
         pairwise_e2e_latency_differences: vec![
             pair("a", "b", [Some(-20.0), Some(1500.25), Some(3000.0)], 597),
             pair("a", "c", [None, None, None], 0),
@@ -327,12 +289,5 @@ pub fn inputs() -> ReportInputs {
         ("metrics.json".to_string(), "77".repeat(32)),
     ]);
     let spec = Spec::load(&bundled_spec_path()).unwrap();
-    ReportInputs {
-        spec,
-        table: provider_table(),
-        lock: lock(),
-        metrics,
-        comparisons,
-        hashes,
-    }
+    ReportInputs { spec, table: provider_table(), lock: lock(), metrics, comparisons, hashes }
 }

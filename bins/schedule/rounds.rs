@@ -14,44 +14,15 @@ fn short_hash(prefix: &str, parts: &[&str]) -> String {
 }
 
 pub fn round_id(version: &str, round_index: usize, family: &str, item_id: &str) -> String {
-    short_hash(
-        "round",
-        &[
-            version,
-            &round_index.to_string(),
-            family,
-            item_id,
-            ATTEMPT_IDENTITY,
-        ],
-    )
+    short_hash("round", &[version, &round_index.to_string(), family, item_id, ATTEMPT_IDENTITY])
 }
 
-pub fn request_id(
-    version: &str,
-    provider: &str,
-    round_index: usize,
-    family: &str,
-    item_id: &str,
-) -> String {
-    short_hash(
-        "req",
-        &[
-            version,
-            provider,
-            &round_index.to_string(),
-            family,
-            item_id,
-            ATTEMPT_IDENTITY,
-        ],
-    )
+pub fn request_id(version: &str, provider: &str, round_index: usize, family: &str, item_id: &str) -> String {
+    short_hash("req", &[version, provider, &round_index.to_string(), family, item_id, ATTEMPT_IDENTITY])
 }
 
 /// `selected[f]` are family `f`'s selected item ids in order; all families have the same count.
-pub fn build(
-    version: &str,
-    families: &[(String, Vec<String>)],
-    providers: &[String],
-) -> Vec<ScheduleRow> {
+pub fn build(version: &str, families: &[(String, Vec<String>)], providers: &[String]) -> Vec<ScheduleRow> {
     let per_family = families.iter().map(|(_, ids)| ids.len()).min().unwrap_or(0);
     let mut rows = Vec::new();
     let mut round_index = 0usize;
@@ -88,22 +59,11 @@ mod tests {
     fn ids_match_the_reference_full_run_vectors() {
         // seed-runner.md Appendix A.
         assert_eq!(
-            round_id(
-                VERSION,
-                0,
-                "meeting-notes-lookup",
-                "meeting-notes-lookup-0000"
-            ),
+            round_id(VERSION, 0, "meeting-notes-lookup", "meeting-notes-lookup-0000"),
             "round-dcc1280b18048fc6763d8443"
         );
         assert_eq!(
-            request_id(
-                VERSION,
-                "Z.AI",
-                0,
-                "meeting-notes-lookup",
-                "meeting-notes-lookup-0000"
-            ),
+            request_id(VERSION, "Z.AI", 0, "meeting-notes-lookup", "meeting-notes-lookup-0000"),
             "req-a411849b268d10e288a6efb1"
         );
     }
@@ -128,8 +88,6 @@ mod tests {
         assert_eq!(fifth, ["a", "b", "c", "d"], "round 4 wraps around");
         let unique: std::collections::HashSet<_> = rows.iter().map(|r| &r.request_id).collect();
         assert_eq!(unique.len(), rows.len());
-        assert!(rows.chunks(4).all(|r| r
-            .iter()
-            .all(|x| x.round_id == r[0].round_id && x.item_id == r[0].item_id)));
+        assert!(rows.chunks(4).all(|r| r.iter().all(|x| x.round_id == r[0].round_id && x.item_id == r[0].item_id)));
     }
 }

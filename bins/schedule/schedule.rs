@@ -20,7 +20,8 @@ pub fn run(args: Args) -> Result<()> {
         .families
         .iter()
         .map(|f| {
-            let mut chosen: Vec<&SelectionRow> = selection.iter().filter(|r| r.task_family == f.name && r.selected).collect();
+            let mut chosen: Vec<&SelectionRow> =
+                selection.iter().filter(|r| r.task_family == f.name && r.selected).collect();
             chosen.sort_by_key(|r| r.position);
             (f.name.clone(), chosen.into_iter().map(|r| r.item_id.clone()).collect())
         })

@@ -20,9 +20,7 @@ impl Mt19937 {
         state[0] = seed;
         for i in 1..N {
             let prev = state[i - 1];
-            state[i] = 1_812_433_253u32
-                .wrapping_mul(prev ^ (prev >> 30))
-                .wrapping_add(i as u32);
+            state[i] = 1_812_433_253u32.wrapping_mul(prev ^ (prev >> 30)).wrapping_add(i as u32);
         }
         Mt19937 { state, index: N }
     }
@@ -34,9 +32,7 @@ impl Mt19937 {
         let (mut i, mut j) = (1usize, 0usize);
         for _ in 0..N.max(key.len()) {
             let prev = s[i - 1];
-            s[i] = (s[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_664_525))
-                .wrapping_add(key[j])
-                .wrapping_add(j as u32);
+            s[i] = (s[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_664_525)).wrapping_add(key[j]).wrapping_add(j as u32);
             i += 1;
             j += 1;
             if i >= N {
@@ -49,8 +45,7 @@ impl Mt19937 {
         }
         for _ in 0..N - 1 {
             let prev = s[i - 1];
-            s[i] =
-                (s[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
+            s[i] = (s[i] ^ (prev ^ (prev >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
             i += 1;
             if i >= N {
                 s[0] = s[N - 1];
@@ -64,10 +59,8 @@ impl Mt19937 {
     /// CPython's seeding from a non-negative big-endian integer of any width.
     pub fn from_big_endian(seed: &[u8]) -> Self {
         let trimmed: Vec<u8> = seed.iter().copied().skip_while(|b| *b == 0).collect();
-        let mut key: Vec<u32> = trimmed
-            .rchunks(4)
-            .map(|chunk| chunk.iter().fold(0u32, |acc, b| (acc << 8) | u32::from(*b)))
-            .collect();
+        let mut key: Vec<u32> =
+            trimmed.rchunks(4).map(|chunk| chunk.iter().fold(0u32, |acc, b| (acc << 8) | u32::from(*b))).collect();
         if key.is_empty() {
             key.push(0);
         }
@@ -162,9 +155,6 @@ mod tests {
     fn decimal_conversion_of_big_integers() {
         assert_eq!(big_endian_to_decimal(&[0, 0]), "0");
         assert_eq!(big_endian_to_decimal(&[1, 0]), "256");
-        assert_eq!(
-            big_endian_to_decimal(&[0xff; 16]),
-            "340282366920938463463374607431768211455"
-        );
+        assert_eq!(big_endian_to_decimal(&[0xff; 16]), "340282366920938463463374607431768211455");
     }
 }

@@ -11,22 +11,12 @@ use inferbench_schemas::{parquet_io, tokenizer, Error, CODE_VERSION, FORMAT_VERS
 use std::collections::BTreeMap;
 
 pub fn run(args: Args) -> Result<()> {
-    let Args {
-        run,
-        spec: spec_path,
-        dataset: dataset_dir,
-        per_family,
-        sample,
-    } = args;
+    let Args { run, spec: spec_path, dataset: dataset_dir, per_family, sample } = args;
     let spec = Spec::load(&spec_path)?;
     let providers = ProviderTable::load(&spec.providers_path, &spec)?;
     let dataset_dir = dataset_dir.unwrap_or_else(|| spec.dataset_source.clone());
-    let data = dataset::load(&dataset_dir, &spec, LoadOptions { sample }).with_context(|| {
-        format!(
-            "dataset {} is invalid; no run was created",
-            dataset_dir.display()
-        )
-    })?;
+    let data = dataset::load(&dataset_dir, &spec, LoadOptions { sample })
+        .with_context(|| format!("dataset {} is invalid; no run was created", dataset_dir.display()))?;
     let per_family = per_family.unwrap_or(spec.selected_per_family);
     let smallest = data.items.values().map(Vec::len).min().unwrap_or(0);
     if per_family == 0 || per_family > smallest {
@@ -42,20 +32,13 @@ pub fn run(args: Args) -> Result<()> {
     let run_dir = RunDir::new(&run);
     let mut inputs = BTreeMap::from([
         ("spec.yaml".to_string(), file_sha256(&spec_path)?),
-        (
-            "providers.yaml".to_string(),
-            file_sha256(&spec.providers_path)?,
-        ),
+        ("providers.yaml".to_string(), file_sha256(&spec.providers_path)?),
     ]);
     inputs.extend(data.file_hashes.clone());
     let lock = Lock {
         v: FORMAT_VERSION,
         run_id: run_dir.run_id(),
-        workflow: spec
-            .dir()
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        workflow: spec.dir().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         benchmark_slug: spec.slug.clone(),
         code_version: CODE_VERSION.to_string(),
         inputs,
@@ -76,15 +59,8 @@ pub fn run(args: Args) -> Result<()> {
     if run_dir.lock().exists() {
         return compare_with_existing(&run_dir, &lock);
     }
-    if run.exists()
-        && std::fs::read_dir(&run)
-            .map(|mut d| d.next().is_some())
-            .unwrap_or(true)
-    {
-        bail!(
-            "{}: exists and is not an ib-select run (no lock.json); choose a new run directory",
-            run.display()
-        );
+    if run.exists() && std::fs::read_dir(&run).map(|mut d| d.next().is_some()).unwrap_or(true) {
+        bail!("{}: exists and is not an ib-select run (no lock.json); choose a new run directory", run.display());
     }
     std::fs::create_dir_all(&run).with_context(|| format!("creating {}", run.display()))?;
     let selection_inputs = BTreeMap::from([(
@@ -129,9 +105,6 @@ fn compare_with_existing(run_dir: &RunDir, lock: &Lock) -> Result<()> {
         ))
         .into());
     }
-    eprintln!(
-        "ib-select: {} is already locked to these inputs; nothing to do",
-        run_dir.root().display()
-    );
+    eprintln!("ib-select: {} is already locked to these inputs; nothing to do", run_dir.root().display());
     Ok(())
 }

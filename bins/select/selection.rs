@@ -39,10 +39,7 @@ pub fn select(
         let seed = family_seed(slug, &dataset.release_hash, family);
         seeds.push((family.clone(), big_endian_to_decimal(&seed)));
         for (position, id) in family_order(&seed, &ids).into_iter().enumerate() {
-            let item = items
-                .iter()
-                .find(|i| i.id == id)
-                .expect("ids come from these items");
+            let item = items.iter().find(|i| i.id == id).expect("ids come from these items");
             rows.push(SelectionRow {
                 task_family: family.clone(),
                 position: position as i64,
@@ -71,10 +68,7 @@ mod tests {
         let all = ids(family, n);
         let refs: Vec<&str> = all.iter().map(String::as_str).collect();
         let order = family_order(&seed, &refs);
-        let expected: Vec<String> = first_five
-            .iter()
-            .map(|i| format!("{family}-{i:04}"))
-            .collect();
+        let expected: Vec<String> = first_five.iter().map(|i| format!("{family}-{i:04}")).collect();
         assert_eq!(&order[..5], &expected[..]);
         assert_eq!(order[199], format!("{family}-{at_199:04}"));
     }
@@ -104,10 +98,7 @@ mod tests {
         let small: Vec<String> = (0..10).map(|i| format!("t-{i:03}")).collect();
         let refs: Vec<&str> = small.iter().map(String::as_str).collect();
         let order: Vec<String> = family_order(&seed, &refs);
-        let expected = [
-            "t-004", "t-008", "t-007", "t-002", "t-006", "t-003", "t-009", "t-000", "t-001",
-            "t-005",
-        ];
+        let expected = ["t-004", "t-008", "t-007", "t-002", "t-006", "t-003", "t-009", "t-000", "t-001", "t-005"];
         assert_eq!(order, expected);
     }
 
@@ -153,7 +144,10 @@ mod tests {
             (1, [10, 20, 24, 21, 23, 5, 22, 13, 16, 9, 11, 17, 0, 7, 1, 6, 12, 19, 14, 15, 3, 8, 2, 18, 4]),
             (1 << 32, [9, 4, 23, 16, 15, 22, 24, 7, 12, 18, 5, 8, 6, 1, 2, 20, 14, 17, 10, 19, 21, 0, 13, 11, 3]),
             ((1 << 64) + 7, [22, 6, 11, 0, 13, 4, 3, 19, 24, 7, 20, 8, 17, 5, 12, 18, 9, 23, 15, 21, 16, 14, 1, 10, 2]),
-            (12_345_678_901_234_567_890_123, [19, 9, 15, 16, 1, 3, 0, 17, 21, 10, 24, 14, 23, 22, 8, 13, 7, 2, 11, 6, 12, 20, 4, 18, 5]),
+            (
+                12_345_678_901_234_567_890_123,
+                [19, 9, 15, 16, 1, 3, 0, 17, 21, 10, 24, 14, 23, 22, 8, 13, 7, 2, 11, 6, 12, 20, 4, 18, 5],
+            ),
         ];
         for (seed, expected) in cases {
             let mut items: Vec<u32> = (0..25).collect();

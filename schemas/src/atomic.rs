@@ -7,18 +7,9 @@ use std::path::Path;
 
 /// Writes `bytes` to `path` atomically. The parent directory must exist.
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::bad(format!("{}: not a file path", path.display())))?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().ok_or_else(|| Error::bad(format!("{}: not a file path", path.display())))?;
+    let tmp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
         file.write_all(bytes)?;
@@ -34,8 +25,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Serialises `value` as pretty JSON with a trailing newline and writes it atomically.
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
-    let mut text = serde_json::to_string_pretty(value)
-        .map_err(|e| Error::bad(format!("{}: {e}", path.display())))?;
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::bad(format!("{}: {e}", path.display())))?;
     text.push('\n');
     write(path, text.as_bytes())
 }
@@ -48,8 +38,7 @@ pub fn read(path: &Path) -> Result<Vec<u8>> {
 /// Reads and parses a JSON file, naming the file, line and column of a syntax error.
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
     let bytes = read(path)?;
-    serde_json::from_slice(&bytes)
-        .map_err(|e| Error::bad(format!("{}:{}: {e}", path.display(), e.line())))
+    serde_json::from_slice(&bytes).map_err(|e| Error::bad(format!("{}:{}: {e}", path.display(), e.line())))
 }
 
 #[cfg(test)]
@@ -63,10 +52,7 @@ mod tests {
         write(&path, b"one").unwrap();
         write(&path, b"two").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"two");
-        let names: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, vec![std::ffi::OsString::from("out.json")]);
     }
 

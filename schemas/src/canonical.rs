@@ -52,10 +52,7 @@ mod tests {
         // seed-runner.md Appendix A, computed with CPython.
         let value = json!({"b": 1, "a": [1.5, "é"]});
         assert_eq!(to_string(&value), "{\"a\":[1.5,\"é\"],\"b\":1}");
-        assert_eq!(
-            hash(&value),
-            "b3aa7c2c75e6eda68896ca65edd78b023f766c052f625885b86d88bfa1f1a585"
-        );
+        assert_eq!(hash(&value), "b3aa7c2c75e6eda68896ca65edd78b023f766c052f625885b86d88bfa1f1a585");
     }
 
     #[test]
@@ -66,9 +63,6 @@ mod tests {
 
     #[test]
     fn sha256_of_empty_input() {
-        assert_eq!(
-            sha256_hex(b""),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
+        assert_eq!(sha256_hex(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     }
 }

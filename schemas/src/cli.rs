@@ -68,9 +68,7 @@ mod tests {
 
     #[test]
     fn bad_input_behind_context_maps_to_exit_3() {
-        let err = Err::<(), _>(Error::bad("x.jsonl:3: id: duplicate"))
-            .context("loading dataset")
-            .unwrap_err();
+        let err = Err::<(), _>(Error::bad("x.jsonl:3: id: duplicate")).context("loading dataset").unwrap_err();
         assert_eq!(exit_for(&err), Exit::BadInput);
     }
 
@@ -79,9 +77,6 @@ mod tests {
         let lock = anyhow::Error::new(Error::LockMismatch("spec.yaml changed".into()));
         assert_eq!(exit_for(&lock), Exit::LockMismatch);
         assert_eq!(exit_for(&anyhow::anyhow!("boom")), Exit::Failed);
-        assert_eq!(
-            exit_for(&anyhow::Error::new(Interrupted)),
-            Exit::Interrupted
-        );
+        assert_eq!(exit_for(&anyhow::Error::new(Interrupted)), Exit::Interrupted);
     }
 }

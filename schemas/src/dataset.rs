@@ -10,12 +10,8 @@ use std::path::{Path, PathBuf};
 
 pub const TICKET_CATEGORIES: [&str; 4] = ["bug", "feature", "improvement", "customer_support"];
 pub const TICKET_PRIORITIES: [&str; 4] = ["p0", "p1", "p2", "p3"];
-pub const AGREEMENT_TYPES: [&str; 4] = [
-    "saas_subscription",
-    "software_license",
-    "support_maintenance",
-    "technology_services",
-];
+pub const AGREEMENT_TYPES: [&str; 4] =
+    ["saas_subscription", "software_license", "support_maintenance", "technology_services"];
 /// Contract gold keys, in the order the format requires.
 pub const CONTRACT_FIELDS: [&str; 10] = [
     "agreement_type",
@@ -83,9 +79,7 @@ pub fn is_iso_date(s: &str) -> bool {
         return false;
     }
     let digits = |r: std::ops::Range<usize>| -> Option<u32> {
-        b[r].iter().try_fold(0u32, |acc, c| {
-            c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0'))
-        })
+        b[r].iter().try_fold(0u32, |acc, c| c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0')))
     };
     let (Some(y), Some(m), Some(d)) = (digits(0..4), digits(5..7), digits(8..10)) else {
         return false;
@@ -110,84 +104,44 @@ fn check_gold(family: &str, gold: &Value, aliases: &Value, problems: &mut Vec<St
     let mut bad = |field: &str, what: &str| problems.push(format!("{at}: {field}: {what}"));
     match family {
         "meeting-notes-lookup" => {
-            let keys_ok = gold
-                .as_object()
-                .is_some_and(|o| o.len() == 2 && o.contains_key("type") && o.contains_key("value"));
+            let keys_ok =
+                gold.as_object().is_some_and(|o| o.len() == 2 && o.contains_key("type") && o.contains_key("value"));
             if !keys_ok {
-                bad(
-                    "gold",
-                    "expected an object with exactly the keys `type` and `value`",
-                );
+                bad("gold", "expected an object with exactly the keys `type` and `value`");
             } else if !gold["value"].is_string() {
                 bad("gold.value", "expected a string");
             }
-            if !aliases
-                .as_array()
-                .is_some_and(|a| a.iter().all(Value::is_string))
-            {
+            if !aliases.as_array().is_some_and(|a| a.iter().all(Value::is_string)) {
                 bad("aliases", "expected a list of strings");
             }
         }
         "ticket-triage" => {
-            let keys_ok = gold.as_object().is_some_and(|o| {
-                o.len() == 2 && o.contains_key("category") && o.contains_key("priority")
-            });
+            let keys_ok = gold
+                .as_object()
+                .is_some_and(|o| o.len() == 2 && o.contains_key("category") && o.contains_key("priority"));
             if !keys_ok {
-                bad(
-                    "gold",
-                    "expected an object with exactly the keys `category` and `priority`",
-                );
+                bad("gold", "expected an object with exactly the keys `category` and `priority`");
                 return;
             }
-            if !gold["category"]
-                .as_str()
-                .is_some_and(|c| TICKET_CATEGORIES.contains(&c))
-            {
-                bad(
-                    "gold.category",
-                    &format!("`{}` is not one of {TICKET_CATEGORIES:?}", gold["category"]),
-                );
+            if !gold["category"].as_str().is_some_and(|c| TICKET_CATEGORIES.contains(&c)) {
+                bad("gold.category", &format!("`{}` is not one of {TICKET_CATEGORIES:?}", gold["category"]));
             }
-            if !gold["priority"]
-                .as_str()
-                .is_some_and(|c| TICKET_PRIORITIES.contains(&c))
-            {
-                bad(
-                    "gold.priority",
-                    &format!("`{}` is not one of {TICKET_PRIORITIES:?}", gold["priority"]),
-                );
+            if !gold["priority"].as_str().is_some_and(|c| TICKET_PRIORITIES.contains(&c)) {
+                bad("gold.priority", &format!("`{}` is not one of {TICKET_PRIORITIES:?}", gold["priority"]));
             }
         }
         _ => {
-            let keys: Vec<&str> = gold
-                .as_object()
-                .map(|o| o.keys().map(String::as_str).collect())
-                .unwrap_or_default();
+            let keys: Vec<&str> = gold.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
             if keys != CONTRACT_FIELDS {
-                bad(
-                    "gold",
-                    &format!("expected exactly the keys {CONTRACT_FIELDS:?} in this order"),
-                );
+                bad("gold", &format!("expected exactly the keys {CONTRACT_FIELDS:?} in this order"));
                 return;
             }
-            if !gold["agreement_type"]
-                .as_str()
-                .is_some_and(|t| AGREEMENT_TYPES.contains(&t))
-            {
-                bad(
-                    "gold.agreement_type",
-                    &format!(
-                        "`{}` is not one of {AGREEMENT_TYPES:?}",
-                        gold["agreement_type"]
-                    ),
-                );
+            if !gold["agreement_type"].as_str().is_some_and(|t| AGREEMENT_TYPES.contains(&t)) {
+                bad("gold.agreement_type", &format!("`{}` is not one of {AGREEMENT_TYPES:?}", gold["agreement_type"]));
             }
             for f in ["effective_date", "initial_term_end_date"] {
                 if !gold[f].as_str().is_some_and(is_iso_date) {
-                    bad(
-                        &format!("gold.{f}"),
-                        &format!("`{}` is not an ISO date (YYYY-MM-DD)", gold[f]),
-                    );
+                    bad(&format!("gold.{f}"), &format!("`{}` is not an ISO date (YYYY-MM-DD)", gold[f]));
                 }
             }
             for f in ["auto_renews", "termination_for_convenience"] {
@@ -195,11 +149,7 @@ fn check_gold(family: &str, gold: &Value, aliases: &Value, problems: &mut Vec<St
                     bad(&format!("gold.{f}"), "expected a boolean");
                 }
             }
-            for f in &CONTRACT_FIELDS[4..7]
-                .iter()
-                .chain(&CONTRACT_FIELDS[8..10])
-                .collect::<Vec<_>>()
-            {
+            for f in &CONTRACT_FIELDS[4..7].iter().chain(&CONTRACT_FIELDS[8..10]).collect::<Vec<_>>() {
                 if !(gold[**f].is_null() || is_int(&gold[**f])) {
                     bad(&format!("gold.{f}"), "expected an integer or null");
                 }
@@ -215,29 +165,14 @@ struct FileCheck<'a> {
 }
 
 impl FileCheck<'_> {
-    fn row(
-        &self,
-        line_no: usize,
-        row: &Value,
-        ids: &mut HashSet<String>,
-        problems: &mut Vec<String>,
-    ) -> Option<Item> {
+    fn row(&self, line_no: usize, row: &Value, ids: &mut HashSet<String>, problems: &mut Vec<String>) -> Option<Item> {
         let at = format!("{}:{line_no}", self.file);
         let Some(obj) = row.as_object() else {
             problems.push(format!("{at}: row: expected a JSON object"));
             return None;
         };
         let start = problems.len();
-        for key in [
-            "id",
-            "use_case",
-            "split",
-            "prompt",
-            "output_schema",
-            "gold",
-            "aliases",
-            "tokens",
-        ] {
+        for key in ["id", "use_case", "split", "prompt", "output_schema", "gold", "aliases", "tokens"] {
             if !obj.contains_key(key) {
                 problems.push(format!("{at}: {key}: missing"));
             }
@@ -252,25 +187,16 @@ impl FileCheck<'_> {
             problems.push(format!("{at}: id: duplicate id `{id}`"));
         }
         if obj["use_case"] != json!(self.family.name) {
-            problems.push(format!(
-                "{at}: use_case: expected `{}`, found {}",
-                self.family.name, obj["use_case"]
-            ));
+            problems.push(format!("{at}: use_case: expected `{}`, found {}", self.family.name, obj["use_case"]));
         }
         if obj["split"] != json!("private") {
-            problems.push(format!(
-                "{at}: split: expected `private`, found {}",
-                obj["split"]
-            ));
+            problems.push(format!("{at}: split: expected `private`, found {}", obj["split"]));
         }
         let prompt = &obj["prompt"];
-        let prompt_ok = prompt
-            .as_object()
-            .is_some_and(|p| p.len() == 2 && p.contains_key("system") && p.contains_key("user"));
+        let prompt_ok =
+            prompt.as_object().is_some_and(|p| p.len() == 2 && p.contains_key("system") && p.contains_key("user"));
         if !prompt_ok {
-            problems.push(format!(
-                "{at}: prompt: expected an object with exactly the keys `system` and `user`"
-            ));
+            problems.push(format!("{at}: prompt: expected an object with exactly the keys `system` and `user`"));
         } else {
             if prompt["system"].as_str() != Some(self.system) {
                 problems.push(format!(
@@ -278,37 +204,19 @@ impl FileCheck<'_> {
                     self.family.prompt_template
                 ));
             }
-            if !prompt["user"]
-                .as_str()
-                .is_some_and(|u| !u.trim().is_empty())
-            {
+            if !prompt["user"].as_str().is_some_and(|u| !u.trim().is_empty()) {
                 problems.push(format!("{at}: prompt.user: expected a non-empty string"));
             }
         }
         if obj["output_schema"] != output_schema(&self.family.name) {
-            problems.push(format!(
-                "{at}: output_schema: expected {}",
-                output_schema(&self.family.name)
-            ));
+            problems.push(format!("{at}: output_schema: expected {}", output_schema(&self.family.name)));
         }
-        check_gold(
-            &self.family.name,
-            &obj["gold"],
-            &obj["aliases"],
-            problems,
-            &at,
-        );
-        let band_field = if self.family.name == "meeting-notes-lookup" {
-            "input_total"
-        } else {
-            "user"
-        };
+        check_gold(&self.family.name, &obj["gold"], &obj["aliases"], problems, &at);
+        let band_field = if self.family.name == "meeting-notes-lookup" { "input_total" } else { "user" };
         let (lo, hi) = self.family.input_tokens;
         match obj["tokens"].get(band_field).and_then(Value::as_i64) {
             Some(n) if (lo..=hi).contains(&n) => {}
-            Some(n) => problems.push(format!(
-                "{at}: tokens.{band_field}: {n} is outside the band {lo}-{hi}"
-            )),
+            Some(n) => problems.push(format!("{at}: tokens.{band_field}: {n} is outside the band {lo}-{hi}")),
             None => problems.push(format!("{at}: tokens.{band_field}: expected an integer")),
         }
         if problems.len() > start {
@@ -322,12 +230,7 @@ impl FileCheck<'_> {
             gold: obj["gold"].clone(),
             aliases: obj["aliases"]
                 .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect()
-                })
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
                 .unwrap_or_default(),
             sha256: canonical::hash(row),
         })
@@ -342,10 +245,7 @@ fn template_text(bytes: &[u8]) -> String {
 
 /// Release hash of a map of logical names to SHA-256.
 pub fn release_hash(file_hashes: &BTreeMap<String, String>) -> String {
-    let lines: Vec<String> = file_hashes
-        .iter()
-        .map(|(k, v)| format!("{k}:{v}"))
-        .collect();
+    let lines: Vec<String> = file_hashes.iter().map(|(k, v)| format!("{k}:{v}")).collect();
     sha256_hex(lines.join("\n").as_bytes())
 }
 
@@ -372,22 +272,14 @@ fn read_manifest(
         }
     };
     if manifest["status"] != json!("frozen") {
-        problems.push(format!(
-            "{at}: status: expected `frozen`, found {}",
-            manifest["status"]
-        ));
+        problems.push(format!("{at}: status: expected `frozen`, found {}", manifest["status"]));
     }
     if manifest["freeze_ready"] != json!(true) {
-        problems.push(format!(
-            "{at}: freeze_ready: expected true, found {}",
-            manifest["freeze_ready"]
-        ));
+        problems.push(format!("{at}: freeze_ready: expected true, found {}", manifest["freeze_ready"]));
     }
     let mut counts = BTreeMap::new();
     let Some(use_cases) = manifest["use_cases"].as_object() else {
-        problems.push(format!(
-            "{at}: use_cases: expected an object keyed by task family"
-        ));
+        problems.push(format!("{at}: use_cases: expected an object keyed by task family"));
         return Some((bytes, counts));
     };
     let keys: HashSet<&str> = use_cases.keys().map(String::as_str).collect();
@@ -399,10 +291,7 @@ fn read_manifest(
         ));
     }
     for family in &spec.families {
-        match use_cases
-            .get(&family.name)
-            .and_then(|u| u["private_items"].as_u64())
-        {
+        match use_cases.get(&family.name).and_then(|u| u["private_items"].as_u64()) {
             Some(n) => {
                 if !options.sample && n as usize != family.available_items {
                     problems.push(format!(
@@ -412,10 +301,7 @@ fn read_manifest(
                 }
                 counts.insert(family.name.clone(), n as usize);
             }
-            None => problems.push(format!(
-                "{at}: use_cases.{}.private_items: expected an integer",
-                family.name
-            )),
+            None => problems.push(format!("{at}: use_cases.{}.private_items: expected an integer", family.name)),
         }
     }
     Some((bytes, counts))
@@ -452,11 +338,7 @@ pub fn load(dir: &Path, spec: &Spec, options: LoadOptions) -> Result<Dataset> {
             }
         };
         file_hashes.insert(format!("{}.jsonl", family.name), sha256_hex(&bytes));
-        let check = FileCheck {
-            family,
-            system: &system,
-            file: path.display().to_string(),
-        };
+        let check = FileCheck { family, system: &system, file: path.display().to_string() };
         let mut rows = Vec::new();
         let text = String::from_utf8_lossy(&bytes);
         if !text.is_empty() && !text.ends_with('\n') {
@@ -469,25 +351,14 @@ pub fn load(dir: &Path, spec: &Spec, options: LoadOptions) -> Result<Dataset> {
         for (i, line) in text.lines().enumerate() {
             match serde_json::from_str::<Value>(line) {
                 Ok(row) => rows.extend(check.row(i + 1, &row, &mut ids, &mut problems)),
-                Err(_) if line.trim().is_empty() => {
-                    problems.push(format!("{}:{}: row: blank line", check.file, i + 1))
-                }
-                Err(e) => problems.push(format!(
-                    "{}:{}: row: not valid JSON ({e})",
-                    check.file,
-                    i + 1
-                )),
+                Err(_) if line.trim().is_empty() => problems.push(format!("{}:{}: row: blank line", check.file, i + 1)),
+                Err(e) => problems.push(format!("{}:{}: row: not valid JSON ({e})", check.file, i + 1)),
             }
         }
-        let declared = manifest
-            .as_ref()
-            .and_then(|(_, c)| c.get(&family.name).copied());
+        let declared = manifest.as_ref().and_then(|(_, c)| c.get(&family.name).copied());
         let lines = text.lines().count();
         if let Some(n) = declared.filter(|n| *n != lines) {
-            problems.push(format!(
-                "{}: rows: {lines} rows, but manifest.json declares {n}",
-                check.file
-            ));
+            problems.push(format!("{}: rows: {lines} rows, but manifest.json declares {n}", check.file));
         }
         items.insert(family.name.clone(), rows);
     }
@@ -495,12 +366,7 @@ pub fn load(dir: &Path, spec: &Spec, options: LoadOptions) -> Result<Dataset> {
         return Err(Error::Invalid(problems));
     }
     let release_hash = release_hash(&file_hashes);
-    Ok(Dataset {
-        dir: dir.to_path_buf(),
-        items,
-        file_hashes,
-        release_hash,
-    })
+    Ok(Dataset { dir: dir.to_path_buf(), items, file_hashes, release_hash })
 }
 
 impl Dataset {
@@ -525,10 +391,7 @@ mod tests {
 
     #[test]
     fn release_hash_joins_sorted_lines() {
-        let hashes = BTreeMap::from([
-            ("b".to_string(), "2".to_string()),
-            ("a".to_string(), "1".to_string()),
-        ]);
+        let hashes = BTreeMap::from([("b".to_string(), "2".to_string()), ("a".to_string(), "1".to_string())]);
         assert_eq!(release_hash(&hashes), sha256_hex(b"a:1\nb:2"));
     }
 
@@ -538,19 +401,11 @@ mod tests {
         let gold = json!({"agreement_type": "lease", "effective_date": "2024-02-30", "initial_term_end_date": "2025-01-01",
             "auto_renews": "yes", "renewal_term_months": 12.5, "non_renewal_notice_days": null, "payment_terms_days": 30,
             "termination_for_convenience": false, "termination_notice_days": null, "security_incident_notice_hours": 72});
-        check_gold(
-            "contract-terms-extraction",
-            &gold,
-            &json!([]),
-            &mut problems,
-            "c.jsonl:4",
-        );
+        check_gold("contract-terms-extraction", &gold, &json!([]), &mut problems, "c.jsonl:4");
         assert_eq!(problems.len(), 4, "{problems:#?}");
         assert!(problems[0].starts_with("c.jsonl:4: gold.agreement_type:"));
         assert!(problems.iter().any(|p| p.contains("gold.effective_date")));
         assert!(problems.iter().any(|p| p.contains("gold.auto_renews")));
-        assert!(problems
-            .iter()
-            .any(|p| p.contains("gold.renewal_term_months")));
+        assert!(problems.iter().any(|p| p.contains("gold.renewal_term_months")));
     }
 }

@@ -74,10 +74,7 @@ pub struct Provenance {
 impl Provenance {
     /// Provenance stamped with this build's code version.
     pub fn new(inputs: &BTreeMap<String, String>) -> Self {
-        Provenance {
-            code_version: crate::CODE_VERSION.to_string(),
-            inputs: inputs.clone(),
-        }
+        Provenance { code_version: crate::CODE_VERSION.to_string(), inputs: inputs.clone() }
     }
 }
 
@@ -163,10 +160,7 @@ impl GroupMetrics {
             "task_success_rate" => Some(self.task_success_rate),
             "failure_rate" => Some(self.failure_rate),
             "reasoning_emission_rate" => Some(self.reasoning_emission_rate),
-            _ => self
-                .failures
-                .column(name)
-                .or_else(|| self.percentiles.get(name)),
+            _ => self.failures.column(name).or_else(|| self.percentiles.get(name)),
         }
     }
 
@@ -233,17 +227,9 @@ impl FailureCounts {
         [
             ("timeout", self.timeout_count, self.timeout_rate),
             ("http_429", self.http_429_count, self.http_429_rate),
-            (
-                "other_http_4xx",
-                self.other_http_4xx_count,
-                self.other_http_4xx_rate,
-            ),
+            ("other_http_4xx", self.other_http_4xx_count, self.other_http_4xx_rate),
             ("http_5xx", self.http_5xx_count, self.http_5xx_rate),
-            (
-                "transport_error",
-                self.transport_error_count,
-                self.transport_error_rate,
-            ),
+            ("transport_error", self.transport_error_count, self.transport_error_rate),
             ("other_http", self.other_http_count, self.other_http_rate),
         ]
     }
@@ -261,12 +247,10 @@ impl FailureCounts {
 
     /// A `<label>_rate` or `<label>_count` key as a float.
     fn column(&self, name: &str) -> Option<Option<f64>> {
-        self.classes().into_iter().find_map(|(label, count, rate)| {
-            match name.strip_prefix(label)? {
-                "_rate" => Some(rate),
-                "_count" => Some(Some(count as f64)),
-                _ => None,
-            }
+        self.classes().into_iter().find_map(|(label, count, rate)| match name.strip_prefix(label)? {
+            "_rate" => Some(rate),
+            "_count" => Some(Some(count as f64)),
+            _ => None,
         })
     }
 }
@@ -293,10 +277,7 @@ impl MetricSummaries {
         [
             ("ttfo_ms", &self.ttfo_ms),
             ("ttfa_ms", &self.ttfa_ms),
-            (
-                "pre_answer_reasoning_tokens",
-                &self.pre_answer_reasoning_tokens,
-            ),
+            ("pre_answer_reasoning_tokens", &self.pre_answer_reasoning_tokens),
             ("e2e_latency_ms", &self.e2e_latency_ms),
             ("output_tokens_per_second", &self.output_tokens_per_second),
         ]
@@ -387,8 +368,7 @@ impl FlatPercentiles {
         };
         let [ttfo_p50, ttfo_p95, ttfo_p99] = p(&summaries.ttfo_ms);
         let [ttfa_p50, ttfa_p95, ttfa_p99] = p(&summaries.ttfa_ms);
-        let [reasoning_p50, reasoning_p95, reasoning_p99] =
-            p(&summaries.pre_answer_reasoning_tokens);
+        let [reasoning_p50, reasoning_p95, reasoning_p99] = p(&summaries.pre_answer_reasoning_tokens);
         let [e2e_p50, e2e_p95, e2e_p99] = p(&summaries.e2e_latency_ms);
         let [speed_p50, speed_p95, speed_p99] = p(&summaries.output_tokens_per_second);
         FlatPercentiles {
@@ -419,33 +399,15 @@ impl FlatPercentiles {
             ("ttfa_p50", self.ttfa_p50),
             ("ttfa_p95", self.ttfa_p95),
             ("ttfa_p99", self.ttfa_p99),
-            (
-                "pre_answer_reasoning_tokens_p50",
-                self.pre_answer_reasoning_tokens_p50,
-            ),
-            (
-                "pre_answer_reasoning_tokens_p95",
-                self.pre_answer_reasoning_tokens_p95,
-            ),
-            (
-                "pre_answer_reasoning_tokens_p99",
-                self.pre_answer_reasoning_tokens_p99,
-            ),
+            ("pre_answer_reasoning_tokens_p50", self.pre_answer_reasoning_tokens_p50),
+            ("pre_answer_reasoning_tokens_p95", self.pre_answer_reasoning_tokens_p95),
+            ("pre_answer_reasoning_tokens_p99", self.pre_answer_reasoning_tokens_p99),
             ("e2e_latency_p50", self.e2e_latency_p50),
             ("e2e_latency_p95", self.e2e_latency_p95),
             ("e2e_latency_p99", self.e2e_latency_p99),
-            (
-                "output_tokens_per_second_p50",
-                self.output_tokens_per_second_p50,
-            ),
-            (
-                "output_tokens_per_second_p95",
-                self.output_tokens_per_second_p95,
-            ),
-            (
-                "output_tokens_per_second_p99",
-                self.output_tokens_per_second_p99,
-            ),
+            ("output_tokens_per_second_p50", self.output_tokens_per_second_p50),
+            ("output_tokens_per_second_p95", self.output_tokens_per_second_p95),
+            ("output_tokens_per_second_p99", self.output_tokens_per_second_p99),
         ]
     }
 
@@ -645,11 +607,7 @@ mod tests {
             submitted_count: 4,
             missing_sample_count: 1,
             population_rate: Some(0.75),
-            percentiles: Percentiles {
-                p50: value(base),
-                p95: value(base + 1.0),
-                p99: value(base + 2.0),
-            },
+            percentiles: Percentiles { p50: value(base), p95: value(base + 1.0), p99: value(base + 2.0) },
         }
     }
 
@@ -710,10 +668,7 @@ mod tests {
                 coverage_rate: Some(1.0),
                 known_cost_usd: 0.5,
                 total_cost_usd: Some(0.5),
-                price_usd_per_million_tokens: PriceUsd {
-                    input: 1.0,
-                    output: 2.0,
-                },
+                price_usd_per_million_tokens: PriceUsd { input: 1.0, output: 2.0 },
             },
             contract_field_diagnostics: Some(FieldDiagnostics {
                 field_count_total: 10,
@@ -725,10 +680,7 @@ mod tests {
 
     fn pooled() -> PooledMetrics {
         PooledMetrics {
-            metrics: GroupMetrics {
-                contract_field_diagnostics: None,
-                ..group("pooled")
-            },
+            metrics: GroupMetrics { contract_field_diagnostics: None, ..group("pooled") },
             weighting: "pooled_balanced_requests".into(),
             task_family_count: 1,
             expected_task_family_count: 1,
@@ -745,10 +697,7 @@ mod tests {
     }
 
     fn provenance() -> Provenance {
-        Provenance::new(&BTreeMap::from([(
-            "lock.json".to_string(),
-            "ab".repeat(32),
-        )]))
+        Provenance::new(&BTreeMap::from([("lock.json".to_string(), "ab".repeat(32))]))
     }
 
     fn metrics() -> MetricsDocument {
@@ -757,10 +706,7 @@ mod tests {
             benchmark_slug: "slug".into(),
             run_id: "run-1".into(),
             percentile_convention: "nearest-rank".into(),
-            eligibility: EligibilityPolicy {
-                min_task_success_rate: 0.95,
-                max_failure_rate: 0.01,
-            },
+            eligibility: EligibilityPolicy { min_task_success_rate: 0.95, max_failure_rate: 0.01 },
             task_family_metrics: vec![group("f")],
             combined_provider_metrics: vec![pooled()],
             ranking: vec![],
@@ -816,26 +762,15 @@ mod tests {
     #[test]
     fn both_documents_read_back_as_written() {
         let text = serde_json::to_string_pretty(&metrics()).unwrap();
-        assert_eq!(
-            serde_json::from_str::<MetricsDocument>(&text).unwrap(),
-            metrics()
-        );
+        assert_eq!(serde_json::from_str::<MetricsDocument>(&text).unwrap(), metrics());
         let text = serde_json::to_string_pretty(&comparisons()).unwrap();
-        assert_eq!(
-            serde_json::from_str::<ComparisonsDocument>(&text).unwrap(),
-            comparisons()
-        );
+        assert_eq!(serde_json::from_str::<ComparisonsDocument>(&text).unwrap(), comparisons());
     }
 
     #[test]
     fn a_row_is_flat_with_keys_in_contract_order() {
         let json = serde_json::to_value(pooled()).unwrap();
-        let keys: Vec<&str> = json
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
+        let keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
         let pos = |k: &str| keys.iter().position(|x| *x == k).unwrap();
         assert_eq!(&keys[..3], ["provider", "task_family", "scheduled_count"]);
         assert!(pos("failure_rate_detail") < pos("timeout_rate"));
@@ -866,19 +801,11 @@ mod tests {
                 assert_eq!(row.summaries.get(key).map(|s| s.population_count), Some(3));
             }
         }
-        let numeric = json
-            .as_object()
-            .unwrap()
-            .values()
-            .filter(|v| v.is_number())
-            .count();
+        let numeric = json.as_object().unwrap().values().filter(|v| v.is_number()).count();
         assert_eq!(numeric, 10 + 12 + 15);
         assert_eq!(row.column("http_429"), None);
         assert_eq!(row.failures.rate("other_http"), Some(0.06));
         assert_eq!(row.failures.total(), 21);
-        assert_eq!(
-            (row.percentile("ttfa_p95"), row.population("ttfa_ms")),
-            (Some(21.0), 3)
-        );
+        assert_eq!((row.percentile("ttfa_p95"), row.population("ttfa_ms")), (Some(21.0), 3));
     }
 }

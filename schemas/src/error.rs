@@ -15,20 +15,14 @@ pub enum Error {
     #[error("{0}")]
     LockMismatch(String),
     #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("{path}: {message}")]
     Parquet { path: PathBuf, message: String },
 }
 
 impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io {
-            path: path.into(),
-            source,
-        }
+        Error::Io { path: path.into(), source }
     }
     pub fn bad(message: impl Into<String>) -> Self {
         Error::BadInput(message.into())

@@ -125,9 +125,7 @@ pub struct SseEvent {
 }
 
 /// How a request attempt ended.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// A 2xx response whose stream ended (with or without `[DONE]`).
@@ -227,12 +225,6 @@ mod tests {
     fn unknown_fields_are_ignored_for_additive_evolution() {
         let line = r#"{"v":1,"run_id":"r","seq":0,"t_ns":0,"extra":1,"type":"segment_closed","data":{"segment":1,"status":"complete","terminal_requests":3,"new":true}}"#;
         let env: Envelope = serde_json::from_str(line).unwrap();
-        assert!(matches!(
-            env.event,
-            Event::SegmentClosed(SegmentClosed {
-                terminal_requests: 3,
-                ..
-            })
-        ));
+        assert!(matches!(env.event, Event::SegmentClosed(SegmentClosed { terminal_requests: 3, .. })));
     }
 }

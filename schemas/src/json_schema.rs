@@ -16,14 +16,8 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("evaluations.schema.json", schema_for!(EvaluationRow)),
         ("metrics.schema.json", schema_for!(MetricRow)),
         ("events-table.schema.json", schema_for!(EventRow)),
-        (
-            "metrics-json.schema.json",
-            schema_for!(crate::documents::MetricsDocument),
-        ),
-        (
-            "comparisons.schema.json",
-            schema_for!(crate::documents::ComparisonsDocument),
-        ),
+        ("metrics-json.schema.json", schema_for!(crate::documents::MetricsDocument)),
+        ("comparisons.schema.json", schema_for!(crate::documents::ComparisonsDocument)),
     ]
 }
 
@@ -53,9 +47,6 @@ mod tests {
                 stale.push(name);
             }
         }
-        assert!(
-            stale.is_empty(),
-            "schemas/json is stale for {stale:?}; rerun with IB_BLESS=1"
-        );
+        assert!(stale.is_empty(), "schemas/json is stale for {stale:?}; rerun with IB_BLESS=1");
     }
 }

@@ -19,25 +19,15 @@ pub struct AppendWriter {
 impl AppendWriter {
     /// Opens `path` for appending, creating it if needed.
     pub fn open(path: &Path) -> Result<Self> {
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| Error::io(path, e))?;
-        Ok(AppendWriter {
-            path: path.to_path_buf(),
-            file,
-        })
+        let file = OpenOptions::new().create(true).append(true).open(path).map_err(|e| Error::io(path, e))?;
+        Ok(AppendWriter { path: path.to_path_buf(), file })
     }
 
     /// Writes one record as one line. The bytes reach the kernel before this returns.
     pub fn append<T: Serialize>(&mut self, record: &T) -> Result<()> {
-        let mut line = serde_json::to_vec(record)
-            .map_err(|e| Error::bad(format!("{}: {e}", self.path.display())))?;
+        let mut line = serde_json::to_vec(record).map_err(|e| Error::bad(format!("{}: {e}", self.path.display())))?;
         line.push(b'\n');
-        self.file
-            .write_all(&line)
-            .map_err(|e| Error::io(&self.path, e))
+        self.file.write_all(&line).map_err(|e| Error::io(&self.path, e))
     }
 
     /// Flushes the file to stable storage (fsync).
@@ -69,8 +59,8 @@ pub fn parse<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<ReadLog<T
         line_no += 1;
         let line = &rest[..end];
         rest = &rest[end + 1..];
-        let record = serde_json::from_slice(line)
-            .map_err(|e| Error::bad(format!("{}:{line_no}: {e}", path.display())))?;
+        let record =
+            serde_json::from_slice(line).map_err(|e| Error::bad(format!("{}:{line_no}: {e}", path.display())))?;
         records.push(record);
     }
     let torn_tail = (!rest.is_empty()).then_some(rest.len());
@@ -93,11 +83,7 @@ mod tests {
         let mut w = AppendWriter::open(&path).unwrap();
         w.append(&json!({"seq": 2})).unwrap();
         let log: ReadLog<Value> = read(&path).unwrap();
-        let seqs: Vec<_> = log
-            .records
-            .iter()
-            .map(|r| r["seq"].as_u64().unwrap())
-            .collect();
+        let seqs: Vec<_> = log.records.iter().map(|r| r["seq"].as_u64().unwrap()).collect();
         assert_eq!(seqs, vec![0, 1, 2]);
         assert!(log.torn_tail.is_none());
     }
@@ -111,8 +97,7 @@ mod tests {
 
     #[test]
     fn corrupt_middle_line_names_file_and_line() {
-        let err =
-            parse::<Value>(Path::new("x.jsonl"), b"{\"a\":1}\nnot json\n{\"a\":2}\n").unwrap_err();
+        let err = parse::<Value>(Path::new("x.jsonl"), b"{\"a\":1}\nnot json\n{\"a\":2}\n").unwrap_err();
         assert!(err.to_string().starts_with("x.jsonl:2:"), "{err}");
     }
 }

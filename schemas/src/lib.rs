@@ -47,10 +47,4 @@ pub const FORMAT_VERSION: u32 = 1;
 
 /// The code version stamped into every output: the package version and, when built from a
 /// git checkout, the commit it was built from.
-pub const CODE_VERSION: &str = concat!(
-    "inferbench ",
-    env!("CARGO_PKG_VERSION"),
-    " (",
-    env!("IB_GIT_COMMIT"),
-    ")"
-);
+pub const CODE_VERSION: &str = concat!("inferbench ", env!("CARGO_PKG_VERSION"), " (", env!("IB_GIT_COMMIT"), ")");

@@ -44,18 +44,11 @@ pub struct LockTokenizer {
 impl Lock {
     pub fn read(path: &Path) -> Result<Lock> {
         if !path.exists() {
-            return Err(Error::bad(format!(
-                "{}: missing; run ib-select first",
-                path.display()
-            )));
+            return Err(Error::bad(format!("{}: missing; run ib-select first", path.display())));
         }
         let lock: Lock = atomic::read_json(path)?;
         if lock.v != crate::FORMAT_VERSION {
-            return Err(Error::bad(format!(
-                "{}: v: format version {} is not supported",
-                path.display(),
-                lock.v
-            )));
+            return Err(Error::bad(format!("{}: v: format version {} is not supported", path.display(), lock.v)));
         }
         Ok(lock)
     }
@@ -96,10 +89,7 @@ mod tests {
             workflow: "micro-single-task".into(),
             benchmark_slug: "s".into(),
             code_version: "c".into(),
-            inputs: BTreeMap::from([
-                ("spec.yaml".into(), "a".repeat(64)),
-                ("providers.yaml".into(), "b".repeat(64)),
-            ]),
+            inputs: BTreeMap::from([("spec.yaml".into(), "a".repeat(64)), ("providers.yaml".into(), "b".repeat(64))]),
             dataset_release_hash: "0".repeat(64),
             selection: LockSelection {
                 algorithm_version: "v".into(),
@@ -119,16 +109,9 @@ mod tests {
     #[test]
     fn verify_accepts_equal_hashes_and_names_a_changed_input() {
         let l = lock();
-        l.verify(&BTreeMap::from([("spec.yaml".into(), "a".repeat(64))]))
-            .unwrap();
-        let err = l
-            .verify(&BTreeMap::from([("providers.yaml".into(), "c".repeat(64))]))
-            .unwrap_err();
+        l.verify(&BTreeMap::from([("spec.yaml".into(), "a".repeat(64))])).unwrap();
+        let err = l.verify(&BTreeMap::from([("providers.yaml".into(), "c".repeat(64))])).unwrap_err();
         assert!(matches!(err, Error::LockMismatch(_)));
-        assert!(
-            err.to_string()
-                .contains("providers.yaml changed since the run was locked"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("providers.yaml changed since the run was locked"), "{err}");
     }
 }

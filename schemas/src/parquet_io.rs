@@ -27,17 +27,13 @@ pub trait Table: Serialize + DeserializeOwned {
 pub type Inputs = BTreeMap<String, String>;
 
 fn parquet_err(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Parquet {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    }
+    Error::Parquet { path: path.to_path_buf(), message: e.to_string() }
 }
 
 /// The Arrow fields of `T`, traced from its serde shape. Strings are `Utf8`.
 pub fn fields<T: Table>() -> Result<Vec<FieldRef>> {
     let options = TracingOptions::default().strings_as_large_utf8(false);
-    Vec::<FieldRef>::from_type::<T>(options)
-        .map_err(|e| Error::bad(format!("table {}: {e}", T::NAME)))
+    Vec::<FieldRef>::from_type::<T>(options).map_err(|e| Error::bad(format!("table {}: {e}", T::NAME)))
 }
 
 /// Serialises `rows` to Parquet bytes.
@@ -48,20 +44,14 @@ pub fn to_bytes<T: Table>(rows: &[T], inputs: &Inputs) -> Result<Vec<u8>> {
     let inputs_json = serde_json::to_string(inputs).map_err(|e| parquet_err(path, e))?;
     let metadata = vec![
         KeyValue::new("inferbench.table".into(), T::NAME.to_string()),
-        KeyValue::new(
-            "inferbench.format_version".into(),
-            FORMAT_VERSION.to_string(),
-        ),
+        KeyValue::new("inferbench.format_version".into(), FORMAT_VERSION.to_string()),
         KeyValue::new("inferbench.code_version".into(), CODE_VERSION.to_string()),
         KeyValue::new("inferbench.inputs".into(), inputs_json),
     ];
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_key_value_metadata(Some(metadata))
-        .build();
+    let props =
+        WriterProperties::builder().set_compression(Compression::SNAPPY).set_key_value_metadata(Some(metadata)).build();
     let mut bytes = Vec::new();
-    let mut writer = ArrowWriter::try_new(&mut bytes, batch.schema(), Some(props))
-        .map_err(|e| parquet_err(path, e))?;
+    let mut writer = ArrowWriter::try_new(&mut bytes, batch.schema(), Some(props)).map_err(|e| parquet_err(path, e))?;
     writer.write(&batch).map_err(|e| parquet_err(path, e))?;
     writer.close().map_err(|e| parquet_err(path, e))?;
     Ok(bytes)
@@ -83,33 +73,18 @@ pub struct ReadTable<T> {
 /// Reads a table written by [`write`], checking its name and format version.
 pub fn read<T: Table>(path: &Path) -> Result<ReadTable<T>> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| parquet_err(path, e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| parquet_err(path, e))?;
     let meta: BTreeMap<String, String> = builder
         .metadata()
         .file_metadata()
         .key_value_metadata()
-        .map(|kv| {
-            kv.iter()
-                .map(|k| (k.key.clone(), k.value.clone().unwrap_or_default()))
-                .collect()
-        })
+        .map(|kv| kv.iter().map(|k| (k.key.clone(), k.value.clone().unwrap_or_default())).collect())
         .unwrap_or_default();
-    let table = meta
-        .get("inferbench.table")
-        .map(String::as_str)
-        .unwrap_or("");
+    let table = meta.get("inferbench.table").map(String::as_str).unwrap_or("");
     if table != T::NAME {
-        return Err(Error::bad(format!(
-            "{}: expected a `{}` table, found `{table}`",
-            path.display(),
-            T::NAME
-        )));
+        return Err(Error::bad(format!("{}: expected a `{}` table, found `{table}`", path.display(), T::NAME)));
     }
-    let version = meta
-        .get("inferbench.format_version")
-        .map(String::as_str)
-        .unwrap_or("");
+    let version = meta.get("inferbench.format_version").map(String::as_str).unwrap_or("");
     if version != FORMAT_VERSION.to_string() {
         return Err(Error::bad(format!(
             "{}: format version `{version}` is not supported (this build reads {FORMAT_VERSION})",
@@ -123,19 +98,11 @@ pub fn read<T: Table>(path: &Path) -> Result<ReadTable<T>> {
     let mut rows = Vec::new();
     for batch in builder.build().map_err(|e| parquet_err(path, e))? {
         let batch = batch.map_err(|e| parquet_err(path, e))?;
-        let mut part: Vec<T> =
-            serde_arrow::from_record_batch(&batch).map_err(|e| parquet_err(path, e))?;
+        let mut part: Vec<T> = serde_arrow::from_record_batch(&batch).map_err(|e| parquet_err(path, e))?;
         rows.append(&mut part);
     }
-    let code_version = meta
-        .get("inferbench.code_version")
-        .cloned()
-        .unwrap_or_default();
-    Ok(ReadTable {
-        rows,
-        inputs,
-        code_version,
-    })
+    let code_version = meta.get("inferbench.code_version").cloned().unwrap_or_default();
+    Ok(ReadTable { rows, inputs, code_version })
 }
 
 #[cfg(test)]
@@ -157,18 +124,8 @@ mod tests {
     #[test]
     fn rows_round_trip_with_provenance_and_identical_bytes() {
         let rows = vec![
-            Row {
-                id: "a".into(),
-                n: 1,
-                x: Some(1.5),
-                ok: true,
-            },
-            Row {
-                id: "b".into(),
-                n: -2,
-                x: None,
-                ok: false,
-            },
+            Row { id: "a".into(), n: 1, x: Some(1.5), ok: true },
+            Row { id: "b".into(), n: -2, x: None, ok: false },
         ];
         let inputs = Inputs::from([("responses.parquet".to_string(), "ab".repeat(32))]);
         let dir = tempfile::tempdir().unwrap();
@@ -178,10 +135,7 @@ mod tests {
         assert_eq!(back.rows, rows);
         assert_eq!(back.inputs, inputs);
         assert_eq!(back.code_version, CODE_VERSION);
-        assert_eq!(
-            std::fs::read(&path).unwrap(),
-            to_bytes(&rows, &inputs).unwrap()
-        );
+        assert_eq!(std::fs::read(&path).unwrap(), to_bytes(&rows, &inputs).unwrap());
     }
 
     #[test]
@@ -195,21 +149,8 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.parquet");
-        write(
-            &path,
-            &[Row {
-                id: "a".into(),
-                n: 1,
-                x: None,
-                ok: true,
-            }],
-            &Inputs::new(),
-        )
-        .unwrap();
+        write(&path, &[Row { id: "a".into(), n: 1, x: None, ok: true }], &Inputs::new()).unwrap();
         let err = read::<Other>(&path).unwrap_err().to_string();
-        assert!(
-            err.contains("expected a `other` table, found `test_rows`"),
-            "{err}"
-        );
+        assert!(err.contains("expected a `other` table, found `test_rows`"), "{err}");
     }
 }

@@ -110,14 +110,8 @@ impl Provider {
         body.insert("top_p".into(), number(inf.top_p));
         body.insert("presence_penalty".into(), number(inf.presence_penalty));
         body.insert("frequency_penalty".into(), number(inf.frequency_penalty));
-        body.insert(
-            self.token_limit_field.clone(),
-            json!(inf.max_completion_tokens),
-        );
-        body.insert(
-            "response_format".into(),
-            json!({"type": inf.structured_output.mode}),
-        );
+        body.insert(self.token_limit_field.clone(), json!(inf.max_completion_tokens));
+        body.insert("response_format".into(), json!({"type": inf.structured_output.mode}));
         for (k, v) in self.reasoning.iter().chain(self.extra.iter()) {
             body.insert(k.clone(), v.clone());
         }
@@ -141,8 +135,8 @@ impl ProviderTable {
     /// Reads and validates the provider table.
     pub fn load(path: &Path, spec: &Spec) -> Result<ProviderTable> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let table: ProviderTable = serde_norway::from_str(&text)
-            .map_err(|e| Error::bad(format!("{}: {e}", path.display())))?;
+        let table: ProviderTable =
+            serde_norway::from_str(&text).map_err(|e| Error::bad(format!("{}: {e}", path.display())))?;
         table.validate(path, spec)?;
         Ok(table)
     }
@@ -159,18 +153,13 @@ impl ProviderTable {
                 problems.push(format!("{at}: name: must contain a letter or digit"));
             }
             if !seen.insert(slug(&p.name)) {
-                problems.push(format!(
-                    "{at}: name: duplicate provider (by slug `{}`)",
-                    slug(&p.name)
-                ));
+                problems.push(format!("{at}: name: duplicate provider (by slug `{}`)", slug(&p.name)));
             }
             if !p.endpoint.starts_with("https://") && !p.endpoint.starts_with("http://") {
                 problems.push(format!("{at}: endpoint: expected an http(s) URL"));
             }
             if !["max_tokens", "max_completion_tokens"].contains(&p.token_limit_field.as_str()) {
-                problems.push(format!(
-                    "{at}: token_limit_field: expected max_tokens or max_completion_tokens"
-                ));
+                problems.push(format!("{at}: token_limit_field: expected max_tokens or max_completion_tokens"));
             }
             let effort = p.reasoning.get("reasoning_effort").and_then(Value::as_str);
             if effort != Some(spec.inference.reasoning.default_effort.as_str()) {
@@ -180,19 +169,11 @@ impl ProviderTable {
                 ));
             }
             let price = p.price_usd_per_million_tokens;
-            if !(price.input.is_finite()
-                && price.input > 0.0
-                && price.output.is_finite()
-                && price.output > 0.0)
-            {
-                problems.push(format!(
-                    "{at}: price_usd_per_million_tokens: must be positive and finite"
-                ));
+            if !(price.input.is_finite() && price.input > 0.0 && price.output.is_finite() && price.output > 0.0) {
+                problems.push(format!("{at}: price_usd_per_million_tokens: must be positive and finite"));
             }
             if p.credential_names().iter().any(|n| n.trim().is_empty()) {
-                problems.push(format!(
-                    "{at}: auth: credential variable names must not be empty"
-                ));
+                problems.push(format!("{at}: auth: credential variable names must not be empty"));
             }
         }
         if problems.is_empty() {
@@ -235,12 +216,7 @@ mod tests {
         assert_eq!(table.providers.len(), 10);
         let zai = table.get("Z.AI").unwrap();
         let body = zai.body(&spec, "sys", "user");
-        let keys: Vec<&str> = body
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
+        let keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(
             &keys[..9],
             [
@@ -263,31 +239,17 @@ mod tests {
         assert_eq!(baseten["top_k"], json!(-1));
         assert_eq!(baseten["stream_options"], json!({"include_usage": true}));
         let modal = table.get("modal").unwrap();
-        assert_eq!(
-            modal.credential_names(),
-            vec!["MODAL_PROXY_TOKEN_ID", "MODAL_PROXY_TOKEN_SECRET"]
-        );
-        assert!(table
-            .providers
-            .iter()
-            .all(|p| p.body(&spec, "s", "u").get("stop").is_none()));
+        assert_eq!(modal.credential_names(), vec!["MODAL_PROXY_TOKEN_ID", "MODAL_PROXY_TOKEN_SECRET"]);
+        assert!(table.providers.iter().all(|p| p.body(&spec, "s", "u").get("stop").is_none()));
     }
 
     #[test]
     fn validation_reports_every_problem() {
         let (spec, mut table) = bundled();
-        table.providers[0]
-            .reasoning
-            .insert("reasoning_effort".into(), json!("high"));
+        table.providers[0].reasoning.insert("reasoning_effort".into(), json!("high"));
         table.providers[1].name = table.providers[2].name.clone();
-        let err = table
-            .validate(Path::new("p.yaml"), &spec)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("reasoning.reasoning_effort: must be `low`"),
-            "{err}"
-        );
+        let err = table.validate(Path::new("p.yaml"), &spec).unwrap_err().to_string();
+        assert!(err.contains("reasoning.reasoning_effort: must be `low`"), "{err}");
         assert!(err.contains("duplicate provider"), "{err}");
     }
 }

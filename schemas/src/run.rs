@@ -16,10 +16,7 @@ impl RunDir {
     }
     /// The run id: the directory's name.
     pub fn run_id(&self) -> String {
-        self.root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "run".into())
+        self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into())
     }
     pub fn lock(&self) -> PathBuf {
         self.root.join("lock.json")
@@ -103,12 +100,7 @@ mod tests {
         for name in ["0002.jsonl", "0001.jsonl", "notes.txt", ".0003.jsonl.tmp"] {
             std::fs::write(run.events_dir().join(name), "").unwrap();
         }
-        let numbers: Vec<u32> = run
-            .segments()
-            .unwrap()
-            .into_iter()
-            .map(|(n, _)| n)
-            .collect();
+        let numbers: Vec<u32> = run.segments().unwrap().into_iter().map(|(n, _)| n).collect();
         assert_eq!(numbers, vec![1, 2]);
         assert_eq!(run.run_id(), "run-1");
         assert!(run.segment(12).ends_with("events/0012.jsonl"));

@@ -9,11 +9,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The task families inferbench knows how to score, in their schedule order.
-pub const FAMILIES: [&str; 3] = [
-    "meeting-notes-lookup",
-    "ticket-triage",
-    "contract-terms-extraction",
-];
+pub const FAMILIES: [&str; 3] = ["meeting-notes-lookup", "ticket-triage", "contract-terms-extraction"];
 
 #[derive(Debug, Clone)]
 pub struct Spec {
@@ -64,38 +60,28 @@ pub struct StructuredOutput {
 
 fn field<'a>(path: &Path, root: &'a Value, pointer: &str) -> Result<&'a Value> {
     root.pointer(pointer).ok_or_else(|| {
+        Error::bad(format!("{}: {}: missing", path.display(), pointer.trim_start_matches('/').replace('/', ".")))
+    })
+}
+
+fn string(path: &Path, root: &Value, pointer: &str) -> Result<String> {
+    field(path, root, pointer)?.as_str().map(str::to_string).ok_or_else(|| {
         Error::bad(format!(
-            "{}: {}: missing",
+            "{}: {}: expected a string",
             path.display(),
             pointer.trim_start_matches('/').replace('/', ".")
         ))
     })
 }
 
-fn string(path: &Path, root: &Value, pointer: &str) -> Result<String> {
-    field(path, root, pointer)?
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| {
-            Error::bad(format!(
-                "{}: {}: expected a string",
-                path.display(),
-                pointer.trim_start_matches('/').replace('/', ".")
-            ))
-        })
-}
-
 fn count(path: &Path, root: &Value, pointer: &str) -> Result<usize> {
-    field(path, root, pointer)?
-        .as_u64()
-        .map(|n| n as usize)
-        .ok_or_else(|| {
-            Error::bad(format!(
-                "{}: {}: expected a non-negative integer",
-                path.display(),
-                pointer.trim_start_matches('/').replace('/', ".")
-            ))
-        })
+    field(path, root, pointer)?.as_u64().map(|n| n as usize).ok_or_else(|| {
+        Error::bad(format!(
+            "{}: {}: expected a non-negative integer",
+            path.display(),
+            pointer.trim_start_matches('/').replace('/', ".")
+        ))
+    })
 }
 
 /// Parses a token band such as `500-1000`.
@@ -109,8 +95,7 @@ impl Spec {
     /// Reads and validates a spec file.
     pub fn load(path: &Path) -> Result<Spec> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let root: Value = serde_norway::from_str(&text)
-            .map_err(|e| Error::bad(format!("{}: {e}", path.display())))?;
+        let root: Value = serde_norway::from_str(&text).map_err(|e| Error::bad(format!("{}: {e}", path.display())))?;
         Self::from_value(path, &root)
     }
 
@@ -118,12 +103,7 @@ impl Spec {
         let dir = path.parent().unwrap_or(Path::new("."));
         let families_value = field(path, root, "/dataset/task_families")?
             .as_object()
-            .ok_or_else(|| {
-                Error::bad(format!(
-                    "{}: dataset.task_families: expected a mapping",
-                    path.display()
-                ))
-            })?;
+            .ok_or_else(|| Error::bad(format!("{}: dataset.task_families: expected a mapping", path.display())))?;
         let names: Vec<&str> = families_value.keys().map(String::as_str).collect();
         if names != FAMILIES {
             return Err(Error::bad(format!(
@@ -136,7 +116,10 @@ impl Spec {
             let at = format!("/dataset/task_families/{name}");
             let band_text = string(path, root, &format!("{at}/input_tokens"))?;
             let input_tokens = parse_band(&band_text).ok_or_else(|| {
-                Error::bad(format!("{}: dataset.task_families.{name}.input_tokens: expected LOW-HIGH, found `{band_text}`", path.display()))
+                Error::bad(format!(
+                    "{}: dataset.task_families.{name}.input_tokens: expected LOW-HIGH, found `{band_text}`",
+                    path.display()
+                ))
             })?;
             families.push(FamilySpec {
                 name: name.to_string(),
@@ -149,23 +132,14 @@ impl Spec {
             .map_err(|e| Error::bad(format!("{}: inference: {e}", path.display())))?;
         let required_columns = field(path, root, "/reporting/required_provider_metric_columns")?
             .as_array()
-            .map(|cols| {
-                cols.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
+            .map(|cols| cols.iter().filter_map(Value::as_str).map(str::to_string).collect())
             .unwrap_or_default();
         Ok(Spec {
             path: path.to_path_buf(),
             slug: string(path, root, "/benchmark/slug")?,
             name: string(path, root, "/benchmark/name")?,
             dataset_source: PathBuf::from(string(path, root, "/dataset/source")?),
-            selected_per_family: count(
-                path,
-                root,
-                "/dataset/selection/selected_items_per_task_family",
-            )?,
+            selected_per_family: count(path, root, "/dataset/selection/selected_items_per_task_family")?,
             families,
             model: string(path, root, "/providers/model")?,
             providers_path: dir.join(string(path, root, "/providers/table")?),
@@ -199,8 +173,7 @@ mod tests {
 
     #[test]
     fn the_bundled_spec_loads() {
-        let path =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../pipelines/micro-single-task/spec.yaml");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../pipelines/micro-single-task/spec.yaml");
         let spec = Spec::load(&path).unwrap();
         assert_eq!(spec.slug, "inference-micro-single-task");
         assert_eq!(spec.families.len(), 3);
@@ -212,9 +185,7 @@ mod tests {
     #[test]
     fn a_missing_key_is_named() {
         let root: Value = serde_norway::from_str("benchmark: {slug: x}\n").unwrap();
-        let err = Spec::from_value(Path::new("s.yaml"), &root)
-            .unwrap_err()
-            .to_string();
+        let err = Spec::from_value(Path::new("s.yaml"), &root).unwrap_err().to_string();
         assert_eq!(err, "s.yaml: dataset.task_families: missing");
     }
 }

@@ -72,10 +72,7 @@ fn text_of(value: Option<&Value>) -> String {
             .iter()
             .filter_map(|item| match item {
                 Value::String(s) => Some(s.as_str()),
-                Value::Object(o) => o
-                    .get("text")
-                    .or_else(|| o.get("content"))
-                    .and_then(Value::as_str),
+                Value::Object(o) => o.get("text").or_else(|| o.get("content")).and_then(Value::as_str),
                 _ => None,
             })
             .collect(),
@@ -105,11 +102,9 @@ fn merge_usage(usage: &mut Usage, payload: &Value) {
     };
     let pick = |a: &str, b: &str| non_negative_int(u.get(a)).or_else(|| non_negative_int(u.get(b)));
     usage.prompt_tokens = pick("prompt_tokens", "input_tokens").or(usage.prompt_tokens);
-    usage.completion_tokens =
-        pick("completion_tokens", "output_tokens").or(usage.completion_tokens);
+    usage.completion_tokens = pick("completion_tokens", "output_tokens").or(usage.completion_tokens);
     usage.total_tokens = non_negative_int(u.get("total_tokens")).or(usage.total_tokens);
-    usage.cached_tokens =
-        non_negative_int(u.pointer("/prompt_tokens_details/cached_tokens")).or(usage.cached_tokens);
+    usage.cached_tokens = non_negative_int(u.pointer("/prompt_tokens_details/cached_tokens")).or(usage.cached_tokens);
 }
 
 fn first_string(slot: &mut Option<String>, value: Option<&Value>) {
@@ -136,15 +131,9 @@ pub fn compute(events: &[TimedEvent<'_>], completed_2xx: bool) -> StreamTiming {
             continue;
         };
         first_string(&mut t.response_model, payload.get("model"));
-        first_string(
-            &mut t.provider_request_id,
-            payload.get("request_id").or_else(|| payload.get("id")),
-        );
+        first_string(&mut t.provider_request_id, payload.get("request_id").or_else(|| payload.get("id")));
         merge_usage(&mut t.usage, &payload);
-        if let Some(reason) = payload
-            .pointer("/choices/0/finish_reason")
-            .and_then(Value::as_str)
-        {
+        if let Some(reason) = payload.pointer("/choices/0/finish_reason").and_then(Value::as_str) {
             t.finish_reason = Some(reason.to_string());
         }
         let (reasoning, answer) = deltas(&payload);
@@ -174,8 +163,7 @@ pub fn compute(events: &[TimedEvent<'_>], completed_2xx: bool) -> StreamTiming {
         t.e2e_latency_ms = t.last_answer_ms;
         if let (Some(first), Some(last)) = (t.ttfa_ms, t.last_answer_ms) {
             if t.visible_answer_tokens >= 2 && last > first {
-                t.output_tokens_per_second =
-                    Some((t.visible_answer_tokens - 1) as f64 / ((last - first) / 1000.0));
+                t.output_tokens_per_second = Some((t.visible_answer_tokens - 1) as f64 / ((last - first) / 1000.0));
             }
         }
     }
@@ -187,28 +175,20 @@ mod tests {
     use super::*;
 
     fn ev(offset_ms: f64, data: &str) -> TimedEvent<'_> {
-        TimedEvent {
-            offset_ms,
-            data: Some(data),
-        }
+        TimedEvent { offset_ms, data: Some(data) }
     }
 
     const ROLE: &str = r#"{"model":"glm","choices":[{"delta":{"role":"assistant","content":""}}]}"#;
     const THINK: &str = r#"{"choices":[{"delta":{"reasoning_content":"brief thought"}}]}"#;
     const A1: &str = r#"{"choices":[{"delta":{"content":"{\"answer\":"}}]}"#;
     const A2: &str = r#"{"choices":[{"delta":{"content":"\"Ada\"}"}}]}"#;
-    const FINISH: &str = r#"{"choices":[{"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":20,"completion_tokens":7}}"#;
+    const FINISH: &str =
+        r#"{"choices":[{"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":20,"completion_tokens":7}}"#;
 
     #[test]
     fn reasoning_then_answer_gives_hand_computed_boundaries() {
-        let events = [
-            ev(5.0, ROLE),
-            ev(115.0, THINK),
-            ev(125.0, A1),
-            ev(225.0, A2),
-            ev(230.0, FINISH),
-            ev(231.0, "[DONE]"),
-        ];
+        let events =
+            [ev(5.0, ROLE), ev(115.0, THINK), ev(125.0, A1), ev(225.0, A2), ev(230.0, FINISH), ev(231.0, "[DONE]")];
         let t = compute(&events, true);
         assert_eq!(t.ttfo_ms, Some(115.0));
         assert_eq!(t.ttfa_ms, Some(125.0));
@@ -216,10 +196,7 @@ mod tests {
         assert_eq!(t.e2e_latency_ms, Some(225.0));
         assert_eq!(t.answer, "{\"answer\":\"Ada\"}");
         assert_eq!(t.reasoning, "brief thought");
-        assert_eq!(
-            t.pre_answer_reasoning_tokens,
-            Some(tokenizer::count("brief thought") as i64)
-        );
+        assert_eq!(t.pre_answer_reasoning_tokens, Some(tokenizer::count("brief thought") as i64));
         assert_eq!(t.reasoning_emitted_before_answer, Some(true));
         let n = tokenizer::count("{\"answer\":\"Ada\"}") as f64;
         assert_eq!(t.output_tokens_per_second, Some((n - 1.0) / 0.1));
@@ -261,19 +238,13 @@ mod tests {
 
     #[test]
     fn single_token_answer_or_single_event_has_no_speed() {
-        let one = compute(
-            &[ev(10.0, r#"{"choices":[{"delta":{"content":"7"}}]}"#)],
-            true,
-        );
+        let one = compute(&[ev(10.0, r#"{"choices":[{"delta":{"content":"7"}}]}"#)], true);
         assert_eq!(one.visible_answer_tokens, 1);
         assert_eq!(one.output_tokens_per_second, None);
         assert_eq!(one.e2e_latency_ms, Some(10.0));
         let same_event = compute(&[ev(10.0, A1)], true);
         assert!(same_event.visible_answer_tokens >= 2);
-        assert_eq!(
-            same_event.output_tokens_per_second, None,
-            "last == first has no speed"
-        );
+        assert_eq!(same_event.output_tokens_per_second, None, "last == first has no speed");
     }
 
     #[test]
@@ -281,20 +252,13 @@ mod tests {
         let both = r#"{"choices":[{"delta":{"reasoning":"hm","content":"{"}}]}"#;
         let t = compute(&[ev(50.0, both), ev(60.0, A2)], true);
         assert_eq!(t.ttfo_ms, Some(50.0));
-        assert_eq!(
-            t.pre_answer_reasoning_tokens,
-            Some(tokenizer::count("hm") as i64)
-        );
+        assert_eq!(t.pre_answer_reasoning_tokens, Some(tokenizer::count("hm") as i64));
     }
 
     #[test]
     fn list_valued_reasoning_details_and_comments_are_handled() {
-        let details =
-            r#"{"choices":[{"delta":{"reasoning_details":[{"text":"a"},"b",{"content":"c"},3]}}]}"#;
-        let comment = TimedEvent {
-            offset_ms: 1.0,
-            data: None,
-        };
+        let details = r#"{"choices":[{"delta":{"reasoning_details":[{"text":"a"},"b",{"content":"c"},3]}}]}"#;
+        let comment = TimedEvent { offset_ms: 1.0, data: None };
         let t = compute(&[comment, ev(20.0, details), ev(30.0, A1)], true);
         assert_eq!(t.reasoning, "abc");
         assert_eq!(t.first_event_ms, Some(1.0));

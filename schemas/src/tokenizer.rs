@@ -38,11 +38,7 @@ pub fn vocabulary_sha256() -> String {
     let mut hasher = Sha256::new();
     let mut rank: u32 = 0;
     while let Ok(bytes) = bpe().decode_bytes(&[rank]) {
-        if bpe()
-            .special_tokens()
-            .iter()
-            .any(|s| s.as_bytes() == bytes.as_slice())
-        {
+        if bpe().special_tokens().iter().any(|s| s.as_bytes() == bytes.as_slice()) {
             break;
         }
         hasher.update((bytes.len() as u64).to_be_bytes());
@@ -50,11 +46,8 @@ pub fn vocabulary_sha256() -> String {
         hasher.update(u64::from(rank).to_be_bytes());
         rank += 1;
     }
-    let mut specials: Vec<(&str, u32)> = bpe()
-        .special_tokens()
-        .into_iter()
-        .map(|s| (s, bpe().encode_with_special_tokens(s)[0]))
-        .collect();
+    let mut specials: Vec<(&str, u32)> =
+        bpe().special_tokens().into_iter().map(|s| (s, bpe().encode_with_special_tokens(s)[0])).collect();
     specials.sort();
     for (text, rank) in specials {
         hasher.update((text.len() as u64).to_be_bytes());
@@ -72,10 +65,7 @@ mod tests {
     fn counts_match_known_o200k_values() {
         assert_eq!(encode("Hello, world!"), vec![13225, 11, 2375, 0]);
         assert_eq!(count(""), 0);
-        assert_eq!(
-            count("{\"answer\":\"Ada\"}"),
-            encode("{\"answer\":\"Ada\"}").len()
-        );
+        assert_eq!(count("{\"answer\":\"Ada\"}"), encode("{\"answer\":\"Ada\"}").len());
     }
 
     #[test]

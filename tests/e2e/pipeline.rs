@@ -51,7 +51,11 @@ fn simulated_run_end_to_end() {
     check_parquet_opens_in_polars(&run);
 }
 
-fn check_one_row_per_scheduled_request(schedule: &[ScheduleRow], responses: &[ResponseRow], evaluations: &[EvaluationRow]) {
+fn check_one_row_per_scheduled_request(
+    schedule: &[ScheduleRow],
+    responses: &[ResponseRow],
+    evaluations: &[EvaluationRow],
+) {
     assert_eq!(schedule.len(), 6 * 7, "2 items × 3 families × 7 providers");
     let scheduled: BTreeSet<&str> = schedule.iter().map(|r| r.request_id.as_str()).collect();
     let answered: Vec<&str> = responses.iter().map(|r| r.request_id.as_str()).collect();
@@ -68,7 +72,8 @@ fn by_provider<'a>(responses: &'a [ResponseRow], provider: &str) -> Vec<&'a Resp
 }
 
 fn check_outcomes(responses: &[ResponseRow], evaluations: &[EvaluationRow]) {
-    let class: BTreeMap<&str, &str> = evaluations.iter().map(|e| (e.request_id.as_str(), e.classification.as_str())).collect();
+    let class: BTreeMap<&str, &str> =
+        evaluations.iter().map(|e| (e.request_id.as_str(), e.classification.as_str())).collect();
     for r in by_provider(responses, "steady") {
         assert_eq!((r.outcome.as_str(), r.http_status, r.done_seen), ("completed", Some(200), true));
         assert_eq!(class[r.request_id.as_str()], "valid_result", "steady answers from gold: {}", r.answer);
@@ -84,7 +89,10 @@ fn check_outcomes(responses: &[ResponseRow], evaluations: &[EvaluationRow]) {
         assert!(r.usage_completion_tokens.is_some(), "stream_usage asked for a usage chunk");
     }
     for r in by_provider(responses, "limited") {
-        assert_eq!((r.outcome.as_str(), r.operational_outcome.as_str(), r.http_status), ("http_error", "429", Some(429)));
+        assert_eq!(
+            (r.outcome.as_str(), r.operational_outcome.as_str(), r.http_status),
+            ("http_error", "429", Some(429))
+        );
         assert!(r.retry_after.is_some(), "Retry-After is captured");
         assert_eq!(class[r.request_id.as_str()], "failed_request");
     }
@@ -108,17 +116,17 @@ fn check_outcomes(responses: &[ResponseRow], evaluations: &[EvaluationRow]) {
 /// from just before its send, so they must be at least the server's and within a band.
 fn check_timing(responses: &[ResponseRow], sim: &Sim) {
     let log = std::fs::read_to_string(&sim.log).expect("ib-sim log");
-    let steady: Vec<Value> = log
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|v| v["provider"] == "steady")
-        .collect();
+    let steady: Vec<Value> =
+        log.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|v| v["provider"] == "steady").collect();
     assert_eq!(steady.len(), 6);
     for v in &steady {
         let drawn = v["ttft_ms"].as_f64().unwrap() * v["time_scale"].as_f64().unwrap();
         let written = v["answer_event_offsets_ms"][0].as_f64().unwrap();
         assert!((250.0..=350.0).contains(&drawn), "profile draws TTFT near its 300 ms median: {drawn}");
-        assert!(written >= drawn && written <= drawn + 250.0, "the simulator keeps its drawn TTFT: {written} vs {drawn}");
+        assert!(
+            written >= drawn && written <= drawn + 250.0,
+            "the simulator keeps its drawn TTFT: {written} vs {drawn}"
+        );
     }
     // Steady answers each of the six items once: pair the two sides by item.
     let server_first: BTreeMap<&str, f64> = steady
@@ -131,7 +139,11 @@ fn check_timing(responses: &[ResponseRow], sim: &Sim) {
         .iter()
         .map(|r| {
             let (server, client) = (server_first[r.item_id.as_str()], r.ttfa_ms.unwrap());
-            assert!(client >= server - 1.0 && client <= server + 1000.0, "{}: client TTFA {client} vs server {server}", r.item_id);
+            assert!(
+                client >= server - 1.0 && client <= server + 1000.0,
+                "{}: client TTFA {client} vs server {server}",
+                r.item_id
+            );
             client - server
         })
         .collect();
@@ -147,7 +159,9 @@ fn check_metrics_and_report(run: &Path) {
     for provider in ["steady", "Reasoner.AI", "limited", "broken", "staller", "garbled", "impostor"] {
         assert!(report.contains(provider), "report names {provider}");
     }
-    let spec = inferbench_schemas::spec::Spec::load(&crate::support::repo().join("pipelines/micro-single-task/spec.yaml")).unwrap();
+    let spec =
+        inferbench_schemas::spec::Spec::load(&crate::support::repo().join("pipelines/micro-single-task/spec.yaml"))
+            .unwrap();
     for column in &spec.required_columns {
         assert!(report.contains(column.as_str()), "report has column {column}");
     }
@@ -184,7 +198,14 @@ fn check_manifest_inventories_the_run(run: &Path) {
 }
 
 fn check_rescore_is_byte_identical(ws: &Workspace, run: &Path) {
-    let names = ["responses.parquet", "evaluations.parquet", "metrics.json", "metrics.parquet", "comparisons.json", "report.md"];
+    let names = [
+        "responses.parquet",
+        "evaluations.parquet",
+        "metrics.json",
+        "metrics.parquet",
+        "comparisons.json",
+        "report.md",
+    ];
     let before: Vec<Vec<u8>> = names.iter().map(|n| std::fs::read(run.join(n)).unwrap()).collect();
     derive(ws, run);
     for (name, old) in names.iter().zip(before) {
