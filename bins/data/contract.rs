@@ -503,7 +503,8 @@ impl Doc {
         let eff_in_defs = rng.chance(15);
         let initial_in_defs = rng.chance(25);
         let renewal_in_defs = f.renewal.auto() && rng.chance(30);
-        let has_defs = eff_in_defs || initial_in_defs || renewal_in_defs || rng.chance(85);
+        // A support agreement always defines the terms its clauses use (Incident, ...).
+        let has_defs = eff_in_defs || initial_in_defs || renewal_in_defs || rng.chance(85) || f.kind == Kind::Support;
         let notices_needed =
             matches!(f.renewal, Renewal::AutoNoticeCrossRef) || matches!(f.convenience, Convenience::CustomerCrossRef);
 
@@ -556,8 +557,13 @@ impl Doc {
 
     fn render(&self) -> String {
         let numbers: Vec<(&str, usize)> = self.sections.iter().enumerate().map(|(i, s)| (s.key, i + 1)).collect();
+        // A document headed "ARTICLE n" refers to its parts as "Article n".
+        let article = self.heading_style == 3 && self.refword == "Section";
         let resolve = |text: &str| -> String {
             let mut out = text.to_string();
+            if article {
+                out = out.replace("Section [[", "Article [[").replace("Sections [[", "Articles [[");
+            }
             for (key, n) in &numbers {
                 out = out.replace(&format!("[[{key}]]"), &n.to_string());
             }
@@ -850,9 +856,19 @@ fn definitions_section(
         "\"Confidential Information\" means information disclosed by one party to the other that is marked as confidential or would reasonably be understood to be confidential.",
         "\"Fees\" means the fees payable by {c} under this Agreement.",
     ];
-    let mut pool: Vec<&str> = kind_defs.to_vec();
+    // Terms the clauses always use are always defined (a support agreement speaks of
+    // Incidents, Maintenance Releases, Support Hours and the Licence Agreement); the rest
+    // are sampled.
+    let always = |d: &&str| {
+        f.kind == Kind::Support
+            && ["\"Incident\"", "\"Maintenance Release\"", "\"Support Hours\"", "Agreement\" means the software"]
+                .iter()
+                .any(|k| d.contains(k))
+    };
+    let mut chosen: Vec<&str> = kind_defs.iter().copied().filter(always).collect();
+    let mut pool: Vec<&str> = kind_defs.iter().copied().filter(|d| !always(d)).collect();
     let k = rng.range(2, 4) as usize;
-    let mut chosen = rng.sample(&pool, k);
+    chosen.extend(rng.sample(&pool, k.saturating_sub(chosen.len()).max(usize::from(f.kind == Kind::Support))));
     pool = common.to_vec();
     let k = rng.range(0, 2) as usize;
     chosen.extend(rng.sample(&pool, k));
@@ -970,7 +986,7 @@ fn scope_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Section {
                 "On-site support is available at {s_poss} then-current daily rates and is not included in the annual fee.",
             ],
             &[
-                "This Agreement supplements, but does not amend, the Software {Licence} Agreement between the parties dated {ref_date} (the \"{Licence} Agreement\").",
+                "This Agreement supplements, but does not amend, the {Licence} Agreement, which the parties signed on {ref_date}.",
                 "The {service} itself is {licence}d to {c} under a separate {licence} agreement, which is not part of this excerpt and which this Agreement does not change.",
                 "This Agreement covers support only. The right to use the {service} is granted under the parties' separate {Licence} Agreement dated {ref_date}.",
             ],
@@ -1474,14 +1490,8 @@ fn term_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng, initial_in_defs: bool, 
             rng,
             &["Expiry of this Agreement does not affect any {sow} then in progress, which continues to be governed by this Agreement until completed."],
         ));
-    } else if rng.chance(35) {
-        c.push(ctx.r(
-            rng,
-            &[
-                "The Initial Term and any renewal term are together referred to as the \"Term\".",
-                "Any fees paid for a period after expiry or termination are handled as described in {ref} [[termination]].",
-            ],
-        ));
+    } else if rng.chance(35) && f.renewal.auto() {
+        c.push(ctx.r(rng, &["The Initial Term and any renewal term are together referred to as the \"Term\"."]));
     }
     Section {
         key: "term",
@@ -1801,6 +1811,39 @@ mod tests {
 
     fn band() -> UserBand {
         UserBand { lo: 500, hi: 1000 }
+    }
+
+    #[test]
+    fn references_definitions_and_the_term_are_consistent() {
+        for g in generate(20261129, 240, band()) {
+            let u = &g.user;
+            let lines: Vec<&str> = u.lines().collect();
+            if lines.iter().any(|l| l.starts_with("ARTICLE ")) {
+                assert!(!u.contains("Section ") && !u.contains("Sections "), "{u}");
+            }
+            assert!(!u.contains("are handled as described in"), "{u}");
+            if g.gold["auto_renews"] == false {
+                assert!(!u.contains("together referred to as the \"Term\""), "{u}");
+            }
+            if u.contains(" Incidents") || u.contains("Priority 1 Incident") {
+                assert!(u.contains("\"Incident\" means"), "{u}");
+            }
+            // Every term is defined once, in the definitions or inline.
+            let mut terms: Vec<String> = Vec::new();
+            for (i, _) in u.match_indices("\" means") {
+                let start = u[..i].rfind('"').unwrap();
+                terms.push(u[start + 1..i].to_string());
+            }
+            for (i, _) in u.match_indices("(the \"") {
+                let rest = &u[i + 6..];
+                terms.push(rest[..rest.find('"').unwrap()].to_string());
+            }
+            let mut sorted = terms.clone();
+            sorted.sort();
+            let before = sorted.len();
+            sorted.dedup();
+            assert_eq!(before, sorted.len(), "a term defined twice: {terms:?}\n{u}");
+        }
     }
 
     /// The line(s) of the contract that mention a concept, by keyword.

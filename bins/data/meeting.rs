@@ -178,11 +178,16 @@ struct Question {
     never: Vec<String>,
     /// For people: the full name, which must occur.
     present: Option<String>,
+    /// For numbers: the digits of the gold ("12" of "12%"), which must stand alone once,
+    /// so that no date or other value shares them.
+    digits: Option<String>,
     kind: Kind,
 }
 
 #[derive(Debug, Clone)]
 struct Topic {
+    /// Set by [`Meeting::topic`]; the literals carry a placeholder.
+    kind: Kind,
     heading: String,
     stmts: Vec<Stmt>,
     actions: Vec<Action>,
@@ -220,7 +225,8 @@ struct Meeting {
     money_style: MoneyStyle,
     team: String,
     product: String,
-    title: String,
+    /// The domain's titles filled in, in this meeting's order of preference.
+    titles: Vec<String>,
     used_dates: Vec<Date>,
     used_nums: Vec<u64>,
     used_vendors: Vec<String>,
@@ -262,10 +268,14 @@ impl Meeting {
             Date::new(rng.range(2024, 2027) as i32, rng.range(1, 12) as u32, rng.range(1, 28) as u32).working_day();
         let team = rng.pick(d.teams).to_string();
         let product = rng.pick(d.products).to_string();
-        let title = cap(&Vars::new()
-            .with("team", team.clone())
-            .with("product", strip_the(&product).to_string())
-            .fill(*rng.pick(d.titles)));
+        let mut titles: Vec<String> = d
+            .titles
+            .iter()
+            .map(|t| {
+                cap(&Vars::new().with("team", team.clone()).with("product", strip_the(&product).to_string()).fill(t))
+            })
+            .collect();
+        rng.shuffle(&mut titles);
         let notetaker = rng.range(1, n as i64 - 1) as usize;
         Meeting {
             d,
@@ -296,7 +306,7 @@ impl Meeting {
             ]),
             team,
             product,
-            title,
+            titles,
             used_dates: vec![date],
             used_nums: vec![],
             used_vendors: vec![],
@@ -493,13 +503,23 @@ impl Meeting {
             once: None,
             never: vec![],
             present: Some(self.full(i)),
+            digits: None,
             kind,
         }
     }
 
     fn q_date(&self, d: Date, text: String, kind: Kind) -> Question {
         let gold = self.ds(d);
-        Question { aliases: d.aliases(&gold), once: Some(gold.clone()), gold, text, never: vec![], present: None, kind }
+        Question {
+            aliases: d.aliases(&gold),
+            once: Some(gold.clone()),
+            gold,
+            text,
+            never: vec![],
+            present: None,
+            digits: None,
+            kind,
+        }
     }
 
     fn q_value(&self, v: &Value, text: String, kind: Kind) -> Question {
@@ -510,6 +530,11 @@ impl Meeting {
             once: Some(v.core.clone()),
             never: v.plain.iter().cloned().collect(),
             present: None,
+            digits: {
+                let core = v.gold.trim_start_matches(|c: char| !c.is_ascii_digit());
+                let core: String = core.chars().take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.').collect();
+                Some(core.trim_end_matches(['.', ',']).to_string())
+            },
             kind,
         }
     }
@@ -571,6 +596,43 @@ impl Meeting {
     }
 
     fn topic(&mut self, kind: Kind, want: Option<Answer>, rng: &mut Rng) -> Topic {
+        let mut t = self.topic_of(kind, want, rng);
+        t.kind = kind;
+        t
+    }
+
+    /// The document's title: the first of the domain's titles (in this meeting's order)
+    /// whose subject is on the agenda, so a postmortem title heads an incident and a
+    /// vendor review a renewal; a plain team meeting otherwise.
+    fn title(&self, topics: &[Topic]) -> String {
+        let has = |k: &[Kind]| topics.iter().any(|t| k.contains(&t.kind));
+        for t in &self.titles {
+            let l = t.to_lowercase();
+            let needs: &[Kind] = if l.contains("postmortem") || l.contains("incident") || l.contains("reliability") {
+                &[Kind::Incident]
+            } else if l.contains("escalation") {
+                &[Kind::Escalation]
+            } else if l.contains("vendor") {
+                &[Kind::Vendor, Kind::Dependency]
+            } else if l.contains("hiring") || l.contains("staffing") {
+                &[Kind::Hiring]
+            } else if l.contains("cost") || l.contains("spend") || l.contains("budget") {
+                &[Kind::Budget, Kind::Metrics]
+            } else if l.contains("pipeline") || l.contains("forecast") || l.contains("monthly review") {
+                &[Kind::Metrics]
+            } else if l.contains("onboarding") || l.contains("enrolment") {
+                &[Kind::Training]
+            } else {
+                &[]
+            };
+            if needs.is_empty() || has(needs) {
+                return t.clone();
+            }
+        }
+        format!("{} weekly", self.team)
+    }
+
+    fn topic_of(&mut self, kind: Kind, want: Option<Answer>, rng: &mut Rng) -> Topic {
         match kind {
             Kind::Ownership => self.ownership(want, rng),
             Kind::Reschedule => self.reschedule(want, rng),
@@ -676,14 +738,26 @@ impl Meeting {
         let question = match want {
             Some(Answer::Person) => Some(self.q_person(
                 a,
-                v.pick(rng, &["Who is going to own {x}?", "Who took ownership of {x}?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "Who is going to own {x}?",
+                        "Who took ownership of {x}?",
+                        "Who will keep {x} up to date from now on?",
+                        "Which attendee is now responsible for {x}?",
+                    ],
+                ),
                 Kind::Ownership,
             )),
             Some(Answer::Date) => Some(self.q_date(
                 draft,
                 v.pick(
                     rng,
-                    &["By when should the first draft of {x} be ready?", "When is the first draft of {x} expected?"],
+                    &[
+                        "By when should the first draft of {x} be ready?",
+                        "When is the first draft of {x} expected?",
+                        "What is the due date for a first draft of {x}?",
+                    ],
                 ),
                 Kind::Ownership,
             )),
@@ -696,6 +770,7 @@ impl Meeting {
             actions.insert(0, act(a, &v, rng, &["first draft of {x} by {draft}", "draft {x} by {draft}"]));
         }
         Topic {
+            kind: Kind::OtherBusiness,
             heading: if rng.chance(35) { v.fill("Ownership of {x}") } else { String::new() },
             stmts,
             actions,
@@ -706,7 +781,10 @@ impl Meeting {
     }
 
     fn reschedule(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
-        let e = *rng.pick(self.d.events);
+        let open: Vec<&str> =
+            self.d.events.iter().copied().filter(|e| crate::meeting_vocab::takes_registrations(e)).collect();
+        let e = if want == Some(Answer::Number) { *rng.pick(&open) } else { *rng.pick(self.d.events) };
+        let registers = crate::meeting_vocab::takes_registrations(e);
         let who = self.some(rng, 2, &[self.chair]);
         let (a, b) = (who[0], who[1]);
         let orig = self.fresh_date(rng, 6, 35);
@@ -760,7 +838,7 @@ impl Meeting {
                 &["Then let's move {e} to {new}, same time slot.", "OK, {new} it is for {e}."],
             ),
         ];
-        if want == Some(Answer::Number) || rng.chance(60) {
+        if want == Some(Answer::Number) || (registers && rng.chance(60)) {
             stmts.push(say(
                 a,
                 &v,
@@ -776,31 +854,66 @@ impl Meeting {
             b,
             &v,
             rng,
-            &[
-                "{B} will send the updated invitation and let everyone who registered know about the change.",
-                "{B} will send the updated invitation for {e}.",
-            ],
-            &["I'll send the updated invitation and email everyone who registered."],
+            if registers {
+                &[
+                    "{B} will send the updated invitation and let everyone who registered know about the change.",
+                    "{B} will send the updated invitation for {e}.",
+                    "{B} will update the invitation and email everyone who signed up.",
+                ]
+            } else {
+                &[
+                    "{B} will send the updated invitation for {e}.",
+                    "{B} will move the calendar invitation and tell everyone involved.",
+                ]
+            },
+            if registers {
+                &["I'll send the updated invitation and email everyone who registered."]
+            } else {
+                &["I'll move the invitation and let everyone know."]
+            },
         ));
         let question = match want {
             Some(Answer::Date) => Some(self.q_date(
                 new,
-                v.pick(rng, &["To what date was {e} moved?", "What is the new date for {e}?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "To what date was {e} moved?",
+                        "What is the new date for {e}?",
+                        "When will {e} take place now?",
+                        "On what date is {e} now scheduled?",
+                    ],
+                ),
                 Kind::Reschedule,
             )),
             Some(Answer::Number) => Some(self.q_value(
                 &self.value(MetricKind::Count(" people"), regs),
-                v.pick(rng, &["How many people have registered for {e} so far?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "How many people have registered for {e} so far?",
+                        "How many sign-ups does {e} have so far?",
+                        "What is the current number of registrations for {e}?",
+                    ],
+                ),
                 Kind::Reschedule,
             )),
             Some(Answer::Person) => Some(self.q_person(
                 b,
-                v.pick(rng, &["Who will send the updated invitation for {e}?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "Who will send the updated invitation for {e}?",
+                        "Who is updating the invitation for {e}?",
+                        "Which attendee will let people know about the new date for {e}?",
+                    ],
+                ),
                 Kind::Reschedule,
             )),
             None => None,
         };
         Topic {
+            kind: Kind::OtherBusiness,
             heading: String::new(),
             stmts,
             actions: vec![act(b, &v, rng, &["send the updated invitation for {e}", "update the invitation for {e}"])],
@@ -880,22 +993,45 @@ impl Meeting {
         let question = match want {
             Some(Answer::Number) if rng.chance(75) => Some(self.q_value(
                 &capped.1,
-                v.pick(rng, &["What monthly cap did the group set for {i}?", "What is the new monthly cap for {i}?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "What monthly cap did the group set for {i}?",
+                        "What is the new monthly cap for {i}?",
+                        "How much per month may now be spent on {i}?",
+                        "What spending limit per month was agreed for {i}?",
+                    ],
+                ),
                 Kind::Budget,
             )),
             Some(Answer::Number) => Some(self.q_value(
                 &self.value(MetricKind::Percent, alert),
-                v.pick(rng, &["At what percentage of the cap will the alert for {i} be sent?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "At what percentage of the cap will the alert for {i} be sent?",
+                        "At what share of the {i} cap does the alert fire?",
+                        "What percentage of the cap triggers the alert on {i}?",
+                    ],
+                ),
                 Kind::Budget,
             )),
             Some(Answer::Person) => Some(self.q_person(
                 d,
-                v.pick(rng, &["Whose approval is needed for spending above the cap on {i}?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "Whose approval is needed for spending above the cap on {i}?",
+                        "Who must approve spend on {i} beyond the cap?",
+                        "Who signs off if {i} goes over the monthly cap?",
+                    ],
+                ),
                 Kind::Budget,
             )),
             _ => None,
         };
         Topic {
+            kind: Kind::OtherBusiness,
             heading: String::new(),
             stmts,
             actions: vec![act(
@@ -911,16 +1047,24 @@ impl Meeting {
     }
 
     fn metrics(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
-        let (period, prev) = *rng.pick(&[
-            ("Q1", "Q4"),
-            ("Q2", "Q1"),
-            ("Q3", "Q2"),
-            ("Q4", "Q3"),
-            ("May", "April"),
-            ("October", "September"),
+        // The period just ended at the meeting's date: the last full month, or the last
+        // quarter when the meeting falls in the first month after it, or the last sprint.
+        let mi = self.date.m as usize - 1;
+        let last_month = crate::dates::MONTHS[(mi + 11) % 12];
+        let month_before = crate::dates::MONTHS[(mi + 10) % 12];
+        let qi = mi / 3;
+        let last_q = ["Q4", "Q1", "Q2", "Q3"][qi];
+        let q_before = ["Q3", "Q4", "Q1", "Q2"][qi];
+        let mut periods: Vec<(&str, &str)> = vec![
+            (last_month, month_before),
+            (last_month, month_before),
             ("the last sprint", "the sprint before"),
             ("last month", "the month before"),
-        ]);
+        ];
+        if mi % 3 == 0 {
+            periods.extend([(last_q, q_before), (last_q, q_before)]);
+        }
+        let (period, prev) = *rng.pick(&periods);
         let ms = rng.sample(self.d.metrics, 2);
         let who = self.some(rng, 2, &[]);
         let (a, b) = (who[0], who[1]);
@@ -935,8 +1079,19 @@ impl Meeting {
         let (k1, k2) = (unit_free(m1.name, m1.kind), unit_free(m2.name, m2.kind));
         let (_, v1) = self.fresh_value(rng, k1, m1.lo, m1.hi);
         let (_, v1p) = self.fresh_value(rng, k1, m1.lo, m1.hi);
-        let (_, v2) = self.fresh_value(rng, k2, m2.lo, m2.hi);
-        let (_, t2) = self.fresh_value(rng, k2, m2.lo, m2.hi);
+        let (n2, v2) = self.fresh_value(rng, k2, m2.lo, m2.hi);
+        // A target near the value (within about a quarter), on either side of it.
+        let lower_better = crate::meeting_vocab::lower_is_better(m2.name);
+        let spread = (n2 / 4).max(2);
+        let t_lo = n2.saturating_sub(spread).max(m2.lo.min(n2)).max(1);
+        let t_hi = match m2.kind {
+            MetricKind::Percent | MetricKind::PercentTenths if !m2.name.contains("retention") => {
+                (n2 + spread).min(if matches!(m2.kind, MetricKind::Percent) { 100 } else { 1000 })
+            }
+            _ => n2 + spread,
+        };
+        let (n_t2, t2) = self.fresh_value(rng, k2, t_lo, t_hi.max(t_lo + 1));
+        let met = if lower_better { n2 <= n_t2 } else { n2 >= n_t2 };
         let mut v = self.vars(&who);
         v.set("period", period)
             .set("prev", prev)
@@ -947,6 +1102,24 @@ impl Meeting {
             .set("v1p", v1p.written.clone())
             .set("v2", v2.written.clone())
             .set("t2", t2.written.clone())
+            .set("M2", cap(m2.name))
+            .set(
+                "tgt",
+                if lower_better {
+                    let fewer = if matches!(k2, MetricKind::Count(_)) { "fewer" } else { "less" };
+                    format!("{} or {fewer}", t2.written)
+                } else {
+                    t2.written.clone()
+                },
+            )
+            .set(
+                "verdict",
+                if met {
+                    *rng.pick(&["better than", "ahead of"])
+                } else {
+                    *rng.pick(&["short of", "missing", "not yet at"])
+                },
+            )
             .set(
                 "factor",
                 *rng.pick(&[
@@ -972,10 +1145,14 @@ impl Meeting {
                 &v,
                 rng,
                 &[
-                    "The figure for {m2} was {v2}, against a target of {t2}.",
-                    "For {m2}, the team reached {v2}; the target is {t2}.",
+                    "The figure for {m2} was {v2}, against a target of {tgt}.",
+                    "For {m2}, the team reached {v2}; the target is {tgt}.",
+                    "{M2} came to {v2}, {verdict} the target of {tgt}.",
                 ],
-                &["For {m2} we're at {v2}, and the target is {t2}."],
+                &[
+                    "For {m2} we're at {v2}, and the target is {tgt}.",
+                    "{M2} is at {v2}, {verdict} our target of {tgt}.",
+                ],
             ),
         ];
         if rng.chance(70) {
@@ -993,21 +1170,42 @@ impl Meeting {
         let question = match want {
             Some(Answer::Number) if rng.chance(65) => Some(self.q_value(
                 &v1,
-                v.pick(rng, &["What was {m1} in {period}?", "What figure did {A} report for {m1} in {period}?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "What was {m1} in {period}?",
+                        "What figure did {A} report for {m1} in {period}?",
+                        "Where did {m1} come in for {period}?",
+                        "According to {A}, what was {m1} for {period}?",
+                    ],
+                ),
                 Kind::Metrics,
             )),
-            Some(Answer::Number) => {
-                Some(self.q_value(&t2, v.pick(rng, &["What is the target for {m2}?"]), Kind::Metrics))
-            }
+            Some(Answer::Number) => Some(self.q_value(
+                &t2,
+                v.pick(
+                    rng,
+                    &[
+                        "What is the target for {m2}?",
+                        "What target was quoted for {m2}?",
+                        "Which figure is the target for {m2}?",
+                        "What is {m2} measured against as its target?",
+                    ],
+                ),
+                Kind::Metrics,
+            )),
             _ => None,
         };
-        Topic { heading: String::new(), stmts, actions: vec![], decision: None, question }
+        Topic { kind: Kind::Metrics, heading: String::new(), stmts, actions: vec![], decision: None, question }
             .headed(&format!("{} numbers", period.replace("the ", "")))
     }
 
     fn hiring(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
         let h = *rng.pick(self.d.hires);
-        let q = *rng.pick(&["Q1", "Q2", "Q3", "Q4", "the second half", "the first half"]);
+        // The period ahead of the meeting: next quarter, or the next half-year.
+        let next_q = ["Q2", "Q3", "Q4", "Q1"][(self.date.m as usize - 1) / 3];
+        let half = if self.date.m <= 6 { "the second half" } else { "the first half of next year" };
+        let q = *rng.pick(&[next_q, next_q, "next quarter", half]);
         let who = self.some(rng, 3, &[self.chair]);
         let (a, b, c) = (who[0], who[1], who[2]);
         let asked = self.fresh_num(rng, 7, 18, 1);
@@ -1082,26 +1280,57 @@ impl Meeting {
         let question = match want {
             Some(Answer::Number) => Some(self.q_value(
                 &self.value(MetricKind::Count(""), approved),
-                v.pick(rng, &["How many additional {h} were approved for {q}?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "How many additional {h} were approved for {q}?",
+                        "How many new {h} did the group approve?",
+                        "What number of extra {h} was approved in the end?",
+                        "How many of the requested {h} were approved?",
+                    ],
+                ),
                 Kind::Hiring,
             )),
-            Some(Answer::Date) => {
-                Some(self.q_date(start, v.pick(rng, &["When could the first new {h} start?"]), Kind::Hiring))
-            }
+            Some(Answer::Date) => Some(self.q_date(
+                start,
+                v.pick(
+                    rng,
+                    &[
+                        "When could the first new {h} start?",
+                        "On what date could the first of the new {h} join?",
+                        "What is the earliest start date mentioned for the new {h}?",
+                    ],
+                ),
+                Kind::Hiring,
+            )),
             Some(Answer::Person) => Some(self.q_person(
                 c,
-                v.pick(rng, &["Who will run the interview panel for the new {h}?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "Who will run the interview panel for the new {h}?",
+                        "Who is leading the interviews for the {h}?",
+                        "Which attendee will run the panel interviewing {h}?",
+                    ],
+                ),
                 Kind::Hiring,
             )),
             None => None,
         };
         let mut t = Topic {
+            kind: Kind::OtherBusiness,
             heading: String::new(),
             stmts,
             actions: vec![act(a, &v, rng, &["post the job openings", "update the capacity model"])],
-            decision: Some(
-                v.pick(rng, &["Hiring for {q} approved as discussed.", "Additional {h} approved (see above)."]),
-            ),
+            decision: Some(v.pick(
+                rng,
+                &[
+                    "Hiring for {q} approved as discussed.",
+                    "Additional {h} approved (see above).",
+                    "Part of the {h} request approved.",
+                    "Headcount for {h} agreed, below the request.",
+                ],
+            )),
             question,
         };
         if want == Some(Answer::Number) {
@@ -1109,7 +1338,14 @@ impl Meeting {
                 q.aliases.push(format!("{approved} {h}"));
             }
         }
-        t.headed(&format!("Hiring for {q}"))
+        let heading = match rng.below(5) {
+            0 => format!("Hiring for {q}"),
+            1 => format!("{} headcount", cap(h)),
+            2 => "Headcount request".to_string(),
+            3 => format!("Hiring plan: {h}"),
+            _ => format!("Additional {h}"),
+        };
+        t.headed(&heading)
     }
 
     fn vendor_quote(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
@@ -1162,9 +1398,16 @@ impl Meeting {
                 rng,
                 &[
                     "{B} noted that the discount only holds if the signed order form is returned by {sign}; after that the quote goes back to list price.",
+                    "{B} pointed out that the offer lapses unless the signed order form is back by {sign}.",
+                    "The discount is conditional on the signed order form arriving by {sign}, {B} noted; later than that, list price applies.",
+                    "{B} added that {v} will only hold the lower price if they have the signed order form by {sign}.",
                     "According to {v_poss} account manager, {contact}, the discounted price is valid only if the signed order form reaches them by {sign}.",
                 ],
-                &["Their account manager, {contact}, says the discount only holds if we return the signed order form by {sign}."],
+                &[
+                    "Their account manager, {contact}, says the discount only holds if we return the signed order form by {sign}.",
+                    "Catch is, the signed order form has to be with them by {sign}, or we're back at list price.",
+                    "They'll only keep that price if the signed form reaches them by {sign}.",
+                ],
             ),
             say(
                 b,
@@ -1177,7 +1420,15 @@ impl Meeting {
         let question = match want {
             Some(Answer::Date) => Some(self.q_date(
                 sign,
-                v.pick(rng, &["By what date must the signed order form for {v} be returned to keep the discount?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "By what date must the signed order form for {v} be returned to keep the discount?",
+                        "What is the deadline for returning the signed {v} order form?",
+                        "Until when does the discounted {v} price hold?",
+                        "By when does {v} need the signed order form?",
+                    ],
+                ),
                 Kind::Vendor,
             )),
             Some(Answer::Number) => Some(self.q_value(
@@ -1187,6 +1438,8 @@ impl Meeting {
                     &[
                         "What annual price did {A} negotiate with {v}?",
                         "What yearly price did {v} offer for a {years}-year commitment?",
+                        "What does {thing} cost per year with the longer commitment?",
+                        "What is the discounted annual price from {v}?",
                     ],
                 ),
                 Kind::Vendor,
@@ -1194,6 +1447,7 @@ impl Meeting {
             _ => None,
         };
         Topic {
+            kind: Kind::OtherBusiness,
             heading: String::new(),
             stmts,
             actions: vec![
@@ -1211,7 +1465,21 @@ impl Meeting {
 
     fn incident(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
         let (system, symptom, objects) = *rng.pick(self.d.incidents);
-        let who = self.some(rng, 3, &[self.chair]);
+        let mut who = self.some(rng, 3, &[self.chair]);
+        // Whoever was on call holds a technical role; with nobody technical in the room,
+        // the person who raised the alarm is asked about instead.
+        let on_call = (0..self.people.len())
+            .filter(|&i| i != self.chair && crate::meeting_vocab::technical(&self.roles[i]))
+            .collect::<Vec<_>>();
+        if !on_call.is_empty() && !crate::meeting_vocab::technical(&self.roles[who[1]]) {
+            let pick = on_call[rng.below(on_call.len())];
+            if let Some(j) = who.iter().position(|&w| w == pick) {
+                who.swap(1, j);
+            } else {
+                who[1] = pick;
+            }
+        }
+        let b_on_call = crate::meeting_vocab::technical(&self.roles[who[1]]);
         let (a, b, c) = (who[0], who[1], who[2]);
         let when = self.fresh_date(rng, -20, -2);
         let follow = self.fresh_date(rng, 6, 30);
@@ -1223,6 +1491,7 @@ impl Meeting {
         let end = h * 60 + m1 + dur;
         let mut v = self.vars(&who);
         v.set("s", system)
+            .set("sys", strip_the(system))
             .set("symptom", symptom)
             .set("o", objects)
             .set("when", self.ds(when))
@@ -1234,8 +1503,11 @@ impl Meeting {
             .set(
                 "cause",
                 *rng.pick(&[
-                    "a missing index added in the previous deployment",
+                    "a query without an index, added in the previous deployment",
+                    "a database migration that dropped an index",
                     "an expired certificate",
+                    "a retry storm after a brief network blip",
+                    "a feature flag switched on for all customers at once",
                     "a configuration change that had not been reviewed",
                     "a full disk on one node",
                     "a rate limit on a third-party API",
@@ -1252,16 +1524,30 @@ impl Meeting {
                 ],
                 &["Quick recap: on {when}, between {t1} and {t2}, {s} {symptom}. Roughly {failed} {o} were affected."],
             ),
-            say(
-                b,
-                &v,
-                rng,
-                &[
-                    "{B} was on call and acknowledged the alert within {ack} minutes.",
-                    "{B}, who was on call, picked up the page within {ack} minutes.",
-                ],
-                &["I was on call and acknowledged the page within {ack} minutes."],
-            ),
+            if b_on_call {
+                say(
+                    b,
+                    &v,
+                    rng,
+                    &[
+                        "{B} was on call and acknowledged the alert within {ack} minutes.",
+                        "{B}, who was on call, picked up the page within {ack} minutes.",
+                        "The page went to {B}, on call that day, who responded within {ack} minutes.",
+                    ],
+                    &["I was on call and acknowledged the page within {ack} minutes.", "I had the pager and responded within {ack} minutes."],
+                )
+            } else {
+                say(
+                    b,
+                    &v,
+                    rng,
+                    &[
+                        "{B} noticed the problem first and raised it within {ack} minutes.",
+                        "{B} spotted it and reported it within {ack} minutes.",
+                    ],
+                    &["I noticed it first and reported it within {ack} minutes."],
+                )
+            },
             say(
                 c,
                 &v,
@@ -1273,15 +1559,27 @@ impl Meeting {
                 self.chair,
                 &v,
                 rng,
-                &["A follow-up review is scheduled for {follow}.", "The follow-up review will take place on {follow}."],
-                &["Let's hold the follow-up review on {follow}."],
+                &[
+                    "A follow-up review is scheduled for {follow}.",
+                    "The follow-up review will take place on {follow}.",
+                    "The group will review the fixes on {follow}.",
+                ],
+                &["Let's hold the follow-up review on {follow}.", "We'll go over the fixes again on {follow}."],
             ),
         ];
         let question = match want {
             Some(Answer::Number) => {
                 let mut q = self.q_value(
                     &failed,
-                    v.pick(rng, &["Roughly how many {o} were affected by the incident?"]),
+                    v.pick(
+                        rng,
+                        &[
+                            "Roughly how many {o} were affected when {s} {symptom}?",
+                            "About how many {o} did the {sys} incident affect?",
+                            "How many {o}, roughly, were hit by the incident?",
+                            "What was the approximate number of {o} affected?",
+                        ],
+                    ),
                     Kind::Incident,
                 );
                 q.aliases.push(format!("{} {objects}", failed.gold));
@@ -1290,20 +1588,54 @@ impl Meeting {
             }
             Some(Answer::Person) => Some(self.q_person(
                 b,
-                v.pick(rng, &["Who was on call during the incident?", "Who picked up the page when {s} {symptom}?"]),
+                if b_on_call {
+                    v.pick(
+                        rng,
+                        &[
+                            "Who was on call during the incident?",
+                            "Who picked up the page when {s} {symptom}?",
+                            "Who was on call when {s} {symptom}?",
+                            "Which attendee responded to the page for the {sys} incident?",
+                        ],
+                    )
+                } else {
+                    v.pick(rng, &["Who first reported the problem with {s}?", "Who noticed that {s} {symptom}?"])
+                },
                 Kind::Incident,
             )),
             Some(Answer::Date) => Some(self.q_date(
                 follow,
-                v.pick(rng, &["When is the follow-up review of the incident scheduled?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "When is the follow-up review of the {sys} incident scheduled?",
+                        "On what date will the group review the {sys} incident again?",
+                        "When is the follow-up on the {sys} incident?",
+                        "What date was set for the follow-up review after {s} {symptom}?",
+                        "When will the fixes for {s} be reviewed?",
+                    ],
+                ),
                 Kind::Incident,
             )),
             None => None,
         };
         Topic {
+            kind: Kind::OtherBusiness,
             heading: String::new(),
             stmts,
-            actions: vec![act(c, &v, rng, &["write up the root cause", "add a check so {s} cannot fail the same way"])],
+            actions: vec![act(
+                c,
+                &v,
+                rng,
+                &[
+                    "write up the root cause",
+                    "add a check so {s} cannot fail the same way",
+                    "add an alert that would have caught this earlier",
+                    "write the postmortem for {s}",
+                    "add a regression test for the cause",
+                    "document the fix in the runbook",
+                ],
+            )],
             decision: None,
             question,
         }
@@ -1383,20 +1715,44 @@ impl Meeting {
         let question = match want {
             Some(Answer::Number) => Some(self.q_value(
                 &credit,
-                v.pick(rng, &["What service credit did the group agree to offer {cust}?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "What service credit did the group agree to offer {cust}?",
+                        "How large a credit will {cust} get?",
+                        "What credit was approved for {cust}?",
+                    ],
+                ),
                 Kind::Escalation,
             )),
-            Some(Answer::Person) => {
-                Some(self.q_person(b, v.pick(rng, &["Who will contact the {role} at {cust}?"]), Kind::Escalation))
-            }
+            Some(Answer::Person) => Some(self.q_person(
+                b,
+                v.pick(
+                    rng,
+                    &[
+                        "Who will contact the {role} at {cust}?",
+                        "Who is calling {cust} about the fix plan?",
+                        "Who speaks to the {role} at {cust}?",
+                    ],
+                ),
+                Kind::Escalation,
+            )),
             Some(Answer::Date) => Some(self.q_date(
                 renewal,
-                v.pick(rng, &["When does the {cust} contract come up for renewal?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "When does the {cust} contract come up for renewal?",
+                        "On what date is {cust} due to renew?",
+                        "When is the renewal date for {cust}?",
+                    ],
+                ),
                 Kind::Escalation,
             )),
             None => None,
         };
         Topic {
+            kind: Kind::OtherBusiness,
             heading: String::new(),
             stmts,
             actions: vec![act(b, &v, rng, &["call the {role} at {cust}", "send {cust} the fix plan"])],
@@ -1477,7 +1833,15 @@ impl Meeting {
             Some(Answer::Number) => {
                 let mut q = self.q_value(
                     &self.value(MetricKind::Days, days),
-                    v.pick(rng, &["How many days will the {prog} last?"]),
+                    v.pick(
+                        rng,
+                        &[
+                            "How many days will the {prog} last?",
+                            "How long, in days, is the {prog}?",
+                            "How many days does the {prog} for new starters take?",
+                            "What is the length of the {prog} in days?",
+                        ],
+                    ),
                     Kind::Training,
                 );
                 q.gold = days.to_string();
@@ -1487,15 +1851,32 @@ impl Meeting {
             }
             Some(Answer::Date) => Some(self.q_date(
                 first,
-                v.pick(rng, &["When does the first cohort of the {prog} start?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "When does the first cohort of the {prog} start?",
+                        "On what date does the first {prog} cohort start?",
+                        "What is the start date of the first cohort?",
+                    ],
+                ),
                 Kind::Training,
             )),
-            Some(Answer::Person) => {
-                Some(self.q_person(a, v.pick(rng, &["Who will run the {r1} cohort?"]), Kind::Training))
-            }
+            Some(Answer::Person) => Some(self.q_person(
+                a,
+                v.pick(
+                    rng,
+                    &[
+                        "Who will run the {r1} cohort?",
+                        "Who is leading the {r1} cohort of the {prog}?",
+                        "Which attendee takes the {r1} group?",
+                    ],
+                ),
+                Kind::Training,
+            )),
             None => None,
         };
         Topic {
+            kind: Kind::OtherBusiness,
             heading: String::new(),
             stmts,
             actions: vec![act(b, &v, rng, &["prepare the {r2} schedule", "book rooms for the {r2} cohort"])],
@@ -1514,7 +1895,12 @@ impl Meeting {
         let from = self.fresh_date(rng, 10, 45);
         let mut v = self.vars(&who);
         let rule = Vars::new().with("value", new.written.clone()).fill(p.rule);
-        v.set("rule", rule).set("topic", p.topic).set("old", old.written.clone()).set("from", self.ds(from));
+        let old_rule = Vars::new().with("value", old.written.clone()).fill(p.rule);
+        v.set("rule", rule)
+            .set("old_rule", old_rule)
+            .set("topic", p.topic)
+            .set("old", old.written.clone())
+            .set("from", self.ds(from));
         let stmts = vec![
             say(
                 a,
@@ -1531,10 +1917,11 @@ impl Meeting {
                 &v,
                 rng,
                 &[
-                    "{B} pointed out that the current threshold is {old}.",
-                    "For comparison, the limit today is {old}, {B} noted.",
+                    "{B} pointed out that under the current rule {old_rule}.",
+                    "For comparison, {B} noted, today {old_rule}.",
+                    "{B} recalled that at the moment {old_rule}.",
                 ],
-                &["For context, the limit today is {old}."],
+                &["For context, today {old_rule}.", "Right now {old_rule}, for comparison."],
             ),
             say(
                 self.chair,
@@ -1562,28 +1949,55 @@ impl Meeting {
                 &new,
                 v.pick(
                     rng,
-                    &["What threshold does the new rule on {topic} set?", "What is the new limit for {topic}?"],
+                    &[
+                        "What threshold does the new rule on {topic} set?",
+                        "What is the new limit for {topic}?",
+                        "What value did the group agree for the {topic} rule?",
+                        "Under the new rule on {topic}, what is the threshold?",
+                    ],
                 ),
                 Kind::Policy,
             )),
-            Some(Answer::Person) => {
-                Some(self.q_person(a, v.pick(rng, &["Who proposed the new rule on {topic}?"]), Kind::Policy))
-            }
+            Some(Answer::Person) => Some(self.q_person(
+                a,
+                v.pick(
+                    rng,
+                    &[
+                        "Who proposed the new rule on {topic}?",
+                        "Who suggested changing the rule on {topic}?",
+                        "Whose proposal was the change to the {topic} rule?",
+                    ],
+                ),
+                Kind::Policy,
+            )),
             Some(Answer::Date) => Some(self.q_date(
                 from,
-                v.pick(rng, &["From what date does the new rule on {topic} apply?"]),
+                v.pick(
+                    rng,
+                    &[
+                        "From what date does the new rule on {topic} apply?",
+                        "When does the change to the {topic} rule take effect?",
+                        "On what date does the new {topic} rule start?",
+                    ],
+                ),
                 Kind::Policy,
             )),
             None => None,
         };
         Topic {
+            kind: Kind::OtherBusiness,
             heading: String::new(),
             stmts,
             actions: vec![act(c, &v, rng, &["update the policy page on {topic}"])],
-            decision: Some(v.pick(rng, &["New rule on {topic} approved."])),
+            decision: Some(v.pick(rng, &["New rule on {topic} approved.", "Change to the {topic} rule agreed."])),
             question,
         }
-        .headed(&format!("Rule on {}", p.topic))
+        .headed(&match rng.below(4) {
+            0 => format!("Rule on {}", p.topic),
+            1 => format!("Policy change: {}", p.topic),
+            2 => format!("{} threshold", cap(p.topic)),
+            _ => format!("{} rule", cap(p.topic)),
+        })
     }
 
     fn dependency(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
@@ -1637,16 +2051,41 @@ impl Meeting {
             ),
         ];
         let question = match want {
-            Some(Answer::Date) => {
-                Some(self.q_date(promised, v.pick(rng, &["By what date has {v} promised {x}?"]), Kind::Dependency))
-            }
-            Some(Answer::Person) => {
-                Some(self.q_person(b, v.pick(rng, &["Who will chase {v} for {x}?"]), Kind::Dependency))
-            }
+            Some(Answer::Date) => Some(self.q_date(
+                promised,
+                v.pick(
+                    rng,
+                    &[
+                        "By what date has {v} promised {x}?",
+                        "When is {x} due from {v}?",
+                        "What delivery date did {v} give for {x}?",
+                    ],
+                ),
+                Kind::Dependency,
+            )),
+            Some(Answer::Person) => Some(self.q_person(
+                b,
+                v.pick(
+                    rng,
+                    &[
+                        "Who will chase {v} for {x}?",
+                        "Who follows up with {v} if {x} is late?",
+                        "Who is escalating to {v} if {x} does not arrive?",
+                    ],
+                ),
+                Kind::Dependency,
+            )),
             Some(Answer::Number) => {
                 let mut q = self.q_value(
                     &self.value(MetricKind::Count(" days"), slip),
-                    v.pick(rng, &["By about how many days would {down} slip without {x}?"]),
+                    v.pick(
+                        rng,
+                        &[
+                            "By about how many days would {down} slip without {x}?",
+                            "How many days would {down} be delayed if {x} is late?",
+                            "Roughly how long, in days, would {down} slip?",
+                        ],
+                    ),
                     Kind::Dependency,
                 );
                 q.aliases.push(format!("about {slip} days"));
@@ -1655,13 +2094,20 @@ impl Meeting {
             None => None,
         };
         Topic {
+            kind: Kind::OtherBusiness,
             heading: String::new(),
             stmts,
             actions: vec![act(a, &v, rng, &["confirm the delivery date for {x} with {v}"])],
             decision: None,
             question,
         }
-        .headed(&format!("Waiting on {}", names::short_company(&vendor)))
+        .headed(&match rng.below(5) {
+            0 => format!("Waiting on {}", names::short_company(&vendor)),
+            1 => format!("Dependency: {}", strip_the(x)),
+            2 => format!("{} from {}", cap(strip_the(x)), names::short_company(&vendor)),
+            3 => format!("{} delivery", names::short_company(&vendor)),
+            _ => format!("Outstanding: {}", strip_the(x)),
+        })
     }
 
     fn other_business(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
@@ -1688,7 +2134,46 @@ impl Meeting {
                     "the quarterly planning cycle",
                 ]),
             )
-            .set("place", *rng.pick(&["the usual pizza place", "the rooftop terrace", "the office kitchen"]))
+            .set(
+                "place",
+                *rng.pick(&[
+                    "the usual pizza place",
+                    "the rooftop terrace",
+                    "the office kitchen",
+                    "the tapas bar round the corner",
+                    "the bowling alley",
+                    "the park, weather permitting",
+                    "the ramen place on the high street",
+                    "the climbing gym",
+                    "the canal-side pub",
+                ]),
+            )
+            .set(
+                "chore",
+                *rng.pick(&[
+                    "move project documents into the new shared drive by the end of the month",
+                    "archive their old project folders before the drive migration",
+                    "update their profiles in the staff directory",
+                    "book their annual leave for the holidays by Friday",
+                    "clear out the shared fridge before the weekend",
+                    "finish the mandatory data protection course this month",
+                    "log their hours for the last sprint by Monday",
+                    "add their out-of-office dates to the team calendar",
+                ]),
+            )
+            .set(
+                "present",
+                *rng.pick(&[
+                    "present the new reporting process",
+                    "walk the team through the new expense tool",
+                    "explain the changes to the travel policy",
+                    "demo the new planning dashboard",
+                    "talk about the office move",
+                    "go through the results of the engagement survey",
+                    "introduce the new procurement process",
+                    "share the plans for next year's budget cycle",
+                ]),
+            )
             .set(
                 "ask",
                 *rng.pick(&[
@@ -1698,7 +2183,19 @@ impl Meeting {
                     "the shared calendar should be cleaned up",
                 ]),
             )
-            .set("dept", *rng.pick(&["finance", "legal", "the data team", "marketing"]));
+            .set(
+                "dept",
+                *rng.pick(&[
+                    "finance",
+                    "legal",
+                    "the data team",
+                    "marketing",
+                    "procurement",
+                    "the PMO",
+                    "people ops",
+                    "IT",
+                ]),
+            );
         let mut pool = vec![
             say(
                 a,
@@ -1707,27 +2204,54 @@ impl Meeting {
                 &["{A} reminded everyone that {annual} starts on {annual_d}."],
                 &["Reminder: {annual} starts on {annual_d}."],
             ),
-            say(b, &v, rng, &["{B} asked whether {ask}; no decision today."], &["Can we check whether {ask}?"]),
+            say(
+                b,
+                &v,
+                rng,
+                &[
+                    "{B} asked whether {ask}; no decision today.",
+                    "{B} raised whether {ask}; to be picked up next time.",
+                ],
+                &["Can we check whether {ask}?", "Could we look at whether {ask}?"],
+            ),
             say(
                 a,
                 &v,
                 rng,
-                &["The team social is on {social_d} at {place}."],
-                &["Don't forget the team social on {social_d}, at {place}."],
+                &[
+                    "The team social is on {social_d} at {place}.",
+                    "{A} reminded everyone of the team social on {social_d}, at {place}.",
+                    "Team drinks are on {social_d}, at {place}.",
+                ],
+                &[
+                    "Don't forget the team social on {social_d}, at {place}.",
+                    "Social's on {social_d}, at {place}; hope to see you there.",
+                ],
             ),
             say(
                 b,
                 &v,
                 rng,
-                &["{B} asked everyone to move project documents into the new shared drive by the end of the month."],
-                &["Please move your project documents into the new shared drive by the end of the month."],
+                &[
+                    "{B} asked everyone to {chore}.",
+                    "{B} reminded the team to {chore}.",
+                    "Request from {B}: everyone to {chore}.",
+                ],
+                &["Please could everyone {chore}?", "Small ask: please {chore}."],
             ),
             say(
                 a,
                 &v,
                 rng,
-                &["{guest} from {dept} will join the next meeting to present the new reporting process."],
-                &["{guest} from {dept} is joining next time to present the new reporting process."],
+                &[
+                    "{guest} from {dept} will join the next meeting to {present}.",
+                    "{A} has invited {guest} from {dept} to the next meeting to {present}.",
+                    "Next time, {guest} ({dept}) will {present}.",
+                ],
+                &[
+                    "{guest} from {dept} is joining next time to {present}.",
+                    "I've asked {guest} from {dept} to come next time and {present}.",
+                ],
             ),
         ];
         rng.shuffle(&mut pool);
@@ -1747,9 +2271,22 @@ impl Meeting {
             let at = rng.below(stmts.len() + 1);
             stmts.insert(at, leave);
         }
-        let question = (want == Some(Answer::Person))
-            .then(|| self.q_person(d, v.pick(rng, &["Who will cover while {C} is on leave?"]), Kind::OtherBusiness));
+        let question = (want == Some(Answer::Person)).then(|| {
+            self.q_person(
+                d,
+                v.pick(
+                    rng,
+                    &[
+                        "Who will cover while {C} is on leave?",
+                        "Who is covering for {C} during the leave?",
+                        "Who stands in for {C} while {C} is away?",
+                    ],
+                ),
+                Kind::OtherBusiness,
+            )
+        });
         Topic {
+            kind: Kind::OtherBusiness,
             heading: rng.pick(&["Other business", "AOB", "Any other business"]).to_string(),
             stmts,
             actions: vec![],
@@ -1852,7 +2389,7 @@ impl Doc {
     }
 
     fn minutes(&self, m: &Meeting) -> String {
-        let mut out = format!("{}\n", m.title);
+        let mut out = format!("{}\n", m.title(&self.topics));
         out.push_str(&format!("Date: {}, {}\n", self.header_date(m), self.time));
         out.push_str(&format!("Attendees: {}\n", self.attendees(m)));
         if let Some(i) = self.apologies {
@@ -1891,7 +2428,7 @@ impl Doc {
 
     fn bullets(&self, m: &Meeting) -> String {
         let short = m.date.fmt(if m.month_first() { Style::MonDay } else { Style::DayMon });
-        let mut out = format!("{} - notes, {short} {}\n", m.title, m.date.y);
+        let mut out = format!("{} - notes, {short} {}\n", m.title(&self.topics), m.date.y);
         let present: Vec<String> = (0..m.people.len()).map(|i| m.full(i)).collect();
         out.push_str(&format!("Present: {}\n", present.join(", ")));
         if let Some(i) = self.apologies {
@@ -1922,7 +2459,7 @@ impl Doc {
     }
 
     fn transcript(&self, m: &Meeting) -> String {
-        let mut out = format!("Transcript (edited): {}\n", m.title);
+        let mut out = format!("Transcript (edited): {}\n", m.title(&self.topics));
         out.push_str(&format!("Recorded {}, {}.\n", self.header_date(m), self.time));
         out.push_str(&format!("Participants: {}\n\n", self.attendees(m)));
         let chair = m.first(m.chair);
@@ -1963,7 +2500,7 @@ impl Doc {
 
     fn email(&self, m: &Meeting) -> String {
         let short = m.date.fmt(if m.month_first() { Style::MonDay } else { Style::DayMon });
-        let mut out = format!("Subject: Recap - {} ({short})\n", m.title);
+        let mut out = format!("Subject: Recap - {} ({short})\n", m.title(&self.topics));
         out.push_str(&format!("From: {}\n", m.full(m.notetaker)));
         out.push_str(&format!("To: {} team\n\n", m.team));
         out.push_str("Hi all,\n\n");
@@ -1990,7 +2527,7 @@ impl Doc {
     }
 
     fn round_table(&self, m: &Meeting) -> String {
-        let mut out = format!("{} - round-table notes\n", m.title);
+        let mut out = format!("{} - round-table notes\n", m.title(&self.topics));
         out.push_str(&format!("{} | Facilitator: {}\n", self.header_date(m), m.full(m.chair)));
         let present: Vec<String> = (0..m.people.len()).map(|i| m.full(i)).collect();
         out.push_str(&format!("Present: {}\n", and_list(&present)));
@@ -2036,6 +2573,11 @@ fn answer_once(notes: &str, q: &Question) -> bool {
             return false;
         }
     }
+    if let Some(d) = &q.digits {
+        if standalone_count(notes, d) != 1 {
+            return false;
+        }
+    }
     if q.never.iter().any(|s| standalone_count(notes, s) > 0) {
         return false;
     }
@@ -2078,6 +2620,64 @@ mod tests {
                     }
                 }
                 assert!(!g.user.contains('{') && !g.user.contains("[["), "{}", g.user);
+            }
+        }
+    }
+
+    #[test]
+    fn registrations_titles_periods_and_questions_fit_the_meeting() {
+        let all = generate(20261129, 237, band());
+        let closed: Vec<&str> = DOMAINS
+            .iter()
+            .flat_map(|d| d.events.iter().copied())
+            .filter(|e| !crate::meeting_vocab::takes_registrations(e))
+            .collect();
+        let mut questions = Vec::new();
+        for g in &all {
+            let u = &g.user;
+            for e in &closed {
+                for verb in ["registered for", "signed up for", "sign-ups does", "registrations for"] {
+                    assert!(!u.contains(&format!("{verb} {e}")), "{e}:\n{u}");
+                }
+            }
+            let title = u.lines().next().unwrap().to_lowercase();
+            if title.contains("postmortem") || title.contains("incident review") {
+                assert!(u.contains(" incident"), "{u}");
+            }
+            for bad in ["a missing index added", "the limit today is", "raised to"] {
+                assert!(!u.contains(bad), "{bad}:\n{u}");
+            }
+            questions.push(u.rsplit_once("Question: ").unwrap().1.to_string());
+        }
+        let mut distinct = questions.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert!(distinct.len() * 100 >= questions.len() * 95, "{} distinct of {}", distinct.len(), questions.len());
+    }
+
+    #[test]
+    fn reporting_periods_have_ended_by_the_meeting() {
+        for seed in [1u64, 2, 3] {
+            let mut rng = Rng::new(seed);
+            for d in DOMAINS {
+                for _ in 0..20 {
+                    let mut m = Meeting::new(d, Format::Minutes, &mut rng);
+                    let t = m.metrics(None, &mut rng);
+                    let text = t.stmts[0].prose.clone();
+                    let month = m.date.m as usize;
+                    let last = crate::dates::MONTHS[(month + 10) % 12];
+                    let last_q = ["Q4", "Q1", "Q2", "Q3"][(month - 1) / 3];
+                    let named: Vec<&str> =
+                        crate::dates::MONTHS.iter().copied().filter(|n| text.contains(&format!("for {n}"))).collect();
+                    for n in named {
+                        assert_eq!(n, last, "{text} (meeting in month {month})");
+                    }
+                    for q in ["Q1", "Q2", "Q3", "Q4"] {
+                        if text.contains(&format!("for {q}")) {
+                            assert_eq!(q, last_q, "{text}");
+                        }
+                    }
+                }
             }
         }
     }

@@ -144,7 +144,7 @@ pub const DOMAINS: &[Domain] = &[
             "{team} leadership: staffing and budget",
             "Support weekly",
             "{team} monthly review",
-            "Q3 support planning",
+            "Support planning",
         ],
         roles: &[
             "VP Customer Experience",
@@ -204,7 +204,7 @@ pub const DOMAINS: &[Domain] = &[
             "security engineer",
             "on-call lead",
         ],
-        products: &["INC-2291", "INC-4108", "the checkout API incident", "the March outage"],
+        products: &["INC-2291", "INC-4108", "the checkout API incident", "the checkout outage"],
         deliverables: &[
             "the connection-pool runbook",
             "the incident-commander policy",
@@ -247,7 +247,7 @@ pub const DOMAINS: &[Domain] = &[
     },
     Domain {
         teams: &["Marketing", "Product Marketing"],
-        titles: &["Marketing weekly: {product}", "{product} launch campaign", "Campaign review", "Q4 launch planning"],
+        titles: &["Marketing weekly: {product}", "{product} launch campaign", "Campaign review", "Launch planning"],
         roles: &[
             "marketing director",
             "product marketing",
@@ -258,7 +258,7 @@ pub const DOMAINS: &[Domain] = &[
             "design lead",
             "PR manager",
         ],
-        products: &["the Q4 launch", "the new pricing tier", "the partner programme", "the spring campaign"],
+        products: &["the Atlas launch", "the new pricing tier", "the partner programme", "the spring campaign"],
         deliverables: &["the press release", "the launch battlecard", "the webinar script", "the pricing sheet"],
         events: &[
             "the launch webinar",
@@ -398,9 +398,9 @@ pub const DOMAINS: &[Domain] = &[
             "solutions engineering",
             "finance",
         ],
-        products: &["the enterprise tier", "the Q3 forecast", "the partner channel", "the new price book"],
+        products: &["the enterprise tier", "the rolling forecast", "the partner channel", "the new price book"],
         deliverables: &[
-            "the Q3 forecast",
+            "the rolling forecast",
             "the discount approval matrix",
             "the territory plan",
             "the renewal playbook",
@@ -452,7 +452,7 @@ pub const DOMAINS: &[Domain] = &[
         metrics: &[
             m("tables migrated", Count(" tables"), 120, 860),
             m("failed pipeline runs", Count(" failed runs"), 4, 60),
-            m("dashboard load time", HoursTenths, 1, 9),
+            m("dashboard load time", Millis, 600, 4800),
             m("data freshness SLA met", Percent, 82, 99),
         ],
         hires: &["data engineers", "analytics engineers"],
@@ -522,7 +522,7 @@ pub const DOMAINS: &[Domain] = &[
             ("the onboarding portal", "rejected valid uploads", "new-starter forms"),
         ],
         policies: &[
-            pol("referral bonuses", "referral bonuses are raised to {value} per hire", Money, 500, 3000),
+            pol("referral bonuses", "the referral bonus is {value} per hire", Money, 500, 3000),
             pol("remote working", "staff may work remotely up to {value} days a week", Count(""), 2, 4),
         ],
         downstream: &["the March payroll", "the new-starter orientation"],
@@ -541,7 +541,7 @@ pub const DOMAINS: &[Domain] = &[
             "treasury",
             "procurement",
         ],
-        products: &["the month-end close", "the FY27 budget", "the audit", "the expense system"],
+        products: &["the month-end close", "next year's budget", "the audit", "the expense system"],
         deliverables: &[
             "the close checklist",
             "the accruals schedule",
@@ -766,3 +766,74 @@ pub const DOMAINS: &[Domain] = &[
         customer_facing: true,
     },
 ];
+
+/// Whether people sign up for an event (a webinar, a training, a workshop), so that a
+/// registration count makes sense; a rehearsal, a review or a board meeting has none.
+pub fn takes_registrations(event: &str) -> bool {
+    [
+        "webinar",
+        "summit",
+        "training",
+        "workshop",
+        "session",
+        "orientation",
+        "open day",
+        "roundtable",
+        "bug bash",
+        "onboarding day",
+        "sales kickoff",
+        "beta kickoff",
+        "swap day",
+    ]
+    .iter()
+    .any(|k| event.contains(k))
+}
+
+/// Whether a metric improves as it falls (latency, cost, open findings).
+pub fn lower_is_better(metric: &str) -> bool {
+    [
+        "blockers",
+        "time",
+        "latency",
+        "pages per week",
+        "cost",
+        "bill",
+        "spend",
+        "untagged",
+        "open service desk",
+        "past warranty",
+        "failed",
+        "days to close",
+        "overdue",
+        "variance",
+        "click rate",
+        "high-risk",
+        "at risk",
+    ]
+    .iter()
+    .any(|k| metric.contains(k))
+        && !metric.contains("click-through")
+}
+
+/// Whether a role would hold a pager for a system (engineering, IT, operations).
+pub fn technical(role: &str) -> bool {
+    let l = role.to_lowercase();
+    let words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric() && c != '-').collect();
+    ["it", "sre", "qa", "bi", "devops", "ciso"].iter().any(|w| words.contains(w))
+        || [
+            "engineer",
+            "developer",
+            "platform",
+            "backend",
+            "database",
+            "infrastructure",
+            "security",
+            "architect",
+            "on-call",
+            "operations",
+            "service desk",
+            "support lead",
+        ]
+        .iter()
+        .any(|k| l.contains(k))
+}

@@ -172,6 +172,42 @@ const CULTURES: &[(&[&str], &[&str])] = &[
     ),
 ];
 
+/// Family names with a masculine and a feminine form (Slavic -ski/-ska, -ov/-ova,
+/// Czech -ová, Greek -os/-ou): a person gets the form that matches the given name.
+const GENDERED: &[(&str, &str)] = &[
+    ("Wiśniewski", "Wiśniewska"),
+    ("Zieliński", "Zielińska"),
+    ("Krajewski", "Krajewska"),
+    ("Dvořák", "Dvořáková"),
+    ("Volkov", "Volkova"),
+    ("Sokolov", "Sokolova"),
+    ("Petrov", "Petrova"),
+    ("Morozov", "Morozova"),
+    ("Papadopoulos", "Papadopoulou"),
+    ("Karalis", "Karali"),
+    ("Vlachos", "Vlachou"),
+];
+
+/// Women's given names of the cultures whose family names have gendered forms.
+const FEMININE_GIVEN: &[&str] =
+    &["Sandra", "Agnieszka", "Kasia", "Zuzana", "Olena", "Natalia", "Irina", "Eleni", "Katerina", "Dimitra"];
+
+/// The family name in the form that agrees with the given name.
+pub fn agree(first: &str, last: &str) -> String {
+    let female = FEMININE_GIVEN.contains(&first);
+    for &(m, f) in GENDERED {
+        if last == m || last == f {
+            return if female { f } else { m }.to_string();
+        }
+    }
+    last.to_string()
+}
+
+/// The masculine form of a family name, so "Volkov" and "Volkova" count as one name.
+fn base(last: &str) -> &str {
+    GENDERED.iter().find(|(m, f)| last == *m || last == *f).map_or(last, |(m, _)| m)
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Person {
     pub first: String,
@@ -225,10 +261,12 @@ pub fn people(rng: &mut Rng, n: usize, avoid: &[Person]) -> Vec<Person> {
         // A team is a mix: mostly different cultures, sometimes two from the same one.
         let culture = if rng.chance(25) { cultures[rng.below(cultures.len())] } else { cultures[i % cultures.len()] };
         let (firsts, lasts) = CULTURES[culture];
-        let p = Person { first: rng.pick(firsts).to_string(), last: rng.pick(lasts).to_string() };
+        let first = rng.pick(firsts).to_string();
+        let last = agree(&first, *rng.pick(lasts));
+        let p = Person { first, last };
         let clash = |q: &Person| {
             q.first == p.first
-                || q.last == p.last
+                || base(&q.last) == base(&p.last)
                 || q.first == p.last
                 || q.last == p.first
                 || fold_ascii(&q.first) == fold_ascii(&p.first)
@@ -466,6 +504,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn gendered_family_names_agree_with_the_given_name() {
+        let mut rng = Rng::new(7);
+        for _ in 0..400 {
+            for p in people(&mut rng, 6, &[]) {
+                for &(m, f) in GENDERED {
+                    if FEMININE_GIVEN.contains(&p.first.as_str()) {
+                        assert_ne!(p.last, m, "{}", p.full());
+                    } else {
+                        assert_ne!(p.last, f, "{}", p.full());
+                    }
+                }
+            }
+        }
+        assert_eq!(agree("Jakub", "Wiśniewska"), "Wiśniewski");
+        assert_eq!(agree("Pavel", "Morozova"), "Morozov");
+        assert_eq!(agree("Irina", "Volkov"), "Volkova");
+        assert_eq!(agree("Eleni", "Papadopoulos"), "Papadopoulou");
     }
 
     #[test]

@@ -164,11 +164,13 @@ const PRODUCTS: &[Product] = &[
             "split one invoice across two projects",
             "add a second currency to the same invoice",
             "attach a timesheet to an invoice",
+            "set a default due date for new invoices",
         ],
         improvements: &[
-            "let us set a default due date for new invoices",
-            "remember the sort order on the invoice list",
-            "show the client's email address on the invoice preview",
+            "remember the sort order I chose on the invoice list",
+            "send the payment reminder two days earlier",
+            "make the invoice search find partial invoice numbers",
+            "name the PDF export after the invoice number instead of a random code",
         ],
         designed: &[
             ("draft invoices are deleted after 30 days", "keep drafts until we delete them ourselves"),
@@ -195,11 +197,17 @@ const PRODUCTS: &[Product] = &[
         pages: &["the pipeline board", "the contact list", "the deal page"],
         integrations: &["Outlook", "Zendesk", "Mailchimp", "Gmail"],
         reports: &["a win/loss report by lead source", "a report of deals with no activity for 30 days"],
-        new_caps: &["assign one deal to two owners", "schedule an email to send later", "track commission per deal"],
+        new_caps: &[
+            "assign one deal to two owners",
+            "schedule an email to send later",
+            "track commission per deal",
+            "filter the pipeline board by owner",
+        ],
         improvements: &[
-            "let us filter the pipeline board by owner",
-            "show the last contact date on the contact list",
-            "make the deal page load the activity history without scrolling",
+            "remember which columns I hid on the contact list",
+            "make the contact search find partial phone numbers",
+            "run the email sync every five minutes instead of every thirty",
+            "keep the deal page where I was after I save a change",
         ],
         designed: &[
             ("new contacts are assigned to whoever imports them", "assign them to the account owner instead"),
@@ -230,11 +238,13 @@ const PRODUCTS: &[Product] = &[
             "set dependencies between tasks in different projects",
             "add a custom field with a formula",
             "archive a whole project in one click",
+            "collapse columns on the board view",
         ],
         improvements: &[
-            "let us collapse columns on the board view",
-            "show the task ID next to the title",
             "keep the filter I used last time on My Tasks",
+            "send the due-date reminder the morning before instead of at midnight",
+            "put the newest comments at the top of a task instead of the bottom",
+            "remember whether I had the Gantt view zoomed to weeks or months",
         ],
         designed: &[
             (
@@ -265,14 +275,16 @@ const PRODUCTS: &[Product] = &[
         integrations: &["Workday", "Xero Payroll", "Microsoft Teams", "BambooHR"],
         reports: &["a report of overtime hours per department", "a headcount report by contract type"],
         new_caps: &[
-            "let employees book half-day leave",
+            "book half-day leave",
             "set different public holidays per office",
             "add an approval step for a second manager",
+            "approve several timesheets at once",
         ],
         improvements: &[
-            "let managers approve several timesheets at once",
-            "show remaining leave on the request form",
             "send the approval reminder one day earlier",
+            "remember the week I last looked at on the approvals page",
+            "sort the employee directory by surname instead of first name",
+            "open the leave calendar on the month view I used last",
         ],
         designed: &[
             ("timesheets lock at midnight on Sunday", "keep them open until Monday noon"),
@@ -307,12 +319,14 @@ const PRODUCTS: &[Product] = &[
         new_caps: &[
             "sell products in bundles",
             "offer a subscription for repeat orders",
-            "let customers pick a delivery date",
+            "give customers a choice of delivery date",
+            "bulk edit product prices",
         ],
         improvements: &[
-            "let us bulk edit product prices",
-            "show the customer's phone number on the packing slip",
             "make the order search find partial order numbers",
+            "remember the filters I set on the orders page",
+            "send the abandoned cart email after one hour instead of after a day",
+            "sort the product catalogue newest first by default",
         ],
         designed: &[
             ("discount codes cannot be combined", "allow one free-shipping code together with a percentage code"),
@@ -343,11 +357,14 @@ const PRODUCTS: &[Product] = &[
             "book one appointment with two staff members",
             "let clients pick a room as well as a time",
             "take group bookings for classes",
+            "drag appointments between staff columns",
+            "edit the reminder text per service",
         ],
         improvements: &[
-            "let us drag appointments between staff columns",
-            "show the client's notes when hovering over an appointment",
-            "make the reminder text editable per service",
+            "send the SMS reminder 48 hours ahead instead of 24",
+            "remember which staff columns I hid on the calendar",
+            "make the client search ignore the spaces in phone numbers",
+            "open the calendar on today's date instead of the start of the week",
         ],
         designed: &[
             ("clients cannot book less than 24 hours in advance", "allow same-day bookings until 2 hours before"),
@@ -387,11 +404,13 @@ const PRODUCTS: &[Product] = &[
             "track serial numbers per item",
             "transfer stock between two warehouses in one step",
             "set reorder points per season",
+            "scan several items before saving",
         ],
         improvements: &[
-            "let us scan several items before saving",
-            "show the bin location on the pick list",
-            "pre-fill the supplier on a new purchase order",
+            "send the low-stock alert once a day instead of once per item",
+            "remember the warehouse I picked last on the stock list",
+            "make the stock list search find partial SKUs",
+            "sort the supplier catalogue alphabetically by default",
         ],
         designed: &[
             ("only managers can start a stock count", "let team leads start stock counts too"),
@@ -422,11 +441,13 @@ const PRODUCTS: &[Product] = &[
             "send a campaign in the recipient's time zone",
             "add a countdown timer block to emails",
             "segment subscribers by purchase history",
+            "duplicate a campaign together with its audience",
         ],
         improvements: &[
-            "let us duplicate a campaign together with its audience",
-            "show the preview text field above the subject line",
+            "move the preview text field above the subject line",
             "make the template editor undo more than one step",
+            "remember the sort order I chose on the campaign list",
+            "save drafts in the template editor every minute instead of every ten",
         ],
         designed: &[
             ("the unsubscribe link always sits at the bottom of each email", "also show it at the top"),
@@ -457,11 +478,14 @@ const PRODUCTS: &[Product] = &[
             "set an expiry date on a shared folder",
             "require a password for share links",
             "lock a file while someone edits it",
+            "sort the folder view by file size",
+            "search for text inside PDFs",
         ],
         improvements: &[
-            "let us sort the folder view by file size",
-            "show who last edited a file in the list",
-            "make the search include text inside PDFs",
+            "remember the sort order I chose on the folder view",
+            "remember whether I picked list or grid on the folder view",
+            "make the desktop sync pick up changes every minute instead of every ten",
+            "keep the file preview open when I move to the next file",
         ],
         designed: &[
             ("deleted files stay in the bin for 30 days only", "keep them for 90 days"),
@@ -492,11 +516,13 @@ const PRODUCTS: &[Product] = &[
             "set a deadline per learner",
             "add a peer review step to assignments",
             "issue certificates that expire after a year",
+            "reorder lessons by dragging",
         ],
         improvements: &[
-            "let us reorder lessons by dragging",
-            "show the learner's progress on the gradebook",
             "remember the video playback speed",
+            "send the enrolment email straight away instead of the next morning",
+            "make the catalogue search find partial course codes",
+            "keep the gradebook on the page I was on after I save a grade",
         ],
         designed: &[
             ("learners can retake a quiz only once", "allow three attempts"),
@@ -527,11 +553,13 @@ const PRODUCTS: &[Product] = &[
             "split one receipt between two cost centres",
             "set different spending limits per project",
             "add mileage by drawing the route on a map",
+            "see the receipt image without opening the report",
         ],
         improvements: &[
-            "let approvers see the receipt image without opening the report",
-            "pre-fill the cost centre from the last report",
-            "show the approval history on the report",
+            "remember the cost centre I used on my last report",
+            "send the approval reminder in the morning instead of at midnight",
+            "round the mileage calculator to whole kilometres instead of two decimals",
+            "make the reports page search find partial report numbers",
         ],
         designed: &[
             (
@@ -561,11 +589,14 @@ const PRODUCTS: &[Product] = &[
             "attach a video to a work order",
             "let customers track the technician's arrival",
             "plan recurring maintenance visits automatically",
+            "filter the dispatch board by skill",
+            "search the job history by address",
         ],
         improvements: &[
-            "let dispatchers filter the board by skill",
-            "show the customer's phone number on the job card",
-            "make the job history searchable by address",
+            "remember the zoom level I chose on the dispatch board",
+            "send the technician's job notification an hour earlier",
+            "sort the job history newest first by default",
+            "keep the technician app on the job I was viewing after it syncs",
         ],
         designed: &[
             ("technicians cannot see jobs assigned to others", "let technicians see their team's jobs"),
@@ -705,6 +736,9 @@ impl Ticket {
                         "This is really frustrating.",
                         "Honestly this is getting ridiculous.",
                         "I'm pretty annoyed, to be honest.",
+                        "Not impressed, I have to say.",
+                        "We pay good money for this.",
+                        "Second time this month.",
                     ],
                 ),
             );
@@ -753,7 +787,8 @@ impl Ticket {
     /// context towards a length drawn for this ticket, so lengths spread over the band.
     fn fit(mut self, band: UserBand, rng: &mut Rng) -> Option<String> {
         let typo_seed = rng.next_u64();
-        let target = rng.range(band.lo as i64, band.hi.saturating_sub(8).max(band.lo) as i64) as usize;
+        // Lengths lean to the short side: a ticket carries no more filler than it needs.
+        let target = rng.range(band.lo as i64, ((band.lo + band.hi) / 2 + 8).min(band.hi) as i64) as usize;
         self.used_extra = rng.below(self.extra.len().min(2) + 1);
         for _ in 0..16 {
             let text = self.render(typo_seed);
@@ -821,6 +856,7 @@ fn vocabulary(p: &Product, rng: &mut Rng) -> Vars {
     v.set("platform", *rng.pick(PLATFORMS));
     v.set("n", rng.range(6, 40).to_string());
     v.set("people", rng.range(8, 35).to_string());
+    v.set("users", rng.range(12, 160).to_string());
     let domain = format!(
         "{}.{}",
         rng.pick(&["northwind", "harbourview", "kestrel", "lumenor", "quayside", "fernhill", "redfern"]),
@@ -1017,11 +1053,27 @@ fn body(case: Case, p: &Product, v: &mut Vars, rng: &mut Rng) -> Vec<String> {
                 "Just noticed that {cosmetic}.",
                 "Cosmetic issue: {cosmetic}.",
             ]),
-            s(v, rng, &[
-                "It looks the same for everyone on our team, on every computer. It doesn't stop anything from working, it just looks off.",
-                "All my colleagues see it too. Everything still works, it's only how it looks.",
-                "Everyone here sees the same thing. Purely cosmetic, nothing is affected.",
-            ]),
+            {
+                let who = s(v, rng, &[
+                    "It looks the same for everyone on our team, on every computer.",
+                    "All my colleagues see it too.",
+                    "Everyone here sees the same thing.",
+                    "It's the same for the whole team, whichever browser we use.",
+                    "My colleagues have the same on their screens.",
+                    "We all see it, on laptops and on the big screen in the office.",
+                    "It happens for every user in our account, not just me.",
+                ]);
+                let effect = s(v, rng, &[
+                    "It doesn't stop anything from working, it just looks off.",
+                    "Everything still works, it's only how it looks.",
+                    "Purely cosmetic, nothing is affected.",
+                    "Nothing is affected functionally.",
+                    "It's only visual; all the functions work as normal.",
+                    "It works fine otherwise, it just looks untidy.",
+                    "No impact on our work, it just looks a bit unprofessional.",
+                ]);
+                if rng.chance(70) { format!("{who} {effect}") } else { format!("{effect} {who}") }
+            },
         ],
         Feature => vec![
             s(v, rng, &[
@@ -1058,16 +1110,30 @@ fn body(case: Case, p: &Product, v: &mut Vars, rng: &mut Rng) -> Vec<String> {
         ],
         Improvement => vec![
             s(v, rng, &[
-                "{^app} works fine for us, but it would be much easier if you could {improve}.",
-                "Suggestion: please {improve}. The current way works, it just takes more clicks than it should.",
-                "Could you {improve}? Not a problem as such, it would just make daily use a lot smoother.",
-                "Small improvement idea: {improve}. What we have works, this would just save time.",
+                "{^app} works fine for us, but it would be nicer if you could {improve}.",
+                "Suggestion: could you {improve}?",
+                "Could you {improve}?",
+                "Small improvement idea: {improve}.",
+                "One wish for {app}: please {improve}.",
+                "I'd like to suggest a tweak: {improve}.",
+                "Would you consider a small change: {improve}?",
+            ]),
+            s(v, rng, &[
+                "What we have works, this would just save time.",
+                "The current behaviour works, it just doesn't suit the way we work.",
+                "Nothing wrong with how it works today, it would just make daily use smoother.",
+                "Not a problem as such, more of a nice-to-have.",
+                "It works as it is; this is only about making it a bit easier.",
+                "Everything works today, so no rush on this.",
+                "The existing setup does the job, this would just make it nicer to use.",
             ]),
         ],
         ImprovementTeam => vec![
             s(v, rng, &[
                 "Our whole {team} team ({people} people) uses {app} every day and it works well. It would save all of us time if you could {improve}.",
                 "Small request from our {team} team: could you {improve}? Everything works, but all {people} of us would find it easier.",
+                "Everyone in our {team} team uses {app} daily and it does the job. One thing would help all {people} of us: please {improve}.",
+                "On behalf of the {team} team ({people} of us): could you {improve}? What we have works, this would just make it smoother for everyone.",
             ]),
         ],
         ChangeDesigned => vec![
@@ -1098,6 +1164,9 @@ fn body(case: Case, p: &Product, v: &mut Vars, rng: &mut Rng) -> Vec<String> {
                 "Can you tell me how to {howto}? Nothing is wrong, I just can't find where to do it.",
                 "Quick question: what's the way to {howto} in {app}?",
                 "Where do I go to {howto}? I'm sure it's possible, I just can't find it.",
+                "I'm trying to {howto} but can't see the option anywhere. Could you point me to it?",
+                "What are the steps to {howto}? Everything else is fine, I've just never done it before.",
+                "Could someone walk me through how to {howto}?",
             ]),
         ],
         HowToUrgent => vec![
@@ -1108,8 +1177,21 @@ fn body(case: Case, p: &Product, v: &mut Vars, rng: &mut Rng) -> Vec<String> {
         ],
         IsIntended => vec![
             s(v, rng, &[
-                "Is it intended that {designed}? Nothing is broken, I just want to know whether that's expected before I explain it to my team.",
-                "Quick check: {designed}. I assume that's on purpose, is that how it's supposed to work? Not asking for a change, just want to understand it.",
+                "Is it intended that {designed}?",
+                "Quick check: {designed}. I assume that's on purpose, is that how it's supposed to work?",
+                "I noticed that {designed}. Is that how it's meant to work?",
+                "Can you confirm whether it's by design that {designed}?",
+                "Just wondering: {designed}. Is that expected?",
+                "Is it normal that {designed}?",
+            ]),
+            s(v, rng, &[
+                "Nothing is broken, I just want to know whether that's expected before I explain it to my team.",
+                "Not asking for a change, just want to understand it.",
+                "I'm not asking you to change anything, I only want to know if that's expected.",
+                "It doesn't cause us any trouble; I'd just like to understand it.",
+                "No change needed, I'm only asking so I can answer a colleague's question.",
+                "If it's deliberate that's fine, we just want to know.",
+                "Just curious, no change needed.",
             ]),
         ],
         BrokenPlusRequest => vec![
@@ -1139,7 +1221,7 @@ fn body(case: Case, p: &Product, v: &mut Vars, rng: &mut Rng) -> Vec<String> {
             ]),
             s(v, rng, &[
                 "Also, could you make it possible to {new_cap}?",
-                "And one request while I'm writing: please let us {new_cap}.",
+                "And one request while I'm writing: it would help to be able to {new_cap}.",
             ]),
         ],
     }
@@ -1149,42 +1231,110 @@ fn body(case: Case, p: &Product, v: &mut Vars, rng: &mut Rng) -> Vec<String> {
 }
 
 /// Context sentences that change nothing in the triage: plan, account, office, platform.
+/// None restates a fact the deciding sentences already give (a case that states a
+/// headcount gets no second one), and a ticket often carries none at all.
 fn context_lines(case: Case, v: &Vars, rng: &mut Rng) -> Vec<String> {
     use Case::*;
     // Groups of interchangeable sentences: a ticket takes at most one from each group.
     let mut groups: Vec<&[&str]> = vec![
-        &["We're on the {plan} plan.", "We're on your {plan} plan, if that matters.", "Plan: {plan}."],
-        &["Our account ID is {acct}.", "Account number {acct}.", "Workspace ID: {acct}."],
-        &["My login is {login}.", "My username is {login}.", "You can reach me at {login}."],
-        &["I'm the admin for our workspace.", "I'm one of the account admins.", "I look after {app} for our company."],
-        &["We have about {people} users on our account.", "Around {people} of us use {app} every day."],
-        &["This is for our {city} office.", "I work in our {city} office."],
+        &[
+            "We're on the {plan} plan.",
+            "We're on your {plan} plan, if that matters.",
+            "Plan: {plan}.",
+            "Our subscription is {plan}.",
+            "(We pay for {plan}, in case that's relevant.)",
+        ],
+        &[
+            "Our account ID is {acct}.",
+            "Account number {acct}.",
+            "Workspace ID: {acct}.",
+            "Account {acct}, in case you need it.",
+            "The account is under {acct}.",
+        ],
+        &[
+            "My login is {login}.",
+            "My username is {login}.",
+            "You can reach me at {login}.",
+            "Best to reply to {login}.",
+            "I sign in as {login}.",
+        ],
+        &[
+            "I'm the admin for our workspace.",
+            "I'm one of the account admins.",
+            "I look after {app} for our company.",
+            "I manage our {app} setup.",
+            "I'm the main contact for {app} here.",
+            "I handle the {app} account for our {team} people.",
+        ],
+        &[
+            "This is for our {city} office.",
+            "I work in our {city} office.",
+            "I'm based in {city}.",
+            "Writing from our {city} team.",
+        ],
+        &[
+            "I've attached a screenshot.",
+            "Screenshot attached.",
+            "Happy to send screenshots if that helps.",
+            "I can share my screen if that's easier.",
+        ],
+        &[
+            "A colleague suggested I write in.",
+            "Our IT team asked me to send this to you.",
+            "Our office manager asked me to raise this.",
+            "I'm writing on behalf of our team lead.",
+        ],
     ];
+    // The account's size only where the deciding sentences give no headcount of their own.
+    if !matches!(case, TeamBlocked | Outage | ImprovementTeam) {
+        groups.push(&[
+            "We have about {users} users on our account.",
+            "Around {users} of us use {app} every day.",
+            "There are roughly {users} people on our subscription.",
+        ]);
+    }
     match case {
         Workaround | BrokenPlusRequest | SingleUser | CoreBroken | Slow => {
             groups.push(&[
                 "I'm on Windows 11.",
                 "I'm using a MacBook with the latest macOS.",
                 "I'm on a Windows laptop, fully updated.",
+                "This is on my work laptop, nothing unusual installed.",
+                "I'm on a Chromebook.",
             ]);
         }
-        Feature | FeatureUrgent | NewIntegration | NewReport | NewPlatform | Improvement | ImprovementTeam
-        | ChangeDesigned | IntendedThenChange => {
+        Feature | FeatureUrgent | NewIntegration | NewReport | NewPlatform => {
             groups.push(&[
-                "We've been using {app} for about two years and are happy with it overall.",
                 "Otherwise we really like {app}.",
                 "Love the product otherwise!",
+                "Overall we're happy with {app}.",
+                "{^app} has been good for us otherwise.",
             ]);
             groups.push(&[
                 "Other tools we looked at have this.",
                 "A competitor we trialled has this.",
                 "A few people on my team have asked for this too.",
+                "I'm not the only one here who'd like this.",
+            ]);
+        }
+        Improvement | ImprovementTeam | ChangeDesigned | IntendedThenChange => {
+            groups.push(&[
+                "Otherwise we really like {app}.",
+                "Love the product otherwise!",
+                "Overall we're happy with {app}.",
+                "We've used {app} for a couple of years and are happy with it.",
+            ]);
+            groups.push(&[
+                "A few people on my team have asked for this too.",
+                "Several colleagues mentioned the same thing.",
+                "I'm not the only one here who'd like this.",
             ]);
         }
         _ => {}
     }
-    // A ticket carries at most three of these; `fit` decides how many.
-    rng.sample(&groups, 3).into_iter().map(|g| fix_caps(&v.pick(rng, g))).collect()
+    // Often none, sometimes several: `fit` decides how many of these it uses.
+    let k = *rng.pick(&[0usize, 0, 1, 1, 2, 2, 3, 4]);
+    rng.sample(&groups, k).into_iter().map(|g| fix_caps(&v.pick(rng, g))).collect()
 }
 
 fn gerund(phrase: &str) -> String {
@@ -1332,6 +1482,46 @@ mod tests {
                     assert!(!words.contains(&word), "{word} in a p3 request: {}", g.user);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn improvements_change_existing_behaviour_and_new_abilities_are_features() {
+        for p in PRODUCTS {
+            for i in p.improvements {
+                assert!(!p.new_caps.contains(i), "{i}");
+                // "let us ..." asks for an ability the product lacks: that is a feature.
+                assert!(!i.starts_with("let "), "new ability listed as an improvement: {i}");
+            }
+            for c in p.new_caps {
+                assert!(!c.starts_with("let us"), "{c}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_ticket_gives_a_headcount_at_most_once() {
+        for g in generate(11, 244, band()) {
+            let sizes = ["users on our account", "of us use", "people on our subscription"];
+            let stated = sizes.iter().filter(|s| g.user.contains(*s)).count()
+                + usize::from(g.user.contains(" people)") || g.user.contains(" of us)") || g.user.contains(" people;"))
+                + usize::from(g.user.contains("all ") && g.user.contains(" of us would"));
+            assert!(stated <= 1 || g.tags[0] == "case:ImprovementTeam", "{}", g.user);
+            if ["case:TeamBlocked", "case:Outage", "case:ImprovementTeam"].contains(&g.tags[0].as_str()) {
+                assert!(!sizes.iter().any(|s| g.user.contains(*s)), "{}", g.user);
+            }
+        }
+    }
+
+    #[test]
+    fn deciding_sentences_vary() {
+        // No sentence that states a deciding fact repeats in more than a few tickets.
+        let all = generate(20261129, 244, band());
+        for phrase in
+            ["Not asking for a change, just want to understand it", "Everything still works, it's only how it looks"]
+        {
+            let n = all.iter().filter(|g| g.user.contains(phrase)).count();
+            assert!(n <= 3, "{phrase}: {n}");
         }
     }
 
