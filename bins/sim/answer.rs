@@ -27,8 +27,10 @@ pub fn render(gold: &Gold) -> String {
         }
         // Written field by field so the order never depends on serde_json's map features.
         Gold::Contract(map) => {
-            let fields: Vec<String> =
-                CONTRACT_FIELDS.iter().map(|(k, _)| format!("\"{k}\":{}", map.get(*k).unwrap_or(&Value::Null))).collect();
+            let fields: Vec<String> = CONTRACT_FIELDS
+                .iter()
+                .map(|(k, _)| format!("\"{k}\":{}", map.get(*k).unwrap_or(&Value::Null)))
+                .collect();
             format!("{{{}}}", fields.join(","))
         }
     }
@@ -42,7 +44,9 @@ fn json_str(s: &str) -> String {
 /// every alias).
 pub fn wrong_gold(item: &Item, dataset: &Dataset, rng: &mut SplitMix64) -> Gold {
     match &item.gold {
-        Gold::Meeting { value, kind } => Gold::Meeting { value: wrong_meeting(item, value, kind, dataset, rng), kind: kind.clone() },
+        Gold::Meeting { value, kind } => {
+            Gold::Meeting { value: wrong_meeting(item, value, kind, dataset, rng), kind: kind.clone() }
+        }
         Gold::Ticket { category, priority } => {
             let (mut category, mut priority) = (category.clone(), priority.clone());
             if rng.below(2) == 0 {
@@ -70,7 +74,9 @@ fn other_of(values: &[&str], current: &str, rng: &mut SplitMix64) -> String {
 fn wrong_field(kind: FieldKind, old: &Value, rng: &mut SplitMix64) -> Value {
     match kind {
         FieldKind::AgreementType => Value::from(other_of(&AGREEMENT_TYPES, old.as_str().unwrap_or(""), rng)),
-        FieldKind::Date => Value::from(shift_year(old.as_str().unwrap_or("2025-01-01"), if rng.below(2) == 0 { 1 } else { -1 })),
+        FieldKind::Date => {
+            Value::from(shift_year(old.as_str().unwrap_or("2025-01-01"), if rng.below(2) == 0 { 1 } else { -1 }))
+        }
         FieldKind::Bool => Value::from(!old.as_bool().unwrap_or(false)),
         // The typical slips: a stated number missed (null), an unstated one invented, or
         // the wrong one of two numbers in the clause.

@@ -57,8 +57,14 @@ pub enum FieldKind {
 pub enum Gold {
     /// `kind` is the gold's `type` (person, date, number…), used to pick a wrong answer of
     /// the same kind.
-    Meeting { value: String, kind: String },
-    Ticket { category: String, priority: String },
+    Meeting {
+        value: String,
+        kind: String,
+    },
+    Ticket {
+        category: String,
+        priority: String,
+    },
     /// The ten fields, in [`CONTRACT_FIELDS`] order.
     Contract(Map<String, Value>),
 }
@@ -104,11 +110,17 @@ impl Dataset {
         let mut ds = Dataset::default();
         for family in Family::ALL {
             let file = dir.join(format!("{}.jsonl", family.name()));
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| DatasetError { file: file.clone(), line: None, message: format!("cannot read: {e}") })?;
+            let text = std::fs::read_to_string(&file).map_err(|e| DatasetError {
+                file: file.clone(),
+                line: None,
+                message: format!("cannot read: {e}"),
+            })?;
             for (i, line) in text.lines().enumerate() {
-                let (user, item) = parse_row(line, family)
-                    .map_err(|message| DatasetError { file: file.clone(), line: Some(i + 1), message })?;
+                let (user, item) = parse_row(line, family).map_err(|message| DatasetError {
+                    file: file.clone(),
+                    line: Some(i + 1),
+                    message,
+                })?;
                 ds.insert(user, item);
             }
         }
@@ -133,6 +145,7 @@ impl Dataset {
         &self.items
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.items.len()
     }
@@ -232,7 +245,9 @@ pub fn is_iso_date(s: &str) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().ok().filter(|_| b.iter().all(|c| c.is_ascii_digit() || *c == b'-'));
+    let num = |r: std::ops::Range<usize>| {
+        s[r].parse::<u32>().ok().filter(|_| b.iter().all(|c| c.is_ascii_digit() || *c == b'-'))
+    };
     match (num(0..4), num(5..7), num(8..10)) {
         (Some(y), Some(m), Some(d)) => (1..=12).contains(&m) && d >= 1 && d <= days_in_month(y, m),
         _ => false,
@@ -241,7 +256,7 @@ pub fn is_iso_date(s: &str) -> bool {
 
 pub fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 if (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400) => 29,
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,

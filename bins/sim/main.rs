@@ -61,9 +61,9 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("ib-sim: {err:#}");
-            let bad_input = err.chain().any(|c| {
-                c.is::<profile::ProfileError>() || c.is::<dataset::DatasetError>() || c.is::<BadTimeScale>()
-            });
+            let bad_input = err
+                .chain()
+                .any(|c| c.is::<profile::ProfileError>() || c.is::<dataset::DatasetError>() || c.is::<BadTimeScale>());
             ExitCode::from(if bad_input { EXIT_BAD_INPUT } else { EXIT_FAILED })
         }
     }
@@ -97,7 +97,9 @@ fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     let log = match &args.log {
-        Some(path) => Some(server::RequestLog::open(path.clone()).with_context(|| format!("{}: cannot open log", path.display()))?),
+        Some(path) => Some(
+            server::RequestLog::open(path.clone()).with_context(|| format!("{}: cannot open log", path.display()))?,
+        ),
         None => None,
     };
     let app = Arc::new(server::App::new(profiles, dataset, time_scale, args.seed, log));
@@ -160,8 +162,21 @@ mod tests {
     #[test]
     fn cli_parses_all_flags() {
         let a = Args::try_parse_from([
-            "ib-sim", "--profiles", "p.yaml", "--dataset", "d", "--addr", "127.0.0.1:8080", "--port-file", "u.txt",
-            "--log", "l.jsonl", "--time-scale", "0.5", "--seed", "9",
+            "ib-sim",
+            "--profiles",
+            "p.yaml",
+            "--dataset",
+            "d",
+            "--addr",
+            "127.0.0.1:8080",
+            "--port-file",
+            "u.txt",
+            "--log",
+            "l.jsonl",
+            "--time-scale",
+            "0.5",
+            "--seed",
+            "9",
         ])
         .unwrap();
         assert_eq!((a.addr.port(), a.time_scale, a.seed), (8080, Some(0.5), 9));

@@ -32,7 +32,9 @@ pub enum ProfileError {
 impl fmt::Display for ProfileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ProfileError::Read { path, source } => write!(f, "{}: cannot read: {source}", path.display()),
+            ProfileError::Read { path, source } => {
+                write!(f, "{}: cannot read: {source}", path.display())
+            }
             ProfileError::Parse { path, message } => write!(f, "{}: {message}", path.display()),
             ProfileError::Invalid { path, field, message } => {
                 write!(f, "{}: {field}: {message}", path.display())
@@ -41,14 +43,8 @@ impl fmt::Display for ProfileError {
     }
 }
 
-impl std::error::Error for ProfileError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ProfileError::Read { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
+// No `source()`: the message already ends with the I/O error, and `{:#}` would repeat it.
+impl std::error::Error for ProfileError {}
 
 /// How the outcome and the timing quantiles of request n are drawn (see `rng.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -271,7 +267,9 @@ fn one_token() -> i64 {
     1
 }
 
-/// Latency: the median and the p99 are required; p75, p90 and p95 shape the body.
+/// Latency: the median and the p99 are required; p75, p90 and p95 shape the body, p999 the
+/// extreme tail (otherwise the p95..p99 slope continues, which for a heavy tail can put the
+/// rare slowest request past any client timeout).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawTtft {
@@ -280,6 +278,7 @@ struct RawTtft {
     p90: Option<f64>,
     p95: Option<f64>,
     p99: f64,
+    p999: Option<f64>,
 }
 
 /// Speed: the median and the p05 floor are required; p25, p10 and p01 shape the slow tail.
@@ -297,8 +296,8 @@ type Invalid = (String, String);
 
 impl Profiles {
     pub fn load(path: &Path) -> Result<Profiles, ProfileError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| ProfileError::Read { path: path.to_path_buf(), source })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ProfileError::Read { path: path.to_path_buf(), source })?;
         Profiles::parse(&text, path)
     }
 
@@ -339,12 +338,25 @@ fn validate_profile(slug: String, rp: RawProfile, at: &dyn Fn(&str) -> String) -
     }
     let t = &rp.ttft_ms;
     let ttft = quantiles(
-        &[(0.5, "median", Some(t.median)), (0.75, "p75", t.p75), (0.9, "p90", t.p90), (0.95, "p95", t.p95), (0.99, "p99", Some(t.p99))],
+        &[
+            (0.5, "median", Some(t.median)),
+            (0.75, "p75", t.p75),
+            (0.9, "p90", t.p90),
+            (0.95, "p95", t.p95),
+            (0.99, "p99", Some(t.p99)),
+            (0.999, "p999", t.p999),
+        ],
         &at("ttft_ms"),
     )?;
     let r = &rp.tokens_per_second;
     let rate = quantiles(
-        &[(0.01, "p01", r.p01), (0.05, "p05", Some(r.p05)), (0.1, "p10", r.p10), (0.25, "p25", r.p25), (0.5, "median", Some(r.median))],
+        &[
+            (0.01, "p01", r.p01),
+            (0.05, "p05", Some(r.p05)),
+            (0.1, "p10", r.p10),
+            (0.25, "p25", r.p25),
+            (0.5, "median", Some(r.median)),
+        ],
         &at("tokens_per_second"),
     )?;
     let rs = rp.reasoning_tokens;
@@ -354,10 +366,7 @@ fn validate_profile(slug: String, rp: RawProfile, at: &dyn Fn(&str) -> String) -
     if !(0.0..=1.0).contains(&rs.start_fraction) || !(rs.start_fraction..=1.0).contains(&rs.end_fraction) {
         return Err((
             at("reasoning_tokens"),
-            format!(
-                "need 0 <= start_fraction <= end_fraction <= 1, got {} and {}",
-                rs.start_fraction, rs.end_fraction
-            ),
+            format!("need 0 <= start_fraction <= end_fraction <= 1, got {} and {}", rs.start_fraction, rs.end_fraction),
         ));
     }
     if rp.reasoning_field.is_empty() || ["content", "role", "tool_calls"].contains(&rp.reasoning_field.as_str()) {
@@ -494,9 +503,10 @@ providers:
 
     #[test]
     fn extra_quantiles_shape_the_body() {
-        let text = MINIMAL.replace("{median: 1000, p99: 5000}", "{median: 1000, p75: 1100, p95: 3000, p99: 5000}");
+        let text =
+            MINIMAL.replace("{median: 1000, p99: 5000}", "{median: 1000, p75: 1100, p95: 3000, p99: 5000, p999: 6000}");
         let d = &parse(&text).unwrap().providers["z-ai"].ttft_ms;
-        for (u, v) in [(0.5, 1000.0), (0.75, 1100.0), (0.95, 3000.0), (0.99, 5000.0)] {
+        for (u, v) in [(0.5, 1000.0), (0.75, 1100.0), (0.95, 3000.0), (0.99, 5000.0), (0.999, 6000.0)] {
             assert!((d.sample(u) / v - 1.0).abs() < 1e-6, "{u}: {}", d.sample(u));
         }
         // Below the median it continues the median..p75 slope.

@@ -58,7 +58,9 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/{provider}/v1/chat/completions", post(chat))
-        .fallback(|| async { error(StatusCode::NOT_FOUND, "not_found_error", "no such route; use POST /{provider}/v1/chat/completions") })
+        .fallback(|| async {
+            error(StatusCode::NOT_FOUND, "not_found_error", "no such route; use POST /{provider}/v1/chat/completions")
+        })
         .with_state(app)
 }
 
@@ -108,7 +110,11 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, body: Bytes
         _ => return error(StatusCode::BAD_REQUEST, "invalid_request_error", "the body must be a JSON object"),
     };
     if request.get("stream") != Some(&Value::Bool(true)) {
-        return error(StatusCode::BAD_REQUEST, "invalid_request_error", "this simulator only streams: send \"stream\": true");
+        return error(
+            StatusCode::BAD_REQUEST,
+            "invalid_request_error",
+            "this simulator only streams: send \"stream\": true",
+        );
     }
     let profile = &provider.profile;
     let counter = provider.counter.fetch_add(1, Ordering::SeqCst);
@@ -339,7 +345,14 @@ providers:
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(serve(listener, app, async move { let _ = stopped.await; }, Duration::from_secs(1)));
+        tokio::spawn(serve(
+            listener,
+            app,
+            async move {
+                let _ = stopped.await;
+            },
+            Duration::from_secs(1),
+        ));
         Sim { addr, log: log_path, _dir: dir, stop: Some(stop) }
     }
 
@@ -372,12 +385,18 @@ providers:
             }
             raw.extend_from_slice(&buf[..n]);
             let text = String::from_utf8_lossy(&raw);
-            if first_answer.is_none() && text.match_indices("\"content\":\"").any(|(i, m)| !text[i + m.len()..].starts_with('"')) {
+            if first_answer.is_none()
+                && text.match_indices("\"content\":\"").any(|(i, m)| !text[i + m.len()..].starts_with('"'))
+            {
                 first_answer = Some(sent.elapsed());
             }
         }
         let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-        Reply { head: String::from_utf8_lossy(&raw[..split]).into_owned(), body: raw[split + 4..].to_vec(), first_answer }
+        Reply {
+            head: String::from_utf8_lossy(&raw[..split]).into_owned(),
+            body: raw[split + 4..].to_vec(),
+            first_answer,
+        }
     }
 
     /// Decodes a chunked body; `None` if it does not end with the zero-length chunk.
@@ -400,20 +419,26 @@ providers:
     }
 
     fn log_lines(sim: &Sim) -> Vec<Value> {
-        std::fs::read_to_string(&sim.log).unwrap_or_default().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+        std::fs::read_to_string(&sim.log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
     }
 
     #[tokio::test]
     async fn streams_a_full_sse_sequence_on_time() {
         let sim = start().await;
-        let reply = send(sim.addr, "POST", "/z-ai/v1/chat/completions", &chat_body("The export button crashes the app.")).await;
+        let reply =
+            send(sim.addr, "POST", "/z-ai/v1/chat/completions", &chat_body("The export button crashes the app.")).await;
         assert!(reply.head.starts_with("HTTP/1.1 200"), "{}", reply.head);
         assert!(reply.head.to_lowercase().contains("content-type: text/event-stream"));
         let body = String::from_utf8(dechunk(&reply.body).expect("complete chunked body")).unwrap();
         let events: Vec<&str> = body.split("\n\n").filter(|e| !e.is_empty()).collect();
         assert!(events.iter().all(|e| e.starts_with("data: ")));
         assert_eq!(*events.last().unwrap(), "data: [DONE]");
-        let chunks: Vec<Value> = events[..events.len() - 1].iter().map(|e| serde_json::from_str(&e[6..]).unwrap()).collect();
+        let chunks: Vec<Value> =
+            events[..events.len() - 1].iter().map(|e| serde_json::from_str(&e[6..]).unwrap()).collect();
         assert_eq!(chunks[0]["choices"][0]["delta"], json!({"role": "assistant", "content": ""}));
         let delta = |c: &Value, k: &str| c["choices"][0]["delta"][k].as_str().unwrap_or("").to_string();
         let reasoning: String = chunks.iter().map(|c| delta(c, "reasoning_content")).collect();
@@ -431,10 +456,14 @@ providers:
         let log = log_lines(&sim);
         assert_eq!(log.len(), 1);
         let rec = &log[0];
-        assert_eq!((rec["provider"].as_str(), rec["item_id"].as_str(), rec["fault"].as_str()), (Some("z-ai"), Some("t-1"), Some("none")));
+        assert_eq!(
+            (rec["provider"].as_str(), rec["item_id"].as_str(), rec["fault"].as_str()),
+            (Some("z-ai"), Some("t-1"), Some("none"))
+        );
         assert_eq!(rec["ending"], "completed");
         let scaled_ttft = rec["ttft_ms"].as_f64().unwrap() * 0.01;
-        let offsets: Vec<f64> = rec["answer_event_offsets_ms"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        let offsets: Vec<f64> =
+            rec["answer_event_offsets_ms"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
         assert_eq!(offsets.len(), rec["answer_events"].as_u64().unwrap() as usize);
         assert!(offsets[0] >= scaled_ttft, "{offsets:?} vs {scaled_ttft}");
         // The client saw the first answer no earlier than the drawn TTFT.
@@ -457,7 +486,9 @@ providers:
     #[tokio::test]
     async fn disconnect_truncates_the_body() {
         let sim = start().await;
-        let reply = send(sim.addr, "POST", "/broken/v1/chat/completions", &chat_body("The export button crashes the app.")).await;
+        let reply =
+            send(sim.addr, "POST", "/broken/v1/chat/completions", &chat_body("The export button crashes the app."))
+                .await;
         assert!(reply.head.starts_with("HTTP/1.1 200"));
         assert!(dechunk(&reply.body).is_none(), "the body must not end cleanly");
         assert!(!String::from_utf8_lossy(&reply.body).contains("[DONE]"));

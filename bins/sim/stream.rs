@@ -62,12 +62,82 @@ pub fn headers_at_ms(profile: &Profile, draw: &Draw) -> f64 {
     }
 }
 
-/// The timed events of a streamed response.
+/// When an event goes out and which chunk it carries: the timing of a response without its
+/// wire format (the calibration simulates thousands of runs with it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Slot {
+    pub at_ms: f64,
+    pub kind: Kind,
+    /// The reasoning or answer chunk (for `Malformed`: the answer chunk it garbles).
+    pub index: usize,
+}
+
+/// The event times of a response with `reasoning_chunks` reasoning chunks and answer chunks
+/// ending at the given token indices (exclusive).
 ///
-/// Timing: answer chunk 0 goes out at TTFT; chunk c > 0 when its last token is generated,
-/// at TTFT + (last token index) / rate. The client therefore measures exactly the drawn
-/// rate, (N - 1) / (t_last - t_first), and E2E = TTFT + (N - 1) / rate. Reasoning is spread
-/// evenly over the profile's fraction window of the TTFT.
+/// Answer chunk 0 goes out at TTFT; chunk c > 0 when its last token is generated, at
+/// TTFT + (last token index) / rate. The client therefore measures exactly the drawn rate,
+/// (N - 1) / (t_last - t_first), and E2E = TTFT + (N - 1) / rate. Reasoning is spread evenly
+/// over the profile's fraction window of the TTFT. Mid-stream faults strike after the first
+/// half of the answer chunks (at least one).
+pub fn schedule(profile: &Profile, draw: &Draw, reasoning_chunks: usize, answer_ends: &[usize]) -> Vec<Slot> {
+    let slot = |at_ms, kind, index| Slot { at_ms, kind, index };
+    let t0 = headers_at_ms(profile, draw);
+    let ttft = draw.ttft_ms;
+    let mut slots = vec![slot(t0, Kind::Role, 0)];
+    let (start, end) = (profile.reasoning.start_fraction, profile.reasoning.end_fraction);
+    for j in 0..reasoning_chunks {
+        let frac =
+            if reasoning_chunks > 1 { start + (end - start) * j as f64 / (reasoning_chunks - 1) as f64 } else { start };
+        slots.push(slot(t0 + ttft * frac, Kind::Reasoning, j));
+    }
+    let per_token_ms = 1000.0 / draw.tokens_per_second;
+    let n = answer_ends.len();
+    let mid = n.div_ceil(2).max(1);
+    let mut shift = 0.0;
+    let mut last_base = t0 + ttft;
+    for (c, end) in answer_ends.iter().enumerate() {
+        let base = t0 + ttft + if c == 0 { 0.0 } else { (*end - 1) as f64 * per_token_ms };
+        let at = base + shift;
+        if c == mid {
+            match draw.fault {
+                Fault::Disconnect => {
+                    slots.push(slot(at, Kind::Abort, c));
+                    return slots;
+                }
+                Fault::Malformed => slots.push(slot(at, Kind::Malformed, c)),
+                _ => {}
+            }
+        }
+        slots.push(slot(at, Kind::Answer, c));
+        last_base = base;
+        if c + 1 == mid && draw.fault == Fault::StallDuring {
+            shift = profile.faults.stall_during_ms;
+        }
+    }
+    let end_at = last_base + shift;
+    // A one-chunk answer has no middle: its mid-stream fault strikes before the finish.
+    if n <= 1 {
+        match draw.fault {
+            Fault::Disconnect => {
+                slots.push(slot(end_at, Kind::Abort, 0));
+                return slots;
+            }
+            Fault::Malformed => slots.push(slot(end_at, Kind::Malformed, 0)),
+            _ => {}
+        }
+    }
+    slots.push(slot(end_at, Kind::Finish, 0));
+    if profile.stream_usage {
+        slots.push(slot(end_at, Kind::Usage, 0));
+    }
+    if draw.fault != Fault::NoDone {
+        slots.push(slot(end_at, Kind::Done, 0));
+    }
+    slots
+}
+
+/// The timed events of a streamed response: [`schedule`] in the OpenAI chunk format.
 pub fn plan(req: &Request) -> Vec<Step> {
     let (profile, draw) = (req.profile, req.draw);
     let model = if draw.fault == Fault::WrongModel { wrong_model(&profile.model) } else { profile.model.clone() };
@@ -81,83 +151,57 @@ pub fn plan(req: &Request) -> Vec<Step> {
         })
         .to_string()
     };
-    let t0 = headers_at_ms(profile, draw);
-    let ttft = draw.ttft_ms;
-    let mut steps = vec![Step { at_ms: t0, kind: Kind::Role, data: chunk(json!({"role": "assistant", "content": ""}), None) }];
-
-    let (start, end) = (profile.reasoning.start_fraction, profile.reasoning.end_fraction);
-    let n_reasoning = req.reasoning.chunks.len();
-    for (j, (text, _)) in req.reasoning.chunks.iter().enumerate() {
-        let frac = if n_reasoning > 1 { start + (end - start) * j as f64 / (n_reasoning - 1) as f64 } else { start };
-        let mut delta = serde_json::Map::new();
-        delta.insert(profile.reasoning_field.clone(), Value::from(text.as_str()));
-        steps.push(Step { at_ms: t0 + ttft * frac, kind: Kind::Reasoning, data: chunk(Value::Object(delta), None) });
-    }
-
-    let per_token_ms = 1000.0 / draw.tokens_per_second;
-    let n = req.answer.chunks.len();
-    // Mid-stream faults strike after the first half of the answer (at least one chunk).
-    let mid = n.div_ceil(2).max(1);
-    let mut shift = 0.0;
-    let mut last_base = t0 + ttft;
-    for (c, (text, end)) in req.answer.chunks.iter().enumerate() {
-        let base = t0 + ttft + if c == 0 { 0.0 } else { (*end - 1) as f64 * per_token_ms };
-        let at = base + shift;
-        if c == mid {
-            match draw.fault {
-                Fault::Disconnect => {
-                    steps.push(Step { at_ms: at, kind: Kind::Abort, data: String::new() });
-                    return steps;
+    let answer = |i: usize| req.answer.chunks.get(i).map(|(t, _)| t.as_str()).unwrap_or("");
+    let ends: Vec<usize> = req.answer.chunks.iter().map(|(_, end)| *end).collect();
+    schedule(profile, draw, req.reasoning.chunks.len(), &ends)
+        .into_iter()
+        .map(|slot| {
+            let data = match slot.kind {
+                Kind::Role => chunk(json!({"role": "assistant", "content": ""}), None),
+                Kind::Reasoning => {
+                    let mut delta = serde_json::Map::new();
+                    delta.insert(
+                        profile.reasoning_field.clone(),
+                        Value::from(req.reasoning.chunks[slot.index].0.as_str()),
+                    );
+                    chunk(Value::Object(delta), None)
                 }
-                Fault::Malformed => {
-                    // A chunk cut short: what a proxy that truncates frames produces.
-                    let whole = chunk(json!({"content": text}), None);
-                    let cut = whole[..whole.len() / 2].to_string();
-                    steps.push(Step { at_ms: at, kind: Kind::Malformed, data: cut });
+                Kind::Answer => chunk(json!({"content": answer(slot.index)}), None),
+                // A chunk cut short: what a proxy that truncates frames produces.
+                Kind::Malformed => first_half(&chunk(json!({"content": answer(slot.index)}), None)).to_string(),
+                Kind::Finish => chunk(json!({}), Some("stop")),
+                Kind::Usage => {
+                    let completion = req.answer.token_count + req.reasoning.token_count;
+                    json!({
+                        "id": req.id,
+                        "object": "chat.completion.chunk",
+                        "created": 0,
+                        "model": model,
+                        "choices": [],
+                        "usage": {
+                            "prompt_tokens": req.prompt_tokens,
+                            "completion_tokens": completion,
+                            "total_tokens": req.prompt_tokens + completion,
+                            "completion_tokens_details": {"reasoning_tokens": req.reasoning.token_count},
+                        },
+                    })
+                    .to_string()
                 }
-                _ => {}
-            }
-        }
-        steps.push(Step { at_ms: at, kind: Kind::Answer, data: chunk(json!({"content": text}), None) });
-        last_base = base;
-        if c + 1 == mid && draw.fault == Fault::StallDuring {
-            shift = profile.faults.stall_during_ms;
-        }
+                Kind::Done => "[DONE]".into(),
+                Kind::Abort => String::new(),
+            };
+            Step { at_ms: slot.at_ms, kind: slot.kind, data }
+        })
+        .collect()
+}
+
+/// The first half of `s`, cut on a character boundary.
+fn first_half(s: &str) -> &str {
+    let mut cut = s.len() / 2;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
     }
-    // A one-chunk answer has no middle: its mid-stream fault strikes before the finish.
-    let end_at = last_base + shift;
-    if n <= 1 {
-        match draw.fault {
-            Fault::Disconnect => {
-                steps.push(Step { at_ms: end_at, kind: Kind::Abort, data: String::new() });
-                return steps;
-            }
-            Fault::Malformed => steps.push(Step { at_ms: end_at, kind: Kind::Malformed, data: "{\"choices\":[".into() }),
-            _ => {}
-        }
-    }
-    steps.push(Step { at_ms: end_at, kind: Kind::Finish, data: chunk(json!({}), Some("stop")) });
-    if profile.stream_usage {
-        let completion = req.answer.token_count + req.reasoning.token_count;
-        let usage = json!({
-            "id": req.id,
-            "object": "chat.completion.chunk",
-            "created": 0,
-            "model": model,
-            "choices": [],
-            "usage": {
-                "prompt_tokens": req.prompt_tokens,
-                "completion_tokens": completion,
-                "total_tokens": req.prompt_tokens + completion,
-                "completion_tokens_details": {"reasoning_tokens": req.reasoning.token_count},
-            },
-        });
-        steps.push(Step { at_ms: end_at, kind: Kind::Usage, data: usage.to_string() });
-    }
-    if draw.fault != Fault::NoDone {
-        steps.push(Step { at_ms: end_at, kind: Kind::Done, data: "[DONE]".into() });
-    }
-    steps
+    &s[..cut]
 }
 
 /// How a played stream ended.
@@ -187,23 +231,38 @@ pub type Frame = Result<Bytes, std::io::Error>;
 /// Plays `steps` against the clock: releases the headers at `headers_at_ms`, then sends each
 /// event as its own body frame at its time (profile ms × `time_scale` after `received`).
 /// Runs in its own task so its outcome is logged even when the client leaves early.
+///
+/// tokio's timer has millisecond granularity, so an event goes out up to about 1 ms after
+/// its planned time (never before); the offsets returned are the actual send times, which
+/// is what the log records.
 pub async fn play(
     steps: Vec<Step>,
     headers_at_ms: f64,
     received: Instant,
     time_scale: f64,
-    headers: oneshot::Sender<()>,
+    mut headers: oneshot::Sender<()>,
     body: mpsc::Sender<Frame>,
 ) -> Played {
     let at = |ms: f64| received + Duration::from_secs_f64((ms * time_scale / 1000.0).max(0.0));
     let mut played = Played { ending: Ending::Completed, answer_offsets_ms: Vec::new(), events_sent: 0 };
-    tokio::time::sleep_until(at(headers_at_ms)).await;
+    // Waits also end when the client leaves (e.g. its timeout during a stall), so the log
+    // line is written then, not 25 s later or never (if the simulator is stopped first).
+    tokio::select! {
+        _ = tokio::time::sleep_until(at(headers_at_ms)) => {}
+        _ = headers.closed() => {}
+    }
     if headers.send(()).is_err() {
         played.ending = Ending::ClientGoneBeforeHeaders;
         return played;
     }
     for step in steps {
-        tokio::time::sleep_until(at(step.at_ms)).await;
+        tokio::select! {
+            _ = tokio::time::sleep_until(at(step.at_ms)) => {}
+            _ = body.closed() => {
+                played.ending = Ending::ClientGone;
+                return played;
+            }
+        }
         if step.kind == Kind::Abort {
             // An error from the body stream makes hyper drop the connection without the
             // final chunk, which the client sees as a truncated response.
@@ -240,7 +299,14 @@ mod tests {
     }
 
     fn draw(fault: Fault, reasoning_tokens: usize) -> Draw {
-        Draw { fault, correct: true, ttft_ms: 500.0, tokens_per_second: 50.0, reasoning_tokens, rng: SplitMix64::new(0) }
+        Draw {
+            fault,
+            correct: true,
+            ttft_ms: 500.0,
+            tokens_per_second: 50.0,
+            reasoning_tokens,
+            rng: SplitMix64::new(0),
+        }
     }
 
     const ANSWER: &str = r#"{"category":"customer_support","priority":"p2"}"#;
@@ -248,7 +314,14 @@ mod tests {
     fn plan_for(p: &Profile, d: &Draw) -> (Vec<Step>, Chunks) {
         let answer = tokenize(ANSWER, p.tokens_per_chunk);
         let r = reasoning(d.reasoning_tokens, p.tokens_per_chunk);
-        let steps = plan(&Request { profile: p, draw: d, id: "chatcmpl-p-0", answer: &answer, reasoning: &r, prompt_tokens: 100 });
+        let steps = plan(&Request {
+            profile: p,
+            draw: d,
+            id: "chatcmpl-p-0",
+            answer: &answer,
+            reasoning: &r,
+            prompt_tokens: 100,
+        });
         (steps, answer)
     }
 
@@ -279,7 +352,10 @@ mod tests {
         let mut text = String::new();
         for s in &steps[..steps.len() - 1] {
             let v: Value = serde_json::from_str(&s.data).unwrap();
-            assert_eq!((v["id"].as_str(), v["object"].as_str(), v["model"].as_str()), (Some("chatcmpl-p-0"), Some("chat.completion.chunk"), Some("m-1")));
+            assert_eq!(
+                (v["id"].as_str(), v["object"].as_str(), v["model"].as_str()),
+                (Some("chatcmpl-p-0"), Some("chat.completion.chunk"), Some("m-1"))
+            );
             if let Some(c) = v["choices"][0]["delta"]["content"].as_str() {
                 text.push_str(c);
             }
@@ -334,6 +410,14 @@ mod tests {
     }
 
     #[test]
+    fn malformed_events_cut_on_a_character_boundary() {
+        assert_eq!(first_half("abcd"), "ab");
+        // Byte 3 is inside "é" (bytes 2..4): the cut moves back to 2.
+        assert_eq!(first_half("abéxy"), "ab");
+        assert_eq!(first_half("東京"), "東");
+    }
+
+    #[test]
     fn one_chunk_answers_still_get_their_fault() {
         let p = profile("    tokens_per_chunk: 100\n");
         let (s, answer) = plan_for(&p, &draw(Fault::Disconnect, 0));
@@ -384,7 +468,17 @@ mod tests {
         let (htx, _hrx) = oneshot::channel();
         let (btx, brx) = mpsc::channel(1);
         drop(brx);
-        let played = play(steps, 0.0, Instant::now(), 0.001, htx, btx).await;
+        let played = play(steps.clone(), 0.0, Instant::now(), 0.001, htx, btx).await;
         assert_eq!(played.ending, Ending::ClientGone);
+
+        // A client that leaves during a 25 s stall is noticed when it leaves.
+        let (htx, hrx) = oneshot::channel();
+        let (btx, _brx) = mpsc::channel(1);
+        let started = Instant::now();
+        let task = tokio::spawn(play(steps, 25_000.0, started, 1.0, htx, btx));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        drop(hrx);
+        assert_eq!(task.await.unwrap().ending, Ending::ClientGoneBeforeHeaders);
+        assert!(started.elapsed() < Duration::from_secs(2));
     }
 }
