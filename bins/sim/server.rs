@@ -391,7 +391,11 @@ providers:
                 first_answer = Some(sent.elapsed());
             }
         }
-        let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+        // A connection the server aborts may be reset before the client reads anything (the
+        // kernel discards unread data on RST): then there is no head at all.
+        let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") else {
+            return Reply { head: String::new(), body: raw, first_answer };
+        };
         Reply {
             head: String::from_utf8_lossy(&raw[..split]).into_owned(),
             body: raw[split + 4..].to_vec(),
@@ -489,11 +493,13 @@ providers:
         let reply =
             send(sim.addr, "POST", "/broken/v1/chat/completions", &chat_body("The export button crashes the app."))
                 .await;
-        assert!(reply.head.starts_with("HTTP/1.1 200"));
-        assert!(dechunk(&reply.body).is_none(), "the body must not end cleanly");
+        if !reply.head.is_empty() {
+            assert!(reply.head.starts_with("HTTP/1.1 200"), "{}", reply.head);
+            assert!(dechunk(&reply.body).is_none(), "the body must not end cleanly");
+        }
         assert!(!String::from_utf8_lossy(&reply.body).contains("[DONE]"));
         tokio::time::sleep(Duration::from_millis(50)).await;
-        assert_eq!(log_lines(&sim)[0]["ending"], "aborted");
+        assert_eq!(log_lines(&sim)[0]["ending"], "aborted", "the simulator records the abort either way");
     }
 
     #[tokio::test]
