@@ -287,7 +287,15 @@ fn decide(rng: &mut Rng, plan: &Plan, i: usize) -> Facts {
     });
     let signed = signed.filter(|s| *s != effective);
     let renewal_months = renewal.auto().then(|| *rng.pick(&[12, 12, 12, 12, 24, 6, 3, 36, 1]));
-    let non_renewal_days = renewal.has_notice().then(|| *rng.pick(&[30, 45, 60, 60, 90, 90, 120, 180]));
+    let mut non_renewal_days = renewal.has_notice().then(|| *rng.pick(&[30, 45, 60, 60, 90, 90, 120, 180]));
+    // The notice must be shorter than the renewal term it refers to (no 60 days' notice of a
+    // one-month renewal); 7, 10 and 21 collide with no payment or convenience period.
+    if let (Some(months), Some(days)) = (renewal_months, non_renewal_days) {
+        if days >= months * 30 {
+            let fits: Vec<u32> = [7, 10, 21, 30, 45, 60].into_iter().filter(|d| *d < months * 30).collect();
+            non_renewal_days = Some(*rng.pick(&fits));
+        }
+    }
     let payment_days =
         matches!(payment, Payment::Stated | Payment::Net).then(|| *rng.pick(&[14, 15, 20, 30, 30, 30, 45, 45, 60, 90]));
     let mut convenience_days = convenience.has_period().then(|| *rng.pick(&[15, 30, 30, 45, 60, 60, 90, 90, 120, 180]));
@@ -395,7 +403,7 @@ const LICENSE_TITLES: &[&str] = &[
     "Enterprise Software {Licence} Agreement",
     "Term {Licence} Agreement",
     "{Licence} Agreement for On-Premises Software",
-    "Software {Licence} and Distribution Agreement",
+    "Master Software {Licence} Agreement",
 ];
 const SUPPORT_TITLES: &[&str] = &[
     "Support and Maintenance Agreement",
@@ -455,20 +463,32 @@ const PROJECTS: &[&str] = &[
     "mobile app development",
     "document management rollout",
 ];
-const CITIES: &[&str] = &[
-    "London",
-    "New York",
-    "Frankfurt",
-    "Dublin",
-    "Amsterdam",
-    "Sydney",
-    "Singapore",
-    "Toronto",
-    "Stockholm",
-    "Chicago",
-    "Zurich",
-    "Auckland",
-];
+/// Cities in the country a company's legal form points to ("GmbH": Germany or Switzerland).
+pub(crate) fn party_cities(company: &str) -> &'static [&'static str] {
+    const BY_FORM: &[(&str, &[&str])] = &[
+        ("Pty Ltd", &["Sydney", "Melbourne"]),
+        ("Pte. Ltd.", &["Singapore"]),
+        ("sp. z o.o.", &["Warsaw"]),
+        ("Inc.", &["New York", "Chicago", "Toronto"]),
+        ("LLC", &["New York", "Chicago"]),
+        ("Corp.", &["New York", "Chicago", "Toronto"]),
+        ("Ltd", &["London", "Dublin", "Auckland"]),
+        ("Limited", &["London", "Dublin", "Auckland"]),
+        ("plc", &["London", "Dublin"]),
+        ("GmbH", &["Frankfurt", "Zurich", "Vienna"]),
+        ("AG", &["Zurich", "Frankfurt"]),
+        ("B.V.", &["Amsterdam"]),
+        ("N.V.", &["Amsterdam", "Brussels"]),
+        ("S.A.", &["Madrid", "Brussels"]),
+        ("SAS", &["Paris"]),
+        ("AB", &["Stockholm"]),
+        ("Oy", &["Helsinki"]),
+        ("S.r.l.", &["Milan"]),
+        ("A/S", &["Copenhagen"]),
+        ("K.K.", &["Tokyo"]),
+    ];
+    BY_FORM.iter().find(|(form, _)| company.ends_with(&format!(" {form}"))).map_or(&["London"], |(_, c)| c)
+}
 
 impl Doc {
     fn build(f: &Facts, rng: &mut Rng) -> Doc {
@@ -491,12 +511,16 @@ impl Doc {
         };
         ctx.v.set("ref", ctx.refword);
         set_vocabulary(f, &mut ctx, rng);
-        let title = ctx.v.fill(match f.kind {
+        let mut title = ctx.v.fill(match f.kind {
             Kind::Saas => *rng.pick(SAAS_TITLES),
             Kind::License => *rng.pick(LICENSE_TITLES),
             Kind::Support => *rng.pick(SUPPORT_TITLES),
             Kind::Services => *rng.pick(SERVICES_TITLES),
         });
+        // "Annual" only for a one-year initial term.
+        if title.starts_with("Annual") && f.term_months != 12 {
+            title = "Software Maintenance Agreement".to_string();
+        }
         ctx.v.set("title", title.clone());
 
         // Which terms are defined in the definitions section rather than stated in clauses.
@@ -665,13 +689,15 @@ fn set_vocabulary(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) {
             rng.pick(&["Client", "Customer", "Client"]).to_string(),
         ),
     };
-    v.set("supplier", supplier);
-    v.set("customer", customer);
+    v.set("supplier", supplier.clone());
+    v.set("customer", customer.clone());
     v.set("s", s.clone());
     v.set("c", c.clone());
     v.set("s_poss", format!("{s}'s"));
     v.set("c_poss", format!("{c}'s"));
-    v.set("city", *rng.pick(CITIES));
+    // Support hours, business days and courts are in a city of one of the parties' countries.
+    let cities: Vec<&str> = party_cities(&supplier).iter().chain(party_cities(&customer)).copied().collect();
+    v.set("city", *rng.pick(&cities));
     let product = match f.kind {
         Kind::Saas => *rng.pick(SAAS_PRODUCTS),
         Kind::License | Kind::Support => *rng.pick(ONPREM_PRODUCTS),
@@ -781,7 +807,7 @@ fn preamble(f: &Facts, ctx: &mut Ctx, rng: &mut Rng, eff_in_defs: bool) -> Vec<S
             Kind::Saas => ctx.r(
                 rng,
                 &[
-                    "Background: {s} provides a hosted {product} platform. {c} wishes to subscribe to it for use by its staff on the terms below.",
+                    "Background: {s} provides a hosted {product} service. {c} wishes to subscribe to it for use by its staff on the terms below.",
                     "Background: (A) {s} operates {a_product} service delivered over the internet. (B) {c} wishes to use that service in its business.",
                 ],
             ),

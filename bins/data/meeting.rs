@@ -254,6 +254,16 @@ fn possessive(name: &str) -> String {
     }
 }
 
+/// "Travel budget", but "Events budget" for "the events budget" (no "budget budget").
+fn budget_heading(item: &str) -> String {
+    let item = strip_the(item);
+    if item.ends_with("budget") {
+        item.to_string()
+    } else {
+        format!("{item} budget")
+    }
+}
+
 fn strip_the(s: &str) -> &str {
     s.strip_prefix("the ").unwrap_or(s)
 }
@@ -1043,7 +1053,7 @@ impl Meeting {
             decision: Some(v.pick(rng, &["Monthly cap for {i} agreed.", "{I}: cap and alert agreed."])),
             question,
         }
-        .headed(&format!("{} budget", strip_the(item)))
+        .headed(&budget_heading(item))
     }
 
     fn metrics(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {

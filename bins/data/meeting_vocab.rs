@@ -110,7 +110,7 @@ pub const DOMAINS: &[Domain] = &[
             m("crash-free sessions", PercentTenths, 970, 998),
             m("regression test completion", Percent, 55, 95),
             m("open blockers", Count(" open blockers"), 3, 19),
-            m("app store rating", Count(" reviews"), 1200, 9800),
+            m("new app store reviews", Count(" reviews"), 1200, 9800),
         ],
         hires: &["QA engineers", "iOS developers", "Android developers"],
         artifacts: &["the final icon set", "the SDK security review", "the store listing translation"],
@@ -247,7 +247,12 @@ pub const DOMAINS: &[Domain] = &[
     },
     Domain {
         teams: &["Marketing", "Product Marketing"],
-        titles: &["Marketing weekly: {product}", "{product} launch campaign", "Campaign review", "Launch planning"],
+        titles: &[
+            "Marketing weekly: {product}",
+            "Go-to-market review: {product}",
+            "Campaign review",
+            "Launch planning",
+        ],
         roles: &[
             "marketing director",
             "product marketing",
@@ -457,7 +462,7 @@ pub const DOMAINS: &[Domain] = &[
         ],
         hires: &["data engineers", "analytics engineers"],
         artifacts: &["the schema export", "the vendor's migration tool licence", "the finance sign-off"],
-        vendors: &[("Cloud", "the warehouse"), ("Labs", "the ETL tool")],
+        vendors: &[("Cloud", "the data catalogue"), ("Labs", "the data quality tool")],
         incidents: &[
             ("the nightly load", "failed", "pipeline runs"),
             ("the revenue dashboard", "showed stale data", "dashboard views"),
@@ -652,7 +657,7 @@ pub const DOMAINS: &[Domain] = &[
         ],
         hires: &["security analysts", "GRC specialists"],
         artifacts: &["the penetration test report", "the vendor's SOC 2 bridge letter", "the auditors' request list"],
-        vendors: &[("Labs", "the penetration testers"), ("Digital Consulting", "the audit firm")],
+        vendors: &[("Labs", "the penetration testers"), ("Digital Consulting", "the compliance auditors")],
         incidents: &[
             ("the SSO provider", "rejected valid logins", "login attempts"),
             ("the email gateway", "failed to quarantine", "phishing emails"),

@@ -271,7 +271,8 @@ pub fn people(rng: &mut Rng, n: usize, avoid: &[Person]) -> Vec<Person> {
                 || q.last == p.first
                 || fold_ascii(&q.first) == fold_ascii(&p.first)
         };
-        if out.iter().chain(avoid).any(clash) {
+        // "Lin Lin" would make the given name and the surname the same alias.
+        if p.first == p.last || out.iter().chain(avoid).any(clash) {
             continue;
         }
         out.push(p);

@@ -179,3 +179,170 @@ fn the_cli_writes_and_validates_a_sample() {
         assert!(out.join(f).is_file(), "{f}");
     }
 }
+
+/// Every family's generated items for a few seeds: the release seed and two others.
+fn many(family_name: &str) -> Vec<crate::generate::Generated> {
+    let spec = spec();
+    let family = spec.family(family_name).unwrap();
+    let band = user_band(family, tokenizer::count(&system_text(&spec, family).unwrap()));
+    [20261129u64, 7, 99]
+        .iter()
+        .flat_map(|&seed| family_items(family_name, seed, family.available_items, band))
+        .collect()
+}
+
+/// Lower-case words with whether punctuation stands before and after them ("the, the" and
+/// "months each (each a ...)" are not doublings).
+fn words(text: &str) -> Vec<(String, bool, bool)> {
+    text.split_whitespace()
+        .map(|w| {
+            let core = w.trim_start_matches(|c: char| !c.is_alphanumeric());
+            let trimmed = core.trim_end_matches(|c: char| !c.is_alphanumeric());
+            (trimmed.to_lowercase(), core.len() != w.len(), trimmed.len() != core.len())
+        })
+        .collect()
+}
+
+#[test]
+fn no_item_repeats_a_word_back_to_back_or_says_our_the() {
+    for family in ["ticket-triage", "meeting-notes-lookup", "contract-terms-extraction"] {
+        for g in many(family) {
+            let w = words(&g.user);
+            for pair in w.windows(2) {
+                let ((a, _, a_after), (b, b_before, _)) = (&pair[0], &pair[1]);
+                let a_punct = *a_after || *b_before;
+                // Numbers may repeat ("10 10" never occurs, but a count next to a count is
+                // not a template join); only words count.
+                let word = a.chars().any(char::is_alphabetic);
+                assert!(!(word && !a_punct && a == b), "{family}: \"{a} {b}\" in:\n{}", g.user);
+                let det = |s: &str| matches!(s, "the" | "our" | "your" | "a" | "an");
+                assert!(!(det(a) && det(b) && !a_punct), "{family}: \"{a} {b}\" in:\n{}", g.user);
+            }
+        }
+    }
+}
+
+#[test]
+fn only_bug_tickets_close_with_please_fix() {
+    let items = many("ticket-triage");
+    let mut bug_fix = 0;
+    for g in &items {
+        let fix = g.user.trim_end().ends_with("Please fix.");
+        if g.gold["category"] == "bug" {
+            bug_fix += fix as usize;
+        } else {
+            assert!(!fix, "{} ticket asks for a fix:\n{}", g.gold["category"], g.user);
+        }
+    }
+    assert!(bug_fix > 0, "bug tickets still may close with \"Please fix.\"");
+}
+
+/// (year, month, day) of an ISO date.
+fn ymd(iso: &serde_json::Value) -> (i64, i64, i64) {
+    let p: Vec<i64> = iso.as_str().unwrap().split('-').map(|x| x.parse().unwrap()).collect();
+    (p[0], p[1], p[2])
+}
+
+#[test]
+fn contract_titles_notices_and_cities_fit_the_terms() {
+    let forms = [
+        "Pty Ltd",
+        "Pte. Ltd.",
+        "sp. z o.o.",
+        "Inc.",
+        "LLC",
+        "Corp.",
+        "Ltd",
+        "Limited",
+        "plc",
+        "GmbH",
+        "AG",
+        "B.V.",
+        "N.V.",
+        "S.A.",
+        "SAS",
+        "AB",
+        "Oy",
+        "S.r.l.",
+        "A/S",
+        "K.K.",
+    ];
+    let mut cities_seen = 0;
+    for g in many("contract-terms-extraction") {
+        let text = &g.user;
+        let title = text.lines().next().unwrap();
+        // Non-renewal notice shorter than the renewal term it refers to.
+        if let (Some(m), Some(d)) = (g.gold["renewal_term_months"].as_i64(), g.gold["non_renewal_notice_days"].as_i64())
+        {
+            assert!(d < m * 30, "{d} days' notice of a {m}-month renewal:\n{text}");
+        }
+        // "Annual" only for a one-year initial term (end = start + 12 months - 1 day).
+        if title.contains("ANNUAL") {
+            let (y1, m1, d1) = ymd(&g.gold["effective_date"]);
+            let (y2, m2, d2) = ymd(&g.gold["initial_term_end_date"]);
+            let days = (y2 - y1) * 365 + (m2 - m1) * 30 + (d2 - d1);
+            assert!((355..=370).contains(&days), "{title} with a {days}-day initial term");
+        }
+        // A distribution title needs a clause that grants distribution.
+        if title.contains("DISTRIBUTION") {
+            let body = text.to_lowercase();
+            assert!(body.contains("may distribute") || body.contains("right to distribute"), "{title}:\n{text}");
+        }
+        // Support hours, business days and courts: a city of a party's country.
+        let mut allowed: Vec<&str> = vec![];
+        for form in forms {
+            if text.contains(&format!(" {form} (\"")) {
+                allowed.extend(crate::contract::party_cities(&format!("X {form}")));
+            }
+        }
+        assert!(!allowed.is_empty(), "no party form found:\n{text}");
+        for (before, after) in [("to 18:00 (", " time)"), ("public holiday in ", "."), ("The courts of ", " have")] {
+            for (i, _) in text.match_indices(before) {
+                let rest = &text[i + before.len()..];
+                let city = &rest[..rest.find(after).unwrap()];
+                assert!(allowed.contains(&city), "{city} is in neither party's country ({allowed:?}):\n{text}");
+                cities_seen += 1;
+            }
+        }
+    }
+    assert!(cities_seen > 100, "{cities_seen}");
+}
+
+#[test]
+fn meeting_ratings_are_ratings_and_no_tool_has_both_a_monthly_and_a_yearly_price() {
+    use crate::meeting_vocab::DOMAINS;
+    for d in DOMAINS {
+        for m in d.metrics {
+            assert!(
+                !(m.name.contains("rating") && matches!(m.kind, crate::meeting_vocab::MetricKind::Count(_))),
+                "{}",
+                m.name
+            );
+        }
+        // A tool with a yearly contract value is not also a monthly budget line (whose
+        // monthly cost could exceed the yearly price).
+        for (_, thing) in d.vendors {
+            assert!(!d.budget_items.contains(thing), "{thing} is both a vendor contract and a budget line");
+        }
+    }
+    let tools: Vec<&str> = DOMAINS
+        .iter()
+        .flat_map(|d| d.vendors.iter().map(|v| v.1).chain(d.budget_items.iter().copied()))
+        .map(|t| t.strip_prefix("the ").unwrap_or(t))
+        .collect();
+    for g in many("meeting-notes-lookup") {
+        for line in g.user.lines() {
+            let l = line.to_lowercase();
+            if l.contains("rating") {
+                assert!(!l.contains(" reviews"), "a rating given as a review count: {line}");
+            }
+        }
+        let sentences: Vec<String> = g.user.split(['.', '\n']).map(str::to_lowercase).collect();
+        for tool in &tools {
+            let yearly = sentences.iter().any(|s| s.contains(tool) && s.contains(" a year"));
+            let monthly =
+                sentences.iter().any(|s| s.contains(tool) && (s.contains("last month") || s.contains(" a month")));
+            assert!(!(yearly && monthly), "{tool} has both a monthly cost and a yearly price:\n{}", g.user);
+        }
+    }
+}

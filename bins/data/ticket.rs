@@ -719,7 +719,12 @@ impl Ticket {
                 "Cheers,\n{first}",
                 "Best,\n{first}",
             ];
-            let curt = ["Please advise.", "Please fix.", "{first}", "Thanks."];
+            // "Please fix." only closes a bug report; other tickets ask for no fix.
+            let curt = if case.rules().0 == "bug" {
+                ["Please advise.", "Please fix.", "{first}", "Thanks."]
+            } else {
+                ["Please advise.", "Please let me know.", "{first}", "Thanks."]
+            };
             if tone == 3 {
                 v.pick(rng, &curt)
             } else {
@@ -1262,9 +1267,9 @@ fn context_lines(case: Case, v: &Vars, rng: &mut Rng) -> Vec<String> {
             "I'm the admin for our workspace.",
             "I'm one of the account admins.",
             "I look after {app} for our company.",
-            "I manage our {app} setup.",
+            "I manage our {brand} setup.",
             "I'm the main contact for {app} here.",
-            "I handle the {app} account for our {team} people.",
+            "I handle the {brand} account for our {team} people.",
         ],
         &[
             "This is for our {city} office.",
