@@ -158,7 +158,7 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     progress.set_position(state.terminal.len() as u64);
-    let mut terminal = state.terminal.len() as u64;
+    let before = state.terminal.len() as u64;
     // One listener for the whole run, so a signal between two rounds is not lost.
     let shutdown = shutdown_signal();
     tokio::pin!(shutdown);
@@ -170,19 +170,21 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
         progress.set_message(format!("{}/{}", round[0].round_index + 1, plan.schedule.len() / round.len().max(1)));
         let units: Vec<Unit> = missing.iter().map(|row| unit(plan, &state, row)).collect();
         tokio::select! {
-            done = run_round(plan, &log, round, units) => terminal += done?,
+            done = run_round(plan, &log, round, units) => done?,
             _ = &mut shutdown => {
                 // Stop at once: in-flight attempts stay open in the log and the next fetch
                 // closes them as `interrupted` and sends them again.
                 progress.finish_and_clear();
-                let closed = SegmentClosed { segment: state.next_segment, status: "interrupted".into(), terminal_requests: terminal };
+                let terminal_requests = before + log.terminals();
+                let closed = SegmentClosed { segment: state.next_segment, status: "interrupted".into(), terminal_requests };
                 log.emit(Event::SegmentClosed(closed))?;
                 log.sync()?;
                 return Err(Interrupted.into());
             }
         }
-        progress.set_position(terminal);
+        progress.set_position(before + log.terminals());
     }
+    let terminal = before + log.terminals();
     progress.finish_and_clear();
     log.emit(Event::SegmentClosed(SegmentClosed {
         segment: state.next_segment,
@@ -222,7 +224,7 @@ fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
 }
 
 /// Releases the prepared units together and waits for every terminal outcome.
-async fn run_round(plan: &Plan, log: &Arc<EventLog>, round: &[ScheduleRow], units: Vec<Unit>) -> Result<u64> {
+async fn run_round(plan: &Plan, log: &Arc<EventLog>, round: &[ScheduleRow], units: Vec<Unit>) -> Result<()> {
     let released = log.emit(Event::RoundReleased(RoundReleased {
         round_id: round[0].round_id.clone(),
         round_index: round[0].round_index as u64,
@@ -246,5 +248,5 @@ async fn run_round(plan: &Plan, log: &Arc<EventLog>, round: &[ScheduleRow], unit
         resumed_partial_round: count != round.len(),
     }))?;
     log.sync()?;
-    Ok(count as u64)
+    Ok(())
 }

@@ -94,3 +94,41 @@ fn killed_fetch_resumes_with_one_outcome_per_request() {
         assert!(row.attempt >= 2 && row.outcome != "interrupted", "{id} was re-sent: {row:?}");
     }
 }
+
+#[test]
+fn sigterm_stops_fetch_cleanly_and_records_what_finished() {
+    let _one_at_a_time = crate::support::timed_section();
+    let ws = Workspace::new();
+    let sim = Sim::start(&ws);
+    let run = ws.run("run-sigterm");
+    ok(ws.stage("ib-select", &run).args(["--per-family", "2", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    let mut child = ws
+        .stage("ib-fetch", &run)
+        .args(["--endpoint-base", &sim.url, "--deadline-seconds", "1.0"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !mid_run(&run) {
+        assert!(started.elapsed() < Duration::from_secs(30), "fetch never reached its second round");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let kill = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    assert_eq!(child.wait().unwrap().code(), Some(5), "SIGTERM exits 5 (interrupted)");
+    let log = events(&run);
+    let finals = log
+        .iter()
+        .filter(|e| matches!(&e.event, Event::RequestTerminal(t) if t.outcome != Outcome::Interrupted))
+        .count() as u64;
+    match &log.last().unwrap().event {
+        Event::SegmentClosed(closed) => {
+            assert_eq!(closed.status, "interrupted");
+            assert_eq!(closed.terminal_requests, finals, "the count matches the terminal events logged");
+        }
+        other => panic!("the segment ends with segment_closed, not {other:?}"),
+    }
+    ok(&mut ws.stage("ib-fetch", &run).args(["--endpoint-base", &sim.url, "--deadline-seconds", "1.0"]));
+    assert!(run.join("events.parquet").exists(), "the resumed fetch completes and seals");
+}
