@@ -8,9 +8,7 @@ use crate::seal;
 use anyhow::{Context, Result};
 use inferbench_schemas::cli::Interrupted;
 use inferbench_schemas::dataset::Dataset;
-use inferbench_schemas::event::{
-    Event, Outcome, RequestTerminal, RoundClosed, RoundReleased, SegmentClosed, SegmentOpened,
-};
+use inferbench_schemas::event::{Event, Outcome, RequestTerminal, RoundClosed, RoundReleased, SegmentOpened};
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::providers::slug;
 use inferbench_schemas::run::{file_sha256, RunDir};
@@ -175,23 +173,14 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
                 // Stop at once: in-flight attempts stay open in the log and the next fetch
                 // closes them as `interrupted` and sends them again.
                 progress.finish_and_clear();
-                let terminal_requests = before + log.terminals();
-                let closed = SegmentClosed { segment: state.next_segment, status: "interrupted".into(), terminal_requests };
-                log.emit(Event::SegmentClosed(closed))?;
-                log.sync()?;
+                log.close(state.next_segment, "interrupted", before)?;
                 return Err(Interrupted.into());
             }
         }
         progress.set_position(before + log.terminals());
     }
-    let terminal = before + log.terminals();
     progress.finish_and_clear();
-    log.emit(Event::SegmentClosed(SegmentClosed {
-        segment: state.next_segment,
-        status: "complete".into(),
-        terminal_requests: terminal,
-    }))?;
-    log.sync()?;
+    let terminal = log.close(state.next_segment, "complete", before)?;
     eprintln!("ib-fetch: {terminal} of {} scheduled requests terminal", plan.schedule.len());
     Ok(())
 }
@@ -231,14 +220,15 @@ async fn run_round(plan: &Plan, log: &Arc<EventLog>, round: &[ScheduleRow], unit
         request_ids: units.iter().map(|u| u.request_id.clone()).collect(),
     }))?;
     let count = units.len();
-    let mut tasks = Vec::with_capacity(count);
+    // A JoinSet aborts its requests when dropped, i.e. when a signal stops the round.
+    let mut tasks = tokio::task::JoinSet::new();
     for unit in units {
         let (log, client, deadline) = (Arc::clone(log), Arc::clone(&plan.clients[&unit.provider]), plan.deadline);
-        tasks.push(tokio::spawn(async move { client::execute(&log, &client, &unit, released, deadline).await }));
+        tasks.spawn(async move { client::execute(&log, &client, &unit, released, deadline).await });
     }
     let mut starts = Vec::with_capacity(count);
-    for task in tasks {
-        starts.push(task.await.context("request task panicked")??);
+    while let Some(result) = tasks.join_next().await {
+        starts.push(result.context("request task panicked")??);
     }
     let skew = starts.iter().max().copied().unwrap_or(0) - starts.iter().min().copied().unwrap_or(0);
     log.emit(Event::RoundClosed(RoundClosed {

@@ -1,11 +1,10 @@
 //! The event log writer: one segment file per fetch process, gap-free `seq` across segments,
 //! and the run clock (monotonic within a segment, anchored to the run's first segment).
 use anyhow::Result;
-use inferbench_schemas::event::{Envelope, Event, Outcome};
+use inferbench_schemas::event::{Envelope, Event, Outcome, SegmentClosed};
 use inferbench_schemas::jsonl::AppendWriter;
 use inferbench_schemas::FORMAT_VERSION;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -15,13 +14,16 @@ pub struct EventLog {
     /// Run-clock time at which this segment opened.
     base_ns: u64,
     inner: Mutex<Inner>,
-    /// Final (non-interrupted) terminal events this segment wrote.
-    terminals: AtomicU64,
 }
 
 struct Inner {
     writer: AppendWriter,
     next_seq: u64,
+    /// Final (non-interrupted) terminal events this segment wrote.
+    terminals: u64,
+    /// Once `segment_closed` is written nothing more is: a request still in flight when a
+    /// fetch is stopped stays open in the log, to be closed as `interrupted` by the next one.
+    closed: bool,
 }
 
 impl EventLog {
@@ -29,8 +31,8 @@ impl EventLog {
     /// run-clock time of this segment's start.
     pub fn open(path: &Path, run_id: String, next_seq: u64, base_ns: u64) -> Result<Self> {
         let writer = AppendWriter::open(path)?;
-        let inner = Mutex::new(Inner { writer, next_seq });
-        Ok(EventLog { run_id, opened: Instant::now(), base_ns, inner, terminals: AtomicU64::new(0) })
+        let inner = Mutex::new(Inner { writer, next_seq, terminals: 0, closed: false });
+        Ok(EventLog { run_id, opened: Instant::now(), base_ns, inner })
     }
 
     /// The run clock now, in nanoseconds.
@@ -47,25 +49,82 @@ impl EventLog {
 
     /// Appends an event stamped with a time taken earlier (e.g. the arrival of its bytes).
     pub fn emit_at(&self, t_ns: u64, event: Event) -> Result<()> {
-        let is_final = matches!(&event, Event::RequestTerminal(t) if t.outcome != Outcome::Interrupted);
         let mut inner = self.inner.lock().map_err(|_| anyhow::anyhow!("event log lock poisoned"))?;
+        if inner.closed {
+            return Ok(());
+        }
+        let is_final = matches!(&event, Event::RequestTerminal(t) if t.outcome != Outcome::Interrupted);
+        self.write(&mut inner, t_ns, event)?;
+        inner.terminals += u64::from(is_final);
+        Ok(())
+    }
+
+    fn write(&self, inner: &mut Inner, t_ns: u64, event: Event) -> Result<()> {
         let envelope = Envelope { v: FORMAT_VERSION, run_id: self.run_id.clone(), seq: inner.next_seq, t_ns, event };
         inner.writer.append(&envelope)?;
         inner.next_seq += 1;
-        if is_final {
-            self.terminals.fetch_add(1, Ordering::Relaxed);
-        }
         Ok(())
+    }
+
+    /// Writes `segment_closed` (counting `earlier` requests finished by previous segments plus
+    /// this segment's), syncs, and stops the log; returns the count.
+    pub fn close(&self, segment: u32, status: &str, earlier: u64) -> Result<u64> {
+        let t_ns = self.now();
+        let mut inner = self.inner.lock().map_err(|_| anyhow::anyhow!("event log lock poisoned"))?;
+        let terminal_requests = earlier + inner.terminals;
+        let closed = SegmentClosed { segment, status: status.to_string(), terminal_requests };
+        self.write(&mut inner, t_ns, Event::SegmentClosed(closed))?;
+        inner.closed = true;
+        inner.writer.sync()?;
+        Ok(terminal_requests)
     }
 
     /// Requests this segment brought to a final outcome so far.
     pub fn terminals(&self) -> u64 {
-        self.terminals.load(Ordering::Relaxed)
+        self.inner.lock().map(|inner| inner.terminals).unwrap_or(0)
     }
 
     /// Forces the segment to stable storage (at round boundaries).
     pub fn sync(&self) -> Result<()> {
         let mut inner = self.inner.lock().map_err(|_| anyhow::anyhow!("event log lock poisoned"))?;
         Ok(inner.writer.sync()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inferbench_schemas::event::RequestTerminal;
+    use inferbench_schemas::jsonl;
+
+    fn terminal(id: &str, outcome: Outcome) -> Event {
+        Event::RequestTerminal(RequestTerminal {
+            request_id: id.into(),
+            attempt: 1,
+            outcome,
+            http_status: None,
+            error_type: None,
+            error_message: None,
+            error_body: None,
+            bytes_received: 0,
+            done_seen: false,
+        })
+    }
+
+    #[test]
+    fn seq_continues_terminals_are_counted_and_nothing_follows_the_close() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("0002.jsonl");
+        let log = EventLog::open(&path, "run-x".into(), 40, 1_000).unwrap();
+        log.emit(terminal("a", Outcome::Completed)).unwrap();
+        log.emit(terminal("b", Outcome::Interrupted)).unwrap();
+        log.emit(terminal("c", Outcome::Timeout)).unwrap();
+        assert_eq!(log.close(2, "interrupted", 5).unwrap(), 7, "5 earlier + a and c");
+        log.emit(terminal("d", Outcome::Completed)).unwrap();
+        let written = jsonl::read::<Envelope>(&path).unwrap().records;
+        let seqs: Vec<u64> = written.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, vec![40, 41, 42, 43], "the late event after the close is not written");
+        assert!(written.iter().all(|e| e.t_ns >= 1_000));
+        assert!(matches!(&written[3].event, Event::SegmentClosed(c) if c.terminal_requests == 7));
     }
 }
