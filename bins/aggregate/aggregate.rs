@@ -9,7 +9,7 @@ use inferbench_schemas::{atomic, parquet_io};
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let inputs = inputs::load(&args)?;
-    let families: Vec<String> = inputs.spec.families.iter().map(|f| f.name.clone()).collect();
+    let families = inputs.spec.task_families();
     let joined = join::join(inputs.tables, &families, &inputs.table.names()).map_err(error::invalid)?;
     let computed = metrics::compute(&joined, &families, &inputs.table);
     let identity = output::RunIdentity {

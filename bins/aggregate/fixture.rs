@@ -1,15 +1,16 @@
 //! Test fixtures: hand-built schedules, responses and evaluations whose metrics can be
 //! computed by hand.
-use crate::join::{Tables, FAILED, VALID};
+use crate::join::Tables;
 use inferbench_schemas::providers::ProviderTable;
 use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
+use inferbench_schemas::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
 
-pub const MEETING: &str = "meeting-notes-lookup";
-pub const TICKET: &str = "ticket-triage";
-pub const CONTRACT: &str = "contract-terms-extraction";
+pub const MEETING: TaskFamily = TaskFamily::MeetingNotesLookup;
+pub const TICKET: TaskFamily = TaskFamily::TicketTriage;
+pub const CONTRACT: TaskFamily = TaskFamily::ContractTermsExtraction;
 
-pub fn families() -> Vec<String> {
-    [MEETING, TICKET, CONTRACT].map(String::from).to_vec()
+pub fn families() -> Vec<TaskFamily> {
+    vec![MEETING, TICKET, CONTRACT]
 }
 
 pub fn request_id(round: i64, provider: &str) -> String {
@@ -46,24 +47,28 @@ pub struct Req {
 impl Req {
     /// A complete, correct 2xx response: TTFA = E2E/2, TTFO = TTFA, 100 tokens/s, no reasoning,
     /// usage 10 prompt + 5 completion tokens.
-    pub fn ok(round: i64, family: &str, provider: &str, e2e_ms: f64) -> Req {
+    pub fn ok(round: i64, family: TaskFamily, provider: &str, e2e_ms: f64) -> Req {
         let response = ResponseRow {
             request_id: request_id(round, provider),
             round_id: round_id(round),
             round_index: round,
             provider: provider.into(),
-            task_family: family.into(),
+            task_family: family,
             item_id: format!("{family}-{round:04}"),
             attempt: 1,
-            outcome: "completed".into(),
-            operational_outcome: "2xx".into(),
+            outcome: Outcome::Completed,
+            operational_outcome: OperationalOutcome::Success,
             http_status: Some(200),
             error_type: None,
             error_message: None,
+            error_body: None,
+            content_type: Some("text/event-stream".into()),
             retry_after: None,
             done_seen: true,
             bytes_received: 100,
             sse_event_count: 4,
+            events_after_end: 0,
+            credential_echo: false,
             reasoning: String::new(),
             answer: "{\"answer\":\"Ada\"}".into(),
             complete: true,
@@ -73,7 +78,8 @@ impl Req {
             e2e_latency_ms: Some(e2e_ms),
             pre_answer_reasoning_tokens: Some(0),
             reasoning_emitted_before_answer: Some(false),
-            visible_answer_tokens: 6,
+            reasoning_tokens: 0,
+            visible_answer_tokens: 5,
             output_tokens_per_second: Some(100.0),
             time_to_headers_ms: Some(1.0),
             time_to_first_event_ms: Some(2.0),
@@ -87,30 +93,40 @@ impl Req {
             usage_total_tokens: Some(15),
             usage_cached_tokens: None,
         };
-        let evaluation = evaluation_for(&response, VALID);
+        let evaluation = evaluation_for(&response, Classification::ValidResult);
         Req { response, evaluation }
     }
 
     /// An operational failure (`outcome` is an `operational_outcome` such as `429`): no answer,
     /// no timings, no usage.
-    pub fn failed(round: i64, family: &str, provider: &str, outcome: &str) -> Req {
+    pub fn failed(round: i64, family: TaskFamily, provider: &str, outcome: &str) -> Req {
         let mut req = Req::ok(round, family, provider, 0.0);
         let r = &mut req.response;
-        r.outcome = if outcome == "timeout" { "timeout".into() } else { "http_error".into() };
-        r.operational_outcome = outcome.into();
-        r.http_status = outcome.parse().ok();
+        let class: OperationalOutcome = outcome.parse().expect("a failure class of the vocabulary");
+        (r.outcome, r.http_status) = match class {
+            OperationalOutcome::Timeout => (Outcome::Timeout, None),
+            OperationalOutcome::TransportError => (Outcome::TransportError, None),
+            OperationalOutcome::InvalidStream => (Outcome::InvalidStream, Some(200)),
+            OperationalOutcome::StreamError => (Outcome::StreamError, Some(200)),
+            OperationalOutcome::Truncated => (Outcome::Truncated, Some(200)),
+            OperationalOutcome::Other4xx => (Outcome::HttpError, Some(400)),
+            OperationalOutcome::Http5xx => (Outcome::HttpError, Some(503)),
+            OperationalOutcome::OtherHttp => (Outcome::HttpError, Some(307)),
+            _ => (Outcome::HttpError, outcome.parse().ok()),
+        };
+        r.operational_outcome = class;
         r.answer = String::new();
         r.complete = false;
         (r.ttfo_ms, r.ttfa_ms, r.last_answer_ms, r.e2e_latency_ms) = (None, None, None, None);
         (r.pre_answer_reasoning_tokens, r.reasoning_emitted_before_answer) = (None, None);
         (r.output_tokens_per_second, r.response_model) = (None, None);
         (r.usage_prompt_tokens, r.usage_completion_tokens, r.usage_total_tokens) = (None, None, None);
-        req.evaluation = evaluation_for(&req.response, FAILED);
+        req.evaluation = evaluation_for(&req.response, Classification::FailedRequest);
         req
     }
 
     /// Re-judges the response with another classification.
-    pub fn judged(mut self, classification: &str) -> Req {
+    pub fn judged(mut self, classification: Classification) -> Req {
         self.evaluation = evaluation_for(&self.response, classification);
         self
     }
@@ -122,19 +138,19 @@ impl Req {
     }
 }
 
-pub fn evaluation_for(r: &ResponseRow, classification: &str) -> EvaluationRow {
+pub fn evaluation_for(r: &ResponseRow, classification: Classification) -> EvaluationRow {
     EvaluationRow {
         request_id: r.request_id.clone(),
         round_id: r.round_id.clone(),
         round_index: r.round_index,
         provider: r.provider.clone(),
-        task_family: r.task_family.clone(),
+        task_family: r.task_family,
         item_id: r.item_id.clone(),
-        operational_outcome: r.operational_outcome.clone(),
-        classification: classification.into(),
+        operational_outcome: r.operational_outcome,
+        classification,
         error_type: None,
-        schema_valid: classification == VALID || classification == "incorrect_result",
-        correct: classification == VALID,
+        schema_valid: matches!(classification, Classification::ValidResult | Classification::IncorrectResult),
+        correct: classification == Classification::ValidResult,
         correct_field_count: None,
         field_count_total: None,
         field_correct: None,
@@ -149,7 +165,7 @@ pub fn tables(reqs: &[Req]) -> Tables {
         .map(|q| ScheduleRow {
             round_index: q.response.round_index,
             round_id: q.response.round_id.clone(),
-            task_family: q.response.task_family.clone(),
+            task_family: q.response.task_family,
             item_id: q.response.item_id.clone(),
             provider: q.response.provider.clone(),
             launch_index: 0,

@@ -5,32 +5,15 @@
 //! a percentile metric's samples are the non-null values of its column, so a failed request
 //! shows up as a missing sample rather than vanishing. Percentiles of the pooled row are taken
 //! over the concatenated samples, never averaged from the family rows.
-use crate::join::{Observation, INCORRECT, INVALID, VALID};
+use crate::join::Observation;
 use crate::percentile::{self, Samples};
 use inferbench_schemas::documents::{
     Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries, PercentileValue,
-    Percentiles, PriceUsd, RateDetail, Summary, Usage,
+    Percentiles, PriceUsd, RateDetail, StreamDiagnostics, Summary, Usage,
 };
 use inferbench_schemas::providers::Price;
 use inferbench_schemas::tables::ResponseRow;
-
-/// The operational outcome of a request that got an HTTP 2xx.
-pub const SUCCESS_OUTCOME: &str = "2xx";
-
-/// Failure classes: the `operational_outcome` value and the label of the `<label>_rate` and
-/// `<label>_count` keys. The reference's five, then `other_http` (1xx/3xx), which the reference
-/// could not classify (its §12.2 item 13).
-pub const FAILURE_CLASSES: [(&str, &str); 6] = [
-    ("timeout", "timeout"),
-    ("429", "http_429"),
-    ("other_4xx", "other_http_4xx"),
-    ("5xx", "http_5xx"),
-    ("transport_error", "transport_error"),
-    ("other_http", "other_http"),
-];
-
-/// The family whose rows carry contract field diagnostics.
-pub const CONTRACT_FAMILY: &str = "contract-terms-extraction";
+use inferbench_schemas::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
 
 /// Which end of a metric's distribution its p95/p99 describe.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,24 +47,34 @@ pub fn rate(numerator: i64, denominator: i64) -> Option<f64> {
     (denominator > 0).then(|| numerator as f64 / denominator as f64)
 }
 
-/// Counts the responses of each failure class (in `FAILURE_CLASSES` order, the file's).
+/// Counts the responses of each failure class (in `OperationalOutcome::FAILURES` order, the
+/// file's).
 fn failure_counts(observations: &[&Observation]) -> FailureCounts {
-    let submitted = observations.len() as i64;
-    let [timeout, http_429, other_http_4xx, http_5xx, transport_error, other_http] = FAILURE_CLASSES
-        .map(|(outcome, _)| observations.iter().filter(|o| o.response.operational_outcome == outcome).count() as i64);
-    FailureCounts {
-        timeout_rate: rate(timeout, submitted),
-        timeout_count: timeout,
-        http_429_rate: rate(http_429, submitted),
-        http_429_count: http_429,
-        other_http_4xx_rate: rate(other_http_4xx, submitted),
-        other_http_4xx_count: other_http_4xx,
-        http_5xx_rate: rate(http_5xx, submitted),
-        http_5xx_count: http_5xx,
-        transport_error_rate: rate(transport_error, submitted),
-        transport_error_count: transport_error,
-        other_http_rate: rate(other_http, submitted),
-        other_http_count: other_http,
+    let counts = OperationalOutcome::FAILURES
+        .map(|class| observations.iter().filter(|o| o.response.operational_outcome == class).count() as i64);
+    FailureCounts::new(counts, observations.len() as i64)
+}
+
+/// How the 2xx streams that ended by themselves ended, and whether usage agrees with the
+/// local token count.
+fn stream_diagnostics(observations: &[&Observation]) -> StreamDiagnostics {
+    let ended: Vec<&ResponseRow> = observations
+        .iter()
+        .map(|o| &o.response)
+        .filter(|r| matches!(r.outcome, Outcome::Completed | Outcome::Truncated | Outcome::StreamError))
+        .collect();
+    let reported: Vec<(i64, i64)> = observations
+        .iter()
+        .filter_map(|o| {
+            Some((o.response.usage_completion_tokens?, o.response.reasoning_tokens + o.response.visible_answer_tokens))
+        })
+        .collect();
+    StreamDiagnostics {
+        ended_stream_count: ended.len() as i64,
+        missing_done_count: ended.iter().filter(|r| !r.done_seen).count() as i64,
+        missing_finish_reason_count: ended.iter().filter(|r| r.finish_reason.is_none()).count() as i64,
+        usage_reported_count: reported.len() as i64,
+        usage_mismatch_count: reported.iter().filter(|(reported, local)| reported != local).count() as i64,
     }
 }
 
@@ -98,8 +91,8 @@ pub struct GroupInput<'a> {
 pub fn compute(input: &GroupInput) -> GroupMetrics {
     let obs = input.observations;
     let submitted = obs.len() as i64;
-    let count = |class: &str| obs.iter().filter(|o| o.evaluation.classification == class).count() as i64;
-    let correct = count(VALID);
+    let count = |class: Classification| obs.iter().filter(|o| o.evaluation.classification == class).count() as i64;
+    let correct = count(Classification::ValidResult);
     let failures = failure_counts(obs);
     let failed = failures.total();
     let summaries = summaries(obs);
@@ -113,8 +106,8 @@ pub fn compute(input: &GroupInput) -> GroupMetrics {
         missing_response_count: input.scheduled as i64 - submitted,
         correct_count: correct,
         failed_request_count: failed,
-        invalid_result_count: count(INVALID),
-        incorrect_result_count: count(INCORRECT),
+        invalid_result_count: count(Classification::InvalidResult),
+        incorrect_result_count: count(Classification::IncorrectResult),
         task_success_rate: rate(correct, submitted),
         task_success_rate_detail: rate_detail(correct, submitted, 0),
         failure_rate: rate(failed, submitted),
@@ -126,7 +119,9 @@ pub fn compute(input: &GroupInput) -> GroupMetrics {
         summaries,
         usage,
         cost,
-        contract_field_diagnostics: (input.family == CONTRACT_FAMILY).then(|| field_diagnostics(obs)),
+        stream_diagnostics: stream_diagnostics(obs),
+        contract_field_diagnostics: (input.family == TaskFamily::ContractTermsExtraction.as_str())
+            .then(|| field_diagnostics(obs)),
     }
 }
 
@@ -230,7 +225,7 @@ mod tests {
             Req::failed(1, TICKET, "a", "429"),
             Req::ok(2, TICKET, "a", 300.0),
         ]);
-        let m = metrics(TICKET, &obs);
+        let m = metrics(TICKET.as_str(), &obs);
         assert_eq!((m.correct_count, m.failed_request_count, m.submitted_count), (2, 1, 3));
         assert_eq!(m.task_success_rate, Some(2.0 / 3.0));
         assert_eq!(m.failure_rate, Some(1.0 / 3.0));
@@ -250,7 +245,7 @@ mod tests {
     fn speed_floors_use_the_lower_tail_and_the_median_the_upper_rank() {
         let reqs = (1..=20)
             .map(|i| Req::ok(i, TICKET, "a", 100.0).with(|r| r.output_tokens_per_second = Some(i as f64 * 10.0)));
-        let m = metrics(TICKET, &observations(reqs.collect()));
+        let m = metrics(TICKET.as_str(), &observations(reqs.collect()));
         // 20 samples 10..200: p50 rank 10 → 100; p95 floor rank 20 − 19 + 1 = 2 → 20; p99 floor rank 1 → 10.
         assert_eq!(m.percentile("output_tokens_per_second_p50"), Some(100.0));
         assert_eq!(m.percentile("output_tokens_per_second_p95"), Some(20.0));
@@ -260,13 +255,13 @@ mod tests {
     #[test]
     fn invalid_and_incorrect_answers_are_neither_successes_nor_failures() {
         let obs = observations(vec![
-            Req::ok(0, TICKET, "a", 100.0).judged(INVALID),
-            Req::ok(1, TICKET, "a", 100.0).judged(INCORRECT),
+            Req::ok(0, TICKET, "a", 100.0).judged(Classification::InvalidResult),
+            Req::ok(1, TICKET, "a", 100.0).judged(Classification::IncorrectResult),
             Req::ok(2, TICKET, "a", 100.0),
             Req::ok(3, TICKET, "a", 100.0)
                 .with(|r| (r.reasoning_emitted_before_answer, r.pre_answer_reasoning_tokens) = (Some(true), Some(7))),
         ]);
-        let m = metrics(TICKET, &obs);
+        let m = metrics(TICKET.as_str(), &obs);
         assert_eq!((m.invalid_result_count, m.incorrect_result_count, m.failed_request_count), (1, 1, 0));
         assert_eq!(m.task_success_rate, Some(0.5));
         assert_eq!(m.reasoning_emission_rate, Some(0.25));
@@ -283,7 +278,7 @@ mod tests {
         let mut obs = obs;
         obs[0].evaluation.correct_field_count = Some(10);
         obs[1].evaluation.correct_field_count = Some(9);
-        let m = metrics(CONTRACT, &obs);
+        let m = metrics(CONTRACT.as_str(), &obs);
         assert_eq!((m.usage.reported_count, m.usage.input_tokens, m.usage.output_tokens), (2, 20, 10));
         // (20 · $1 + 10 · $2) / 1e6.
         assert_eq!(m.cost.known_cost_usd, 40.0 / 1_000_000.0);
@@ -298,7 +293,7 @@ mod tests {
 
     #[test]
     fn json_keys_come_in_contract_order_with_flat_percentiles() {
-        let m = metrics(TICKET, &observations(vec![Req::ok(0, TICKET, "a", 100.0)]));
+        let m = metrics(TICKET.as_str(), &observations(vec![Req::ok(0, TICKET, "a", 100.0)]));
         let json = serde_json::to_value(&m).unwrap();
         let keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
         let pos = |k: &str| keys.iter().position(|x| *x == k).unwrap_or_else(|| panic!("{k} missing"));
@@ -311,7 +306,7 @@ mod tests {
 
     #[test]
     fn an_empty_group_has_null_rates_and_percentiles() {
-        let m = metrics(TICKET, &[]);
+        let m = metrics(TICKET.as_str(), &[]);
         assert_eq!((m.task_success_rate, m.failure_rate, m.percentile("e2e_latency_p50")), (None, None, None));
         assert_eq!(m.summaries.get("ttfo_ms").unwrap().population_rate, None);
     }

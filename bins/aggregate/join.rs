@@ -3,20 +3,14 @@
 //! agree on what they describe, and every value the metrics read is one the contract allows.
 //! All problems are collected, so one run of the stage names every bad row.
 use crate::error::InputError;
-use crate::group::{FAILURE_CLASSES, SUCCESS_OUTCOME};
 use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
+use inferbench_schemas::vocab::{Classification, TaskFamily};
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
 const SCHEDULE: &str = "schedule.parquet";
 const RESPONSES: &str = "responses.parquet";
 const EVALUATIONS: &str = "evaluations.parquet";
-
-/// `EvaluationRow.classification` values.
-pub const VALID: &str = "valid_result";
-pub const INCORRECT: &str = "incorrect_result";
-pub const INVALID: &str = "invalid_result";
-pub const FAILED: &str = "failed_request";
 
 /// The three tables the metrics are computed from, as read.
 #[derive(Debug, Clone, Default)]
@@ -42,7 +36,7 @@ pub struct Joined {
 
 /// Checks and joins `tables`. `families` are the spec's task families and `providers` the
 /// provider table's names: a scheduled request outside them cannot be scored or priced.
-pub fn join(tables: Tables, families: &[String], providers: &[String]) -> Result<Joined, Vec<InputError>> {
+pub fn join(tables: Tables, families: &[TaskFamily], providers: &[String]) -> Result<Joined, Vec<InputError>> {
     let Tables { schedule, responses, evaluations } = tables;
     let mut problems = Vec::new();
     let scheduled = check_schedule(&schedule, families, providers, &mut problems);
@@ -94,7 +88,7 @@ fn index<T>(
 
 fn check_schedule<'a>(
     schedule: &'a [ScheduleRow],
-    families: &[String],
+    families: &[TaskFamily],
     providers: &[String],
     problems: &mut Vec<InputError>,
 ) -> BTreeMap<&'a str, &'a ScheduleRow> {
@@ -109,7 +103,7 @@ fn check_schedule<'a>(
             problems.push(InputError::UnknownProvider { provider: row.provider.clone() });
         }
         if !families.contains(&row.task_family) {
-            problems.push(unknown(SCHEDULE, &row.request_id, "task_family", &row.task_family));
+            problems.push(unknown(SCHEDULE, &row.request_id, "task_family", row.task_family.as_str()));
         }
         if !round_providers.insert((row.round_id.as_str(), row.provider.as_str())) {
             problems.push(InputError::DuplicateRoundProvider {
@@ -128,19 +122,15 @@ fn check_response(response: &ResponseRow, scheduled: Option<&ScheduleRow>, probl
         return;
     };
     let pairs = [
-        ("provider", &response.provider, &s.provider),
-        ("task_family", &response.task_family, &s.task_family),
-        ("round_id", &response.round_id, &s.round_id),
-        ("item_id", &response.item_id, &s.item_id),
+        ("provider", response.provider.as_str(), s.provider.as_str()),
+        ("task_family", response.task_family.as_str(), s.task_family.as_str()),
+        ("round_id", response.round_id.as_str(), s.round_id.as_str()),
+        ("item_id", response.item_id.as_str(), s.item_id.as_str()),
     ];
     for (field, found, expected) in pairs {
         if found != expected {
             problems.push(disagree(RESPONSES, id, field, found, SCHEDULE, expected));
         }
-    }
-    let outcome = response.operational_outcome.as_str();
-    if outcome != SUCCESS_OUTCOME && !FAILURE_CLASSES.iter().any(|(o, _)| *o == outcome) {
-        problems.push(unknown(RESPONSES, id, "operational_outcome", outcome));
     }
     let integers = [
         ("pre_answer_reasoning_tokens", response.pre_answer_reasoning_tokens),
@@ -169,28 +159,24 @@ fn check_response(response: &ResponseRow, scheduled: Option<&ScheduleRow>, probl
 fn check_evaluation(evaluation: &EvaluationRow, response: &ResponseRow, problems: &mut Vec<InputError>) {
     let id = &evaluation.request_id;
     let pairs = [
-        ("provider", &evaluation.provider, &response.provider),
-        ("task_family", &evaluation.task_family, &response.task_family),
-        ("operational_outcome", &evaluation.operational_outcome, &response.operational_outcome),
+        ("provider", evaluation.provider.as_str(), response.provider.as_str()),
+        ("task_family", evaluation.task_family.as_str(), response.task_family.as_str()),
+        ("operational_outcome", evaluation.operational_outcome.as_str(), response.operational_outcome.as_str()),
     ];
     for (field, found, expected) in pairs {
         if found != expected {
             problems.push(disagree(EVALUATIONS, id, field, found, RESPONSES, expected));
         }
     }
-    let class = evaluation.classification.as_str();
-    if ![VALID, INCORRECT, INVALID, FAILED].contains(&class) {
-        problems.push(unknown(EVALUATIONS, id, "classification", class));
-        return;
-    }
+    let class = evaluation.classification;
     // A request either failed operationally or was judged; the two must never overlap, or
     // a request would count both as a failure and as a wrong answer.
-    if (class == FAILED) != (response.operational_outcome != SUCCESS_OUTCOME) {
+    if (class == Classification::FailedRequest) != response.operational_outcome.is_failure() {
         let message =
             format!("classification: `{class}` contradicts operational_outcome `{}`", response.operational_outcome);
         problems.push(InputError::Inconsistent { table: EVALUATIONS, request_id: id.clone(), message });
     }
-    if evaluation.correct != (class == VALID) {
+    if evaluation.correct != (class == Classification::ValidResult) {
         let message = format!("correct: `{}` contradicts classification `{class}`", evaluation.correct);
         problems.push(InputError::Inconsistent { table: EVALUATIONS, request_id: id.clone(), message });
     }
@@ -260,13 +246,16 @@ mod tests {
     }
 
     #[test]
-    fn unknown_outcomes_bad_numbers_and_contradictions_are_refused() {
+    fn disagreeing_outcomes_bad_numbers_and_contradictions_are_refused() {
         let mut tables = fixture::tables(&two_providers());
-        tables.responses[0].operational_outcome = "418".into();
+        tables.responses[0].operational_outcome = inferbench_schemas::vocab::OperationalOutcome::Http5xx;
         tables.responses[1].ttfa_ms = Some(f64::NAN);
         tables.evaluations[1].correct = false;
         let text: Vec<String> = run(tables).unwrap_err().iter().map(ToString::to_string).collect();
-        assert!(text.iter().any(|t| t.contains("operational_outcome: unknown value `418`")), "{text:?}");
+        assert!(
+            text.iter().any(|t| t.contains("operational_outcome: `2xx` differs from responses.parquet's `5xx`")),
+            "{text:?}"
+        );
         assert!(text.iter().any(|t| t.contains("ttfa_ms: `NaN`")), "{text:?}");
         assert!(
             text.iter().any(|t| t.contains("correct: `false` contradicts classification `valid_result`")),

@@ -6,6 +6,7 @@ use crate::join::{Joined, Observation};
 use crate::pooled;
 use inferbench_schemas::documents::{GroupMetrics, PooledMetrics};
 use inferbench_schemas::providers::ProviderTable;
+use inferbench_schemas::vocab::TaskFamily;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The computed metrics of a run.
@@ -21,10 +22,10 @@ pub struct Computed {
 
 /// Computes the metrics of a joined run. `table` must define every scheduled provider (the
 /// join checked it).
-pub fn compute(joined: &Joined, families: &[String], table: &ProviderTable) -> Computed {
-    let mut scheduled: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+pub fn compute(joined: &Joined, families: &[TaskFamily], table: &ProviderTable) -> Computed {
+    let mut scheduled: BTreeMap<(&str, TaskFamily), usize> = BTreeMap::new();
     for row in &joined.schedule {
-        *scheduled.entry((row.provider.as_str(), row.task_family.as_str())).or_default() += 1;
+        *scheduled.entry((row.provider.as_str(), row.task_family)).or_default() += 1;
     }
     let providers: BTreeSet<&str> = joined.schedule.iter().map(|s| s.provider.as_str()).collect();
     let mut family_rows = Vec::new();
@@ -36,11 +37,11 @@ pub fn compute(joined: &Joined, families: &[String], table: &ProviderTable) -> C
             .iter()
             .map(|family| {
                 let obs: Vec<&Observation> =
-                    mine.iter().copied().filter(|o| &o.response.task_family == family).collect();
+                    mine.iter().copied().filter(|o| o.response.task_family == *family).collect();
                 group::compute(&GroupInput {
                     provider: name,
-                    family,
-                    scheduled: scheduled.get(&(name, family.as_str())).copied().unwrap_or(0),
+                    family: family.as_str(),
+                    scheduled: scheduled.get(&(name, *family)).copied().unwrap_or(0),
                     observations: &obs,
                     price: provider.price_usd_per_million_tokens,
                 })

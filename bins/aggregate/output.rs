@@ -86,8 +86,11 @@ fn metric_row(m: &GroupMetrics, pooled: Option<&PooledMetrics>) -> MetricRow {
         http_429_rate: f.http_429_rate,
         other_http_4xx_rate: f.other_http_4xx_rate,
         http_5xx_rate: f.http_5xx_rate,
-        other_http_rate: f.other_http_rate,
         transport_error_rate: f.transport_error_rate,
+        other_http_rate: f.other_http_rate,
+        invalid_stream_rate: f.invalid_stream_rate,
+        stream_error_rate: f.stream_error_rate,
+        truncated_rate: f.truncated_rate,
         reasoning_emission_rate: m.reasoning_emission_rate,
         ttfo_p50: p.ttfo_p50,
         ttfo_p95: p.ttfo_p95,
@@ -107,7 +110,11 @@ fn metric_row(m: &GroupMetrics, pooled: Option<&PooledMetrics>) -> MetricRow {
         ttfa_population: s.ttfa_ms.population_count,
         e2e_latency_population: s.e2e_latency_ms.population_count,
         output_tokens_per_second_population: s.output_tokens_per_second.population_count,
+        ended_stream_count: m.stream_diagnostics.ended_stream_count,
+        missing_done_count: m.stream_diagnostics.missing_done_count,
+        missing_finish_reason_count: m.stream_diagnostics.missing_finish_reason_count,
         usage_reported_count: m.usage.reported_count,
+        usage_mismatch_count: m.stream_diagnostics.usage_mismatch_count,
         input_tokens: m.usage.input_tokens,
         output_tokens: m.usage.output_tokens,
         known_cost_usd: m.cost.known_cost_usd,
@@ -142,7 +149,15 @@ mod tests {
         let rows = metric_rows(&computed);
         let keys: Vec<(&str, &str)> = rows.iter().map(|r| (r.provider.as_str(), r.task_family.as_str())).collect();
         assert_eq!(keys.len(), 12);
-        assert_eq!(&keys[..4], &[("a", fixture::MEETING), ("a", TICKET), ("a", fixture::CONTRACT), ("a", "pooled")]);
+        assert_eq!(
+            &keys[..4],
+            &[
+                ("a", fixture::MEETING.as_str()),
+                ("a", TICKET.as_str()),
+                ("a", fixture::CONTRACT.as_str()),
+                ("a", "pooled")
+            ]
+        );
         let c = rows.iter().find(|r| r.provider == "c" && r.task_family == "pooled").unwrap();
         assert_eq!(c.eligible, Some(false));
         assert!(c.ineligibility_reasons.as_deref().unwrap().starts_with("task success rate below 95%; operational"));

@@ -10,6 +10,8 @@ use crate::group::{self, GroupInput};
 use crate::join::Observation;
 use inferbench_schemas::documents::{GroupMetrics, PooledMetrics};
 use inferbench_schemas::providers::Provider;
+use inferbench_schemas::vocab::Outcome;
+use std::collections::BTreeMap;
 
 pub const POOLED: &str = "pooled";
 pub const WEIGHTING: &str = "pooled_balanced_requests";
@@ -20,12 +22,13 @@ pub const MAX_FAILURE_PERCENT: i64 = 1;
 
 pub const LOW_SUCCESS: &str = "task success rate below 95%";
 pub const HIGH_FAILURE: &str = "operational failure rate above 1%";
+/// The reference's reason for a provider whose responses do not evidence the intended model;
+/// inferbench's reasons start with it and then say what the responses named.
 pub const INCOMPATIBLE: &str = "incompatible model or request configuration";
 pub const INCOMPLETE: &str = "incomplete, unbalanced, or internally inconsistent local artifact graph";
 
-/// The outcome of a response that streamed to its end: the only responses whose model echo
-/// is evidence about the served model.
-const COMPLETED: &str = "completed";
+/// How many distinct unexpected models a reason lists before summarising the rest.
+const MODELS_LISTED: usize = 3;
 
 /// Builds a provider's pooled row from its family rows (one per expected family, in order)
 /// and all of its observations.
@@ -42,14 +45,9 @@ pub fn assess(provider: &Provider, families: &[GroupMetrics], observations: &[&O
     let missing: Vec<String> =
         families.iter().filter(|f| f.submitted_count == 0).map(|f| f.task_family.clone()).collect();
     let balanced = missing.is_empty() && present.windows(2).all(|w| w[0].submitted_count == w[1].submitted_count);
-    let model_mismatch_count = observations
-        .iter()
-        .map(|o| &o.response)
-        .filter(|r| r.outcome == COMPLETED && !r.response_model.as_deref().is_some_and(|m| provider.model_matches(m)))
-        .count() as i64;
-    let compatible = model_mismatch_count == 0;
+    let identity = ModelIdentity::of(provider, observations);
     let complete = balanced && metrics.missing_response_count == 0;
-    let reasons = reasons(&metrics, compatible, complete);
+    let reasons = reasons(&metrics, &identity, complete);
     PooledMetrics {
         weighting: WEIGHTING.to_string(),
         task_family_count: present.len() as i64,
@@ -57,8 +55,11 @@ pub fn assess(provider: &Provider, families: &[GroupMetrics], observations: &[&O
         missing_task_families: missing,
         task_family_submitted_counts: families.iter().map(|f| (f.task_family.clone(), f.submitted_count)).collect(),
         balanced,
-        model_mismatch_count,
-        configuration_compatible: compatible,
+        configuration_compatible: identity.compatible(),
+        expected_models: identity.expected,
+        models_returned: identity.returned,
+        model_mismatch_count: identity.mismatched,
+        model_missing_count: identity.missing,
         artifact_graph_complete: complete,
         eligible: reasons.is_empty(),
         ineligibility_reasons: reasons,
@@ -67,9 +68,87 @@ pub fn assess(provider: &Provider, families: &[GroupMetrics], observations: &[&O
     }
 }
 
+/// What a provider's completed responses said about the model that served them: the only
+/// responses whose model echo is evidence (a failed request proves nothing either way).
+struct ModelIdentity {
+    expected: Vec<String>,
+    returned: BTreeMap<String, i64>,
+    /// Completed responses naming an unexpected model, and those naming none.
+    mismatched: i64,
+    missing: i64,
+    completed: i64,
+}
+
+impl ModelIdentity {
+    fn of(provider: &Provider, observations: &[&Observation]) -> ModelIdentity {
+        let completed: Vec<_> =
+            observations.iter().map(|o| &o.response).filter(|r| r.outcome == Outcome::Completed).collect();
+        let mut returned = BTreeMap::new();
+        for model in completed.iter().filter_map(|r| r.response_model.as_ref()) {
+            *returned.entry(model.clone()).or_insert(0) += 1;
+        }
+        let mismatched = completed
+            .iter()
+            .filter(|r| r.response_model.as_deref().is_some_and(|m| !provider.model_matches(m)))
+            .count();
+        ModelIdentity {
+            expected: std::iter::once(&provider.model_id).chain(&provider.model_aliases).cloned().collect(),
+            returned,
+            mismatched: mismatched as i64,
+            missing: completed.iter().filter(|r| r.response_model.is_none()).count() as i64,
+            completed: completed.len() as i64,
+        }
+    }
+
+    fn compatible(&self) -> bool {
+        self.mismatched == 0 && self.missing == 0
+    }
+
+    fn expected_text(&self) -> String {
+        let mut names = self.expected.iter().map(|m| format!("`{m}`"));
+        let first = names.next().unwrap_or_default();
+        let aliases: Vec<String> = names.collect();
+        if aliases.is_empty() {
+            first
+        } else {
+            format!("{first} (or an alias: {})", aliases.join(", "))
+        }
+    }
+
+    /// One reason per kind of failed evidence, naming what came back and what was expected.
+    fn reasons(&self) -> Vec<String> {
+        let mut reasons = Vec::new();
+        if self.mismatched > 0 {
+            let unexpected: Vec<(&String, &i64)> =
+                self.returned.iter().filter(|(m, _)| !self.expected.contains(m)).collect();
+            let mut listed: Vec<String> =
+                unexpected.iter().take(MODELS_LISTED).map(|(m, n)| format!("`{m}` ({n})")).collect();
+            if unexpected.len() > MODELS_LISTED {
+                listed.push(format!("{} more", unexpected.len() - MODELS_LISTED));
+            }
+            reasons.push(format!(
+                "{INCOMPATIBLE}: {} of {} completed responses named another model: {}; expected {}",
+                self.mismatched,
+                self.completed,
+                listed.join(", "),
+                self.expected_text()
+            ));
+        }
+        if self.missing > 0 {
+            reasons.push(format!(
+                "{INCOMPATIBLE}: model unverified: {} of {} completed responses named no model; expected {}",
+                self.missing,
+                self.completed,
+                self.expected_text()
+            ));
+        }
+        reasons
+    }
+}
+
 /// The ineligibility reasons, in the reference's order. An empty group fails both rate tests
 /// (its rates are undefined, not perfect).
-fn reasons(m: &GroupMetrics, compatible: bool, complete: bool) -> Vec<String> {
+fn reasons(m: &GroupMetrics, identity: &ModelIdentity, complete: bool) -> Vec<String> {
     let n = m.submitted_count;
     let mut reasons = Vec::new();
     // correct/n < 95% ⇔ 100·correct < 95·n: no float rounding at the boundary.
@@ -79,9 +158,7 @@ fn reasons(m: &GroupMetrics, compatible: bool, complete: bool) -> Vec<String> {
     if n == 0 || 100 * m.failed_request_count > MAX_FAILURE_PERCENT * n {
         reasons.push(HIGH_FAILURE.to_string());
     }
-    if !compatible {
-        reasons.push(INCOMPATIBLE.to_string());
-    }
+    reasons.extend(identity.reasons());
     if !complete {
         reasons.push(INCOMPLETE.to_string());
     }
@@ -160,7 +237,34 @@ mod tests {
         let (rows, _) = pooled(reqs);
         assert!(row(&rows, "a").eligible);
         let b = row(&rows, "b");
-        assert_eq!((b.model_mismatch_count, b.ineligibility_reasons.clone()), (1, vec![INCOMPATIBLE.to_string()]));
+        assert_eq!((b.model_mismatch_count, b.model_missing_count), (1, 0));
+        assert_eq!(
+            b.ineligibility_reasons,
+            vec![format!(
+                "{INCOMPATIBLE}: 1 of 3 completed responses named another model: `model-y` (1); expected \
+                 `model-x` (or an alias: `model-x-alias`)"
+            )]
+        );
+        assert_eq!(b.models_returned, BTreeMap::from([("model-x".to_string(), 2), ("model-y".to_string(), 1)]));
+    }
+
+    #[test]
+    fn a_response_without_a_model_is_unverified_not_mismatched() {
+        let mut reqs = fixture::balanced(&["a"], |_, _| 100.0);
+        reqs[2] = reqs[2].clone().with(|r| r.response_model = None);
+        let (rows, _) = pooled(reqs);
+        let a = row(&rows, "a");
+        assert_eq!((a.model_mismatch_count, a.model_missing_count, a.configuration_compatible), (0, 1, false));
+        assert_eq!(a.ineligibility_reasons.len(), 1);
+        assert!(a.ineligibility_reasons[0].contains("model unverified: 1 of 3 completed responses named no model"));
+    }
+
+    #[test]
+    fn failed_streams_are_no_evidence_about_the_model() {
+        let mut reqs = fixture::balanced(&["a"], |_, _| 100.0);
+        reqs.push(Req::failed(3, MEETING, "a", "truncated").with(|r| r.response_model = Some("other".into())));
+        let (rows, _) = pooled(reqs);
+        assert!(row(&rows, "a").configuration_compatible);
     }
 
     #[test]
@@ -191,7 +295,7 @@ mod tests {
         let (rows, _) = pooled(reqs);
         let a = row(&rows, "a");
         assert!(!a.balanced && !a.eligible);
-        assert_eq!(a.task_family_submitted_counts[MEETING], 2);
+        assert_eq!(a.task_family_submitted_counts[MEETING.as_str()], 2);
     }
 
     #[test]
@@ -218,8 +322,15 @@ mod tests {
             submitted_count: 100,
             ..row_template()
         };
-        assert!(reasons(&m(95, 1), true, true).is_empty());
-        assert_eq!(reasons(&m(94, 2), true, true), vec![LOW_SUCCESS.to_string(), HIGH_FAILURE.to_string()]);
+        let identity = ModelIdentity {
+            expected: vec!["model-x".into()],
+            returned: BTreeMap::new(),
+            mismatched: 0,
+            missing: 0,
+            completed: 0,
+        };
+        assert!(reasons(&m(95, 1), &identity, true).is_empty());
+        assert_eq!(reasons(&m(94, 2), &identity, true), vec![LOW_SUCCESS.to_string(), HIGH_FAILURE.to_string()]);
     }
 
     fn row_template() -> GroupMetrics {

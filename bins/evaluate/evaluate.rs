@@ -5,11 +5,12 @@
 //! previous `evaluations.parquet`, if any, untouched; and re-running on the same inputs with
 //! the same code writes the same bytes.
 use crate::args::Args;
-use crate::rubric::{self, Family};
+use crate::rubric;
 use inferbench_schemas::dataset::Dataset;
 use inferbench_schemas::parquet_io::{self, Inputs};
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
+use inferbench_schemas::vocab::{Classification, EvaluationError, OperationalOutcome};
 use inferbench_schemas::{canonical, Error};
 use std::collections::HashSet;
 use std::path::Path;
@@ -17,9 +18,6 @@ use std::path::Path;
 /// At most this many row problems are listed; a systematic mismatch (say, the wrong dataset)
 /// would otherwise print one line per response.
 const MAX_PROBLEMS_SHOWN: usize = 20;
-
-/// The classifications, in the order the summary line prints them.
-const CLASSIFICATIONS: [&str; 4] = ["valid_result", "incorrect_result", "invalid_result", "failed_request"];
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     // The gold must be the gold the run was locked to: scoring against an edited dataset
@@ -67,34 +65,6 @@ pub fn evaluate_rows(responses: &[ResponseRow], dataset: &Dataset, path: &Path) 
     Err(Error::Invalid(problems))
 }
 
-/// The `failed_request` error type of a non-2xx operational outcome (`None` for `2xx`).
-fn failure_type(operational_outcome: &str) -> Result<Option<&'static str>, String> {
-    Ok(Some(match operational_outcome {
-        "2xx" => return Ok(None),
-        "timeout" => "timeout",
-        "429" => "rate_limited_http_429",
-        "other_4xx" => "other_http_4xx",
-        "5xx" => "http_5xx",
-        "other_http" => "other_http",
-        "transport_error" => "transport_error",
-        other => return Err(format!("operational_outcome: unknown value `{other}`")),
-    }))
-}
-
-/// Whether the HTTP status agrees with the operational outcome. Timeouts and transport
-/// errors may carry any status (the deadline can expire after a 200 head).
-fn status_agrees(operational_outcome: &str, status: Option<i64>) -> bool {
-    match (operational_outcome, status) {
-        ("2xx", Some(s)) => (200..=299).contains(&s),
-        ("429", Some(s)) => s == 429,
-        ("other_4xx", Some(s)) => (400..=499).contains(&s) && s != 429,
-        ("5xx", Some(s)) => (500..=599).contains(&s),
-        ("other_http", Some(s)) => !(200..=299).contains(&s) && !(400..=599).contains(&s),
-        ("timeout" | "transport_error", _) => true,
-        _ => false,
-    }
-}
-
 /// Checks one response against the taxonomy and the dataset, then scores it.
 fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationRow, String> {
     if response.request_id.is_empty() {
@@ -103,31 +73,20 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
     if response.provider.is_empty() {
         return Err("provider: empty".into());
     }
-    let family = Family::from_name(&response.task_family)
-        .ok_or_else(|| format!("task_family: unknown family `{}`", response.task_family))?;
-    let failure = failure_type(&response.operational_outcome)?;
+    let class = response.operational_outcome;
+    let status = response.http_status.map(|s| u16::try_from(s).unwrap_or(u16::MAX));
     // The reference refuses contradictory records (`http_error` with a 2xx status, …) rather
     // than guess which field is right.
-    if !status_agrees(&response.operational_outcome, response.http_status) {
+    if !class.status_agrees(status) {
         let status = response.http_status.map_or("null".to_string(), |s| s.to_string());
-        return Err(format!(
-            "http_status: {status} contradicts operational_outcome `{}`",
-            response.operational_outcome
-        ));
+        return Err(format!("http_status: {status} contradicts operational_outcome `{class}`"));
     }
-    if (response.outcome == "completed") != failure.is_none() {
-        return Err(format!(
-            "outcome: `{}` contradicts operational_outcome `{}`",
-            response.outcome, response.operational_outcome
-        ));
+    if OperationalOutcome::of(response.outcome, status) != class {
+        return Err(format!("outcome: `{}` contradicts operational_outcome `{class}`", response.outcome));
     }
-    let item = dataset.item(&response.task_family, &response.item_id).ok_or_else(|| {
-        format!(
-            "item_id: `{}` is not a {} item of the dataset {}",
-            response.item_id,
-            response.task_family,
-            dataset.dir.display()
-        )
+    let family = response.task_family;
+    let item = dataset.item(family.as_str(), &response.item_id).ok_or_else(|| {
+        format!("item_id: `{}` is not a {family} item of the dataset {}", response.item_id, dataset.dir.display())
     })?;
 
     let mut row = EvaluationRow {
@@ -135,11 +94,11 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
         round_id: response.round_id.clone(),
         round_index: response.round_index,
         provider: response.provider.clone(),
-        task_family: response.task_family.clone(),
+        task_family: family,
         item_id: response.item_id.clone(),
-        operational_outcome: response.operational_outcome.clone(),
-        classification: "failed_request".to_string(),
-        error_type: failure.map(str::to_string),
+        operational_outcome: class,
+        classification: Classification::FailedRequest,
+        error_type: class.failure_type(),
         schema_valid: false,
         correct: false,
         correct_field_count: None,
@@ -147,13 +106,20 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
         field_correct: None,
         parsed_output: None,
     };
-    if failure.is_some() {
+    if class.is_failure() {
+        return Ok(row);
+    }
+    if response.credential_echo {
+        // The answer was withheld from responses.parquet; it is not scored, and it is not a
+        // success: a provider that leaks a key has not answered the task.
+        row.classification = Classification::InvalidResult;
+        row.error_type = Some(EvaluationError::CredentialEcho);
         return Ok(row);
     }
     let verdict = rubric::evaluate(family, &response.answer, &item.gold, &item.aliases)
         .map_err(|e| format!("gold of item `{}` in {}.jsonl: {e}", item.id, item.family))?;
-    row.classification = verdict.outcome.classification().to_string();
-    row.error_type = verdict.outcome.error_type().map(str::to_string);
+    row.classification = verdict.outcome.classification();
+    row.error_type = verdict.outcome.error_type();
     row.schema_valid = verdict.outcome.schema_valid();
     row.correct = verdict.outcome.correct();
     row.parsed_output = verdict.parsed.as_ref().map(canonical::to_string);
@@ -168,7 +134,7 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
 
 /// One line: how many rows of each classification were written, and where.
 fn summary(rows: &[EvaluationRow], out: &Path) -> String {
-    let counts: Vec<String> = CLASSIFICATIONS
+    let counts: Vec<String> = Classification::ALL
         .iter()
         .map(|c| format!("{c} {}", rows.iter().filter(|r| r.classification == *c).count()))
         .collect();
@@ -183,6 +149,7 @@ mod tests {
     use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
     use inferbench_schemas::run::{self, RunDir};
     use inferbench_schemas::spec::Spec;
+    use inferbench_schemas::vocab::Outcome;
     use serde_json::{json, Value};
     use std::collections::BTreeMap;
     use std::path::PathBuf;
@@ -238,38 +205,47 @@ mod tests {
         status: Option<i64>,
         answer: &str,
     ) -> ResponseRow {
+        let operational: OperationalOutcome = operational.parse().unwrap();
         let outcome = match operational {
-            "2xx" => "completed",
-            "timeout" => "timeout",
-            "transport_error" => "transport_error",
-            _ => "http_error",
+            OperationalOutcome::Success => Outcome::Completed,
+            OperationalOutcome::Timeout => Outcome::Timeout,
+            OperationalOutcome::TransportError => Outcome::TransportError,
+            OperationalOutcome::InvalidStream => Outcome::InvalidStream,
+            OperationalOutcome::StreamError => Outcome::StreamError,
+            OperationalOutcome::Truncated => Outcome::Truncated,
+            _ => Outcome::HttpError,
         };
         ResponseRow {
             request_id: request_id.into(),
             round_id: "round-1".into(),
             round_index: 3,
             provider: "acme".into(),
-            task_family: family.into(),
+            task_family: family.parse().unwrap(),
             item_id: item_id.into(),
             attempt: 1,
-            outcome: outcome.into(),
-            operational_outcome: operational.into(),
+            outcome,
+            operational_outcome: operational,
             http_status: status,
             error_type: None,
             error_message: None,
+            error_body: None,
+            content_type: None,
             retry_after: None,
-            done_seen: operational == "2xx",
+            done_seen: !operational.is_failure(),
             bytes_received: 10,
             sse_event_count: 2,
+            events_after_end: 0,
+            credential_echo: false,
             reasoning: String::new(),
             answer: answer.into(),
-            complete: operational == "2xx" && !answer.is_empty(),
+            complete: !operational.is_failure() && !answer.is_empty(),
             ttfo_ms: None,
             ttfa_ms: None,
             last_answer_ms: None,
             e2e_latency_ms: None,
             pre_answer_reasoning_tokens: None,
             reasoning_emitted_before_answer: None,
+            reasoning_tokens: 0,
             visible_answer_tokens: 0,
             output_tokens_per_second: None,
             time_to_headers_ms: None,
@@ -314,9 +290,9 @@ mod tests {
             // Even a perfect answer in a failed response is not scored.
             let row =
                 one(response("req-1", TICKET, "t-1", operational, status, r#"{"category":"bug","priority":"p2"}"#));
-            assert_eq!(row.classification, "failed_request", "{operational}");
-            assert_eq!(row.error_type.as_deref(), Some(error_type), "{operational}");
-            assert_eq!(row.operational_outcome, operational);
+            assert_eq!(row.classification.as_str(), "failed_request", "{operational}");
+            assert_eq!(row.error_type.map(EvaluationError::as_str), Some(error_type), "{operational}");
+            assert_eq!(row.operational_outcome.as_str(), operational);
             assert!(!row.schema_valid && !row.correct);
             assert_eq!((row.parsed_output, row.correct_field_count, row.field_correct), (None, None, None));
         }
@@ -342,12 +318,12 @@ mod tests {
     fn a_2xx_oops_is_malformed_json() {
         let row = one(ok(MEETING, "m-1", "oops"));
         assert_eq!(
-            (row.classification.as_str(), row.error_type.as_deref()),
+            (row.classification.as_str(), row.error_type.map(EvaluationError::as_str)),
             ("invalid_result", Some("malformed_json"))
         );
         assert_eq!(row.parsed_output, None);
         let empty = one(ok(TICKET, "t-1", ""));
-        assert_eq!(empty.error_type.as_deref(), Some("malformed_json"));
+        assert_eq!(empty.error_type.map(EvaluationError::as_str), Some("malformed_json"));
     }
 
     #[test]
@@ -369,7 +345,7 @@ mod tests {
 
         let schema = one(ok(MEETING, "m-1", r#"{"answer":1}"#));
         assert_eq!(
-            (schema.classification.as_str(), schema.error_type.as_deref()),
+            (schema.classification.as_str(), schema.error_type.map(EvaluationError::as_str)),
             ("invalid_result", Some("schema_invalid"))
         );
         assert_eq!(schema.parsed_output.as_deref(), Some(r#"{"answer":1}"#));
@@ -381,7 +357,7 @@ mod tests {
         answer["renewal_term_months"] = json!(true);
         let row = one(ok(CONTRACT, "c-1", &answer.to_string()));
         assert_eq!(
-            (row.classification.as_str(), row.error_type.as_deref()),
+            (row.classification.as_str(), row.error_type.map(EvaluationError::as_str)),
             ("invalid_result", Some("schema_invalid"))
         );
         assert_eq!((row.correct_field_count, row.field_count_total), (Some(9), Some(10)));
@@ -420,28 +396,44 @@ mod tests {
 
     #[test]
     fn malformed_rows_are_refused_all_at_once() {
-        let mut unknown_family = ok("poetry", "m-1", "{}");
-        unknown_family.request_id = "r1".into();
-        let mut unknown_outcome = response("r2", TICKET, "t-1", "418", Some(418), "");
-        unknown_outcome.outcome = "http_error".into();
+        let mut stream_error_404 = response("r2", TICKET, "t-1", "stream_error", Some(404), "");
+        stream_error_404.request_id = "r2".into();
         let contradiction = response("r3", TICKET, "t-1", "5xx", Some(200), "");
         let missing_status = response("r4", TICKET, "t-1", "429", None, "");
         let mut completed_timeout = response("r5", TICKET, "t-1", "timeout", None, "");
-        completed_timeout.outcome = "completed".into();
+        completed_timeout.outcome = Outcome::Completed;
         let duplicate = response("r3", TICKET, "t-1", "5xx", Some(500), "");
-        let err =
-            problems(&[unknown_family, unknown_outcome, contradiction, missing_status, completed_timeout, duplicate]);
-        assert!(err.starts_with("6 problem(s) found:"), "{err}");
+        let err = problems(&[stream_error_404, contradiction, missing_status, completed_timeout, duplicate]);
+        assert!(err.starts_with("5 problem(s) found:"), "{err}");
         for expected in [
-            "row 1 (request `r1`): task_family: unknown family `poetry`",
-            "row 2 (request `r2`): operational_outcome: unknown value `418`",
-            "row 3 (request `r3`): http_status: 200 contradicts operational_outcome `5xx`",
-            "row 4 (request `r4`): http_status: null contradicts operational_outcome `429`",
-            "row 5 (request `r5`): outcome: `completed` contradicts operational_outcome `timeout`",
-            "row 6 (request `r3`): request_id: duplicate",
+            "row 1 (request `r2`): http_status: 404 contradicts operational_outcome `stream_error`",
+            "row 2 (request `r3`): http_status: 200 contradicts operational_outcome `5xx`",
+            "row 3 (request `r4`): http_status: null contradicts operational_outcome `429`",
+            "row 4 (request `r5`): outcome: `completed` contradicts operational_outcome `timeout`",
+            "row 5 (request `r3`): request_id: duplicate",
         ] {
             assert!(err.contains(expected), "missing {expected:?} in:\n{err}");
         }
+    }
+
+    #[test]
+    fn stream_failures_are_failed_requests_and_a_credential_echo_is_never_scored() {
+        for (class, error_type) in
+            [("invalid_stream", "invalid_stream"), ("stream_error", "stream_error"), ("truncated", "truncated")]
+        {
+            let row = one(response("r", TICKET, "t-1", class, Some(200), r#"{"category":"bug","priority":"p2"}"#));
+            assert_eq!(
+                (row.classification.as_str(), row.error_type.map(EvaluationError::as_str)),
+                ("failed_request", Some(error_type))
+            );
+        }
+        let mut echoed = ok(TICKET, "t-1", "<withheld>");
+        echoed.credential_echo = true;
+        let row = one(echoed);
+        assert_eq!(
+            (row.classification, row.error_type, row.parsed_output),
+            (Classification::InvalidResult, Some(EvaluationError::CredentialEcho), None)
+        );
     }
 
     #[test]
@@ -451,16 +443,6 @@ mod tests {
         let err = problems(&rows);
         assert!(err.starts_with("21 problem(s) found:"), "{err}");
         assert!(err.ends_with("… and 5 more"), "{err}");
-    }
-
-    #[test]
-    fn status_agreement_table() {
-        assert!(status_agrees("2xx", Some(204)));
-        assert!(!status_agrees("2xx", None));
-        assert!(!status_agrees("other_4xx", Some(429)));
-        assert!(status_agrees("other_http", Some(101)));
-        assert!(!status_agrees("other_http", Some(404)));
-        assert!(!status_agrees("5xx", None));
     }
 
     // ---- the whole stage on files -------------------------------------------------------
@@ -554,7 +536,7 @@ mod tests {
 
         let table = parquet_io::read::<EvaluationRow>(&run_dir.evaluations()).unwrap();
         let verdicts: Vec<(&str, Option<&str>)> =
-            table.rows.iter().map(|r| (r.classification.as_str(), r.error_type.as_deref())).collect();
+            table.rows.iter().map(|r| (r.classification.as_str(), r.error_type.map(EvaluationError::as_str))).collect();
         assert_eq!(
             verdicts,
             [("valid_result", None), ("invalid_result", Some("malformed_json")), ("failed_request", Some("timeout"))]

@@ -9,28 +9,9 @@ use crate::json_strict::{self, Malformed};
 use inferbench_schemas::dataset::{
     is_iso_date, AGREEMENT_TYPES, CONTRACT_FIELDS, TICKET_CATEGORIES, TICKET_PRIORITIES,
 };
+use inferbench_schemas::vocab::{Classification, EvaluationError, TaskFamily as Family};
 use serde_json::{Map, Number, Value};
 use std::fmt;
-
-/// The task families this rubric scores.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
-    MeetingNotes,
-    TicketTriage,
-    ContractTerms,
-}
-
-impl Family {
-    /// The family named as in the spec and the dataset, if it is one we score.
-    pub fn from_name(name: &str) -> Option<Family> {
-        match name {
-            "meeting-notes-lookup" => Some(Family::MeetingNotes),
-            "ticket-triage" => Some(Family::TicketTriage),
-            "contract-terms-extraction" => Some(Family::ContractTerms),
-            _ => None,
-        }
-    }
-}
 
 /// Why a 2xx answer is an `invalid_result`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,20 +32,20 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn classification(self) -> &'static str {
+    pub fn classification(self) -> Classification {
         match self {
-            Outcome::Valid => "valid_result",
-            Outcome::Incorrect => "incorrect_result",
-            Outcome::Invalid(_) => "invalid_result",
+            Outcome::Valid => Classification::ValidResult,
+            Outcome::Incorrect => Classification::IncorrectResult,
+            Outcome::Invalid(_) => Classification::InvalidResult,
         }
     }
 
-    pub fn error_type(self) -> Option<&'static str> {
+    pub fn error_type(self) -> Option<EvaluationError> {
         match self {
             Outcome::Valid | Outcome::Incorrect => None,
-            Outcome::Invalid(InvalidKind::MalformedJson) => Some("malformed_json"),
-            Outcome::Invalid(InvalidKind::SchemaInvalid) => Some("schema_invalid"),
-            Outcome::Invalid(InvalidKind::MissingRequiredField) => Some("missing_required_field"),
+            Outcome::Invalid(InvalidKind::MalformedJson) => Some(EvaluationError::MalformedJson),
+            Outcome::Invalid(InvalidKind::SchemaInvalid) => Some(EvaluationError::SchemaInvalid),
+            Outcome::Invalid(InvalidKind::MissingRequiredField) => Some(EvaluationError::MissingRequiredField),
         }
     }
 
@@ -127,7 +108,7 @@ impl std::error::Error for GoldError {}
 /// The gold is checked first, so bad gold is reported even when the answer is malformed.
 pub fn evaluate(family: Family, answer: &str, gold: &Value, aliases: &[String]) -> Result<Verdict, GoldError> {
     match family {
-        Family::MeetingNotes => {
+        Family::MeetingNotesLookup => {
             let candidates = meeting_candidates(gold, aliases)?;
             Ok(score(answer, |parsed| (meeting(parsed, &candidates), None)))
         }
@@ -135,7 +116,7 @@ pub fn evaluate(family: Family, answer: &str, gold: &Value, aliases: &[String]) 
             let (category, priority) = ticket_gold(gold)?;
             Ok(score(answer, |parsed| (ticket(parsed, category, priority), None)))
         }
-        Family::ContractTerms => {
+        Family::ContractTermsExtraction => {
             let gold = contract_gold(gold)?;
             Ok(score(answer, |parsed| contract(parsed, gold)))
         }
@@ -356,7 +337,7 @@ mod tests {
     }
 
     fn meet(answer: &str) -> Verdict {
-        evaluate(Family::MeetingNotes, answer, &meeting_gold(), &["Ada Lovelace".to_string()]).unwrap()
+        evaluate(Family::MeetingNotesLookup, answer, &meeting_gold(), &["Ada Lovelace".to_string()]).unwrap()
     }
 
     fn triage(answer: &str) -> Verdict {
@@ -385,7 +366,7 @@ mod tests {
     }
 
     fn extract(answer: &str) -> Verdict {
-        evaluate(Family::ContractTerms, answer, &contract_gold_value(), &[]).unwrap()
+        evaluate(Family::ContractTermsExtraction, answer, &contract_gold_value(), &[]).unwrap()
     }
 
     fn flag(verdict: &Verdict, field: &str) -> bool {
@@ -395,13 +376,16 @@ mod tests {
 
     #[test]
     fn outcome_accessors_follow_the_taxonomy() {
-        assert_eq!((Outcome::Valid.classification(), Outcome::Valid.error_type()), ("valid_result", None));
+        assert_eq!((Outcome::Valid.classification().as_str(), Outcome::Valid.error_type()), ("valid_result", None));
         assert!(Outcome::Valid.schema_valid() && Outcome::Valid.correct());
         assert!(Outcome::Incorrect.schema_valid() && !Outcome::Incorrect.correct());
-        assert_eq!(Outcome::Incorrect.classification(), "incorrect_result");
-        assert_eq!((SCHEMA.classification(), SCHEMA.error_type()), ("invalid_result", Some("schema_invalid")));
-        assert_eq!(MISSING.error_type(), Some("missing_required_field"));
-        assert_eq!(MALFORMED.error_type(), Some("malformed_json"));
+        assert_eq!(Outcome::Incorrect.classification().as_str(), "incorrect_result");
+        assert_eq!(
+            (SCHEMA.classification().as_str(), SCHEMA.error_type().map(EvaluationError::as_str)),
+            ("invalid_result", Some("schema_invalid"))
+        );
+        assert_eq!(MISSING.error_type(), Some(EvaluationError::MissingRequiredField));
+        assert_eq!(MALFORMED.error_type(), Some(EvaluationError::MalformedJson));
         assert!(!MALFORMED.schema_valid() && !MALFORMED.correct());
     }
 
@@ -463,14 +447,14 @@ mod tests {
         assert_eq!(normalise("straße"), normalise("STRASSE"));
         assert_eq!(normalise("straße"), "strasse");
         let gold = json!({"type": "place", "value": "Straße"});
-        let verdict = evaluate(Family::MeetingNotes, r#"{"answer":"STRASSE"}"#, &gold, &[]).unwrap();
+        let verdict = evaluate(Family::MeetingNotesLookup, r#"{"answer":"STRASSE"}"#, &gold, &[]).unwrap();
         assert_eq!(verdict.outcome, Outcome::Valid);
     }
 
     #[test]
     fn meeting_gold_may_be_a_string_or_carry_answer() {
         for gold in [json!("Augusta King"), json!({"answer": "Augusta King"})] {
-            let verdict = evaluate(Family::MeetingNotes, r#"{"answer":"AUGUSTA KING"}"#, &gold, &[]).unwrap();
+            let verdict = evaluate(Family::MeetingNotesLookup, r#"{"answer":"AUGUSTA KING"}"#, &gold, &[]).unwrap();
             assert_eq!(verdict.outcome, Outcome::Valid, "{gold}");
         }
     }
@@ -543,7 +527,7 @@ mod tests {
         let gold = contract_gold_value();
         let mut answer = gold.clone();
         answer["effective_date"] = json!("2024-02-30");
-        let verdict = evaluate(Family::ContractTerms, &answer.to_string(), &gold, &[]).unwrap();
+        let verdict = evaluate(Family::ContractTermsExtraction, &answer.to_string(), &gold, &[]).unwrap();
         assert_eq!(verdict.outcome, SCHEMA);
         assert!(!flag(&verdict, "effective_date"));
         // A non-canonical spelling of a real date is invalid too.
@@ -596,21 +580,21 @@ mod tests {
         assert!(err.0.starts_with("gold.category"), "{err}");
         let mut bad_contract = contract_gold_value();
         bad_contract["renewal_term_months"] = json!(12.0);
-        assert!(evaluate(Family::ContractTerms, "{}", &bad_contract, &[]).is_err());
+        assert!(evaluate(Family::ContractTermsExtraction, "{}", &bad_contract, &[]).is_err());
         bad_contract.as_object_mut().unwrap().shift_remove("renewal_term_months");
         assert_eq!(
-            evaluate(Family::ContractTerms, "{}", &bad_contract, &[]).unwrap_err().0,
+            evaluate(Family::ContractTermsExtraction, "{}", &bad_contract, &[]).unwrap_err().0,
             "gold.renewal_term_months: missing"
         );
-        assert!(evaluate(Family::MeetingNotes, "{}", &json!({"type": "person"}), &[]).is_err());
-        assert!(evaluate(Family::MeetingNotes, "{}", &json!(3), &[]).is_err());
+        assert!(evaluate(Family::MeetingNotesLookup, "{}", &json!({"type": "person"}), &[]).is_err());
+        assert!(evaluate(Family::MeetingNotesLookup, "{}", &json!(3), &[]).is_err());
     }
 
     #[test]
     fn family_names_round_trip_with_the_spec() {
         for name in inferbench_schemas::spec::FAMILIES {
-            assert!(Family::from_name(name).is_some(), "{name}");
+            assert!(name.parse::<Family>().is_ok(), "{name}");
         }
-        assert_eq!(Family::from_name("Ticket-Triage"), None);
+        assert!("Ticket-Triage".parse::<Family>().is_err());
     }
 }

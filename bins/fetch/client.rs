@@ -1,19 +1,29 @@
 //! One request attempt: send, read the stream, log every fact, end with one terminal event.
+//!
 //! One deadline covers the whole exchange (connect, headers, body); its expiry is always a
-//! `timeout`, whatever stage the exchange was in.
+//! `timeout`, whatever stage the exchange was in. A 2xx body is read as an event stream and
+//! judged event by event (`schemas::stream`): `[DONE]`, an error the provider reports in the
+//! stream, or data that is not JSON end the attempt; what the server sends after that, within
+//! a short grace, is still logged but never joins the answer. Sizes are capped by the spec:
+//! one line or event, and one body.
 use crate::credentials::{Credentials, REDACTED};
 use crate::log::EventLog;
 use crate::sse::{Frame, Parser};
 use anyhow::Result;
-use inferbench_schemas::event::{Event, Outcome, RequestStarted, RequestTerminal, ResponseHead, SseEvent};
+use inferbench_schemas::event::{
+    CredentialEcho, ErrorKind, Event, Outcome, RequestStarted, RequestTerminal, ResponseHead, SseEvent,
+};
 use inferbench_schemas::providers::Provider;
+use inferbench_schemas::stream::{cap, Judge, Payload, StreamEnd, ERROR_BODY_CAP};
+use inferbench_schemas::timing;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// Cap on a logged error body.
-const ERROR_BODY_CAP: usize = 4096;
+/// How long the body is still read (and logged) after the stream ended, for a server that
+/// sends more after `[DONE]` or keeps the connection open.
+const DRAIN_GRACE: Duration = Duration::from_millis(250);
 
 /// A provider's persistent connection and what it needs to sign requests.
 pub struct ProviderClient {
@@ -36,6 +46,13 @@ impl ProviderClient {
     }
 }
 
+/// The size caps every stream is read with.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_event_bytes: usize,
+    pub max_response_bytes: u64,
+}
+
 /// One scheduled request, ready to send.
 #[derive(Debug, Clone)]
 pub struct Unit {
@@ -43,34 +60,28 @@ pub struct Unit {
     pub round_id: String,
     pub round_index: u64,
     pub provider: String,
-    pub task_family: String,
+    pub task_family: inferbench_schemas::vocab::TaskFamily,
     pub item_id: String,
     pub attempt: u32,
     pub body: Value,
 }
 
+/// What the attempt has received so far.
 #[derive(Default)]
 struct Progress {
     status: Option<u16>,
     bytes: u64,
     done: bool,
     events: u32,
+    /// The text the stream delivered per channel, to find a credential split across deltas.
+    answer: String,
+    reasoning: String,
 }
 
-struct Ending {
-    outcome: Outcome,
-    error_type: Option<String>,
-    error_message: Option<String>,
-    error_body: Option<String>,
-}
-
-impl Ending {
-    fn ok() -> Self {
-        Ending { outcome: Outcome::Completed, error_type: None, error_message: None, error_body: None }
-    }
-    fn fail(outcome: Outcome, kind: &str, message: String) -> Self {
-        Ending { outcome, error_type: Some(kind.to_string()), error_message: Some(message), error_body: None }
-    }
+/// A body whose stream has ended but which may still carry bytes worth logging.
+struct Drain {
+    response: reqwest::Response,
+    parser: Parser,
 }
 
 /// Headers worth keeping from a response: ids, rate limits, retry hints, content type.
@@ -86,7 +97,9 @@ fn kept_headers(headers: &reqwest::header::HeaderMap, creds: &Credentials) -> BT
                 || n.contains("rate-limit")
                 || n.contains("quota")
         })
-        .map(|(name, value)| (name.as_str().to_string(), creds.redact(&String::from_utf8_lossy(value.as_bytes()))))
+        .map(|(name, value)| {
+            (creds.redacted(name.as_str()), creds.redacted(&String::from_utf8_lossy(value.as_bytes())))
+        })
         .collect()
 }
 
@@ -101,13 +114,14 @@ fn error_text(err: &reqwest::Error) -> String {
     text
 }
 
-/// Sends `unit` and logs everything until its terminal event.
+/// Sends `unit` and logs everything until its terminal event; returns the send time.
 pub async fn execute(
     log: &EventLog,
     client: &ProviderClient,
     unit: &Unit,
     intended_t_ns: u64,
     deadline: Duration,
+    limits: Limits,
 ) -> Result<u64> {
     let creds = &client.credentials;
     let mut logged_headers = BTreeMap::from([
@@ -124,9 +138,9 @@ pub async fn execute(
         round_id: unit.round_id.clone(),
         round_index: unit.round_index,
         provider: unit.provider.clone(),
-        task_family: unit.task_family.clone(),
+        task_family: unit.task_family.as_str().to_string(),
         item_id: unit.item_id.clone(),
-        endpoint: client.endpoint.clone(),
+        endpoint: creds.redacted(&client.endpoint),
         body: unit.body.clone(),
         headers: logged_headers,
         intended_t_ns,
@@ -134,22 +148,39 @@ pub async fn execute(
     let start_t = log.emit(Event::RequestStarted(started))?;
     let deadline_at = Instant::now() + deadline;
     let mut progress = Progress::default();
-    let ending = match tokio::time::timeout_at(deadline_at, exchange(log, client, unit, &auth, &mut progress)).await {
-        Ok(result) => result?,
-        Err(_) => Ending::fail(
+    let exchange = exchange(log, client, unit, &auth, limits, &mut progress);
+    let end = match tokio::time::timeout_at(deadline_at, exchange).await {
+        Ok(result) => {
+            let (end, drain) = result?;
+            if let Some(drain) = drain {
+                let until = (Instant::now() + DRAIN_GRACE).min(deadline_at);
+                drain_after_end(log, client, unit, &mut progress, drain, until, limits).await?;
+            }
+            end
+        }
+        Err(_) => StreamEnd::failed(
             Outcome::Timeout,
-            "deadline",
+            ErrorKind::Deadline,
             format!("no terminal response within {} ms", deadline.as_millis()),
         ),
     };
+    let echoed: Vec<String> = [("answer", &progress.answer), ("reasoning", &progress.reasoning)]
+        .into_iter()
+        .filter(|(_, text)| creds.found_in(text))
+        .map(|(channel, _)| channel.to_string())
+        .collect();
+    if !echoed.is_empty() {
+        let echo = CredentialEcho { request_id: unit.request_id.clone(), attempt: unit.attempt, channels: echoed };
+        log.emit(Event::CredentialEcho(echo))?;
+    }
     let terminal = RequestTerminal {
         request_id: unit.request_id.clone(),
         attempt: unit.attempt,
-        outcome: ending.outcome,
+        outcome: end.outcome,
         http_status: progress.status,
-        error_type: ending.error_type,
-        error_message: ending.error_message.map(|m| creds.redact(&m)),
-        error_body: ending.error_body.map(|b| creds.redact(&b)),
+        error_type: end.error_type,
+        error_message: end.message.map(|m| creds.redacted(&m)),
+        error_body: end.error_body.map(|b| creds.redacted(&b)),
         bytes_received: progress.bytes,
         done_seen: progress.done,
     };
@@ -157,13 +188,16 @@ pub async fn execute(
     Ok(start_t)
 }
 
+/// The exchange up to the end of the stream, and the body still to drain when the stream
+/// ended before the body did.
 async fn exchange(
     log: &EventLog,
     client: &ProviderClient,
     unit: &Unit,
     auth: &[(String, String)],
+    limits: Limits,
     p: &mut Progress,
-) -> Result<Ending> {
+) -> Result<(StreamEnd, Option<Drain>)> {
     let mut request = client
         .http
         .post(&client.endpoint)
@@ -176,39 +210,70 @@ async fn exchange(
     let mut response = match request.send().await {
         Ok(r) => r,
         Err(e) => {
-            return Ok(Ending::fail(
-                Outcome::TransportError,
-                if e.is_connect() { "connect" } else { "request" },
-                error_text(&e),
-            ))
+            let kind = if e.is_connect() { ErrorKind::Connect } else { ErrorKind::Request };
+            return Ok((StreamEnd::failed(Outcome::TransportError, kind, error_text(&e)), None));
         }
     };
     let status = response.status().as_u16();
     p.status = Some(status);
-    let head = ResponseHead {
+    let headers = kept_headers(response.headers(), &client.credentials);
+    let content_type = headers.get("content-type").cloned();
+    log.emit(Event::ResponseHead(ResponseHead {
         request_id: unit.request_id.clone(),
         attempt: unit.attempt,
         status,
-        headers: kept_headers(response.headers(), &client.credentials),
-    };
-    log.emit(Event::ResponseHead(head))?;
+        headers,
+    }))?;
     if !response.status().is_success() {
-        let mut body = Vec::new();
-        while body.len() < ERROR_BODY_CAP {
-            match response.chunk().await {
-                Ok(Some(bytes)) => {
-                    p.bytes += bytes.len() as u64;
-                    body.extend_from_slice(&bytes);
-                }
-                _ => break,
-            }
-        }
-        body.truncate(ERROR_BODY_CAP);
-        let mut ending = Ending::fail(Outcome::HttpError, "http_status", format!("HTTP {status}"));
-        ending.error_body = Some(String::from_utf8_lossy(&body).into_owned());
-        return Ok(ending);
+        let body = first_bytes(&mut response, p).await;
+        let mut end = StreamEnd::failed(Outcome::HttpError, ErrorKind::HttpStatus, format!("HTTP {status}"));
+        end.error_body = Some(String::from_utf8_lossy(&body).into_owned());
+        return Ok((end, None));
     }
-    let mut parser = Parser::default();
+    let event_stream =
+        content_type.as_deref().is_none_or(|t| t.trim().to_ascii_lowercase().starts_with("text/event-stream"));
+    if status == 204 || !event_stream {
+        let body = first_bytes(&mut response, p).await;
+        let shown = content_type.as_deref().map_or("no content type".to_string(), |t| format!("content type `{t}`"));
+        let mut end = StreamEnd::failed(
+            Outcome::InvalidStream,
+            ErrorKind::NotEventStream,
+            format!("HTTP {status} with {shown}: not an event stream"),
+        );
+        end.error_body = Some(String::from_utf8_lossy(&body).into_owned());
+        return Ok((end, None));
+    }
+    read_stream(log, client, unit, response, limits, p).await
+}
+
+/// Up to [`ERROR_BODY_CAP`] bytes of a body that is not read as a stream.
+async fn first_bytes(response: &mut reqwest::Response, p: &mut Progress) -> Vec<u8> {
+    let mut body = Vec::new();
+    while body.len() < ERROR_BODY_CAP {
+        match response.chunk().await {
+            Ok(Some(bytes)) => {
+                p.bytes += bytes.len() as u64;
+                body.extend_from_slice(&bytes);
+            }
+            _ => break,
+        }
+    }
+    body.truncate(ERROR_BODY_CAP);
+    body
+}
+
+async fn read_stream(
+    log: &EventLog,
+    client: &ProviderClient,
+    unit: &Unit,
+    mut response: reqwest::Response,
+    limits: Limits,
+    p: &mut Progress,
+) -> Result<(StreamEnd, Option<Drain>)> {
+    let mut parser = Parser::new(limits.max_event_bytes);
+    let mut judge = Judge::default();
+    // The first bytes of the body: the evidence when it turns out to hold no event at all.
+    let mut head = Vec::new();
     loop {
         let chunk = response.chunk().await;
         // Every frame a chunk completed is stamped with that chunk's arrival.
@@ -216,23 +281,81 @@ async fn exchange(
         let (frames, ended) = match chunk {
             Ok(Some(bytes)) => {
                 p.bytes += bytes.len() as u64;
-                (parser.feed(&bytes), false)
+                if head.len() < ERROR_BODY_CAP {
+                    head.extend_from_slice(&bytes[..bytes.len().min(ERROR_BODY_CAP - head.len())]);
+                }
+                if p.bytes > limits.max_response_bytes {
+                    return Ok((too_large(ErrorKind::ResponseTooLarge, limits.max_response_bytes), None));
+                }
+                match parser.feed(&bytes) {
+                    Ok(frames) => (frames, false),
+                    Err(_) => return Ok((too_large(ErrorKind::EventTooLarge, limits.max_event_bytes as u64), None)),
+                }
             }
             Ok(None) => (parser.finish(), true),
-            Err(e) => return Ok(Ending::fail(Outcome::TransportError, "body", error_text(&e))),
+            Err(e) => return Ok((StreamEnd::failed(Outcome::TransportError, ErrorKind::Body, error_text(&e)), None)),
         };
-        for frame in frames {
-            if let Some(ending) = record(log, client, unit, p, frame, t_ns)? {
-                return Ok(ending);
+        let mut frames = frames.into_iter();
+        while let Some(frame) = frames.next() {
+            if let Some(end) = record(log, client, unit, p, frame, t_ns, Some(&mut judge))? {
+                // The rest of this chunk arrived with the event that ended the stream.
+                for rest in frames.by_ref() {
+                    record(log, client, unit, p, rest, t_ns, None)?;
+                }
+                let drain = (!ended).then_some(Drain { response, parser });
+                return Ok((end, drain));
             }
         }
         if ended {
-            return Ok(Ending::ok());
+            let mut end = judge.closed();
+            if end.error_type == Some(ErrorKind::EmptyStream) {
+                end.error_body = Some(cap(&String::from_utf8_lossy(&head), ERROR_BODY_CAP));
+            }
+            return Ok((end, None));
         }
     }
 }
 
-/// Logs one frame; returns an ending when the stream is invalid.
+fn too_large(kind: ErrorKind, limit: u64) -> StreamEnd {
+    let what = if kind == ErrorKind::EventTooLarge { "one line or event" } else { "the response body" };
+    StreamEnd::failed(Outcome::InvalidStream, kind, format!("{what} exceeded {limit} bytes (the spec's stream limit)"))
+}
+
+/// Reads what the server still sends after the stream ended, until `until`, and logs it.
+async fn drain_after_end(
+    log: &EventLog,
+    client: &ProviderClient,
+    unit: &Unit,
+    p: &mut Progress,
+    mut drain: Drain,
+    until: Instant,
+    limits: Limits,
+) -> Result<()> {
+    loop {
+        let chunk = match tokio::time::timeout_at(until, drain.response.chunk()).await {
+            Ok(Ok(Some(bytes))) => bytes,
+            Ok(Ok(None)) => {
+                for frame in drain.parser.finish() {
+                    record(log, client, unit, p, frame, log.now(), None)?;
+                }
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+        let t_ns = log.now();
+        p.bytes += chunk.len() as u64;
+        if p.bytes > limits.max_response_bytes {
+            return Ok(());
+        }
+        let Ok(frames) = drain.parser.feed(&chunk) else { return Ok(()) };
+        for frame in frames {
+            record(log, client, unit, p, frame, t_ns, None)?;
+        }
+    }
+}
+
+/// Logs one frame, redacted. With a judge, returns how the stream ended when this frame
+/// ends it; without one (after the end), the frame is only recorded.
 fn record(
     log: &EventLog,
     client: &ProviderClient,
@@ -240,7 +363,8 @@ fn record(
     p: &mut Progress,
     frame: Frame,
     t_ns: u64,
-) -> Result<Option<Ending>> {
+    judge: Option<&mut Judge>,
+) -> Result<Option<StreamEnd>> {
     let creds = &client.credentials;
     let index = p.events;
     p.events += 1;
@@ -253,28 +377,36 @@ fn record(
         id: None,
         retry: None,
         comment: None,
+        redacted: false,
     };
-    let mut invalid = None;
+    let mut end = None;
+    let mut redacted = false;
+    let mut redact = |text: String| {
+        let (clean, hit) = creds.redact(&text);
+        redacted |= hit;
+        clean
+    };
     match frame {
-        Frame::Comment(text) => event.comment = Some(creds.redact(&text)),
+        Frame::Comment(text) => event.comment = Some(redact(text)),
         Frame::Event { data, event: kind, id, retry } => {
-            if let Some(d) = &data {
-                if d == "[DONE]" {
-                    p.done = true;
-                } else if !matches!(serde_json::from_str::<Value>(d), Ok(Value::Object(_))) {
-                    invalid = Some(Ending::fail(
-                        Outcome::InvalidStream,
-                        "invalid_sse",
-                        format!("event {index}: data is neither [DONE] nor a JSON object"),
-                    ));
-                }
+            let payload = Payload::of(data.as_deref());
+            if let Some(object) = payload.object() {
+                let (reasoning, answer) = timing::deltas(object);
+                p.reasoning.push_str(&reasoning);
+                p.answer.push_str(&answer);
             }
-            event.data = data.map(|d| creds.redact(&d));
-            event.event = kind;
-            event.id = id.map(|i| creds.redact(&i));
-            event.retry = retry;
+            if let Some(judge) = judge {
+                end = judge.observe(index, kind.as_deref(), &payload);
+                p.done |= payload == Payload::Done && end.is_some();
+            }
+            let data = data.map(&mut redact);
+            let kind = kind.map(&mut redact);
+            let id = id.map(&mut redact);
+            let retry = retry.map(&mut redact);
+            (event.data, event.event, event.id, event.retry) = (data, kind, id, retry);
         }
     }
+    event.redacted = redacted;
     log.emit_at(t_ns, Event::SseEvent(event))?;
-    Ok(invalid)
+    Ok(end)
 }

@@ -36,6 +36,8 @@ pub fn read_env_file(path: &Path, wanted: &[&str]) -> BTreeMap<String, String> {
 #[derive(Clone, Default)]
 pub struct Credentials {
     values: BTreeMap<String, String>,
+    /// False for the placeholder values of simulated providers: nothing to hide.
+    secret: bool,
 }
 
 impl std::fmt::Debug for Credentials {
@@ -43,6 +45,10 @@ impl std::fmt::Debug for Credentials {
         f.debug_list().entries(self.values.keys()).finish()
     }
 }
+
+/// Shorter values are not redacted: replacing every `ab` in a stream would destroy it, and
+/// a credential that short protects nothing.
+const MIN_REDACTED_LEN: usize = 4;
 
 impl Credentials {
     /// Looks up every variable the provider needs; returns the names that are missing.
@@ -58,14 +64,14 @@ impl Credentials {
                 None => missing.push(name.to_string()),
             }
         }
-        (Credentials { values }, missing)
+        (Credentials { values, secret: true }, missing)
     }
 
     /// Placeholder credentials for simulated providers, used when none are set.
     pub fn simulated(provider: &Provider) -> Credentials {
         let values =
             provider.credential_names().into_iter().map(|n| (n.to_string(), "simulated".to_string())).collect();
-        Credentials { values }
+        Credentials { values, secret: false }
     }
 
     /// The auth headers to send (real values) and to log (redacted).
@@ -77,14 +83,106 @@ impl Credentials {
         }
     }
 
-    /// `text` with every credential value replaced by `<redacted>`.
-    pub fn redact(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for value in self.values.values().filter(|v| v.len() >= 4) {
-            out = out.replace(value.as_str(), REDACTED);
-        }
-        out
+    fn secrets(&self) -> impl Iterator<Item = &str> {
+        self.values.values().map(String::as_str).filter(|v| self.secret && v.len() >= MIN_REDACTED_LEN)
     }
+
+    /// Whether `text` holds a credential, in clear or behind JSON escapes (`\u0073k-…`).
+    pub fn found_in(&self, text: &str) -> bool {
+        let decoded = text.contains('\\').then(|| json_unescape(text));
+        self.secrets().any(|v| text.contains(v) || decoded.as_deref().is_some_and(|d| d.contains(v)))
+    }
+
+    /// `text` with every credential replaced by `<redacted>`; the flag says whether anything
+    /// was. A credential hidden behind JSON escapes is found too: a JSON text is then
+    /// re-serialised with its decoded strings (and keys) redacted, and any other text is
+    /// replaced whole, since its escaped form cannot be cut out reliably.
+    pub fn redact(&self, text: &str) -> (String, bool) {
+        if !self.found_in(text) {
+            return (text.to_string(), false);
+        }
+        let mut out = text.to_string();
+        for value in self.secrets() {
+            out = out.replace(value, REDACTED);
+        }
+        if !self.found_in(&out) {
+            return (out, true);
+        }
+        match serde_json::from_str::<serde_json::Value>(&out) {
+            Ok(value) => (serde_json::to_string(&self.redact_value(value)).unwrap_or_default(), true),
+            Err(_) => (format!("{REDACTED} (a credential behind escapes in a non-JSON text)"), true),
+        }
+    }
+
+    /// [`Credentials::redact`] without the flag.
+    pub fn redacted(&self, text: &str) -> String {
+        self.redact(text).0
+    }
+
+    fn redact_value(&self, value: serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        let clean = |s: String| self.secrets().fold(s, |s, v| s.replace(v, REDACTED));
+        match value {
+            Value::String(s) => Value::String(clean(s)),
+            Value::Array(items) => Value::Array(items.into_iter().map(|v| self.redact_value(v)).collect()),
+            Value::Object(map) => {
+                Value::Object(map.into_iter().map(|(k, v)| (clean(k), self.redact_value(v))).collect())
+            }
+            other => other,
+        }
+    }
+}
+
+/// Decodes the JSON string escapes in `text` (`\n`, `\"`, `\uXXXX` with surrogate pairs, …),
+/// leaving anything that is not a valid escape as it is.
+fn json_unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let simple = match chars.peek().copied() {
+            Some(e @ ('"' | '\\' | '/')) => Some(e),
+            Some('n') => Some('\n'),
+            Some('t') => Some('\t'),
+            Some('r') => Some('\r'),
+            Some('b') => Some('\u{8}'),
+            Some('f') => Some('\u{c}'),
+            _ => None,
+        };
+        if let Some(decoded) = simple {
+            chars.next();
+            out.push(decoded);
+            continue;
+        }
+        match chars.peek().copied() {
+            Some('u') => {
+                let hex: String = chars.clone().skip(1).take(4).collect();
+                match u32::from_str_radix(&hex, 16) {
+                    Ok(unit) if hex.len() == 4 => {
+                        chars.nth(4);
+                        let low = (0xD800..0xDC00).contains(&unit).then(|| {
+                            let rest: String = chars.clone().take(6).collect();
+                            rest.strip_prefix("\\u").and_then(|h| u32::from_str_radix(h, 16).ok())
+                        });
+                        let code = match low.flatten() {
+                            Some(l) if (0xDC00..0xE000).contains(&l) => {
+                                chars.nth(5);
+                                0x10000 + ((unit - 0xD800) << 10) + (l - 0xDC00)
+                            }
+                            _ => unit,
+                        };
+                        out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+                    }
+                    _ => out.push('\\'),
+                }
+            }
+            _ => out.push('\\'),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -104,8 +202,42 @@ mod tests {
 
     #[test]
     fn redaction_removes_every_occurrence_and_debug_shows_names_only() {
-        let creds = Credentials { values: BTreeMap::from([("K".to_string(), "sk-secret-123".to_string())]) };
-        assert_eq!(creds.redact("Bearer sk-secret-123 / sk-secret-123"), "Bearer <redacted> / <redacted>");
+        let creds = secret("sk-secret-123");
+        assert_eq!(creds.redacted("Bearer sk-secret-123 / sk-secret-123"), "Bearer <redacted> / <redacted>");
+        assert_eq!(creds.redact("nothing here"), ("nothing here".to_string(), false));
         assert!(!format!("{creds:?}").contains("sk-secret"));
+    }
+
+    fn secret(value: &str) -> Credentials {
+        Credentials { values: BTreeMap::from([("K".to_string(), value.to_string())]), secret: true }
+    }
+
+    #[test]
+    fn escaped_credentials_are_found_and_json_is_redacted_in_its_decoded_strings() {
+        let creds = secret("sk-abc1");
+        let escaped = r#"{"id":"\u0073\u006b-abc1","k\u0073k-abc1":["x sk\u002dabc1 y"],"n":1}"#;
+        assert!(creds.found_in(escaped));
+        let (out, redacted) = creds.redact(escaped);
+        assert!(redacted);
+        assert_eq!(out, r#"{"id":"<redacted>","k<redacted>":["x <redacted> y"],"n":1}"#);
+        let (out, _) = creds.redact(r#"not json sk\u002dabc1"#);
+        assert!(!out.contains("abc1") && out.starts_with("<redacted>"), "{out}");
+        assert!(creds.found_in("the answer is sk\\u002dabc1"), "an escape the model wrote in its text");
+    }
+
+    #[test]
+    fn unescaping_decodes_pairs_and_leaves_broken_escapes() {
+        assert_eq!(json_unescape(r#"a\n\"\u00e9\ud83d\ude00\x\u12"#), "a\n\"é😀\\x\\u12");
+    }
+
+    #[test]
+    fn simulated_placeholders_and_short_values_are_not_redacted() {
+        let p: Provider = serde_norway::from_str(
+            "{name: p, endpoint: 'http://x', auth: {kind: bearer, env: K}, model_id: m, token_limit_field: max_tokens, price_usd_per_million_tokens: {input: 1, output: 1}}",
+        )
+        .unwrap();
+        let creds = Credentials::simulated(&p);
+        assert_eq!(creds.redact("a simulated stream"), ("a simulated stream".to_string(), false));
+        assert_eq!(secret("ab").redact("abab"), ("abab".to_string(), false));
     }
 }

@@ -1,6 +1,6 @@
 //! The fetch stage: validate, resume from the log, execute the remaining rounds, seal.
 use crate::args::Args;
-use crate::client::{self, ProviderClient, Unit};
+use crate::client::{self, Limits, ProviderClient, Unit};
 use crate::credentials::{read_env_file, Credentials};
 use crate::log::EventLog;
 use crate::resume::{self, LogState};
@@ -8,7 +8,9 @@ use crate::seal;
 use anyhow::{Context, Result};
 use inferbench_schemas::cli::Interrupted;
 use inferbench_schemas::dataset::Dataset;
-use inferbench_schemas::event::{Event, Outcome, RequestTerminal, RoundClosed, RoundReleased, SegmentOpened};
+use inferbench_schemas::event::{
+    ErrorKind, Event, Outcome, RequestTerminal, RoundClosed, RoundReleased, SegmentOpened,
+};
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::providers::slug;
 use inferbench_schemas::run::{file_sha256, RunDir};
@@ -26,7 +28,10 @@ struct Plan {
     schedule: Vec<ScheduleRow>,
     clients: BTreeMap<String, Arc<ProviderClient>>,
     deadline: Duration,
+    limits: Limits,
     endpoint_mode: &'static str,
+    /// The run id, from the lock: a copied or renamed run directory resumes as the same run.
+    run_id: String,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -34,16 +39,25 @@ pub fn run(args: Args) -> Result<()> {
     // installed once here. It fails only if a provider is already installed, which is fine.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let plan = prepare(args)?;
-    let state = resume::scan(&plan.run)?;
+    let state = resume::scan(&plan.run, &plan.run_id)?;
+    if let Some(mode) = state.endpoint_mode.as_deref().filter(|m| *m != plan.endpoint_mode) {
+        return Err(Error::LockMismatch(format!(
+            "{}: this run was fetched from {mode} providers; it cannot continue against {} ones (a run never \
+             mixes simulated and real segments); start a new run",
+            plan.run.events_dir().display(),
+            plan.endpoint_mode
+        ))
+        .into());
+    }
     let pending = plan.schedule.iter().filter(|r| !state.terminal.contains(&r.request_id)).count();
     if pending == 0 && state.open.is_empty() {
-        let rows = seal::seal(&plan.run)?;
+        let rows = seal::seal(&plan.run, &plan.run_id)?;
         eprintln!("ib-fetch: every scheduled request is terminal; sealed {rows} events");
         return Ok(());
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(execute(&plan, state))?;
-    let rows = seal::seal(&plan.run)?;
+    let rows = seal::seal(&plan.run, &plan.run_id)?;
     eprintln!("ib-fetch: sealed {rows} events into {}", plan.run.events_parquet().display());
     Ok(())
 }
@@ -85,7 +99,7 @@ fn prepare(args: Args) -> Result<Plan> {
         .into());
     }
     for row in &schedule {
-        if data.item(&row.task_family, &row.item_id).is_none() || !clients.contains_key(&row.provider) {
+        if data.item(row.task_family.as_str(), &row.item_id).is_none() || !clients.contains_key(&row.provider) {
             return Err(Error::bad(format!(
                 "{}: request {}: unknown item or provider",
                 run.schedule().display(),
@@ -96,7 +110,12 @@ fn prepare(args: Args) -> Result<Plan> {
     }
     let deadline = Duration::from_secs_f64(deadline_seconds.unwrap_or(spec.inference.timeout_seconds));
     let endpoint_mode = if endpoint_base.is_some() { "simulated" } else { "providers" };
-    Ok(Plan { run, spec, data, schedule, clients, deadline, endpoint_mode })
+    let limits = Limits {
+        max_event_bytes: inferbench_schemas::stream::DEFAULT_MAX_EVENT_BYTES as usize,
+        max_response_bytes: inferbench_schemas::stream::DEFAULT_MAX_RESPONSE_BYTES,
+    };
+    let run_id = lock.run_id.clone();
+    Ok(Plan { run, spec, data, schedule, clients, deadline, limits, endpoint_mode, run_id })
 }
 
 /// The host name, hashed: runs record where they ran without naming the machine.
@@ -120,7 +139,7 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
         None => 0,
     };
     let log =
-        Arc::new(EventLog::open(&plan.run.segment(state.next_segment), plan.run.run_id(), state.next_seq, base_ns)?);
+        Arc::new(EventLog::open(&plan.run.segment(state.next_segment), plan.run_id.clone(), state.next_seq, base_ns)?);
     log.emit(Event::SegmentOpened(SegmentOpened {
         segment: state.next_segment,
         wall_clock_unix_ns: wall,
@@ -130,6 +149,8 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
         already_terminal: state.terminal.len() as u64,
         endpoint_mode: plan.endpoint_mode.to_string(),
         deadline_ms: plan.deadline.as_millis() as u64,
+        max_event_bytes: plan.limits.max_event_bytes as u64,
+        max_response_bytes: plan.limits.max_response_bytes,
         execution_region: std::env::var("BENCHMARK_EXECUTION_REGION").unwrap_or_else(|_| "local-unspecified".into()),
         host_sha256_16: host_hash(),
         os: std::env::consts::OS.to_string(),
@@ -141,7 +162,7 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
             attempt: *attempt,
             outcome: Outcome::Interrupted,
             http_status: None,
-            error_type: Some("interrupted".into()),
+            error_type: Some(ErrorKind::Interrupted),
             error_message: Some("the fetch process stopped before this attempt ended; it is sent again".into()),
             error_body: None,
             bytes_received: 0,
@@ -198,7 +219,7 @@ async fn shutdown_signal() {
 }
 
 fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
-    let item = plan.data.item(&row.task_family, &row.item_id).expect("checked in prepare");
+    let item = plan.data.item(row.task_family.as_str(), &row.item_id).expect("checked in prepare");
     let provider = &plan.clients[&row.provider].provider;
     Unit {
         request_id: row.request_id.clone(),
@@ -224,7 +245,8 @@ async fn run_round(plan: &Plan, log: &Arc<EventLog>, round: &[ScheduleRow], unit
     let mut tasks = tokio::task::JoinSet::new();
     for unit in units {
         let (log, client, deadline) = (Arc::clone(log), Arc::clone(&plan.clients[&unit.provider]), plan.deadline);
-        tasks.spawn(async move { client::execute(&log, &client, &unit, released, deadline).await });
+        let limits = plan.limits;
+        tasks.spawn(async move { client::execute(&log, &client, &unit, released, deadline, limits).await });
     }
     let mut starts = Vec::with_capacity(count);
     while let Some(result) = tasks.join_next().await {

@@ -1,9 +1,9 @@
 //! What earlier fetch processes left in the log: which requests are terminal, which attempts
 //! were started but never ended (closed as `interrupted` by the next fetch and re-sent), and
 //! where `seq`, the segment numbers and the run clock continue.
-use anyhow::{bail, Result};
-use inferbench_schemas::event::{Envelope, Event};
-use inferbench_schemas::jsonl;
+use anyhow::Result;
+use inferbench_schemas::event::{Event, Outcome};
+use inferbench_schemas::event_log;
 use inferbench_schemas::run::RunDir;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -21,26 +21,26 @@ pub struct LogState {
     pub anchor_wall_ns: Option<u64>,
     pub last_t_ns: u64,
     pub torn_lines: usize,
+    /// `simulated` or `providers`: what the earlier segments fetched from.
+    pub endpoint_mode: Option<String>,
 }
 
-pub fn scan(run: &RunDir) -> Result<LogState> {
+/// Scans the log of `run`, whose lock names it `run_id` (the directory may have been copied
+/// or renamed since). A log that is not gap-free and this run's alone is refused.
+pub fn scan(run: &RunDir, run_id: &str) -> Result<LogState> {
     let mut state = LogState { next_segment: 1, ..LogState::default() };
-    let run_id = run.run_id();
     let mut ended: BTreeSet<(String, u32)> = BTreeSet::new();
     let mut started: Vec<(String, u32)> = Vec::new();
-    for (number, path) in run.segments()? {
-        let log = jsonl::read::<Envelope>(&path)?;
-        state.torn_lines += usize::from(log.torn_tail.is_some());
-        state.next_segment = state.next_segment.max(number + 1);
-        for env in log.records {
-            if env.run_id != run_id {
-                bail!("{}: seq {}: run_id `{}` is not this run (`{run_id}`)", path.display(), env.seq, env.run_id);
-            }
-            state.next_seq = state.next_seq.max(env.seq + 1);
+    for segment in event_log::read(run, run_id)? {
+        state.torn_lines += usize::from(segment.torn_tail.is_some());
+        state.next_segment = state.next_segment.max(segment.number + 1);
+        for env in segment.records {
+            state.next_seq = env.seq + 1;
             state.last_t_ns = state.last_t_ns.max(env.t_ns);
             match env.event {
-                Event::SegmentOpened(s) if state.anchor_wall_ns.is_none() => {
-                    state.anchor_wall_ns = Some(s.wall_clock_unix_ns)
+                Event::SegmentOpened(s) => {
+                    state.anchor_wall_ns.get_or_insert(s.wall_clock_unix_ns);
+                    state.endpoint_mode.get_or_insert(s.endpoint_mode);
                 }
                 Event::RequestStarted(s) => {
                     let highest = state.attempts.entry(s.request_id.clone()).or_insert(0);
@@ -48,7 +48,7 @@ pub fn scan(run: &RunDir) -> Result<LogState> {
                     started.push((s.request_id, s.attempt));
                 }
                 Event::RequestTerminal(t) => {
-                    if t.outcome != inferbench_schemas::event::Outcome::Interrupted {
+                    if t.outcome != Outcome::Interrupted {
                         state.terminal.insert(t.request_id.clone());
                     }
                     ended.insert((t.request_id, t.attempt));
@@ -64,7 +64,7 @@ pub fn scan(run: &RunDir) -> Result<LogState> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_schemas::event::{Outcome, RequestTerminal, SegmentOpened};
+    use inferbench_schemas::event::{Envelope, Outcome, RequestTerminal, SegmentOpened};
     use inferbench_schemas::jsonl::AppendWriter;
 
     fn env(seq: u64, event: Event) -> Envelope {
@@ -116,6 +116,8 @@ mod tests {
             already_terminal: 0,
             endpoint_mode: "simulated".into(),
             deadline_ms: 20_000,
+            max_event_bytes: 1 << 20,
+            max_response_bytes: 16 << 20,
             execution_region: "local-unspecified".into(),
             host_sha256_16: "0".repeat(16),
             os: "linux".into(),
@@ -136,12 +138,13 @@ mod tests {
                 f.write_all(b"{\"v\":1,\"torn").unwrap()
             })
             .unwrap();
-        let state = scan(&run).unwrap();
+        let state = scan(&run, "run-x").unwrap();
         assert_eq!(state.terminal, BTreeSet::from(["a".to_string()]));
         assert_eq!(state.open, vec![("b".to_string(), 1)]);
         assert_eq!(state.attempts["c"], 1);
         assert_eq!((state.next_seq, state.next_segment, state.last_t_ns), (6, 2, 50));
         assert_eq!(state.anchor_wall_ns, Some(42));
+        assert_eq!(state.endpoint_mode.as_deref(), Some("simulated"));
         assert_eq!(state.torn_lines, 1);
     }
 }

@@ -1,19 +1,20 @@
 //! Sealing: the raw JSONL segments copied into one columnar `events.parquet` for analysis.
 //! The JSONL stays the source of truth; the Parquet is re-derivable from it byte for byte.
 use anyhow::Result;
-use inferbench_schemas::event::Envelope;
+use inferbench_schemas::event_log;
+use inferbench_schemas::parquet_io;
 use inferbench_schemas::run::{file_sha256, RunDir};
 use inferbench_schemas::tables::EventRow;
-use inferbench_schemas::{jsonl, parquet_io};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-pub fn seal(run: &RunDir) -> Result<usize> {
+pub fn seal(run: &RunDir, run_id: &str) -> Result<usize> {
     let mut rows = Vec::new();
     let mut inputs = BTreeMap::new();
-    for (segment, path) in run.segments()? {
-        inputs.insert(format!("events/{segment:04}.jsonl"), file_sha256(&path)?);
-        for env in jsonl::read::<Envelope>(&path)?.records {
+    for seg in event_log::read(run, run_id)? {
+        let segment = seg.number;
+        inputs.insert(format!("events/{segment:04}.jsonl"), file_sha256(&seg.path)?);
+        for env in seg.records {
             let value = serde_json::to_value(&env)?;
             let data = value.get("data").cloned().unwrap_or(Value::Null);
             rows.push(EventRow {

@@ -4,6 +4,10 @@
 //! loses one leading space; `data` lines join with `\n`; a blank line dispatches. Pure and
 //! incremental: feed it bytes as they arrive and it returns the frames each chunk completed,
 //! so each frame can be stamped with the arrival time of the bytes that completed it.
+//!
+//! Memory is bounded: one line, and one event's joined data, may hold at most `max_event_bytes`;
+//! past that the parser refuses the stream ([`TooLarge`]) instead of growing without end (a
+//! provider that never sends a newline would otherwise fill the machine).
 
 /// A dispatched event or a comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,8 +16,27 @@ pub enum Frame {
     Comment(String),
 }
 
-#[derive(Debug, Default)]
+impl Frame {
+    /// The bytes of text the frame holds.
+    fn size(&self) -> usize {
+        match self {
+            Frame::Event { data, event, id, retry } => {
+                [data, event, id, retry].iter().map(|f| f.as_ref().map_or(0, String::len)).sum()
+            }
+            Frame::Comment(text) => text.len(),
+        }
+    }
+}
+
+/// A line or an event exceeded the cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooLarge {
+    pub max_event_bytes: usize,
+}
+
+#[derive(Debug)]
 pub struct Parser {
+    max_event_bytes: usize,
     line: Vec<u8>,
     after_cr: bool,
     started: bool,
@@ -24,8 +47,32 @@ pub struct Parser {
 }
 
 impl Parser {
-    /// Feeds the next chunk of the body; returns the frames it completed.
-    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Frame> {
+    pub fn new(max_event_bytes: usize) -> Parser {
+        Parser {
+            max_event_bytes,
+            line: Vec::new(),
+            after_cr: false,
+            started: false,
+            data: None,
+            event: None,
+            id: None,
+            retry: None,
+        }
+    }
+
+    /// Feeds the next chunk of the body; returns the frames it completed, or `TooLarge` (after
+    /// which the parser holds nothing and must not be fed again).
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Frame>, TooLarge> {
+        let frames = self.feed_unchecked(bytes);
+        let pending = self.line.len() + self.data.as_ref().map_or(0, String::len);
+        if pending > self.max_event_bytes || frames.iter().any(|f| f.size() > self.max_event_bytes) {
+            *self = Parser::new(self.max_event_bytes);
+            return Err(TooLarge { max_event_bytes: self.max_event_bytes });
+        }
+        Ok(frames)
+    }
+
+    fn feed_unchecked(&mut self, bytes: &[u8]) -> Vec<Frame> {
         let mut frames = Vec::new();
         for &b in bytes {
             if self.after_cr {
@@ -114,40 +161,40 @@ mod tests {
 
     #[test]
     fn lf_crlf_and_cr_line_ends_all_frame_events() {
-        let mut p = Parser::default();
-        let frames = p.feed(b"data: a\n\ndata: b\r\n\r\ndata: c\r\r");
+        let mut p = Parser::new(1 << 20);
+        let frames = p.feed(b"data: a\n\ndata: b\r\n\r\ndata: c\r\r").unwrap();
         assert_eq!(frames, vec![data("a"), data("b"), data("c")]);
     }
 
     #[test]
     fn crlf_split_across_chunks_is_one_line_end() {
-        let mut p = Parser::default();
-        assert!(p.feed(b"data: x\r").is_empty());
-        assert!(p.feed(b"\n").is_empty(), "the LF completes the CRLF, not a blank line");
-        assert_eq!(p.feed(b"\r\n"), vec![data("x")]);
+        let mut p = Parser::new(1 << 20);
+        assert!(p.feed(b"data: x\r").unwrap().is_empty());
+        assert!(p.feed(b"\n").unwrap().is_empty(), "the LF completes the CRLF, not a blank line");
+        assert_eq!(p.feed(b"\r\n").unwrap(), vec![data("x")]);
     }
 
     #[test]
     fn multi_line_data_joins_with_newline_and_keeps_empty_lines() {
-        let mut p = Parser::default();
-        assert_eq!(p.feed(b"data: one\r\ndata:\r\ndata: two\r\n\r\n"), vec![data("one\n\ntwo")]);
+        let mut p = Parser::new(1 << 20);
+        assert_eq!(p.feed(b"data: one\r\ndata:\r\ndata: two\r\n\r\n").unwrap(), vec![data("one\n\ntwo")]);
     }
 
     #[test]
     fn unicode_line_separator_inside_json_is_data() {
         let payload = "{\"content\":\"a\u{2028}b\u{85}c\"}";
-        let mut p = Parser::default();
-        let frames = p.feed(format!("data: {payload}\n\n").as_bytes());
+        let mut p = Parser::new(1 << 20);
+        let frames = p.feed(format!("data: {payload}\n\n").as_bytes()).unwrap();
         assert_eq!(frames, vec![data(payload)]);
     }
 
     #[test]
     fn comments_fields_and_byte_at_a_time_feeding() {
         let input = b": keep-alive\nevent: chunk\nid: 7\nretry: 100\nretry: soon\nfoo: bar\ndata:{\"a\":1}\n\n";
-        let mut p = Parser::default();
+        let mut p = Parser::new(1 << 20);
         let mut frames = Vec::new();
         for b in input.iter() {
-            frames.extend(p.feed(&[*b]));
+            frames.extend(p.feed(&[*b]).unwrap());
         }
         assert_eq!(
             frames,
@@ -165,15 +212,29 @@ mod tests {
 
     #[test]
     fn blank_lines_alone_dispatch_nothing_and_eof_flushes_a_pending_event() {
-        let mut p = Parser::default();
-        assert!(p.feed(b"\n\n\n").is_empty());
-        assert!(p.feed(b"data: [DONE]").is_empty());
+        let mut p = Parser::new(1 << 20);
+        assert!(p.feed(b"\n\n\n").unwrap().is_empty());
+        assert!(p.feed(b"data: [DONE]").unwrap().is_empty());
         assert_eq!(p.finish(), vec![data("[DONE]")]);
     }
 
     #[test]
+    fn an_unterminated_line_or_an_oversized_event_is_refused_and_freed() {
+        let mut p = Parser::new(16);
+        assert_eq!(p.feed(b"data: 0123456789").map(|f| f.len()), Ok(0));
+        assert_eq!(p.feed(b"abcdef"), Err(TooLarge { max_event_bytes: 16 }), "22 bytes pending, no newline");
+        assert!(p.line.capacity() == 0 && p.data.is_none(), "the buffers are freed");
+        let mut p = Parser::new(16);
+        assert!(p.feed(b"data: 0123456789\ndata: 0123456789\n").is_err(), "joined data over the cap");
+        let mut p = Parser::new(16);
+        assert!(p.feed(b"data: 0123456789abcdefgh\n\n").is_err(), "a complete but oversized event");
+        let mut p = Parser::new(16);
+        assert_eq!(p.feed(b"data: 0123456789\n\ndata: 0123456789\n\n").map(|f| f.len()), Ok(2));
+    }
+
+    #[test]
     fn leading_byte_order_mark_is_ignored() {
-        let mut p = Parser::default();
-        assert_eq!(p.feed("\u{feff}data: a\n\n".as_bytes()), vec![data("a")]);
+        let mut p = Parser::new(1 << 20);
+        assert_eq!(p.feed("\u{feff}data: a\n\n".as_bytes()).unwrap(), vec![data("a")]);
     }
 }

@@ -4,7 +4,7 @@ use crate::inputs::ReportInputs;
 use inferbench_schemas::documents::{
     ComparisonsDocument, Cost, EligibilityPolicy, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics,
     MetricSummaries, MetricsDocument, PairRow, PercentileValue, Percentiles, PooledMetrics, PriceUsd, Provenance,
-    ProviderEligibility, RateDetail, Summary, Usage, WinRow, METRICS_VERSION,
+    ProviderEligibility, RateDetail, StreamDiagnostics, Summary, Usage, WinRow, METRICS_VERSION,
 };
 use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
 use inferbench_schemas::providers::ProviderTable;
@@ -74,16 +74,7 @@ fn row(provider: &str, family: &str, e2e: (f64, f64), success: f64, failure: f64
         failures: FailureCounts {
             timeout_rate: Some(failure),
             timeout_count: failed,
-            http_429_rate: Some(0.0),
-            http_429_count: 0,
-            other_http_4xx_rate: Some(0.0),
-            other_http_4xx_count: 0,
-            http_5xx_rate: Some(0.0),
-            http_5xx_count: 0,
-            transport_error_rate: Some(0.0),
-            transport_error_count: 0,
-            other_http_rate: Some(0.0),
-            other_http_count: 0,
+            ..FailureCounts::new([0; 9], 600)
         },
         reasoning_emission_rate: Some(0.5),
         reasoning_emission_detail: detail(0.5, 299, 598),
@@ -97,6 +88,13 @@ fn row(provider: &str, family: &str, e2e: (f64, f64), success: f64, failure: f64
             input_tokens: 30_000,
             output_tokens: 15_000,
             total_tokens: 45_000,
+        },
+        stream_diagnostics: StreamDiagnostics {
+            ended_stream_count: 600 - failed,
+            missing_done_count: 0,
+            missing_finish_reason_count: 0,
+            usage_reported_count: 300,
+            usage_mismatch_count: 0,
         },
         cost: Cost {
             reported_count: 300,
@@ -135,7 +133,10 @@ fn pooled((p, e2e, s, f): (&str, (f64, f64), f64, f64)) -> PooledMetrics {
         missing_task_families: vec![],
         task_family_submitted_counts: FAMILIES.iter().map(|f| (f.to_string(), 600)).collect(),
         balanced: true,
+        expected_models: vec![format!("model-{p}")],
+        models_returned: BTreeMap::from([(format!("model-{p}"), 600)]),
         model_mismatch_count: 0,
+        model_missing_count: 0,
         configuration_compatible: true,
         artifact_graph_complete: true,
         eligible: reasons.is_empty(),

@@ -2,6 +2,7 @@
 //! family `r mod F`; its launch order is the provider list rotated left by `r mod P`; ids are
 //! `round-`/`req-` plus the first 24 hex digits of a SHA-256 over the round's content.
 use inferbench_schemas::tables::ScheduleRow;
+use inferbench_schemas::vocab::TaskFamily;
 use sha2::{Digest, Sha256};
 
 /// `0` is the reference's attempt identity of a full run; the ids match its full runs.
@@ -22,25 +23,25 @@ pub fn request_id(version: &str, provider: &str, round_index: usize, family: &st
 }
 
 /// `selected[f]` are family `f`'s selected item ids in order; all families have the same count.
-pub fn build(version: &str, families: &[(String, Vec<String>)], providers: &[String]) -> Vec<ScheduleRow> {
+pub fn build(version: &str, families: &[(TaskFamily, Vec<String>)], providers: &[String]) -> Vec<ScheduleRow> {
     let per_family = families.iter().map(|(_, ids)| ids.len()).min().unwrap_or(0);
     let mut rows = Vec::new();
     let mut round_index = 0usize;
     for item_index in 0..per_family {
-        for (family, ids) in families {
+        for &(family, ref ids) in families {
             let item_id = &ids[item_index];
-            let round_id = round_id(version, round_index, family, item_id);
+            let round_id = round_id(version, round_index, family.as_str(), item_id);
             let offset = round_index % providers.len();
             let launch_order = providers[offset..].iter().chain(&providers[..offset]);
             for (launch_index, provider) in launch_order.enumerate() {
                 rows.push(ScheduleRow {
                     round_index: round_index as i64,
                     round_id: round_id.clone(),
-                    task_family: family.clone(),
+                    task_family: family,
                     item_id: item_id.clone(),
                     provider: provider.clone(),
                     launch_index: launch_index as i64,
-                    request_id: request_id(version, provider, round_index, family, item_id),
+                    request_id: request_id(version, provider, round_index, family.as_str(), item_id),
                 });
             }
             round_index += 1;
@@ -70,16 +71,17 @@ mod tests {
 
     #[test]
     fn rounds_alternate_families_and_rotate_launch_order() {
+        use TaskFamily::{ContractTermsExtraction as C, MeetingNotesLookup as M, TicketTriage as T};
         let families = vec![
-            ("m".to_string(), vec!["m1".to_string(), "m2".to_string()]),
-            ("t".to_string(), vec!["t1".to_string(), "t2".to_string()]),
-            ("c".to_string(), vec!["c1".to_string(), "c2".to_string()]),
+            (M, vec!["m1".to_string(), "m2".to_string()]),
+            (T, vec!["t1".to_string(), "t2".to_string()]),
+            (C, vec!["c1".to_string(), "c2".to_string()]),
         ];
         let providers: Vec<String> = ["a", "b", "c", "d"].iter().map(|s| s.to_string()).collect();
         let rows = build(VERSION, &families, &providers);
         assert_eq!(rows.len(), 6 * 4);
-        let round_families: Vec<&str> = rows.chunks(4).map(|r| r[0].task_family.as_str()).collect();
-        assert_eq!(round_families, ["m", "t", "c", "m", "t", "c"]);
+        let round_families: Vec<TaskFamily> = rows.chunks(4).map(|r| r[0].task_family).collect();
+        assert_eq!(round_families, [M, T, C, M, T, C]);
         let items: Vec<&str> = rows.chunks(4).map(|r| r[0].item_id.as_str()).collect();
         assert_eq!(items, ["m1", "t1", "c1", "m2", "t2", "c2"]);
         let second: Vec<&str> = rows[4..8].iter().map(|r| r.provider.as_str()).collect();

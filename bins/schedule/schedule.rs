@@ -6,6 +6,7 @@ use inferbench_schemas::parquet_io;
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::run::file_sha256;
 use inferbench_schemas::tables::SelectionRow;
+use inferbench_schemas::vocab::TaskFamily;
 use std::collections::BTreeMap;
 
 pub fn run(args: Args) -> Result<()> {
@@ -16,14 +17,14 @@ pub fn run(args: Args) -> Result<()> {
     if providers.names() != lock.providers {
         bail!("{}: the provider list differs from the table {}", run.lock().display(), spec.providers_path.display());
     }
-    let families: Vec<(String, Vec<String>)> = spec
-        .families
-        .iter()
-        .map(|f| {
+    let families: Vec<(TaskFamily, Vec<String>)> = spec
+        .task_families()
+        .into_iter()
+        .map(|family| {
             let mut chosen: Vec<&SelectionRow> =
-                selection.iter().filter(|r| r.task_family == f.name && r.selected).collect();
+                selection.iter().filter(|r| r.task_family == family && r.selected).collect();
             chosen.sort_by_key(|r| r.position);
-            (f.name.clone(), chosen.into_iter().map(|r| r.item_id.clone()).collect())
+            (family, chosen.into_iter().map(|r| r.item_id.clone()).collect())
         })
         .collect();
     let per_family = lock.selection.selected_items_per_task_family;

@@ -26,7 +26,7 @@ pub fn run(args: Args) -> Result<()> {
         ))
         .into());
     }
-    let families: Vec<String> = spec.families.iter().map(|f| f.name.clone()).collect();
+    let families = spec.task_families();
     let (rows, seeds) = selection::select(&data, &spec.slug, &families, per_family);
 
     let run_dir = RunDir::new(&run);

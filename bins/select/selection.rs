@@ -5,6 +5,7 @@
 use crate::cpython_random::{big_endian_to_decimal, Mt19937};
 use inferbench_schemas::dataset::Dataset;
 use inferbench_schemas::tables::SelectionRow;
+use inferbench_schemas::vocab::TaskFamily;
 use sha2::{Digest, Sha256};
 
 /// The reference runner's schedule algorithm version; part of every seed and id.
@@ -28,20 +29,20 @@ pub fn family_order(seed: &[u8; 32], ids: &[&str]) -> Vec<String> {
 pub fn select(
     dataset: &Dataset,
     slug: &str,
-    families: &[String],
+    families: &[TaskFamily],
     per_family: usize,
 ) -> (Vec<SelectionRow>, Vec<(String, String)>) {
     let mut rows = Vec::new();
     let mut seeds = Vec::new();
-    for family in families {
-        let items = &dataset.items[family];
+    for &family in families {
+        let items = &dataset.items[family.as_str()];
         let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
-        let seed = family_seed(slug, &dataset.release_hash, family);
-        seeds.push((family.clone(), big_endian_to_decimal(&seed)));
+        let seed = family_seed(slug, &dataset.release_hash, family.as_str());
+        seeds.push((family.to_string(), big_endian_to_decimal(&seed)));
         for (position, id) in family_order(&seed, &ids).into_iter().enumerate() {
             let item = items.iter().find(|i| i.id == id).expect("ids come from these items");
             rows.push(SelectionRow {
-                task_family: family.clone(),
+                task_family: family,
                 position: position as i64,
                 item_id: id,
                 selected: position < per_family,

@@ -4,6 +4,7 @@
 //! Field order is the order in the file. A metrics row is flat (`timeout_rate`, `ttfa_ms`,
 //! `ttfa_p50` are keys of the row itself, as in the reference format); the `#[serde(flatten)]`
 //! groups below only give those keys a name in Rust.
+use crate::vocab::OperationalOutcome;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -137,6 +138,8 @@ pub struct GroupMetrics {
     pub usage: Usage,
     /// Cost of the requests that reported usage.
     pub cost: Cost,
+    /// How the 2xx streams ended and whether usage agrees with the local token count.
+    pub stream_diagnostics: StreamDiagnostics,
     /// Contract extraction only: how many fields the returned objects got right.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract_field_diagnostics: Option<FieldDiagnostics>,
@@ -190,7 +193,9 @@ pub struct RateDetail {
 }
 
 /// Counts of each operational failure class, each with its rate over the submitted requests.
-/// The classes are the reference's five plus `other_http` (HTTP 1xx/3xx).
+/// The classes are the reference's five, then `other_http` (HTTP 1xx/3xx), then the three
+/// stream failures the reference counted as transport errors or as successes: an invalid
+/// stream, an error reported inside the stream, a truncated stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FailureCounts {
     /// Share of responses that hit the request deadline; null for an empty group.
@@ -209,34 +214,78 @@ pub struct FailureCounts {
     pub http_5xx_rate: Option<f64>,
     /// Responses with an HTTP 5xx.
     pub http_5xx_count: i64,
-    /// Share of responses that failed in transport (connection, invalid stream, interrupted);
-    /// null for an empty group.
+    /// Share of responses whose connection broke (connect, TLS, reset, body read error); null
+    /// for an empty group.
     pub transport_error_rate: Option<f64>,
-    /// Responses that failed in transport (connection, invalid stream, interrupted).
+    /// Responses whose connection broke.
     pub transport_error_count: i64,
     /// Share of responses with HTTP 1xx/3xx; null for an empty group.
     pub other_http_rate: Option<f64>,
     /// Responses with HTTP 1xx/3xx.
     pub other_http_count: i64,
+    /// Share of 2xx responses that were not a valid event stream (another content type, no
+    /// event, non-JSON data, a size cap exceeded); null for an empty group.
+    pub invalid_stream_rate: Option<f64>,
+    /// Responses that were not a valid event stream.
+    pub invalid_stream_count: i64,
+    /// Share of 2xx streams in which the provider reported an error; null for an empty group.
+    pub stream_error_rate: Option<f64>,
+    /// Streams in which the provider reported an error.
+    pub stream_error_count: i64,
+    /// Share of 2xx streams that ended with neither `[DONE]` nor a `finish_reason`; null for
+    /// an empty group.
+    pub truncated_rate: Option<f64>,
+    /// Streams that ended with neither `[DONE]` nor a `finish_reason`.
+    pub truncated_count: i64,
 }
 
 impl FailureCounts {
-    /// Each class as (label, count, rate), in file order; the label prefixes its
+    /// The counts of `OperationalOutcome::FAILURES` (in that order) among `submitted` responses.
+    pub fn new(counts: [i64; 9], submitted: i64) -> FailureCounts {
+        let rate = |n: i64| (submitted > 0).then(|| n as f64 / submitted as f64);
+        let [timeout, http_429, other_4xx, http_5xx, transport, other_http, invalid, stream_error, truncated] = counts;
+        FailureCounts {
+            timeout_rate: rate(timeout),
+            timeout_count: timeout,
+            http_429_rate: rate(http_429),
+            http_429_count: http_429,
+            other_http_4xx_rate: rate(other_4xx),
+            other_http_4xx_count: other_4xx,
+            http_5xx_rate: rate(http_5xx),
+            http_5xx_count: http_5xx,
+            transport_error_rate: rate(transport),
+            transport_error_count: transport,
+            other_http_rate: rate(other_http),
+            other_http_count: other_http,
+            invalid_stream_rate: rate(invalid),
+            invalid_stream_count: invalid,
+            stream_error_rate: rate(stream_error),
+            stream_error_count: stream_error,
+            truncated_rate: rate(truncated),
+            truncated_count: truncated,
+        }
+    }
+
+    /// Each class with its count and rate, in file order; the class's label prefixes its
     /// `<label>_rate` and `<label>_count` keys.
-    pub fn classes(&self) -> [(&'static str, i64, Option<f64>); 6] {
+    pub fn classes(&self) -> [(OperationalOutcome, i64, Option<f64>); 9] {
+        use OperationalOutcome as O;
         [
-            ("timeout", self.timeout_count, self.timeout_rate),
-            ("http_429", self.http_429_count, self.http_429_rate),
-            ("other_http_4xx", self.other_http_4xx_count, self.other_http_4xx_rate),
-            ("http_5xx", self.http_5xx_count, self.http_5xx_rate),
-            ("transport_error", self.transport_error_count, self.transport_error_rate),
-            ("other_http", self.other_http_count, self.other_http_rate),
+            (O::Timeout, self.timeout_count, self.timeout_rate),
+            (O::Http429, self.http_429_count, self.http_429_rate),
+            (O::Other4xx, self.other_http_4xx_count, self.other_http_4xx_rate),
+            (O::Http5xx, self.http_5xx_count, self.http_5xx_rate),
+            (O::TransportError, self.transport_error_count, self.transport_error_rate),
+            (O::OtherHttp, self.other_http_count, self.other_http_rate),
+            (O::InvalidStream, self.invalid_stream_count, self.invalid_stream_rate),
+            (O::StreamError, self.stream_error_count, self.stream_error_rate),
+            (O::Truncated, self.truncated_count, self.truncated_rate),
         ]
     }
 
     /// The rate of the class labelled `label` (e.g. `http_429`).
     pub fn rate(&self, label: &str) -> Option<f64> {
-        let class = self.classes().into_iter().find(|(l, _, _)| *l == label);
+        let class = self.classes().into_iter().find(|(c, _, _)| c.label() == label);
         class.and_then(|(_, _, rate)| rate)
     }
 
@@ -247,12 +296,30 @@ impl FailureCounts {
 
     /// A `<label>_rate` or `<label>_count` key as a float.
     fn column(&self, name: &str) -> Option<Option<f64>> {
-        self.classes().into_iter().find_map(|(label, count, rate)| match name.strip_prefix(label)? {
+        self.classes().into_iter().find_map(|(class, count, rate)| match name.strip_prefix(class.label())? {
             "_rate" => Some(rate),
             "_count" => Some(Some(count as f64)),
             _ => None,
         })
     }
+}
+
+/// What a provider's 2xx streams looked like at their end, and whether its token usage agrees
+/// with the local count: diagnostics, not failures in themselves.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StreamDiagnostics {
+    /// 2xx streams that ended by themselves: completed, truncated, or reporting an error.
+    pub ended_stream_count: i64,
+    /// Of those, streams without `[DONE]`.
+    pub missing_done_count: i64,
+    /// Of those, streams without a `finish_reason`.
+    pub missing_finish_reason_count: i64,
+    /// Responses that reported `usage.completion_tokens`.
+    pub usage_reported_count: i64,
+    /// Of those, responses whose reported completion tokens differ from the local o200k_base
+    /// count of their reasoning and answer text (a provider's own tokenizer counts
+    /// differently, so some disagreement is expected; a large share deserves a look).
+    pub usage_mismatch_count: i64,
 }
 
 /// One summary per percentile metric, keyed by the metric's name.
@@ -499,9 +566,18 @@ pub struct PooledMetrics {
     pub task_family_submitted_counts: BTreeMap<String, i64>,
     /// Every expected family present with the same number of submitted requests.
     pub balanced: bool,
-    /// Completed responses whose `response_model` is missing or not the provider's model.
+    /// The model ids a completed response may name: the provider's `model_id`, then its
+    /// aliases.
+    pub expected_models: Vec<String>,
+    /// Model id → completed responses that named it (all of them, expected or not).
+    pub models_returned: BTreeMap<String, i64>,
+    /// Completed responses that named a model other than the expected ones.
     pub model_mismatch_count: i64,
-    /// No model mismatch.
+    /// Completed responses that named no model at all (the model is then unverified, which
+    /// is not the same as a mismatch).
+    pub model_missing_count: i64,
+    /// Every completed response named an expected model (and there was at least one, or no
+    /// completed response at all).
     pub configuration_compatible: bool,
     /// Balanced, and every scheduled request has a response.
     pub artifact_graph_complete: bool,
@@ -627,27 +703,14 @@ mod tests {
             submitted_count: 4,
             missing_response_count: 1,
             correct_count: 2,
-            failed_request_count: 21,
+            failed_request_count: 45,
             invalid_result_count: 3,
             incorrect_result_count: 6,
             task_success_rate: Some(0.5),
             task_success_rate_detail: detail(2, 4),
             failure_rate: Some(0.25),
             failure_rate_detail: detail(1, 4),
-            failures: FailureCounts {
-                timeout_rate: Some(0.01),
-                timeout_count: 1,
-                http_429_rate: Some(0.02),
-                http_429_count: 2,
-                other_http_4xx_rate: Some(0.03),
-                other_http_4xx_count: 3,
-                http_5xx_rate: Some(0.04),
-                http_5xx_count: 4,
-                transport_error_rate: Some(0.05),
-                transport_error_count: 5,
-                other_http_rate: Some(0.06),
-                other_http_count: 6,
-            },
+            failures: FailureCounts::new([1, 2, 3, 4, 5, 6, 7, 8, 9], 100),
             reasoning_emission_rate: Some(0.125),
             reasoning_emission_detail: detail(1, 8),
             percentiles: FlatPercentiles::of(&summaries),
@@ -660,6 +723,13 @@ mod tests {
                 input_tokens: 40,
                 output_tokens: 20,
                 total_tokens: 60,
+            },
+            stream_diagnostics: StreamDiagnostics {
+                ended_stream_count: 4,
+                missing_done_count: 1,
+                missing_finish_reason_count: 2,
+                usage_reported_count: 4,
+                usage_mismatch_count: 3,
             },
             cost: Cost {
                 reported_count: 4,
@@ -687,7 +757,10 @@ mod tests {
             missing_task_families: vec![],
             task_family_submitted_counts: BTreeMap::from([("f".to_string(), 4)]),
             balanced: true,
+            expected_models: vec!["m".into()],
+            models_returned: BTreeMap::from([("m".to_string(), 4)]),
             model_mismatch_count: 0,
+            model_missing_count: 0,
             configuration_compatible: true,
             artifact_graph_complete: true,
             eligible: false,
@@ -775,7 +848,8 @@ mod tests {
         assert_eq!(&keys[..3], ["provider", "task_family", "scheduled_count"]);
         assert!(pos("failure_rate_detail") < pos("timeout_rate"));
         assert!(pos("timeout_count") < pos("http_429_rate"));
-        assert!(pos("other_http_count") < pos("reasoning_emission_rate"));
+        assert!(pos("other_http_count") < pos("invalid_stream_rate"));
+        assert!(pos("truncated_count") < pos("reasoning_emission_rate"));
         assert!(pos("ttfo_ms") < pos("output_tokens_per_second"));
         assert!(pos("output_tokens_per_second") < pos("ttfo_p50"));
         assert!(pos("output_tokens_per_second_p99") < pos("usage"));
@@ -802,10 +876,12 @@ mod tests {
             }
         }
         let numeric = json.as_object().unwrap().values().filter(|v| v.is_number()).count();
-        assert_eq!(numeric, 10 + 12 + 15);
+        assert_eq!(numeric, 10 + 18 + 15);
         assert_eq!(row.column("http_429"), None);
         assert_eq!(row.failures.rate("other_http"), Some(0.06));
-        assert_eq!(row.failures.total(), 21);
+        assert_eq!(row.failures.rate("truncated"), Some(0.09));
+        assert_eq!(row.column("other_http_4xx_count"), Some(Some(3.0)));
+        assert_eq!(row.failures.total(), 45);
         assert_eq!((row.percentile("ttfa_p95"), row.population("ttfa_ms")), (Some(21.0), 3));
     }
 }

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+pub use crate::vocab::{ErrorKind, Outcome};
+
 /// One line of the event log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Envelope {
@@ -34,6 +36,7 @@ pub enum Event {
     RequestStarted(RequestStarted),
     ResponseHead(ResponseHead),
     SseEvent(SseEvent),
+    CredentialEcho(CredentialEcho),
     RequestTerminal(RequestTerminal),
     RoundClosed(RoundClosed),
     SegmentClosed(SegmentClosed),
@@ -55,6 +58,11 @@ pub struct SegmentOpened {
     /// `providers` (endpoints of providers.yaml) or `simulated` (`--endpoint-base`).
     pub endpoint_mode: String,
     pub deadline_ms: u64,
+    /// The caps this segment read with: one SSE line or event, and one response body.
+    #[serde(default)]
+    pub max_event_bytes: u64,
+    #[serde(default)]
+    pub max_response_bytes: u64,
     /// Where the client ran: `BENCHMARK_EXECUTION_REGION`, or `local-unspecified`.
     pub execution_region: String,
     /// First 16 hex digits of SHA-256 of the host name (the name itself is never recorded).
@@ -122,37 +130,23 @@ pub struct SseEvent {
     /// A comment line's text (after the colon); such a record has no `data`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
+    /// True when a credential was removed from a field: the field then holds the received
+    /// text with each credential replaced by `<redacted>` (for JSON data, the payload with its
+    /// decoded strings redacted and re-serialised), not the bytes as received.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub redacted: bool,
 }
 
-/// How a request attempt ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// A 2xx response whose stream ended (with or without `[DONE]`).
-    Completed,
-    /// The one deadline over the whole exchange expired.
-    Timeout,
-    /// A non-2xx status (including 1xx/3xx: redirects are never followed).
-    HttpError,
-    /// Connect, TLS or read failure.
-    TransportError,
-    /// A 2xx stream carried an event whose data is neither `[DONE]` nor a JSON object.
-    InvalidStream,
-    /// The fetch process stopped before this attempt ended; recorded when a later fetch resumes.
-    Interrupted,
-}
-
-impl Outcome {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Completed => "completed",
-            Outcome::Timeout => "timeout",
-            Outcome::HttpError => "http_error",
-            Outcome::TransportError => "transport_error",
-            Outcome::InvalidStream => "invalid_stream",
-            Outcome::Interrupted => "interrupted",
-        }
-    }
+/// The text a stream delivered in a channel (the answer or the reasoning, as the deltas
+/// concatenate) contained a credential of the request, possibly split across events or
+/// JSON-escaped. No single logged event holds it, but every file derived from the joined text
+/// would: `ib-reconstruct` withholds that channel's text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CredentialEcho {
+    pub request_id: String,
+    pub attempt: u32,
+    /// `answer` and/or `reasoning`.
+    pub channels: Vec<String>,
 }
 
 /// The terminal outcome of one request attempt.
@@ -163,12 +157,13 @@ pub struct RequestTerminal {
     pub outcome: Outcome,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http_status: Option<u16>,
-    /// Short machine-readable error kind, e.g. `deadline`, `connect`, `body`, `invalid_sse`.
+    /// What ended the attempt when it did not complete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error_type: Option<String>,
+    pub error_type: Option<ErrorKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
-    /// The error response body, redacted and capped at 4 KiB.
+    /// Redacted and capped at 4 KiB: the body of a non-2xx response, the first bytes of a 2xx
+    /// body that was not an event stream, or the error object a stream reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_body: Option<String>,
     pub bytes_received: u64,

@@ -13,6 +13,9 @@
 //! - [`documents`]: the `metrics.json` and `comparisons.json` documents.
 //! - [`spec`], [`providers`], [`dataset`]: the human inputs (pipeline spec, provider table,
 //!   dataset in the reference format) and their strict validation.
+//! - [`vocab`]: the enums of every outcome, classification and family value the files hold.
+//! - [`stream`]: when a 2xx event stream is over and how it ended, for fetch (live) and
+//!   reconstruct (replay); [`lenient_json`] reads payloads as the reference's parser does.
 //! - [`timing`]: the one timing function that turns logged SSE events into TTFO, TTFA, E2E and
 //!   tokens/s; `ib-reconstruct` and `ib-watch` both call it, so they can never disagree.
 //! - [`cli`]: shared exit codes and the error-to-exit-code mapping every `main` uses.
@@ -27,8 +30,10 @@ pub mod dataset;
 pub mod documents;
 pub mod error;
 pub mod event;
+pub mod event_log;
 pub mod json_schema;
 pub mod jsonl;
+pub mod lenient_json;
 pub mod lock;
 pub mod manifest;
 pub mod parquet_io;
@@ -36,9 +41,11 @@ pub mod pipeline;
 pub mod providers;
 pub mod run;
 pub mod spec;
+pub mod stream;
 pub mod tables;
 pub mod timing;
 pub mod tokenizer;
+pub mod vocab;
 
 pub use error::{Error, Result};
 

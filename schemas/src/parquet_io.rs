@@ -6,7 +6,7 @@
 //! table depends on the clock or the machine, so re-deriving it from the same inputs with the
 //! same code gives the same bytes.
 use crate::{atomic, Error, Result, CODE_VERSION, FORMAT_VERSION};
-use arrow_schema::FieldRef;
+use arrow_schema::{DataType, FieldRef};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
@@ -16,6 +16,7 @@ use serde::{de::DeserializeOwned, Serialize};
 use serde_arrow::schema::{SchemaLike, TracingOptions};
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A row type stored as a Parquet table.
 pub trait Table: Serialize + DeserializeOwned {
@@ -30,10 +31,19 @@ fn parquet_err(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Parquet { path: path.to_path_buf(), message: e.to_string() }
 }
 
-/// The Arrow fields of `T`, traced from its serde shape. Strings are `Utf8`.
+/// The Arrow fields of `T`, traced from its serde shape. Strings are `Utf8`; the vocabulary
+/// enums (`crate::vocab`) are plain `Utf8` columns holding their strings, so a notebook reads
+/// `outcome == "completed"` without a dictionary or union type.
 pub fn fields<T: Table>() -> Result<Vec<FieldRef>> {
-    let options = TracingOptions::default().strings_as_large_utf8(false);
-    Vec::<FieldRef>::from_type::<T>(options).map_err(|e| Error::bad(format!("table {}: {e}", T::NAME)))
+    let options = TracingOptions::default().strings_as_large_utf8(false).enums_without_data_as_strings(true);
+    let traced = Vec::<FieldRef>::from_type::<T>(options).map_err(|e| Error::bad(format!("table {}: {e}", T::NAME)))?;
+    Ok(traced
+        .into_iter()
+        .map(|field| match field.data_type() {
+            DataType::Dictionary(_, value) => Arc::new(field.as_ref().clone().with_data_type(value.as_ref().clone())),
+            _ => field,
+        })
+        .collect())
 }
 
 /// Serialises `rows` to Parquet bytes.
@@ -136,6 +146,30 @@ mod tests {
         assert_eq!(back.inputs, inputs);
         assert_eq!(back.code_version, CODE_VERSION);
         assert_eq!(std::fs::read(&path).unwrap(), to_bytes(&rows, &inputs).unwrap());
+    }
+
+    #[test]
+    fn vocabulary_enums_are_plain_string_columns() {
+        use crate::vocab::{Outcome, TaskFamily};
+        #[derive(Debug, PartialEq, Serialize, Deserialize)]
+        struct Tagged {
+            outcome: Outcome,
+            family: Option<TaskFamily>,
+        }
+        impl Table for Tagged {
+            const NAME: &'static str = "tagged";
+        }
+        let fields = fields::<Tagged>().unwrap();
+        assert_eq!(fields[0].data_type(), &DataType::Utf8);
+        assert_eq!(fields[1].data_type(), &DataType::Utf8);
+        let rows = vec![
+            Tagged { outcome: Outcome::StreamError, family: Some(TaskFamily::TicketTriage) },
+            Tagged { outcome: Outcome::Completed, family: None },
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        write(&path, &rows, &Inputs::new()).unwrap();
+        assert_eq!(read::<Tagged>(&path).unwrap().rows, rows);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! Only the keys inferbench acts on are typed here; the rest are kept as written and bound
 //! into the run through the spec file's hash in `lock.json`. Paths inside the spec (prompt
 //! templates, the provider table) are relative to the spec file's directory.
+use crate::vocab::TaskFamily;
 use crate::{Error, Result};
 use serde::Deserialize;
 use serde_json::Value;
@@ -156,6 +157,12 @@ impl Spec {
     /// The family's spec, if it is one of ours.
     pub fn family(&self, name: &str) -> Option<&FamilySpec> {
         self.families.iter().find(|f| f.name == name)
+    }
+
+    /// The spec's task families, in schedule order. The loader accepts exactly the families
+    /// of [`TaskFamily`], so every name parses.
+    pub fn task_families(&self) -> Vec<TaskFamily> {
+        self.families.iter().filter_map(|f| f.name.parse().ok()).collect()
     }
 }
 

@@ -1,13 +1,14 @@
 //! The rows of every Parquet table a run holds. Column names are the field names; `Option`
 //! fields are nullable columns. Times are milliseconds (f64) on the run's monotonic clock.
 use crate::parquet_io::Table;
+use crate::vocab::{Classification, ErrorKind, EvaluationError, OperationalOutcome, Outcome, TaskFamily};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// `selection.parquet`: every dataset item in its family's deterministic order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SelectionRow {
-    pub task_family: String,
+    pub task_family: TaskFamily,
     /// 0-based position in the family's shuffled order.
     pub position: i64,
     pub item_id: String,
@@ -25,7 +26,7 @@ impl Table for SelectionRow {
 pub struct ScheduleRow {
     pub round_index: i64,
     pub round_id: String,
-    pub task_family: String,
+    pub task_family: TaskFamily,
     pub item_id: String,
     pub provider: String,
     /// Position of this provider in the round's rotated launch order.
@@ -36,33 +37,47 @@ impl Table for ScheduleRow {
     const NAME: &'static str = "schedule";
 }
 
-/// `responses.parquet`: one row per request that reached a terminal outcome (its final
-/// attempt), computed from the raw events alone.
+/// `responses.parquet`: one row per request that reached a final outcome (its last attempt),
+/// computed from the raw events alone. A request whose attempts were all interrupted has no
+/// row: it is missing, not a failure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ResponseRow {
     pub request_id: String,
     pub round_id: String,
     pub round_index: i64,
     pub provider: String,
-    pub task_family: String,
+    pub task_family: TaskFamily,
     pub item_id: String,
     /// The attempt this row describes (the last one); earlier ones were interrupted.
     pub attempt: i64,
-    /// `completed`, `timeout`, `http_error`, `transport_error`, `invalid_stream`, `interrupted`.
-    pub outcome: String,
-    /// Operational class: `2xx`, `429`, `other_4xx`, `5xx`, `other_http` (1xx/3xx), `timeout`,
-    /// `transport_error` (includes invalid streams and interruptions).
-    pub operational_outcome: String,
+    /// How the attempt ended, judged from its events (see `schemas::stream`).
+    pub outcome: Outcome,
+    /// The operational class of `outcome` and `http_status`: `2xx` or a failure class.
+    pub operational_outcome: OperationalOutcome,
     pub http_status: Option<i64>,
-    pub error_type: Option<String>,
+    /// What ended the attempt when it did not complete.
+    pub error_type: Option<ErrorKind>,
     pub error_message: Option<String>,
+    /// The error body of a non-2xx response, the first bytes of a 2xx body that was not an
+    /// event stream, or the error object a stream reported (redacted, at most 4 KiB).
+    pub error_body: Option<String>,
+    /// The response's `Content-Type` header.
+    pub content_type: Option<String>,
     pub retry_after: Option<String>,
+    /// `[DONE]` arrived before the stream ended.
     pub done_seen: bool,
     pub bytes_received: i64,
+    /// SSE events and comments logged for the attempt.
     pub sse_event_count: i64,
+    /// Of those, the ones logged after the event that ended the stream (e.g. data after
+    /// `[DONE]`): recorded, never part of the answer.
+    pub events_after_end: i64,
+    /// The response echoed a credential in its answer or reasoning text; that text is
+    /// withheld from this table and every table derived from it.
+    pub credential_echo: bool,
     pub reasoning: String,
     pub answer: String,
-    /// 2xx and a non-empty answer: the E2E and speed population.
+    /// A `completed` 2xx stream with a non-empty answer: the E2E and speed population.
     pub complete: bool,
     pub ttfo_ms: Option<f64>,
     pub ttfa_ms: Option<f64>,
@@ -70,6 +85,9 @@ pub struct ResponseRow {
     pub e2e_latency_ms: Option<f64>,
     pub pre_answer_reasoning_tokens: Option<i64>,
     pub reasoning_emitted_before_answer: Option<bool>,
+    /// o200k_base tokens of all reasoning text.
+    pub reasoning_tokens: i64,
+    /// o200k_base tokens of the visible answer.
     pub visible_answer_tokens: i64,
     pub output_tokens_per_second: Option<f64>,
     /// Time from the actual send to the response head.
@@ -99,17 +117,14 @@ pub struct EvaluationRow {
     pub round_id: String,
     pub round_index: i64,
     pub provider: String,
-    pub task_family: String,
+    pub task_family: TaskFamily,
     pub item_id: String,
-    /// Copied from the response: `2xx`, `429`, `other_4xx`, `5xx`, `other_http`, `timeout`,
-    /// `transport_error`.
-    pub operational_outcome: String,
-    /// `valid_result`, `incorrect_result`, `invalid_result` or `failed_request`.
-    pub classification: String,
-    /// `malformed_json`, `schema_invalid`, `missing_required_field` (invalid results);
-    /// `timeout`, `rate_limited_http_429`, `other_http_4xx`, `http_5xx`, `other_http`,
-    /// `transport_error` (failed requests); null otherwise.
-    pub error_type: Option<String>,
+    /// Copied from the response.
+    pub operational_outcome: OperationalOutcome,
+    pub classification: Classification,
+    /// Why the request is not a valid result: an invalid answer's defect, or a failed
+    /// request's failure class; null for valid and incorrect results.
+    pub error_type: Option<EvaluationError>,
     pub schema_valid: bool,
     pub correct: bool,
     /// Contract extraction only: fields equal to gold (also for invalid objects).
@@ -142,8 +157,11 @@ pub struct MetricRow {
     pub http_429_rate: Option<f64>,
     pub other_http_4xx_rate: Option<f64>,
     pub http_5xx_rate: Option<f64>,
-    pub other_http_rate: Option<f64>,
     pub transport_error_rate: Option<f64>,
+    pub other_http_rate: Option<f64>,
+    pub invalid_stream_rate: Option<f64>,
+    pub stream_error_rate: Option<f64>,
+    pub truncated_rate: Option<f64>,
     pub reasoning_emission_rate: Option<f64>,
     pub ttfo_p50: Option<f64>,
     pub ttfo_p95: Option<f64>,
@@ -166,7 +184,15 @@ pub struct MetricRow {
     pub ttfa_population: i64,
     pub e2e_latency_population: i64,
     pub output_tokens_per_second_population: i64,
+    /// 2xx streams that ended (completed, truncated or reporting an error), and of those the
+    /// ones without `[DONE]` and the ones without a `finish_reason`.
+    pub ended_stream_count: i64,
+    pub missing_done_count: i64,
+    pub missing_finish_reason_count: i64,
     pub usage_reported_count: i64,
+    /// Responses whose reported `usage.completion_tokens` differs from the local o200k_base
+    /// count of their reasoning and answer text.
+    pub usage_mismatch_count: i64,
     pub input_tokens: i64,
     pub output_tokens: i64,
     /// Cost from provider-reported usage and the provider table's prices (reported rows only).

@@ -1,9 +1,13 @@
-//! The one timing function: logged SSE events of one request attempt in, TTFO, TTFA, last
-//! answer token, E2E, pre-answer reasoning tokens, visible answer tokens and tokens/s out.
+//! The one timing function: logged SSE events of one request attempt in, its judged outcome
+//! and TTFO, TTFA, last answer token, E2E, pre-answer reasoning tokens, visible answer tokens
+//! and tokens/s out.
 //!
 //! Definitions (reference runner §5.5 and §8.1, fixed where its §12.2 lists bugs):
 //! - offsets are milliseconds from the actual send of the request to the arrival of the
 //!   bytes that completed an event;
+//! - the events are judged by [`crate::stream::Judge`]: only the events up to the one that
+//!   ended the stream (`[DONE]`, an in-band error, invalid data) count; what follows was
+//!   logged but never joins the answer;
 //! - answer text is `choices[0].delta.content`; reasoning text is the first non-empty of
 //!   `delta.reasoning_content`, `delta.reasoning`, `delta.reasoning_details` (a string, or a
 //!   list of strings / objects with `text` or `content`);
@@ -12,14 +16,16 @@
 //! - TTFO: first event with non-empty reasoning or answer, reported only when TTFA exists;
 //! - pre-answer reasoning tokens: tokens of the reasoning received up to and including the
 //!   first answer-bearing event; null without TTFA;
-//! - E2E: the last non-empty answer delta's offset, only for complete requests (2xx and a
-//!   non-empty answer);
+//! - E2E: the last non-empty answer delta's offset, only for complete requests (a `completed`
+//!   2xx stream with a non-empty answer);
 //! - tokens/s: (N − 1) / ((last − first) / 1000) over the visible answer's N tokens, only for
 //!   complete requests with N ≥ 2 and last > first. Reasoning tokens are excluded.
 //!
 //! Role-only, empty, usage-only and finish-only chunks, comments and `[DONE]` never start a
 //! clock. The function is pure: the same events always give the same figures.
+use crate::stream::{Judge, Payload, StreamEnd};
 use crate::tokenizer;
+use crate::vocab::Outcome;
 use serde_json::Value;
 
 /// One logged event of an attempt, as the timing function needs it.
@@ -27,8 +33,19 @@ use serde_json::Value;
 pub struct TimedEvent<'a> {
     /// Milliseconds from the actual send to the arrival of the bytes that completed the event.
     pub offset_ms: f64,
-    /// The event's `data` field; `None` for a comment.
+    /// The event's `data` field; `None` for a comment or an event without data.
     pub data: Option<&'a str>,
+    /// The event's `event` field (its type), if any.
+    pub event: Option<&'a str>,
+    /// A comment line, not a dispatched event.
+    pub comment: bool,
+}
+
+impl<'a> TimedEvent<'a> {
+    /// A dispatched event with only a `data` field.
+    pub fn data(offset_ms: f64, data: &'a str) -> TimedEvent<'a> {
+        TimedEvent { offset_ms, data: Some(data), event: None, comment: false }
+    }
 }
 
 /// Token usage as the provider reported it (later non-null values win).
@@ -41,8 +58,15 @@ pub struct Usage {
 }
 
 /// Everything the stream says about one attempt.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StreamTiming {
+    /// How the attempt ended: the judge's verdict where the events ended the stream, else the
+    /// logged terminal (a clean close of a 2xx body is judged `completed` or `truncated`).
+    pub end: StreamEnd,
+    /// How many of the events (from the first) count; the rest came after the stream ended.
+    pub counted_events: usize,
+    /// `[DONE]` arrived among the counted events.
+    pub done_seen: bool,
     pub reasoning: String,
     pub answer: String,
     pub ttfo_ms: Option<f64>,
@@ -50,11 +74,13 @@ pub struct StreamTiming {
     pub last_answer_ms: Option<f64>,
     pub pre_answer_reasoning_tokens: Option<i64>,
     pub reasoning_emitted_before_answer: Option<bool>,
+    /// Tokens of all reasoning text (before and after the first answer token).
+    pub reasoning_tokens: i64,
     pub visible_answer_tokens: i64,
     /// Set only for complete requests (see [`StreamTiming::complete`]).
     pub e2e_latency_ms: Option<f64>,
     pub output_tokens_per_second: Option<f64>,
-    /// 2xx, stream ended, non-empty answer.
+    /// A `completed` 2xx stream with a non-empty answer.
     pub complete: bool,
     pub first_event_ms: Option<f64>,
     pub response_model: Option<String>,
@@ -115,28 +141,59 @@ fn first_string(slot: &mut Option<String>, value: Option<&Value>) {
     }
 }
 
-/// Computes the timing of one attempt from its events, in arrival order.
-/// `completed_2xx` is true when the attempt ended `completed` with a 2xx status.
-pub fn compute(events: &[TimedEvent<'_>], completed_2xx: bool) -> StreamTiming {
-    let mut t = StreamTiming::default();
+/// Computes the outcome and timing of one attempt from its events, in arrival order.
+/// `logged` is how the terminal event recorded the end of the exchange and `http_status` the
+/// response status (none when no head arrived).
+pub fn compute(events: &[TimedEvent<'_>], logged: &StreamEnd, http_status: Option<u16>) -> StreamTiming {
+    let two_xx = http_status.is_some_and(|s| (200..300).contains(&s));
+    let mut judge = Judge::default();
+    let mut ended = None;
+    let mut t = StreamTiming {
+        end: logged.clone(),
+        counted_events: events.len(),
+        done_seen: false,
+        reasoning: String::new(),
+        answer: String::new(),
+        ttfo_ms: None,
+        ttfa_ms: None,
+        last_answer_ms: None,
+        pre_answer_reasoning_tokens: None,
+        reasoning_emitted_before_answer: None,
+        reasoning_tokens: 0,
+        visible_answer_tokens: 0,
+        e2e_latency_ms: None,
+        output_tokens_per_second: None,
+        complete: false,
+        first_event_ms: None,
+        response_model: None,
+        provider_request_id: None,
+        finish_reason: None,
+        usage: Usage::default(),
+    };
     let mut pre_answer_reasoning = String::new();
     let mut first_output: Option<f64> = None;
-    for event in events {
+    for (index, event) in events.iter().enumerate() {
         t.first_event_ms.get_or_insert(event.offset_ms);
-        let Some(data) = event.data else { continue };
-        if data == "[DONE]" {
+        if event.comment {
             continue;
         }
-        let Ok(payload) = serde_json::from_str::<Value>(data) else {
-            continue;
-        };
+        let payload = Payload::of(event.data);
+        if two_xx {
+            if let Some(end) = judge.observe(index as u32, event.event, &payload) {
+                t.done_seen = payload == Payload::Done;
+                t.counted_events = index + 1;
+                ended = Some(end);
+                break;
+            }
+        }
+        let Some(payload) = payload.object() else { continue };
         first_string(&mut t.response_model, payload.get("model"));
         first_string(&mut t.provider_request_id, payload.get("request_id").or_else(|| payload.get("id")));
-        merge_usage(&mut t.usage, &payload);
+        merge_usage(&mut t.usage, payload);
         if let Some(reason) = payload.pointer("/choices/0/finish_reason").and_then(Value::as_str) {
             t.finish_reason = Some(reason.to_string());
         }
-        let (reasoning, answer) = deltas(&payload);
+        let (reasoning, answer) = deltas(payload);
         if !reasoning.is_empty() {
             t.reasoning.push_str(&reasoning);
             if t.ttfa_ms.is_none() {
@@ -151,14 +208,21 @@ pub fn compute(events: &[TimedEvent<'_>], completed_2xx: bool) -> StreamTiming {
             t.last_answer_ms = Some(event.offset_ms);
         }
     }
+    t.end = match ended {
+        Some(end) => end,
+        // The body ended cleanly: whether that completes the response is the judge's call.
+        None if two_xx && logged.outcome == Outcome::Completed => judge.closed(),
+        None => logged.clone(),
+    };
     t.visible_answer_tokens = tokenizer::count(&t.answer) as i64;
+    t.reasoning_tokens = tokenizer::count(&t.reasoning) as i64;
     if t.ttfa_ms.is_some() {
         t.ttfo_ms = first_output;
         let tokens = tokenizer::count(&pre_answer_reasoning) as i64;
         t.pre_answer_reasoning_tokens = Some(tokens);
         t.reasoning_emitted_before_answer = Some(tokens > 0);
     }
-    t.complete = completed_2xx && !t.answer.is_empty();
+    t.complete = two_xx && t.end.outcome == Outcome::Completed && !t.answer.is_empty();
     if t.complete {
         t.e2e_latency_ms = t.last_answer_ms;
         if let (Some(first), Some(last)) = (t.ttfa_ms, t.last_answer_ms) {
@@ -175,7 +239,18 @@ mod tests {
     use super::*;
 
     fn ev(offset_ms: f64, data: &str) -> TimedEvent<'_> {
-        TimedEvent { offset_ms, data: Some(data) }
+        TimedEvent::data(offset_ms, data)
+    }
+
+    /// A 2xx stream whose body ended cleanly.
+    fn closed(events: &[TimedEvent<'_>]) -> StreamTiming {
+        compute(events, &StreamEnd::completed(), Some(200))
+    }
+
+    /// A 2xx stream that the deadline ended.
+    fn timed_out(events: &[TimedEvent<'_>]) -> StreamTiming {
+        let end = StreamEnd::failed(Outcome::Timeout, crate::vocab::ErrorKind::Deadline, "late".into());
+        compute(events, &end, Some(200))
     }
 
     const ROLE: &str = r#"{"model":"glm","choices":[{"delta":{"role":"assistant","content":""}}]}"#;
@@ -189,7 +264,7 @@ mod tests {
     fn reasoning_then_answer_gives_hand_computed_boundaries() {
         let events =
             [ev(5.0, ROLE), ev(115.0, THINK), ev(125.0, A1), ev(225.0, A2), ev(230.0, FINISH), ev(231.0, "[DONE]")];
-        let t = compute(&events, true);
+        let t = closed(&events);
         assert_eq!(t.ttfo_ms, Some(115.0));
         assert_eq!(t.ttfa_ms, Some(125.0));
         assert_eq!(t.last_answer_ms, Some(225.0));
@@ -209,7 +284,7 @@ mod tests {
 
     #[test]
     fn without_reasoning_ttfo_equals_ttfa_and_reasoning_tokens_are_zero() {
-        let t = compute(&[ev(5.0, ROLE), ev(125.0, A1), ev(225.0, A2)], true);
+        let t = closed(&[ev(5.0, ROLE), ev(125.0, A1), ev(225.0, A2), ev(226.0, FINISH)]);
         assert_eq!(t.ttfo_ms, Some(125.0));
         assert_eq!(t.ttfa_ms, Some(125.0));
         assert_eq!(t.pre_answer_reasoning_tokens, Some(0));
@@ -219,7 +294,7 @@ mod tests {
     #[test]
     fn reasoning_only_stream_reports_no_ttfo_and_no_e2e() {
         // The reference stored a TTFO here and then failed its own recomputation (§12.2 item 6).
-        let t = compute(&[ev(5.0, THINK), ev(9.0, FINISH)], true);
+        let t = closed(&[ev(5.0, THINK), ev(9.0, FINISH)]);
         assert_eq!(t.ttfo_ms, None);
         assert_eq!(t.ttfa_ms, None);
         assert_eq!(t.pre_answer_reasoning_tokens, None);
@@ -229,7 +304,7 @@ mod tests {
 
     #[test]
     fn failed_attempt_keeps_ttfa_but_has_no_e2e_or_speed() {
-        let t = compute(&[ev(125.0, A1), ev(225.0, A2)], false);
+        let t = timed_out(&[ev(125.0, A1), ev(225.0, A2)]);
         assert_eq!(t.ttfa_ms, Some(125.0));
         assert_eq!(t.e2e_latency_ms, None);
         assert_eq!(t.output_tokens_per_second, None);
@@ -238,11 +313,11 @@ mod tests {
 
     #[test]
     fn single_token_answer_or_single_event_has_no_speed() {
-        let one = compute(&[ev(10.0, r#"{"choices":[{"delta":{"content":"7"}}]}"#)], true);
+        let one = closed(&[ev(10.0, r#"{"choices":[{"delta":{"content":"7"}}]}"#), ev(11.0, "[DONE]")]);
         assert_eq!(one.visible_answer_tokens, 1);
         assert_eq!(one.output_tokens_per_second, None);
         assert_eq!(one.e2e_latency_ms, Some(10.0));
-        let same_event = compute(&[ev(10.0, A1)], true);
+        let same_event = closed(&[ev(10.0, A1), ev(11.0, FINISH)]);
         assert!(same_event.visible_answer_tokens >= 2);
         assert_eq!(same_event.output_tokens_per_second, None, "last == first has no speed");
     }
@@ -250,7 +325,7 @@ mod tests {
     #[test]
     fn reasoning_in_the_first_answer_event_counts_as_pre_answer() {
         let both = r#"{"choices":[{"delta":{"reasoning":"hm","content":"{"}}]}"#;
-        let t = compute(&[ev(50.0, both), ev(60.0, A2)], true);
+        let t = closed(&[ev(50.0, both), ev(60.0, A2)]);
         assert_eq!(t.ttfo_ms, Some(50.0));
         assert_eq!(t.pre_answer_reasoning_tokens, Some(tokenizer::count("hm") as i64));
     }
@@ -258,10 +333,57 @@ mod tests {
     #[test]
     fn list_valued_reasoning_details_and_comments_are_handled() {
         let details = r#"{"choices":[{"delta":{"reasoning_details":[{"text":"a"},"b",{"content":"c"},3]}}]}"#;
-        let comment = TimedEvent { offset_ms: 1.0, data: None };
-        let t = compute(&[comment, ev(20.0, details), ev(30.0, A1)], true);
+        let comment = TimedEvent { offset_ms: 1.0, data: None, event: None, comment: true };
+        let t = closed(&[comment, ev(20.0, details), ev(30.0, A1)]);
         assert_eq!(t.reasoning, "abc");
         assert_eq!(t.first_event_ms, Some(1.0));
         assert_eq!(t.ttfo_ms, Some(20.0));
+    }
+
+    #[test]
+    fn nothing_after_done_joins_the_answer() {
+        let t = closed(&[
+            ev(10.0, A1),
+            ev(20.0, A2),
+            ev(21.0, "[DONE]"),
+            ev(30.0, r#"{"choices":[{"delta":{"content":"X"}}]}"#),
+        ]);
+        assert_eq!((t.answer.as_str(), t.counted_events, t.done_seen), ("{\"answer\":\"Ada\"}", 3, true));
+        assert_eq!((t.end.outcome, t.e2e_latency_ms), (Outcome::Completed, Some(20.0)));
+        // A server that hangs after [DONE] is completed, whatever the deadline did later.
+        let t = timed_out(&[ev(10.0, A1), ev(20.0, A2), ev(21.0, "[DONE]")]);
+        assert!(t.complete && t.end.outcome == Outcome::Completed);
+    }
+
+    #[test]
+    fn an_in_band_error_ends_the_request_without_latency_samples() {
+        let error = r#"{"error":{"message":"boom","type":"server_error"}}"#;
+        let t = closed(&[ev(10.0, A1), ev(20.0, A2), ev(30.0, error), ev(31.0, "[DONE]")]);
+        assert_eq!(t.end.outcome, Outcome::StreamError);
+        assert_eq!(t.ttfa_ms, Some(10.0), "the partial answer keeps its TTFA");
+        assert_eq!((t.e2e_latency_ms, t.output_tokens_per_second, t.complete), (None, None, false));
+    }
+
+    #[test]
+    fn a_clean_close_without_done_or_finish_is_truncated() {
+        let t = closed(&[ev(10.0, A1), ev(20.0, A2)]);
+        assert_eq!((t.end.outcome, t.e2e_latency_ms, t.done_seen), (Outcome::Truncated, None, false));
+        let t = closed(&[]);
+        assert_eq!(t.end.outcome, Outcome::InvalidStream);
+    }
+
+    #[test]
+    fn keep_alives_and_python_json_do_not_break_a_stream() {
+        let nan = r#"{"choices":[{"delta":{"content":"\"Ada\"}"},"logprobs":NaN}]}"#;
+        let t = closed(&[ev(5.0, ""), ev(10.0, A1), ev(15.0, ""), ev(20.0, nan), ev(21.0, "[DONE]")]);
+        assert!(t.complete, "{t:?}");
+        assert_eq!(t.answer, "{\"answer\":\"Ada\"}");
+    }
+
+    #[test]
+    fn a_non_2xx_attempt_is_never_judged_complete() {
+        let end = StreamEnd::failed(Outcome::HttpError, crate::vocab::ErrorKind::HttpStatus, "HTTP 500".into());
+        let t = compute(&[ev(10.0, A1), ev(11.0, "[DONE]")], &end, Some(500));
+        assert_eq!((t.end.outcome, t.complete), (Outcome::HttpError, false));
     }
 }

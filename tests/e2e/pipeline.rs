@@ -2,6 +2,7 @@
 use crate::support::{files, ok, Sim, Workspace};
 use inferbench_schemas::parquet_io;
 use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
+use inferbench_schemas::vocab::{ErrorKind, Outcome};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -82,7 +83,7 @@ fn check_outcomes(responses: &[ResponseRow], evaluations: &[EvaluationRow]) {
         assert_eq!(r.pre_answer_reasoning_tokens, Some(0));
     }
     for r in by_provider(responses, "Reasoner.AI") {
-        assert_eq!(r.outcome, "completed");
+        assert_eq!(r.outcome, Outcome::Completed);
         assert!(r.pre_answer_reasoning_tokens.unwrap() > 0, "reasoning arrives before the answer");
         assert!(r.ttfo_ms.unwrap() < r.ttfa_ms.unwrap());
         assert!(!r.reasoning.is_empty() && !r.answer.contains(&r.reasoning));
@@ -101,13 +102,13 @@ fn check_outcomes(responses: &[ResponseRow], evaluations: &[EvaluationRow]) {
     }
     for r in by_provider(responses, "staller") {
         assert_eq!((r.outcome.as_str(), r.operational_outcome.as_str()), ("timeout", "timeout"));
-        assert_eq!(r.error_type.as_deref(), Some("deadline"));
+        assert_eq!(r.error_type, Some(ErrorKind::Deadline));
     }
     for r in by_provider(responses, "garbled") {
-        assert_eq!((r.outcome.as_str(), r.operational_outcome.as_str()), ("invalid_stream", "transport_error"));
+        assert_eq!((r.outcome.as_str(), r.operational_outcome.as_str()), ("invalid_stream", "invalid_stream"));
     }
     for r in by_provider(responses, "impostor") {
-        assert_eq!(r.outcome, "completed");
+        assert_eq!(r.outcome, Outcome::Completed);
         assert_ne!(r.response_model.as_deref(), Some("m-impostor"));
     }
 }

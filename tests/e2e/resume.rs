@@ -91,7 +91,7 @@ fn killed_fetch_resumes_with_one_outcome_per_request() {
     assert_eq!(responses.len(), schedule.len());
     for id in interrupted {
         let row = responses.iter().find(|r| r.request_id == id).unwrap();
-        assert!(row.attempt >= 2 && row.outcome != "interrupted", "{id} was re-sent: {row:?}");
+        assert!(row.attempt >= 2 && row.outcome != Outcome::Interrupted, "{id} was re-sent: {row:?}");
     }
 }
 

@@ -1,0 +1,150 @@
+//! Reading a run's whole event log, checked: every line is this run's, `seq` runs from 0
+//! without a gap or a repeat across the segments in order, and each segment opens with its
+//! own `segment_opened`. A duplicated, foreign or missing line means the log was edited,
+//! merged from another run or written by two processes at once, and every figure derived
+//! from it would be wrong, so it is refused (bad input, naming the file and line) rather than
+//! read. The one tolerated defect is the torn last line of a killed fetch.
+use crate::event::{Envelope, Event};
+use crate::run::RunDir;
+use crate::{jsonl, Error, Result, FORMAT_VERSION};
+use std::path::PathBuf;
+
+/// One segment file as read.
+#[derive(Debug)]
+pub struct Segment {
+    pub number: u32,
+    pub path: PathBuf,
+    pub records: Vec<Envelope>,
+    /// Bytes of an unterminated last line that was skipped.
+    pub torn_tail: Option<usize>,
+}
+
+/// Reads every segment of `run`, checking it belongs to `run_id`.
+pub fn read(run: &RunDir, run_id: &str) -> Result<Vec<Segment>> {
+    let listed = run.segments().map_err(|e| Error::io(run.events_dir(), e))?;
+    let mut segments = Vec::with_capacity(listed.len());
+    let mut next_seq = 0u64;
+    for (position, (number, path)) in listed.into_iter().enumerate() {
+        let log = jsonl::read::<Envelope>(&path)?;
+        let expected_number = position as u32 + 1;
+        if number != expected_number {
+            return Err(Error::bad(format!(
+                "{}: segment {number} follows segment {}; a segment file is missing",
+                path.display(),
+                expected_number - 1
+            )));
+        }
+        for (line, env) in log.records.iter().enumerate() {
+            let at = || format!("{}:{}", path.display(), line + 1);
+            if env.v != FORMAT_VERSION {
+                return Err(Error::bad(format!("{}: v: format version {} is not supported", at(), env.v)));
+            }
+            if env.run_id != run_id {
+                return Err(Error::bad(format!(
+                    "{}: run_id: `{}` is not this run (`{run_id}`); a line from another run's log",
+                    at(),
+                    env.run_id
+                )));
+            }
+            if env.seq != next_seq {
+                let what = if env.seq < next_seq { "a repeated or duplicated line" } else { "lines are missing" };
+                return Err(Error::bad(format!("{}: seq: {} where {next_seq} was expected ({what})", at(), env.seq)));
+            }
+            match (&env.event, line) {
+                (Event::SegmentOpened(s), 0) if s.segment == number => {}
+                (_, 0) => return Err(Error::bad(format!("{}: a segment must open with its own segment_opened", at()))),
+                (Event::SegmentOpened(_), _) => {
+                    return Err(Error::bad(format!("{}: segment_opened in the middle of a segment", at())))
+                }
+                _ => {}
+            }
+            next_seq += 1;
+        }
+        segments.push(Segment { number, path, records: log.records, torn_tail: log.torn_tail });
+    }
+    Ok(segments)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{RoundClosed, SegmentOpened};
+    use crate::jsonl::AppendWriter;
+
+    fn opened(segment: u32) -> Event {
+        Event::SegmentOpened(SegmentOpened {
+            segment,
+            wall_clock_unix_ns: 1,
+            code_version: "c".into(),
+            schedule_sha256: "s".into(),
+            scheduled_requests: 1,
+            already_terminal: 0,
+            endpoint_mode: "simulated".into(),
+            deadline_ms: 1000,
+            max_event_bytes: 1,
+            max_response_bytes: 1,
+            execution_region: "r".into(),
+            host_sha256_16: "h".into(),
+            os: "linux".into(),
+            arch: "x86_64".into(),
+        })
+    }
+
+    fn closed() -> Event {
+        Event::RoundClosed(RoundClosed {
+            round_id: "r".into(),
+            round_index: 0,
+            launch_skew_ns: 0,
+            resumed_partial_round: false,
+        })
+    }
+
+    fn write(run: &RunDir, segment: u32, lines: &[(&str, u64, Event)]) {
+        std::fs::create_dir_all(run.events_dir()).unwrap();
+        let mut w = AppendWriter::open(&run.segment(segment)).unwrap();
+        for (run_id, seq, event) in lines {
+            w.append(&Envelope { v: 1, run_id: run_id.to_string(), seq: *seq, t_ns: *seq, event: event.clone() })
+                .unwrap();
+        }
+    }
+
+    fn read_err(run: &RunDir) -> String {
+        read(run, "run-a").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_clean_log_reads_across_segments() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        write(&run, 1, &[("run-a", 0, opened(1)), ("run-a", 1, closed())]);
+        write(&run, 2, &[("run-a", 2, opened(2))]);
+        let segments = read(&run, "run-a").unwrap();
+        assert_eq!(segments.iter().map(|s| s.records.len()).collect::<Vec<_>>(), [2, 1]);
+    }
+
+    #[test]
+    fn duplicated_foreign_and_missing_lines_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        write(&run, 1, &[("run-a", 0, opened(1)), ("run-a", 1, closed()), ("run-a", 1, closed())]);
+        assert!(read_err(&run).ends_with("0001.jsonl:3: seq: 1 where 2 was expected (a repeated or duplicated line)"));
+        write(&run, 1, &[]);
+        std::fs::write(run.segment(1), "").unwrap();
+        write(&run, 1, &[("run-a", 0, opened(1)), ("run-b", 1, closed())]);
+        assert!(read_err(&run).contains("0001.jsonl:2: run_id: `run-b` is not this run (`run-a`)"));
+        std::fs::write(run.segment(1), "").unwrap();
+        write(&run, 1, &[("run-a", 0, opened(1)), ("run-a", 3, closed())]);
+        assert!(read_err(&run).contains("seq: 3 where 1 was expected (lines are missing)"));
+        std::fs::write(run.segment(1), "").unwrap();
+        write(&run, 1, &[("run-a", 0, closed())]);
+        assert!(read_err(&run).contains("a segment must open with its own segment_opened"));
+    }
+
+    #[test]
+    fn a_missing_segment_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        write(&run, 2, &[("run-a", 0, opened(2))]);
+        assert!(read_err(&run).contains("segment 2 follows segment 0; a segment file is missing"));
+    }
+}

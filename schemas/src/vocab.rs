@@ -1,0 +1,331 @@
+//! The contract's vocabulary: every value a stage writes into an outcome, classification or
+//! family column is one of these enums, serialised as the strings the files have always held
+//! (`completed`, `2xx`, `valid_result`, `ticket-triage`, …). Stages match on the enums and
+//! never spell the strings themselves, so a new class cannot be counted by one stage and
+//! missed by another.
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+macro_rules! string_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+        pub enum $name {
+            $($(#[$vmeta])* #[serde(rename = $text)] $variant),+
+        }
+
+        impl $name {
+            /// Every value, in the order the contract lists them.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The value as written in the files.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),+
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = UnknownValue;
+            fn from_str(text: &str) -> Result<Self, UnknownValue> {
+                $name::ALL
+                    .iter()
+                    .copied()
+                    .find(|v| v.as_str() == text)
+                    .ok_or_else(|| UnknownValue { kind: stringify!($name), value: text.to_string() })
+            }
+        }
+    };
+}
+
+/// A string that is not a value of the vocabulary it was read as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownValue {
+    pub kind: &'static str,
+    pub value: String,
+}
+
+impl fmt::Display for UnknownValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown {} `{}`", self.kind, self.value)
+    }
+}
+
+impl std::error::Error for UnknownValue {}
+
+string_enum! {
+    /// How one request attempt ended, as `ib-fetch` logged it and `ib-reconstruct` judged it
+    /// from the logged events.
+    Outcome {
+        /// A 2xx event stream that ended with `[DONE]`, or closed cleanly after a
+        /// `finish_reason`.
+        Completed => "completed",
+        /// The one deadline over the whole exchange expired.
+        Timeout => "timeout",
+        /// A non-2xx status (including 1xx/3xx: redirects are never followed).
+        HttpError => "http_error",
+        /// Connect, TLS or read failure: the connection broke.
+        TransportError => "transport_error",
+        /// A 2xx that is not a valid event stream: another content type, no event at all, an
+        /// event whose data is neither `[DONE]` nor a JSON object, or an event or body over
+        /// the spec's size caps.
+        InvalidStream => "invalid_stream",
+        /// The provider reported an error inside a 2xx stream: a `data: {"error": …}` payload
+        /// or an SSE event named `error`.
+        StreamError => "stream_error",
+        /// A 2xx stream that ended cleanly with neither `[DONE]` nor a `finish_reason`.
+        Truncated => "truncated",
+        /// The fetch process stopped before this attempt ended; recorded when a later fetch
+        /// resumes. Never a request's final outcome: the request is sent again.
+        Interrupted => "interrupted",
+    }
+}
+
+string_enum! {
+    /// The operational class of a request's final outcome: success (`2xx`) or one failure
+    /// class, each with its own rate column. The reference runner's five failure classes
+    /// (timeout, 429, other 4xx, 5xx, transport error) come first; inferbench tells apart four
+    /// more that the reference folded into transport errors or could not classify.
+    OperationalOutcome {
+        /// A completed 2xx stream.
+        Success => "2xx",
+        Timeout => "timeout",
+        Http429 => "429",
+        Other4xx => "other_4xx",
+        Http5xx => "5xx",
+        /// The connection broke (connect, TLS, reset, body read error).
+        TransportError => "transport_error",
+        /// HTTP 1xx or 3xx (redirects are never followed).
+        OtherHttp => "other_http",
+        /// A 2xx whose body was not a valid event stream, or exceeded a size cap.
+        InvalidStream => "invalid_stream",
+        /// An error reported inside a 2xx stream.
+        StreamError => "stream_error",
+        /// A 2xx stream that ended without `[DONE]` or a `finish_reason`.
+        Truncated => "truncated",
+    }
+}
+
+impl OperationalOutcome {
+    /// The failure classes, in the order of their columns.
+    pub const FAILURES: [OperationalOutcome; 9] = [
+        OperationalOutcome::Timeout,
+        OperationalOutcome::Http429,
+        OperationalOutcome::Other4xx,
+        OperationalOutcome::Http5xx,
+        OperationalOutcome::TransportError,
+        OperationalOutcome::OtherHttp,
+        OperationalOutcome::InvalidStream,
+        OperationalOutcome::StreamError,
+        OperationalOutcome::Truncated,
+    ];
+
+    /// The class of a final outcome with its HTTP status.
+    pub fn of(outcome: Outcome, status: Option<u16>) -> OperationalOutcome {
+        match (outcome, status) {
+            (Outcome::Completed, _) => OperationalOutcome::Success,
+            (Outcome::HttpError, Some(429)) => OperationalOutcome::Http429,
+            (Outcome::HttpError, Some(400..=499)) => OperationalOutcome::Other4xx,
+            (Outcome::HttpError, Some(500..=599)) => OperationalOutcome::Http5xx,
+            (Outcome::HttpError, _) => OperationalOutcome::OtherHttp,
+            (Outcome::Timeout, _) => OperationalOutcome::Timeout,
+            (Outcome::InvalidStream, _) => OperationalOutcome::InvalidStream,
+            (Outcome::StreamError, _) => OperationalOutcome::StreamError,
+            (Outcome::Truncated, _) => OperationalOutcome::Truncated,
+            (Outcome::TransportError | Outcome::Interrupted, _) => OperationalOutcome::TransportError,
+        }
+    }
+
+    pub fn is_failure(self) -> bool {
+        self != OperationalOutcome::Success
+    }
+
+    /// The prefix of the class's `<label>_rate` and `<label>_count` keys.
+    pub fn label(self) -> &'static str {
+        match self {
+            OperationalOutcome::Success => "success",
+            OperationalOutcome::Timeout => "timeout",
+            OperationalOutcome::Http429 => "http_429",
+            OperationalOutcome::Other4xx => "other_http_4xx",
+            OperationalOutcome::Http5xx => "http_5xx",
+            OperationalOutcome::TransportError => "transport_error",
+            OperationalOutcome::OtherHttp => "other_http",
+            OperationalOutcome::InvalidStream => "invalid_stream",
+            OperationalOutcome::StreamError => "stream_error",
+            OperationalOutcome::Truncated => "truncated",
+        }
+    }
+
+    /// The error type of a `failed_request` evaluation of this class (`None` for success).
+    pub fn failure_type(self) -> Option<EvaluationError> {
+        Some(match self {
+            OperationalOutcome::Success => return None,
+            OperationalOutcome::Timeout => EvaluationError::Timeout,
+            OperationalOutcome::Http429 => EvaluationError::RateLimitedHttp429,
+            OperationalOutcome::Other4xx => EvaluationError::OtherHttp4xx,
+            OperationalOutcome::Http5xx => EvaluationError::Http5xx,
+            OperationalOutcome::TransportError => EvaluationError::TransportError,
+            OperationalOutcome::OtherHttp => EvaluationError::OtherHttp,
+            OperationalOutcome::InvalidStream => EvaluationError::InvalidStream,
+            OperationalOutcome::StreamError => EvaluationError::StreamError,
+            OperationalOutcome::Truncated => EvaluationError::Truncated,
+        })
+    }
+
+    /// Whether `status` can accompany this class. Timeouts and transport errors may carry any
+    /// status (the deadline can expire, or the connection break, after a 200 head); the stream
+    /// failures are failures of a 2xx body.
+    pub fn status_agrees(self, status: Option<u16>) -> bool {
+        let two_xx = |s: Option<u16>| s.is_some_and(|s| (200..300).contains(&s));
+        match self {
+            OperationalOutcome::Success
+            | OperationalOutcome::InvalidStream
+            | OperationalOutcome::StreamError
+            | OperationalOutcome::Truncated => two_xx(status),
+            OperationalOutcome::Http429 => status == Some(429),
+            OperationalOutcome::Other4xx => status.is_some_and(|s| (400..500).contains(&s) && s != 429),
+            OperationalOutcome::Http5xx => status.is_some_and(|s| (500..600).contains(&s)),
+            OperationalOutcome::OtherHttp => {
+                status.is_some_and(|s| !(200..300).contains(&s) && !(400..600).contains(&s))
+            }
+            OperationalOutcome::Timeout | OperationalOutcome::TransportError => true,
+        }
+    }
+}
+
+string_enum! {
+    /// What ended an attempt that did not complete: the `error_type` of a terminal event.
+    ErrorKind {
+        /// The request deadline expired.
+        Deadline => "deadline",
+        /// The connection could not be made (DNS, TCP, TLS).
+        Connect => "connect",
+        /// The request could not be sent or its head not read.
+        Request => "request",
+        /// Reading the response body failed (reset, truncated chunked encoding, …).
+        Body => "body",
+        /// A non-2xx status.
+        HttpStatus => "http_status",
+        /// An event whose data is neither `[DONE]` nor a JSON object.
+        InvalidSse => "invalid_sse",
+        /// A 2xx whose content type is not `text/event-stream`, or a 204.
+        NotEventStream => "not_event_stream",
+        /// A 2xx body that ended without a single server-sent event.
+        EmptyStream => "empty_stream",
+        /// One line or event exceeded the spec's `max_event_bytes`.
+        EventTooLarge => "event_too_large",
+        /// The body exceeded the spec's `max_response_bytes`.
+        ResponseTooLarge => "response_too_large",
+        /// A `data: {"error": …}` payload inside a 2xx stream.
+        InBandError => "in_band_error",
+        /// An SSE event named `error` inside a 2xx stream.
+        ErrorEvent => "error_event",
+        /// The stream ended cleanly with neither `[DONE]` nor a `finish_reason`.
+        NoDoneOrFinish => "no_done_or_finish",
+        /// The fetch process stopped before the attempt ended.
+        Interrupted => "interrupted",
+    }
+}
+
+string_enum! {
+    /// The verdict on one request (reference §9).
+    Classification {
+        /// A 2xx answer equal to the gold.
+        ValidResult => "valid_result",
+        /// A 2xx answer of the task's schema that differs from the gold.
+        IncorrectResult => "incorrect_result",
+        /// A 2xx answer that is not strict JSON of the task's schema, or was withheld.
+        InvalidResult => "invalid_result",
+        /// An operational failure: no answer was judged.
+        FailedRequest => "failed_request",
+    }
+}
+
+string_enum! {
+    /// Why a request is not a valid result: the `error_type` of an evaluation.
+    EvaluationError {
+        MalformedJson => "malformed_json",
+        SchemaInvalid => "schema_invalid",
+        MissingRequiredField => "missing_required_field",
+        /// The response echoed a credential; its text was withheld from every derived file.
+        CredentialEcho => "credential_echo",
+        Timeout => "timeout",
+        RateLimitedHttp429 => "rate_limited_http_429",
+        OtherHttp4xx => "other_http_4xx",
+        Http5xx => "http_5xx",
+        OtherHttp => "other_http",
+        TransportError => "transport_error",
+        InvalidStream => "invalid_stream",
+        StreamError => "stream_error",
+        Truncated => "truncated",
+    }
+}
+
+string_enum! {
+    /// The task families inferbench scores, in their schedule order.
+    TaskFamily {
+        MeetingNotesLookup => "meeting-notes-lookup",
+        TicketTriage => "ticket-triage",
+        ContractTermsExtraction => "contract-terms-extraction",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_serialise_as_the_strings_of_the_files() {
+        assert_eq!(serde_json::to_string(&OperationalOutcome::Success).unwrap(), "\"2xx\"");
+        assert_eq!(serde_json::to_string(&TaskFamily::TicketTriage).unwrap(), "\"ticket-triage\"");
+        let back: Outcome = serde_json::from_str("\"stream_error\"").unwrap();
+        assert_eq!(back, Outcome::StreamError);
+        assert_eq!("other_4xx".parse::<OperationalOutcome>(), Ok(OperationalOutcome::Other4xx));
+        let err = "418".parse::<OperationalOutcome>().unwrap_err();
+        assert_eq!(err.to_string(), "unknown OperationalOutcome `418`");
+        for v in Classification::ALL {
+            assert_eq!(v.as_str().parse::<Classification>(), Ok(*v));
+        }
+    }
+
+    #[test]
+    fn every_final_outcome_has_one_class_and_every_failure_a_type() {
+        use OperationalOutcome as O;
+        assert_eq!(O::of(Outcome::Completed, Some(200)), O::Success);
+        assert_eq!(O::of(Outcome::HttpError, Some(429)), O::Http429);
+        assert_eq!(O::of(Outcome::HttpError, Some(404)), O::Other4xx);
+        assert_eq!(O::of(Outcome::HttpError, Some(503)), O::Http5xx);
+        assert_eq!(O::of(Outcome::HttpError, Some(302)), O::OtherHttp);
+        assert_eq!(O::of(Outcome::HttpError, Some(101)), O::OtherHttp);
+        assert_eq!(O::of(Outcome::Timeout, Some(200)), O::Timeout);
+        assert_eq!(O::of(Outcome::InvalidStream, Some(200)), O::InvalidStream);
+        assert_eq!(O::of(Outcome::StreamError, Some(200)), O::StreamError);
+        assert_eq!(O::of(Outcome::Truncated, Some(200)), O::Truncated);
+        assert_eq!(O::of(Outcome::TransportError, None), O::TransportError);
+        for class in O::FAILURES {
+            assert!(class.is_failure() && class.failure_type().is_some(), "{class}");
+        }
+        assert_eq!(O::Success.failure_type(), None);
+        let labels: std::collections::BTreeSet<&str> = O::FAILURES.iter().map(|c| c.label()).collect();
+        assert_eq!(labels.len(), O::FAILURES.len(), "distinct column labels");
+    }
+
+    #[test]
+    fn statuses_must_agree_with_their_class() {
+        use OperationalOutcome as O;
+        assert!(O::Truncated.status_agrees(Some(200)) && !O::Truncated.status_agrees(None));
+        assert!(O::Http429.status_agrees(Some(429)) && !O::Other4xx.status_agrees(Some(429)));
+        assert!(O::OtherHttp.status_agrees(Some(307)) && !O::OtherHttp.status_agrees(Some(200)));
+        assert!(O::Timeout.status_agrees(None) && O::Timeout.status_agrees(Some(200)));
+        assert!(!O::Success.status_agrees(Some(500)));
+    }
+}
