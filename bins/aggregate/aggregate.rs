@@ -21,9 +21,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let comparisons_doc = output::comparisons_doc(&identity, &computed, &joined);
     let rows = output::metric_rows(&computed);
     let run = RunDir::new(&args.run);
-    atomic::write_json(&run.metrics_json(), &metrics_doc)?;
-    parquet_io::write(&run.metrics_parquet(), &rows, &inputs.hashes)?;
-    atomic::write_json(&run.comparisons(), &comparisons_doc)?;
+    let mut outputs = atomic::Group::new(run.root());
+    outputs.add(&run.metrics_json(), &atomic::json_bytes(&run.metrics_json(), &metrics_doc)?)?;
+    outputs.add(&run.metrics_parquet(), &parquet_io::to_bytes(&rows, &inputs.hashes)?)?;
+    outputs.add(&run.comparisons(), &atomic::json_bytes(&run.comparisons(), &comparisons_doc)?)?;
+    outputs.commit()?;
     eprintln!(
         "ib-aggregate: {} providers, {} responses, {} ranked; wrote metrics.json, metrics.parquet, comparisons.json",
         computed.pooled.len(),
@@ -68,10 +70,15 @@ mod tests {
             })
             .collect();
         let t = fixture::tables(&reqs);
-        let none = BTreeMap::new();
-        parquet_io::write::<ScheduleRow>(&dir.join("schedule.parquet"), &t.schedule, &none).unwrap();
-        parquet_io::write::<ResponseRow>(&dir.join("responses.parquet"), &t.responses, &none).unwrap();
-        parquet_io::write::<EvaluationRow>(&dir.join("evaluations.parquet"), &t.evaluations, &none).unwrap();
+        let lock_only = provenance(dir);
+        parquet_io::write::<ScheduleRow>(&dir.join("schedule.parquet"), &t.schedule, &lock_only).unwrap();
+        parquet_io::write::<ResponseRow>(&dir.join("responses.parquet"), &t.responses, &lock_only).unwrap();
+        parquet_io::write::<EvaluationRow>(&dir.join("evaluations.parquet"), &t.evaluations, &lock_only).unwrap();
+    }
+
+    /// Provenance naming only the run's lock.
+    fn provenance(dir: &Path) -> BTreeMap<String, String> {
+        BTreeMap::from([("lock.json".to_string(), file_sha256(&dir.join("lock.json")).unwrap())])
     }
 
     /// A lock binding the bundled spec and provider table.
@@ -100,7 +107,7 @@ mod tests {
                 implementation: "t".into(),
                 vocabulary_sha256: "0".repeat(64),
             },
-            providers: vec!["together".into(), "fireworks".into()],
+            providers: inferbench_schemas::providers::ProviderTable::load(&spec.providers_path, &spec).unwrap().names(),
         }
     }
 
@@ -148,8 +155,8 @@ mod tests {
     fn bad_tables_write_nothing_and_exit_3() {
         let dir = tempfile::tempdir().unwrap();
         write_run(dir.path());
-        let empty = BTreeMap::new();
-        parquet_io::write::<EvaluationRow>(&dir.path().join("evaluations.parquet"), &[], &empty).unwrap();
+        let lock_only = provenance(dir.path());
+        parquet_io::write::<EvaluationRow>(&dir.path().join("evaluations.parquet"), &[], &lock_only).unwrap();
         let err = run(Args { run: dir.path().to_path_buf(), spec: bundled_spec() }).unwrap_err();
         assert_eq!(exit_for(&err), Exit::BadInput, "{err:#}");
         assert!(format!("{err:#}").contains("no evaluation in evaluations.parquet"), "{err:#}");

@@ -5,7 +5,7 @@ use crate::join::Tables;
 use inferbench_schemas::lock::Lock;
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::providers::ProviderTable;
-use inferbench_schemas::run::file_sha256;
+use inferbench_schemas::run::WriterLock;
 use inferbench_schemas::spec::Spec;
 use std::collections::BTreeMap;
 
@@ -17,17 +17,19 @@ pub struct RunInputs {
     pub tables: Tables,
     /// Logical name → SHA-256 of every file read: the outputs' provenance.
     pub hashes: BTreeMap<String, String>,
+    /// Held until the outputs are written: no other stage writes into the run meanwhile.
+    pub _writer: WriterLock,
 }
 
 pub fn load(args: &Args) -> anyhow::Result<RunInputs> {
     let mut pipeline = Pipeline::open(&args.run, &args.spec)?;
     let run = pipeline.run.clone();
-    pipeline.hashes.insert("lock.json".into(), file_sha256(&run.lock())?);
+    let writer = run.lock_for_writing("ib-aggregate")?;
     let tables = Tables {
         schedule: pipeline.table(&run.schedule(), "ib-schedule")?,
         responses: pipeline.table(&run.responses(), "ib-reconstruct")?,
         evaluations: pipeline.table(&run.evaluations(), "ib-evaluate")?,
     };
     let Pipeline { spec, providers: table, lock, hashes, .. } = pipeline;
-    Ok(RunInputs { spec, table, lock, tables, hashes })
+    Ok(RunInputs { spec, table, lock, tables, hashes, _writer: writer })
 }

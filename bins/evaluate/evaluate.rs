@@ -23,6 +23,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // The gold must be the gold the run was locked to: scoring against an edited dataset
     // would silently change every result. Exit 4, naming the file that changed.
     let mut pipeline = Pipeline::open(&args.run, &args.spec)?;
+    let _writer = pipeline.run.lock_for_writing("ib-evaluate")?;
     let dataset = pipeline.dataset(args.dataset.as_deref())?;
     let responses_path = pipeline.run.responses();
     let responses: Vec<ResponseRow> = pipeline.table(&responses_path, "ib-reconstruct")?;
@@ -476,6 +477,7 @@ mod tests {
     }
 
     fn write_lock(run: &RunDir, inputs: BTreeMap<String, String>) {
+        let spec = Spec::load(&spec_path()).unwrap();
         let lock = Lock {
             v: inferbench_schemas::FORMAT_VERSION,
             run_id: run.run_id(),
@@ -495,9 +497,14 @@ mod tests {
                 implementation: "t".into(),
                 vocabulary_sha256: "v".into(),
             },
-            providers: vec!["acme".into()],
+            providers: inferbench_schemas::providers::ProviderTable::load(&spec.providers_path, &spec).unwrap().names(),
         };
         inferbench_schemas::atomic::write_json(&run.lock(), &lock).unwrap();
+    }
+
+    /// Provenance naming only the run's lock.
+    fn lock_only(run: &RunDir) -> Inputs {
+        Inputs::from([("lock.json".to_string(), run::file_sha256(&run.lock()).unwrap())])
     }
 
     /// A run directory with a lock bound to a fresh sample dataset, and three responses.
@@ -517,7 +524,7 @@ mod tests {
             response("req-b", TICKET, "t-1", "2xx", Some(200), "```json\n{}\n```"),
             response("req-c", CONTRACT, "c-1", "timeout", None, ""),
         ];
-        parquet_io::write(&run.responses(), &responses, &Inputs::new()).unwrap();
+        parquet_io::write(&run.responses(), &responses, &lock_only(&run)).unwrap();
         (run, data)
     }
 
@@ -547,9 +554,10 @@ mod tests {
         {
             assert_eq!(table.inputs[key], canonical::sha256_hex(&std::fs::read(data.join(key)).unwrap()), "{key}");
         }
-        // The seven dataset files, the responses, the spec and the provider table.
-        assert_eq!(table.inputs.len(), 10, "{:?}", table.inputs.keys());
+        // The seven dataset files, the responses, the lock, the spec and the provider table.
+        assert_eq!(table.inputs.len(), 11, "{:?}", table.inputs.keys());
         assert!(table.inputs.contains_key("spec.yaml") && table.inputs.contains_key("providers.yaml"));
+        assert_eq!(table.inputs["lock.json"], run::file_sha256(&run_dir.lock()).unwrap());
     }
 
     #[test]
@@ -571,7 +579,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let (run_dir, data) = fixture(tmp.path());
         let rows = [response("req-a", MEETING, "m-unknown", "2xx", Some(200), "{}")];
-        parquet_io::write(&run_dir.responses(), &rows, &Inputs::new()).unwrap();
+        parquet_io::write(&run_dir.responses(), &rows, &lock_only(&run_dir)).unwrap();
         let err = run(args(&run_dir, &data)).unwrap_err();
         assert_eq!(exit_for(&err), Exit::BadInput, "{err:#}");
         assert!(err.to_string().contains("request `req-a`"), "{err:#}");

@@ -13,7 +13,7 @@ use inferbench_schemas::event::{
 };
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::providers::slug;
-use inferbench_schemas::run::{file_sha256, RunDir};
+use inferbench_schemas::run::{file_sha256, RunDir, WriterLock};
 use inferbench_schemas::spec::Spec;
 use inferbench_schemas::tables::ScheduleRow;
 use inferbench_schemas::{Error, CODE_VERSION};
@@ -32,6 +32,8 @@ struct Plan {
     endpoint_mode: &'static str,
     /// The run id, from the lock: a copied or renamed run directory resumes as the same run.
     run_id: String,
+    /// Held for the whole fetch: a second fetch (or any stage) on this run refuses at once.
+    _writer: WriterLock,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -66,6 +68,7 @@ pub fn run(args: Args) -> Result<()> {
 fn prepare(args: Args) -> Result<Plan> {
     let Args { run, spec: spec_path, dataset: dataset_dir, endpoint_base, env_file, deadline_seconds } = args;
     let mut pipeline = Pipeline::open(&run, &spec_path)?;
+    let writer = pipeline.run.lock_for_writing("ib-fetch")?;
     let data = pipeline.dataset(dataset_dir.as_deref())?;
     let schedule: Vec<ScheduleRow> = pipeline.table(&pipeline.run.schedule(), "ib-schedule")?;
     let Pipeline { run, spec, providers, lock, .. } = pipeline;
@@ -115,7 +118,7 @@ fn prepare(args: Args) -> Result<Plan> {
         max_response_bytes: inferbench_schemas::stream::DEFAULT_MAX_RESPONSE_BYTES,
     };
     let run_id = lock.run_id.clone();
-    Ok(Plan { run, spec, data, schedule, clients, deadline, limits, endpoint_mode, run_id })
+    Ok(Plan { run, spec, data, schedule, clients, deadline, limits, endpoint_mode, run_id, _writer: writer })
 }
 
 /// The host name, hashed: runs record where they ran without naming the machine.

@@ -5,10 +5,10 @@ use inferbench_schemas::event::{Envelope, Event, Outcome, RequestStarted, Reques
 use inferbench_schemas::lock::Lock;
 use inferbench_schemas::run::{file_sha256, RunDir};
 use inferbench_schemas::stream::StreamEnd;
-use inferbench_schemas::tables::ResponseRow;
+use inferbench_schemas::tables::{ResponseRow, ScheduleRow};
 use inferbench_schemas::timing::{self, TimedEvent};
 use inferbench_schemas::vocab::{OperationalOutcome, TaskFamily};
-use inferbench_schemas::{event_log, parquet_io, Error};
+use inferbench_schemas::{event_log, parquet_io, provenance, Error};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What replaces a channel's text when the response echoed a credential in it.
@@ -28,10 +28,15 @@ struct Attempt {
 pub fn run(args: Args) -> Result<()> {
     let run = RunDir::new(args.run);
     let lock = Lock::read(&run.lock())?;
+    let _writer = run.lock_for_writing("ib-reconstruct")?;
     let segments = event_log::read(&run, &lock.run_id)?;
     if segments.is_empty() {
         return Err(Error::bad(format!("{}: no event log; run ib-fetch first", run.events_dir().display())).into());
     }
+    // The schedule the log was fetched for must itself belong to this run's lock.
+    let schedule = parquet_io::read::<ScheduleRow>(&run.schedule())?;
+    let mut current = provenance::Current::default();
+    provenance::verify(&run, &mut current, "schedule.parquet", "ib-schedule", &schedule.inputs, &BTreeMap::new())?;
     let schedule_sha256 = file_sha256(&run.schedule())?;
     let mut inputs = BTreeMap::from([
         ("lock.json".to_string(), file_sha256(&run.lock())?),

@@ -6,10 +6,12 @@
 use crate::args::Args;
 use inferbench_schemas::documents::{ComparisonsDocument, MetricsDocument, METRICS_VERSION};
 use inferbench_schemas::lock::Lock;
+use inferbench_schemas::manifest::Execution;
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::providers::ProviderTable;
-use inferbench_schemas::run::file_sha256;
+use inferbench_schemas::run::{file_sha256, WriterLock};
 use inferbench_schemas::spec::Spec;
+use inferbench_schemas::tables::{ResponseRow, ScheduleRow};
 use inferbench_schemas::{atomic, Error};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -32,24 +34,47 @@ pub struct ReportInputs {
     pub comparisons: ComparisonsDocument,
     /// Logical name → SHA-256 of every file read, for the report's provenance section.
     pub hashes: BTreeMap<String, String>,
+    /// Requests in `schedule.parquet`.
+    pub scheduled_requests: usize,
+    /// Every response, for the failure log.
+    pub responses: Vec<ResponseRow>,
+    /// How the run was made, from its event log.
+    pub execution: Execution,
+    /// Held until the outputs are written (absent only in unit tests of the rendering).
+    pub _writer: Option<WriterLock>,
 }
 
 pub fn load(args: &Args) -> anyhow::Result<ReportInputs> {
-    let Pipeline { run, spec, providers: table, lock, mut hashes } = Pipeline::open(&args.run, &args.spec)?;
-    hashes.insert("lock.json".into(), file_sha256(&run.lock())?);
-    let metrics_json = read(&run.metrics_json(), &mut hashes)?;
-    let comparisons_json = read(&run.comparisons(), &mut hashes)?;
-    let missing = missing_columns(&metrics_json, &spec.required_columns);
+    let mut pipeline = Pipeline::open(&args.run, &args.spec)?;
+    let run = pipeline.run.clone();
+    let writer = run.lock_for_writing("ib-report")?;
+    let metrics_json = read(&run.metrics_json(), &mut pipeline.hashes)?;
+    let comparisons_json = read(&run.comparisons(), &mut pipeline.hashes)?;
+    let missing = missing_columns(&metrics_json, &pipeline.spec.required_columns);
     if !missing.is_empty() {
         return Err(Error::Invalid(missing).into());
     }
+    let metrics: MetricsDocument = parse(&run.metrics_json(), metrics_json)?;
+    let comparisons: ComparisonsDocument = parse(&run.comparisons(), comparisons_json)?;
+    // Figures computed from other responses, evaluations or another lock than the run has
+    // now are stale: refused, never rendered.
+    pipeline.verify("metrics.json", "ib-aggregate", &metrics.provenance.inputs)?;
+    pipeline.verify("comparisons.json", "ib-aggregate", &comparisons.provenance.inputs)?;
+    let schedule: Vec<ScheduleRow> = pipeline.table(&run.schedule(), "ib-schedule")?;
+    let responses: Vec<ResponseRow> = pipeline.table(&run.responses(), "ib-reconstruct")?;
+    let execution = crate::execution::read(&run, &pipeline.lock.run_id)?;
+    let Pipeline { spec, providers: table, lock, hashes, .. } = pipeline;
     let inputs = ReportInputs {
-        metrics: parse(&run.metrics_json(), metrics_json)?,
-        comparisons: parse(&run.comparisons(), comparisons_json)?,
+        metrics,
+        comparisons,
         spec,
         table,
         lock,
         hashes,
+        scheduled_requests: schedule.len(),
+        responses,
+        execution,
+        _writer: Some(writer),
     };
     check(&inputs).map_err(Error::Invalid)?;
     Ok(inputs)
@@ -115,10 +140,6 @@ pub fn check(inputs: &ReportInputs) -> Result<(), Vec<String>> {
         if run_id != &inputs.lock.run_id {
             problems.push(format!("{file}: run_id: `{run_id}` is not this run's (`{}`)", inputs.lock.run_id));
         }
-    }
-    let lock_hash = inputs.hashes.get("lock.json");
-    if m.provenance.inputs.get("lock.json") != lock_hash {
-        problems.push("metrics.json: provenance.inputs: derived from another lock.json; rerun ib-aggregate".into());
     }
     if c.provenance.inputs != m.provenance.inputs {
         problems.push(

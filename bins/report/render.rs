@@ -3,7 +3,7 @@
 //! machine path, so re-rendering the same inputs gives the same bytes.
 use crate::format::seconds;
 use crate::inputs::ReportInputs;
-use crate::{leaderboard, paired, results};
+use crate::{failures, leaderboard, paired, results};
 
 /// The report's text, ending with exactly one newline.
 pub fn render(inputs: &ReportInputs) -> String {
@@ -15,6 +15,7 @@ pub fn render(inputs: &ReportInputs) -> String {
         leaderboard::section(&m.combined_provider_metrics, &inputs.table),
         results::pooled_section(&m.combined_provider_metrics, required, &inputs.table),
         results::family_sections(&m.task_family_metrics, &families, required, &inputs.table),
+        failures::section(&m.combined_provider_metrics, &inputs.responses, &inputs.table),
         paired::section(&inputs.comparisons, &inputs.table),
         provenance(inputs),
     ];
@@ -38,18 +39,69 @@ fn header(inputs: &ReportInputs, families: &[String]) -> Vec<String> {
         "What was measured: each of {providers} providers serving {model} received {requests} across \
          {family_count} task families ({family_list}) as streaming chat completions, one request at a time \
          per provider. The requests ran in {rounds} paired rounds: each round sent the same item to every \
-         provider together and waited for every provider to finish or fail before the next. Each request had \
-         a {timeout} timeout and a single attempt. Visible answer tokens were counted locally with the \
-         {tokenizer} tokenizer, the same for every provider; this report was derived offline from the run's \
-         files.",
+         provider together and waited for every provider to finish or fail before the next. {deadline} \
+         Visible answer tokens were counted locally with the {tokenizer} tokenizer, the same for every \
+         provider; this report was derived offline from the run's files.",
         providers = pooled.len(),
         model = spec.model,
         family_count = families.len(),
         family_list = families.join(", "),
-        timeout = seconds(spec.inference.timeout_seconds),
+        deadline = deadline_sentence(inputs),
         tokenizer = inputs.lock.tokenizer.encoding,
     );
-    vec![format!("# {}", spec.name), String::new(), format!("Run `{}`.", inputs.lock.run_id), String::new(), scope]
+    vec![
+        format!("# {}", spec.name),
+        String::new(),
+        format!("Run `{}`.", inputs.lock.run_id),
+        String::new(),
+        scope,
+        String::new(),
+        how_it_ran(inputs),
+    ]
+}
+
+/// The request deadline as the fetch segments applied it, and the attempt policy.
+fn deadline_sentence(inputs: &ReportInputs) -> String {
+    let mut deadlines: Vec<u64> = inputs.execution.segments.iter().map(|s| s.deadline_ms).collect();
+    deadlines.dedup();
+    let deadline = match deadlines.as_slice() {
+        [] => format!("a {} timeout", seconds(inputs.spec.inference.timeout_seconds)),
+        [one] => format!("a {} timeout", seconds(*one as f64 / 1000.0)),
+        many => format!(
+            "a timeout of {} (by fetch segment)",
+            many.iter().map(|d| seconds(*d as f64 / 1000.0)).collect::<Vec<_>>().join(", then ")
+        ),
+    };
+    match inputs.execution.resent_attempts {
+        0 => format!("Each request had {deadline} and a single attempt."),
+        n => format!(
+            "Each request had {deadline} and a single scored attempt: {n} attempt(s) that a stopped fetch left \
+             without an outcome were sent again, and the interrupted attempts were never scored."
+        ),
+    }
+}
+
+/// Whether the providers were real or simulated, and how the fetch went.
+fn how_it_ran(inputs: &ReportInputs) -> String {
+    let e = &inputs.execution;
+    let against = match e.endpoint_mode.as_deref() {
+        Some("simulated") => "simulated providers (ib-sim on this machine), not the real endpoints",
+        Some(_) => "the providers' real endpoints",
+        None => "no provider (nothing was fetched)",
+    };
+    let segments = e.segments.len();
+    let mut text = format!(
+        "How it ran: against {against}, in {segments} fetch segment(s){}. ",
+        e.wall_clock_period.as_ref().map_or(String::new(), |p| format!(" from {} to {}", p.start, p.end))
+    );
+    text.push_str(&match (e.resumed_rounds, e.resent_attempts) {
+        (0, 0) => "No round was resumed and no attempt re-sent.".to_string(),
+        (rounds, attempts) => format!(
+            "{rounds} round(s) were resumed after a stopped fetch (their requests were not all sent together) and \
+             {attempts} attempt(s) re-sent."
+        ),
+    });
+    text
 }
 
 fn provenance(inputs: &ReportInputs) -> Vec<String> {

@@ -10,11 +10,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let inputs = inputs::load(&args)?;
     let text = render::render(&inputs);
     let run = RunDir::new(&args.run);
-    atomic::write(&run.report_md(), text.as_bytes())?;
-    let status = crate::manifest::write(&run)?;
+    let manifest = crate::manifest::build(&run, &inputs, text.as_bytes())?;
+    // The manifest inventories this report.md: the two are published together.
+    let mut outputs = atomic::Group::new(run.root());
+    outputs.add(&run.report_md(), text.as_bytes())?;
+    outputs.add(&run.manifest(), &atomic::json_bytes(&run.manifest(), &manifest)?)?;
+    outputs.commit()?;
     eprintln!(
-        "ib-report: wrote report.md ({} providers) and manifest.json (run {status})",
-        inputs.metrics.combined_provider_metrics.len()
+        "ib-report: wrote report.md ({} providers) and manifest.json (run {})",
+        inputs.metrics.combined_provider_metrics.len(),
+        manifest.status
     );
     Ok(())
 }
@@ -24,7 +29,9 @@ mod tests {
     use super::*;
     use crate::sample;
     use inferbench_schemas::cli::{exit_for, Exit};
+    use inferbench_schemas::parquet_io;
     use inferbench_schemas::run::file_sha256;
+    use inferbench_schemas::tables::{ResponseRow, ScheduleRow};
     use serde_json::Value;
     use std::collections::BTreeMap;
     use std::path::Path;
@@ -38,8 +45,13 @@ mod tests {
             ("spec.yaml".to_string(), file_sha256(&sample::bundled_spec_path()).unwrap()),
             ("providers.yaml".to_string(), file_sha256(&spec.providers_path).unwrap()),
         ]);
+        let table = inferbench_schemas::providers::ProviderTable::load(&spec.providers_path, &spec).unwrap();
+        lock.providers = table.names();
         atomic::write_json(&dir.join("lock.json"), &lock).unwrap();
         let lock_hash = file_sha256(&dir.join("lock.json")).unwrap();
+        let provenance = BTreeMap::from([("lock.json".to_string(), lock_hash.clone())]);
+        parquet_io::write::<ScheduleRow>(&dir.join("schedule.parquet"), &[], &provenance).unwrap();
+        parquet_io::write::<ResponseRow>(&dir.join("responses.parquet"), &[], &provenance).unwrap();
         let rename = |text: String| {
             text.replace("\"a\"", "\"together\"").replace("\"b\"", "\"baseten\"").replace("\"c\"", "\"nebius\"")
         };
@@ -67,19 +79,31 @@ mod tests {
     }
 
     #[test]
-    fn comparisons_from_other_inputs_are_refused_before_writing() {
+    fn stale_comparisons_are_refused_before_writing() {
         let dir = tempfile::tempdir().unwrap();
         write_run(dir.path());
         let path = dir.path().join("comparisons.json");
         let mut v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         v["provenance"]["inputs"]["responses.parquet"] = Value::from("00");
+        atomic::write_json(&path, &v).unwrap();
+        let err = run(Args { run: dir.path().to_path_buf(), spec: sample::bundled_spec_path() }).unwrap_err();
+        assert_eq!(exit_for(&err), Exit::LockMismatch, "{err:#}");
+        let text = format!("{err:#}");
+        assert!(text.contains("comparisons.json: it was derived from responses.parquet sha256 00…"), "{text}");
+        assert!(!dir.path().join("report.md").exists() && !dir.path().join("manifest.json").exists());
+    }
+
+    #[test]
+    fn comparisons_of_another_run_are_refused_before_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        write_run(dir.path());
+        let path = dir.path().join("comparisons.json");
+        let mut v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         v["run_id"] = Value::from("run-other");
         atomic::write_json(&path, &v).unwrap();
         let err = run(Args { run: dir.path().to_path_buf(), spec: sample::bundled_spec_path() }).unwrap_err();
         assert_eq!(exit_for(&err), Exit::BadInput, "{err:#}");
-        let text = format!("{err:#}");
-        assert!(text.contains("comparisons.json: run_id: `run-other` is not this run's"), "{text}");
-        assert!(text.contains("derived from other files than metrics.json"), "{text}");
+        assert!(format!("{err:#}").contains("comparisons.json: run_id: `run-other` is not this run's"), "{err:#}");
         assert!(!dir.path().join("report.md").exists());
     }
 

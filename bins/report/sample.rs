@@ -290,5 +290,23 @@ pub fn inputs() -> ReportInputs {
         ("metrics.json".to_string(), "77".repeat(32)),
     ]);
     let spec = Spec::load(&bundled_spec_path()).unwrap();
-    ReportInputs { spec, table: provider_table(), lock: lock(), metrics, comparisons, hashes }
+    ReportInputs {
+        spec,
+        table: provider_table(),
+        lock: lock(),
+        metrics,
+        comparisons,
+        hashes,
+        scheduled_requests: 1800,
+        responses: Vec::new(),
+        execution: inferbench_schemas::manifest::Execution {
+            segments: Vec::new(),
+            wall_clock_period: None,
+            clock: "CLOCK_MONOTONIC".into(),
+            endpoint_mode: Some("providers".into()),
+            resumed_rounds: 0,
+            resent_attempts: 0,
+        },
+        _writer: None,
+    }
 }

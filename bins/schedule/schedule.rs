@@ -12,11 +12,9 @@ use std::collections::BTreeMap;
 pub fn run(args: Args) -> Result<()> {
     let Args { run, spec: spec_path } = args;
     let mut pipeline = Pipeline::open(&run, &spec_path)?;
+    let _writer = pipeline.run.lock_for_writing("ib-schedule")?;
     let selection: Vec<SelectionRow> = pipeline.table(&pipeline.run.selection(), "ib-select")?;
-    let Pipeline { run, spec, providers, lock, .. } = pipeline;
-    if providers.names() != lock.providers {
-        bail!("{}: the provider list differs from the table {}", run.lock().display(), spec.providers_path.display());
-    }
+    let Pipeline { run, spec, lock, .. } = pipeline;
     let families: Vec<(TaskFamily, Vec<String>)> = spec
         .task_families()
         .into_iter()

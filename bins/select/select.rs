@@ -7,7 +7,7 @@ use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
 use inferbench_schemas::providers::ProviderTable;
 use inferbench_schemas::run::{file_sha256, RunDir};
 use inferbench_schemas::spec::Spec;
-use inferbench_schemas::{parquet_io, tokenizer, Error, CODE_VERSION, FORMAT_VERSION};
+use inferbench_schemas::{atomic, canonical, parquet_io, tokenizer, Error, CODE_VERSION, FORMAT_VERSION};
 use std::collections::BTreeMap;
 
 pub fn run(args: Args) -> Result<()> {
@@ -59,17 +59,25 @@ pub fn run(args: Args) -> Result<()> {
     if run_dir.lock().exists() {
         return compare_with_existing(&run_dir, &lock);
     }
-    if run.exists() && std::fs::read_dir(&run).map(|mut d| d.next().is_some()).unwrap_or(true) {
+    let visible_entries = |dir: &std::path::Path| {
+        std::fs::read_dir(dir).map(|d| d.flatten().any(|e| !e.file_name().to_string_lossy().starts_with('.')))
+    };
+    if run.exists() && visible_entries(&run).unwrap_or(true) {
         bail!("{}: exists and is not an ib-select run (no lock.json); choose a new run directory", run.display());
     }
     std::fs::create_dir_all(&run).with_context(|| format!("creating {}", run.display()))?;
-    let selection_inputs = BTreeMap::from([(
-        "lock.inputs".to_string(),
-        inferbench_schemas::canonical::hash(&serde_json::to_value(&lock.inputs)?),
-    )]);
+    let _writer = run_dir.lock_for_writing("ib-select")?;
+    if run_dir.lock().exists() {
+        // Another ib-select locked the run while this one validated its inputs.
+        return compare_with_existing(&run_dir, &lock);
+    }
+    // The selection records the hash of the lock it belongs to, so a selection copied from
+    // another run, or a lock edited afterwards, is refused by every later stage.
+    let lock_bytes = atomic::json_bytes(&run_dir.lock(), &lock)?;
+    let selection_inputs = BTreeMap::from([("lock.json".to_string(), canonical::sha256_hex(&lock_bytes))]);
     parquet_io::write(&run_dir.selection(), &rows, &selection_inputs)?;
     // The lock is written last: its presence marks a complete, valid selection.
-    inferbench_schemas::atomic::write_json(&run_dir.lock(), &lock)?;
+    atomic::write(&run_dir.lock(), &lock_bytes)?;
     let selected = rows.iter().filter(|r| r.selected).count();
     eprintln!(
         "ib-select: {} locked; {selected} items selected ({per_family} per family) from {} (release {})",

@@ -8,6 +8,7 @@
 //! | 3 | bad input: a file is malformed or invalid; nothing was written |
 //! | 4 | the run's lock does not match the inputs given; nothing was written |
 //! | 5 | interrupted (SIGINT/SIGTERM); what was written so far is kept and a rerun resumes |
+//! | 6 | another stage is writing the run (it holds the run's writer lock); nothing was written |
 use crate::Error;
 use std::process::ExitCode;
 
@@ -20,6 +21,7 @@ pub enum Exit {
     BadInput = 3,
     LockMismatch = 4,
     Interrupted = 5,
+    Busy = 6,
 }
 
 /// Marker error for a stage stopped by a signal; `finish` maps it to [`Exit::Interrupted`].
@@ -36,6 +38,7 @@ pub fn exit_for(err: &anyhow::Error) -> Exit {
         match cause.downcast_ref::<Error>() {
             Some(Error::BadInput(_)) | Some(Error::Invalid(_)) => return Exit::BadInput,
             Some(Error::LockMismatch(_)) => return Exit::LockMismatch,
+            Some(Error::Busy(_)) => return Exit::Busy,
             _ => {}
         }
         if let Some(io) = cause.downcast_ref::<std::io::Error>() {

@@ -11,9 +11,13 @@ pub enum Error {
     /// Several input violations, all reported at once (one per line).
     #[error("{} problem(s) found:\n{}", .0.len(), .0.join("\n"))]
     Invalid(Vec<String>),
-    /// A bound input of the run differs from what `lock.json` recorded.
+    /// A bound input of the run differs from what `lock.json` recorded, or a derived file
+    /// was not derived from the run's current files (stale, or from another run).
     #[error("{0}")]
     LockMismatch(String),
+    /// Another process holds the run's writer lock.
+    #[error("{0}")]
+    Busy(String),
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
     #[error("{path}: {message}")]

@@ -38,6 +38,7 @@ pub mod lock;
 pub mod manifest;
 pub mod parquet_io;
 pub mod pipeline;
+pub mod provenance;
 pub mod providers;
 pub mod run;
 pub mod spec;

@@ -34,6 +34,15 @@ pub struct Execution {
     pub wall_clock_period: Option<Period>,
     /// The clock every `t_ns` and offset is measured on.
     pub clock: String,
+    /// `simulated` (ib-sim) or `providers` (the provider table's endpoints): a run never
+    /// mixes the two. Null before any fetch.
+    pub endpoint_mode: Option<String>,
+    /// Rounds that a resumed fetch completed after an earlier one stopped part-way (their
+    /// requests were not all sent together).
+    pub resumed_rounds: u64,
+    /// Attempts sent again because a stopped fetch left them without an outcome; the
+    /// interrupted attempts stay in the log and are never scored.
+    pub resent_attempts: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

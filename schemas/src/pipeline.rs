@@ -4,6 +4,7 @@
 use crate::dataset::{self, Dataset, LoadOptions};
 use crate::lock::Lock;
 use crate::parquet_io::{self, Table};
+use crate::provenance::{self, Current};
 use crate::providers::ProviderTable;
 use crate::run::{file_sha256, RunDir};
 use crate::spec::Spec;
@@ -16,9 +17,12 @@ pub struct Pipeline {
     pub spec: Spec,
     pub providers: ProviderTable,
     pub lock: Lock,
-    /// Logical name → SHA-256 of every input checked so far (`spec.yaml`, `providers.yaml`,
-    /// and the dataset's files once [`Pipeline::dataset`] ran): the outputs' provenance.
+    /// Logical name → SHA-256 of every input checked so far (`lock.json`, `spec.yaml`,
+    /// `providers.yaml`, the dataset's files once [`Pipeline::dataset`] ran, every table read):
+    /// the outputs' provenance.
     pub hashes: BTreeMap<String, String>,
+    /// Hashes of the run's own files, for checking the provenance of what the stage reads.
+    pub current: Current,
 }
 
 impl Pipeline {
@@ -28,12 +32,24 @@ impl Pipeline {
         let lock = Lock::read(&run.lock())?;
         let spec = Spec::load(spec_path)?;
         let providers = ProviderTable::load(&spec.providers_path, &spec)?;
-        let hashes = BTreeMap::from([
+        let mut hashes = BTreeMap::from([
             ("spec.yaml".to_string(), file_sha256(spec_path)?),
             ("providers.yaml".to_string(), file_sha256(&spec.providers_path)?),
         ]);
         lock.verify(&hashes)?;
-        Ok(Pipeline { run, spec, providers, lock, hashes })
+        if providers.names() != lock.providers {
+            return Err(Error::LockMismatch(format!(
+                "{}: providers: {:?} differ from the provider table's {:?}; start a new run",
+                run.lock().display(),
+                lock.providers,
+                providers.names()
+            )));
+        }
+        let lock_hash = file_sha256(&run.lock())?;
+        let mut current = Current::default();
+        current.insert("lock.json", &lock_hash);
+        hashes.insert("lock.json".to_string(), lock_hash);
+        Ok(Pipeline { run, spec, providers, lock, hashes, current })
     }
 
     /// Loads the dataset (default: the spec's `dataset.source`) with the relaxation the run
@@ -46,16 +62,25 @@ impl Pipeline {
         Ok(data)
     }
 
-    /// Reads one of the run's tables and records its hash under its file name. A missing
+    /// Reads one of the run's tables, checks that its recorded provenance matches the run's
+    /// current files (see [`provenance`]), and records its hash under its file name. A missing
     /// table is bad input naming the stage that writes it.
     pub fn table<T: Table>(&mut self, path: &Path, writer: &str) -> Result<Vec<T>> {
         if !path.exists() {
             return Err(Error::bad(format!("{}: missing; run {writer} first", path.display())));
         }
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let rows = parquet_io::read::<T>(path)?.rows;
-        self.hashes.insert(name, file_sha256(path)?);
-        Ok(rows)
+        let table = parquet_io::read::<T>(path)?;
+        self.verify(&name, writer, &table.inputs)?;
+        let hash = file_sha256(path)?;
+        self.current.insert(&name, &hash);
+        self.hashes.insert(name, hash);
+        Ok(table.rows)
+    }
+
+    /// Checks the provenance `recorded` by the run's derived file `name` (written by `writer`).
+    pub fn verify(&mut self, name: &str, writer: &str, recorded: &BTreeMap<String, String>) -> Result<()> {
+        provenance::verify(&self.run, &mut self.current, name, writer, recorded, &self.hashes)
     }
 }
 

@@ -82,6 +82,68 @@ impl RunDir {
     }
 }
 
+/// The run's writer lock file (hidden, so no inventory lists it).
+pub const WRITER_LOCK: &str = ".writer.lock";
+
+/// The exclusive right to write into one run directory, held until dropped. Every stage that
+/// writes into a run takes it first, so two processes can never interleave their writes (two
+/// `ib-fetch` on one run would send every request twice and corrupt the log).
+#[derive(Debug)]
+pub struct WriterLock {
+    _file: std::fs::File,
+}
+
+/// Who holds a writer lock, as its holder recorded it.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Holder {
+    program: String,
+    pid: u32,
+    since_unix_ms: u64,
+}
+
+impl RunDir {
+    /// Takes the run's writer lock (the directory must exist), then finishes a group commit a
+    /// killed writer left half done and removes its temporary files. Refuses at once, writing
+    /// nothing, when another process holds the lock.
+    pub fn lock_for_writing(&self, program: &str) -> crate::Result<WriterLock> {
+        use std::io::{Read, Seek, Write};
+        let path = self.root.join(WRITER_LOCK);
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| crate::Error::io(&path, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut text = String::new();
+                let _ = file.read_to_string(&mut text);
+                let holder = serde_json::from_str::<Holder>(&text)
+                    .map(|h| format!("{} (pid {})", h.program, h.pid))
+                    .unwrap_or_else(|_| "another process".to_string());
+                return Err(crate::Error::Busy(format!(
+                    "{}: {holder} is writing this run; {program} wrote nothing. Wait for it to finish, or stop it \
+                     and rerun",
+                    self.root.display()
+                )));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(crate::Error::io(&path, e)),
+        }
+        let since_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        let holder = Holder { program: program.to_string(), pid: std::process::id(), since_unix_ms };
+        let record = serde_json::to_vec(&holder).unwrap_or_default();
+        let written = file.set_len(0).and_then(|()| file.rewind()).and_then(|()| file.write_all(&record));
+        written.map_err(|e| crate::Error::io(&path, e))?;
+        crate::atomic::recover(&self.root)?;
+        Ok(WriterLock { _file: file })
+    }
+}
+
 /// SHA-256 of a file, for provenance (`inputs` maps).
 pub fn file_sha256(path: &Path) -> crate::Result<String> {
     Ok(crate::canonical::sha256_hex(&crate::atomic::read(path)?))
@@ -90,6 +152,21 @@ pub fn file_sha256(path: &Path) -> crate::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_second_writer_is_refused_while_the_first_holds_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        std::fs::write(dir.path().join(".metrics.json.123.tmp"), "half").unwrap();
+        let first = run.lock_for_writing("ib-fetch").unwrap();
+        assert!(!dir.path().join(".metrics.json.123.tmp").exists(), "a killed writer's temporary is removed");
+        let err = run.lock_for_writing("ib-reconstruct").unwrap_err();
+        assert!(matches!(err, crate::Error::Busy(_)));
+        let text = err.to_string();
+        assert!(text.contains(&format!("ib-fetch (pid {}) is writing this run", std::process::id())), "{text}");
+        drop(first);
+        run.lock_for_writing("ib-reconstruct").unwrap();
+    }
 
     #[test]
     fn segments_are_listed_in_numeric_order_and_strays_ignored() {

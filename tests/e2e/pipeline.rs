@@ -184,11 +184,13 @@ fn check_manifest_inventories_the_run(run: &Path) {
         serde_json::from_slice(&std::fs::read(run.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest.status, "complete");
     assert_eq!(manifest.scheduled_requests, Some(42));
-    let on_disk: BTreeSet<String> = files(run)
-        .iter()
-        .map(|p| p.strip_prefix(run).unwrap().to_string_lossy().into_owned())
-        .filter(|p| p != "manifest.json")
-        .collect();
+    let all: BTreeSet<String> =
+        files(run).iter().map(|p| p.strip_prefix(run).unwrap().to_string_lossy().into_owned()).collect();
+    // The only hidden file is the writer lock: no temporary file or commit journal is left.
+    let hidden: Vec<&String> = all.iter().filter(|p| p.starts_with('.')).collect();
+    assert_eq!(hidden, [".writer.lock"]);
+    let on_disk: BTreeSet<String> =
+        all.iter().filter(|p| *p != "manifest.json" && !p.starts_with('.')).cloned().collect();
     assert_eq!(manifest.files.keys().cloned().collect::<BTreeSet<_>>(), on_disk);
     for (rel, entry) in &manifest.files {
         assert_eq!(entry.sha256, inferbench_schemas::run::file_sha256(&run.join(rel)).unwrap(), "{rel}");

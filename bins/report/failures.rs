@@ -1,0 +1,119 @@
+//! What went wrong, per provider and per request: the failure classes with their counts, how
+//! the 2xx streams ended (missing `[DONE]`, missing `finish_reason`, usage that disagrees with
+//! the local token count), and the failure log: every failed request with its provider,
+//! family, outcome, error type and message, HTTP status and Retry-After, so a malformed stream
+//! is told apart from a dropped connection and a 429 storm from a slow provider.
+use crate::format::{percent, Table};
+use crate::inputs::label;
+use crate::leaderboard;
+use inferbench_schemas::documents::PooledMetrics;
+use inferbench_schemas::providers::ProviderTable;
+use inferbench_schemas::stream::cap;
+use inferbench_schemas::tables::ResponseRow;
+use inferbench_schemas::vocab::OperationalOutcome;
+
+/// A failure class's column heading.
+fn heading(class: OperationalOutcome) -> &'static str {
+    match class {
+        OperationalOutcome::Timeout => "Timeout",
+        OperationalOutcome::Http429 => "HTTP 429",
+        OperationalOutcome::Other4xx => "Other 4xx",
+        OperationalOutcome::Http5xx => "HTTP 5xx",
+        OperationalOutcome::TransportError => "Connection",
+        OperationalOutcome::OtherHttp => "HTTP 1xx/3xx",
+        OperationalOutcome::InvalidStream => "Invalid stream",
+        OperationalOutcome::StreamError => "Stream error",
+        OperationalOutcome::Truncated => "Truncated",
+        OperationalOutcome::Success => "Success",
+    }
+}
+
+const CLASSES_NOTE: &str = "Each failed request falls in exactly one class. Connection: the \
+connection could not be made or broke (reset, truncated body). Invalid stream: a 2xx whose body \
+was not a valid event stream (another content type, no event, data that is not JSON, a line or \
+body over the spec's size caps). Stream error: the provider reported an error inside a 2xx \
+stream. Truncated: a 2xx stream that ended cleanly with neither `[DONE]` nor a `finish_reason`. \
+None of them is a latency or speed sample; all count in the failure rate.";
+
+const STREAMS_NOTE: &str = "Over the 2xx streams that ended by themselves (completed, truncated, \
+or reporting an error). Usage mismatch: the provider's `usage.completion_tokens` differs from the \
+o200k_base count of the reasoning and answer it streamed; providers count with their own \
+tokenizer, so some disagreement is expected.";
+
+/// Longest error message shown in the failure log (the full text is in responses.parquet).
+const MESSAGE_SHOWN: usize = 160;
+
+pub fn section(pooled: &[PooledMetrics], responses: &[ResponseRow], table: &ProviderTable) -> Vec<String> {
+    let ordered = leaderboard::order(pooled);
+    let mut lines = vec!["## Failures".to_string(), String::new(), "### Failures by class".to_string()];
+    lines.extend([String::new(), CLASSES_NOTE.to_string(), String::new()]);
+    let mut headers = vec!["Provider", "Submitted"];
+    headers.extend(OperationalOutcome::FAILURES.iter().map(|c| heading(*c)));
+    headers.push("Failure rate");
+    let mut classes = Table::new(&headers);
+    for row in &ordered {
+        let m = &row.metrics;
+        let mut cells = vec![label(&m.provider, table).to_string(), m.submitted_count.to_string()];
+        cells.extend(m.failures.classes().iter().map(|(_, count, _)| count.to_string()));
+        cells.push(percent(m.failure_rate));
+        classes.row(cells);
+    }
+    lines.extend(classes.lines());
+    lines.extend(["", "### How streams ended", "", STREAMS_NOTE, ""].map(String::from));
+    let mut streams = Table::new(&[
+        "Provider",
+        "Ended streams",
+        "Without [DONE]",
+        "Without finish_reason",
+        "Usage reported",
+        "Usage mismatch",
+    ]);
+    for row in &ordered {
+        let d = &row.metrics.stream_diagnostics;
+        streams.row(vec![
+            label(&row.metrics.provider, table).to_string(),
+            d.ended_stream_count.to_string(),
+            d.missing_done_count.to_string(),
+            d.missing_finish_reason_count.to_string(),
+            d.usage_reported_count.to_string(),
+            d.usage_mismatch_count.to_string(),
+        ]);
+    }
+    lines.extend(streams.lines());
+    lines.extend(failure_log(responses, table));
+    lines
+}
+
+/// Every failed request, in the order it ran.
+fn failure_log(responses: &[ResponseRow], table: &ProviderTable) -> Vec<String> {
+    let failed: Vec<&ResponseRow> = responses.iter().filter(|r| r.operational_outcome.is_failure()).collect();
+    let mut lines = vec![String::new(), "### Failure log".to_string(), String::new()];
+    lines.push(format!(
+        "{} failed request(s), in the order they ran. The full error message and body of each are in \
+         responses.parquet (`error_message`, `error_body`).",
+        failed.len()
+    ));
+    lines.push(String::new());
+    let mut log =
+        Table::new(&["Round", "Provider", "Family", "Outcome", "Error type", "HTTP", "Retry-After", "Message"]);
+    for r in failed {
+        let message = r.error_message.as_deref().unwrap_or("");
+        let shown = if message.len() > MESSAGE_SHOWN {
+            format!("{}…", cap(message, MESSAGE_SHOWN))
+        } else {
+            message.to_string()
+        };
+        log.row(vec![
+            r.round_index.to_string(),
+            label(&r.provider, table).to_string(),
+            r.task_family.to_string(),
+            r.operational_outcome.to_string(),
+            r.error_type.map_or(String::new(), |e| e.to_string()),
+            r.http_status.map_or(String::new(), |s| s.to_string()),
+            r.retry_after.clone().unwrap_or_default(),
+            shown,
+        ]);
+    }
+    lines.extend(log.lines());
+    lines
+}

@@ -1,0 +1,153 @@
+//! Checking that a derived file was derived from the run's current files.
+//!
+//! Every derived file records the SHA-256 of the files it was computed from (Parquet metadata
+//! `inferbench.inputs`, or a `provenance.inputs` JSON field). Before a stage uses one, it
+//! compares those hashes with the files in the run now: a `schedule.parquet` copied from
+//! another run names another `lock.json`; a `responses.parquet` computed before the log grew
+//! names fewer segments; a `metrics.json` computed before a re-evaluation names another
+//! `evaluations.parquet`. Each is refused (exit 4), naming the file, the input that changed
+//! and the stage to rerun, rather than rendered into figures that belong to nothing.
+use crate::run::{file_sha256, RunDir};
+use crate::{Error, Result};
+use std::collections::BTreeMap;
+
+/// Logical name → SHA-256.
+pub type Inputs = BTreeMap<String, String>;
+
+/// The run's own files a derived file may name, other than the log segments.
+const RUN_FILES: [&str; 5] =
+    ["lock.json", "selection.parquet", "schedule.parquet", "responses.parquet", "evaluations.parquet"];
+
+/// Hashes of the run's files, computed once per stage.
+#[derive(Debug, Default)]
+pub struct Current {
+    hashes: BTreeMap<String, Option<String>>,
+}
+
+impl Current {
+    /// The file's SHA-256 now, `None` when it does not exist.
+    fn hash(&mut self, run: &RunDir, name: &str) -> Result<Option<String>> {
+        if let Some(known) = self.hashes.get(name) {
+            return Ok(known.clone());
+        }
+        let path = run.root().join(name);
+        let hash = if path.exists() { Some(file_sha256(&path)?) } else { None };
+        self.hashes.insert(name.to_string(), hash.clone());
+        Ok(hash)
+    }
+
+    /// Records a hash the stage computed itself (e.g. of an input it read).
+    pub fn insert(&mut self, name: &str, hash: &str) {
+        self.hashes.insert(name.to_string(), Some(hash.to_string()));
+    }
+}
+
+fn short(hash: &str) -> &str {
+    &hash[..12.min(hash.len())]
+}
+
+/// Checks `recorded`, the provenance of the derived file `file` of `run` (written by the stage
+/// `writer`), against the run's files now. `external` holds the hashes the stage verified
+/// against the lock (spec, provider table, dataset files); recorded ones must equal them.
+pub fn verify(
+    run: &RunDir,
+    current: &mut Current,
+    file: &str,
+    writer: &str,
+    recorded: &Inputs,
+    external: &Inputs,
+) -> Result<()> {
+    let stale = |why: String| {
+        Error::LockMismatch(format!(
+            "{file}: {why}, so it was not derived from this run's current files; rerun {writer} (and the stages \
+             after it)"
+        ))
+    };
+    if !recorded.contains_key("lock.json") {
+        return Err(stale("records no lock.json among its inputs".to_string()));
+    }
+    for (name, hash) in recorded {
+        let now = if RUN_FILES.contains(&name.as_str()) || name.starts_with("events/") {
+            current.hash(run, name)?
+        } else if let Some(hash) = external.get(name) {
+            Some(hash.clone())
+        } else {
+            continue;
+        };
+        match now {
+            Some(now) if &now == hash => {}
+            Some(now) => {
+                return Err(stale(format!(
+                    "it was derived from {name} sha256 {}…, but the run's {name} is {}…",
+                    short(hash),
+                    short(&now)
+                )))
+            }
+            None => return Err(stale(format!("it was derived from {name}, which the run no longer has"))),
+        }
+    }
+    if recorded.keys().any(|k| k.starts_with("events/")) {
+        let segments = run.segments().map_err(|e| Error::io(run.events_dir(), e))?;
+        for (number, _) in segments {
+            let name = format!("events/{number:04}.jsonl");
+            if !recorded.contains_key(&name) {
+                return Err(stale(format!("the run's log has grown since: {name} is not among its inputs")));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_with(files: &[(&str, &str)]) -> (tempfile::TempDir, RunDir) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("events")).unwrap();
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        let run = RunDir::new(dir.path());
+        (dir, run)
+    }
+
+    fn sha(text: &str) -> String {
+        crate::canonical::sha256_hex(text.as_bytes())
+    }
+
+    fn check(run: &RunDir, recorded: &[(&str, String)]) -> Result<()> {
+        let recorded: Inputs = recorded.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        let external = Inputs::from([("spec.yaml".to_string(), sha("spec"))]);
+        verify(run, &mut Current::default(), "responses.parquet", "ib-reconstruct", &recorded, &external)
+    }
+
+    #[test]
+    fn matching_inputs_pass() {
+        let (_d, run) = run_with(&[("lock.json", "lock"), ("events/0001.jsonl", "log")]);
+        check(&run, &[("lock.json", sha("lock")), ("events/0001.jsonl", sha("log")), ("spec.yaml", sha("spec"))])
+            .unwrap();
+    }
+
+    #[test]
+    fn another_lock_a_grown_log_and_a_missing_input_are_stale() {
+        let (_d, run) = run_with(&[("lock.json", "lock"), ("events/0001.jsonl", "log"), ("events/0002.jsonl", "more")]);
+        let err = check(&run, &[("lock.json", sha("other lock"))]).unwrap_err();
+        assert!(matches!(err, Error::LockMismatch(_)));
+        assert!(err.to_string().starts_with("responses.parquet: it was derived from lock.json sha256"), "{err}");
+        assert!(err.to_string().ends_with("rerun ib-reconstruct (and the stages after it)"), "{err}");
+        let err = check(&run, &[("lock.json", sha("lock")), ("events/0001.jsonl", sha("log"))]).unwrap_err();
+        assert!(err.to_string().contains("events/0002.jsonl is not among its inputs"), "{err}");
+        let err = check(&run, &[("lock.json", sha("lock")), ("evaluations.parquet", sha("x"))]).unwrap_err();
+        assert!(err.to_string().contains("evaluations.parquet, which the run no longer has"), "{err}");
+        let err = check(&run, &[("lock.json", sha("lock")), ("spec.yaml", sha("old spec"))]).unwrap_err();
+        assert!(err.to_string().contains("derived from spec.yaml"), "{err}");
+    }
+
+    #[test]
+    fn a_file_without_provenance_is_refused() {
+        let (_d, run) = run_with(&[("lock.json", "lock")]);
+        let err = check(&run, &[]).unwrap_err();
+        assert!(err.to_string().contains("records no lock.json among its inputs"), "{err}");
+    }
+}
