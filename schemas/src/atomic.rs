@@ -8,7 +8,10 @@ use std::path::Path;
 /// Writes `bytes` to `path` atomically. The parent directory must exist.
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| Error::bad(format!("{}: not a file path", path.display())))?;
+    // A path without a file name is the caller's bug, not the user's input: a write failure.
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::io(path, std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path")))?;
     let tmp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
@@ -25,14 +28,17 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Serialises `value` as pretty JSON with a trailing newline and writes it atomically.
 pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::bad(format!("{}: {e}", path.display())))?;
+    // Our own value failing to serialise is a failure of the stage (exit 1), not bad input.
+    let mut text = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::io(path, std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
     text.push('\n');
     write(path, text.as_bytes())
 }
 
-/// Reads a whole file, naming it in the error.
+/// Reads a whole input file, naming it in the error. A file that cannot be read (missing, a
+/// directory, no permission) is bad input: the caller was given a wrong path.
 pub fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::io(path, e))
+    std::fs::read(path).map_err(|e| Error::unreadable(path, e))
 }
 
 /// Reads and parses a JSON file, naming the file, line and column of a syntax error.
@@ -60,7 +66,20 @@ mod tests {
     fn write_into_missing_directory_fails_with_the_path() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("missing/out.json");
-        let err = write(&path, b"x").unwrap_err().to_string();
-        assert!(err.contains("missing/out.json"), "{err}");
+        let err = write(&path, b"x").unwrap_err();
+        assert!(err.to_string().contains("missing/out.json"), "{err}");
+        assert!(matches!(err, Error::Io { .. }), "a failed write is a failure of the stage, not bad input");
+    }
+
+    #[test]
+    fn reading_a_missing_or_broken_input_is_bad_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = read(&dir.path().join("absent.json")).unwrap_err();
+        assert!(matches!(err, Error::Unreadable { .. }), "{err:?}");
+        assert!(err.is_bad_input());
+        assert!(read(dir.path()).unwrap_err().is_bad_input(), "a directory is not a readable file");
+        std::fs::write(dir.path().join("torn.json"), b"{\"a\": [1,").unwrap();
+        let err = read_json::<serde_json::Value>(&dir.path().join("torn.json")).unwrap_err();
+        assert!(err.is_bad_input() && err.to_string().contains("torn.json:1:"), "{err}");
     }
 }

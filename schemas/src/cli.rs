@@ -3,9 +3,9 @@
 //! | code | meaning |
 //! |---|---|
 //! | 0 | success |
-//! | 1 | the stage failed (I/O, unexpected state) |
-//! | 2 | usage error (clap) |
-//! | 3 | bad input: a file is malformed or invalid; nothing was written |
+//! | 1 | the stage failed (an output could not be written, unexpected state) |
+//! | 2 | usage error (clap: unknown flag, bad flag value) |
+//! | 3 | bad input: a file is missing, unreadable, malformed or invalid; nothing was written |
 //! | 4 | the run's lock does not match the inputs given; nothing was written |
 //! | 5 | interrupted (SIGINT/SIGTERM); what was written so far is kept and a rerun resumes |
 use crate::Error;
@@ -27,14 +27,15 @@ pub enum Exit {
 #[error("interrupted; rerun the same command to resume")]
 pub struct Interrupted;
 
-/// Classifies an error chain into an exit code.
+/// Classifies an error chain into an exit code. The first cause that says what went wrong
+/// decides: the library's typed errors carry that decision (see [`Error::is_bad_input`]).
 pub fn exit_for(err: &anyhow::Error) -> Exit {
     for cause in err.chain() {
         if cause.downcast_ref::<Interrupted>().is_some() {
             return Exit::Interrupted;
         }
         match cause.downcast_ref::<Error>() {
-            Some(Error::BadInput(_)) | Some(Error::Invalid(_)) => return Exit::BadInput,
+            Some(e) if e.is_bad_input() => return Exit::BadInput,
             Some(Error::LockMismatch(_)) => return Exit::LockMismatch,
             _ => {}
         }
@@ -78,5 +79,18 @@ mod tests {
         assert_eq!(exit_for(&lock), Exit::LockMismatch);
         assert_eq!(exit_for(&anyhow::anyhow!("boom")), Exit::Failed);
         assert_eq!(exit_for(&anyhow::Error::new(Interrupted)), Exit::Interrupted);
+    }
+
+    #[test]
+    fn an_unreadable_input_is_exit_3_and_a_failed_write_exit_1() {
+        let gone = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        let read = anyhow::Error::new(Error::unreadable("spec.yaml", gone())).context("loading the spec");
+        assert_eq!(exit_for(&read), Exit::BadInput);
+        let write = anyhow::Error::new(Error::io("runs/x/lock.json", gone()));
+        assert_eq!(exit_for(&write), Exit::Failed);
+        let encode = anyhow::Error::new(Error::Parquet { path: "t".into(), message: "m".into() });
+        assert_eq!(exit_for(&encode), Exit::Failed);
+        let pipe = anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        assert_eq!(exit_for(&pipe), Exit::Ok, "a closed stdout (| head) is not a failure");
     }
 }

@@ -134,7 +134,7 @@ fn number(x: f64) -> Value {
 impl ProviderTable {
     /// Reads and validates the provider table.
     pub fn load(path: &Path, spec: &Spec) -> Result<ProviderTable> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| Error::unreadable(path, e))?;
         let table: ProviderTable =
             serde_norway::from_str(&text).map_err(|e| Error::bad(format!("{}: {e}", path.display())))?;
         table.validate(path, spec)?;

@@ -94,7 +94,7 @@ pub fn parse_band(text: &str) -> Option<(i64, i64)> {
 impl Spec {
     /// Reads and validates a spec file.
     pub fn load(path: &Path) -> Result<Spec> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = std::fs::read_to_string(path).map_err(|e| Error::unreadable(path, e))?;
         let root: Value = serde_norway::from_str(&text).map_err(|e| Error::bad(format!("{}: {e}", path.display())))?;
         Self::from_value(path, &root)
     }
