@@ -115,7 +115,7 @@ mod tests {
     fn a_run_is_aggregated_reproducibly_with_provenance() {
         let dir = tempfile::tempdir().unwrap();
         write_run(dir.path());
-        let args = || Args { run: dir.path().to_path_buf(), spec: bundled_spec() };
+        let args = || Args { run: dir.path().into(), spec: bundled_spec().into() };
         run(args()).unwrap();
         let first = outputs(dir.path());
         run(args()).unwrap();
@@ -150,7 +150,7 @@ mod tests {
         write_run(dir.path());
         let empty = BTreeMap::new();
         parquet_io::write::<EvaluationRow>(&dir.path().join("evaluations.parquet"), &[], &empty).unwrap();
-        let err = run(Args { run: dir.path().to_path_buf(), spec: bundled_spec() }).unwrap_err();
+        let err = run(Args { run: dir.path().into(), spec: bundled_spec().into() }).unwrap_err();
         assert_eq!(exit_for(&err), Exit::BadInput, "{err:#}");
         assert!(format!("{err:#}").contains("no evaluation in evaluations.parquet"), "{err:#}");
         assert!(!dir.path().join("metrics.json").exists());
@@ -166,7 +166,7 @@ mod tests {
         let text = std::fs::read_to_string(&bundled).unwrap() + "\n# edited\n";
         std::fs::write(spec_dir.join("spec.yaml"), text).unwrap();
         std::fs::copy(bundled.with_file_name("providers.yaml"), spec_dir.join("providers.yaml")).unwrap();
-        let err = run(Args { run: dir.path().to_path_buf(), spec: spec_dir.join("spec.yaml") }).unwrap_err();
+        let err = run(Args { run: dir.path().into(), spec: spec_dir.join("spec.yaml").into() }).unwrap_err();
         assert_eq!(exit_for(&err), Exit::LockMismatch, "{err:#}");
         assert!(!dir.path().join("metrics.json").exists());
     }

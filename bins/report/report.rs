@@ -55,7 +55,7 @@ mod tests {
     fn a_report_is_written_reproducibly_with_labels() {
         let dir = tempfile::tempdir().unwrap();
         write_run(dir.path());
-        let args = || Args { run: dir.path().to_path_buf(), spec: sample::bundled_spec_path() };
+        let args = || Args { run: dir.path().into(), spec: sample::bundled_spec_path().into() };
         run(args()).unwrap();
         let first = std::fs::read(dir.path().join("report.md")).unwrap();
         run(args()).unwrap();
@@ -75,7 +75,7 @@ mod tests {
         v["provenance"]["inputs"]["responses.parquet"] = Value::from("00");
         v["run_id"] = Value::from("run-other");
         atomic::write_json(&path, &v).unwrap();
-        let err = run(Args { run: dir.path().to_path_buf(), spec: sample::bundled_spec_path() }).unwrap_err();
+        let err = run(Args { run: dir.path().into(), spec: sample::bundled_spec_path().into() }).unwrap_err();
         assert_eq!(exit_for(&err), Exit::BadInput, "{err:#}");
         let text = format!("{err:#}");
         assert!(text.contains("comparisons.json: run_id: `run-other` is not this run's"), "{text}");
@@ -91,7 +91,7 @@ mod tests {
         let mut v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         v["combined_provider_metrics"][0].as_object_mut().unwrap().remove("http_5xx_rate");
         atomic::write_json(&path, &v).unwrap();
-        let err = run(Args { run: dir.path().to_path_buf(), spec: sample::bundled_spec_path() }).unwrap_err();
+        let err = run(Args { run: dir.path().into(), spec: sample::bundled_spec_path().into() }).unwrap_err();
         assert!(
             format!("{err:#}")
                 .contains("combined_provider_metrics (together / pooled, entry 9): http_5xx_rate: missing"),
