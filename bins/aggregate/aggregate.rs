@@ -122,7 +122,7 @@ mod tests {
     fn a_run_is_aggregated_reproducibly_with_provenance() {
         let dir = tempfile::tempdir().unwrap();
         write_run(dir.path());
-        let args = || Args { run: dir.path().to_path_buf(), spec: bundled_spec() };
+        let args = || Args { run: dir.path().into(), spec: bundled_spec().into() };
         run(args()).unwrap();
         let first = outputs(dir.path());
         run(args()).unwrap();
@@ -157,7 +157,7 @@ mod tests {
         write_run(dir.path());
         let lock_only = provenance(dir.path());
         parquet_io::write::<EvaluationRow>(&dir.path().join("evaluations.parquet"), &[], &lock_only).unwrap();
-        let err = run(Args { run: dir.path().to_path_buf(), spec: bundled_spec() }).unwrap_err();
+        let err = run(Args { run: dir.path().into(), spec: bundled_spec().into() }).unwrap_err();
         assert_eq!(exit_for(&err), Exit::BadInput, "{err:#}");
         assert!(format!("{err:#}").contains("no evaluation in evaluations.parquet"), "{err:#}");
         assert!(!dir.path().join("metrics.json").exists());
@@ -173,7 +173,7 @@ mod tests {
         let text = std::fs::read_to_string(&bundled).unwrap() + "\n# edited\n";
         std::fs::write(spec_dir.join("spec.yaml"), text).unwrap();
         std::fs::copy(bundled.with_file_name("providers.yaml"), spec_dir.join("providers.yaml")).unwrap();
-        let err = run(Args { run: dir.path().to_path_buf(), spec: spec_dir.join("spec.yaml") }).unwrap_err();
+        let err = run(Args { run: dir.path().into(), spec: spec_dir.join("spec.yaml").into() }).unwrap_err();
         assert_eq!(exit_for(&err), Exit::LockMismatch, "{err:#}");
         assert!(!dir.path().join("metrics.json").exists());
     }

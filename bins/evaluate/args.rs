@@ -1,6 +1,6 @@
 //! Command-line arguments of `ib-evaluate`.
 use clap::Parser;
-use std::path::PathBuf;
+use inferbench_schemas::cli::{DatasetArg, RunArg, SpecArg};
 
 /// Score every response of a run against the dataset's gold answers.
 ///
@@ -14,29 +14,26 @@ use std::path::PathBuf;
 #[command(
     name = "ib-evaluate",
     version,
-    after_help = "Exit codes: 0 success; 1 failure (I/O); 2 usage error; \
-                  3 bad input (nothing written); 4 the dataset differs from the run's lock.json \
-                  (nothing written)."
+    after_help = "Exit codes: 0 success; 1 failure (an output could not be written); 2 usage error; \
+                  3 bad input (a missing, unreadable, corrupt or malformed file; nothing written); \
+                  4 the spec, provider table or dataset differs from the run's lock.json (nothing written)."
 )]
 pub struct Args {
-    /// The run directory (holds lock.json and responses.parquet).
-    #[arg(long, value_name = "DIR")]
-    pub run: PathBuf,
+    #[command(flatten)]
+    pub run: RunArg,
 
-    /// The pipeline spec the run was created from (task families, prompt templates).
-    #[arg(long, value_name = "PATH", default_value = "pipelines/micro-single-task/spec.yaml")]
-    pub spec: PathBuf,
+    #[command(flatten)]
+    pub spec: SpecArg,
 
-    /// The dataset directory holding the gold answers [default: the spec's `dataset.source`,
-    /// relative to the working directory].
-    #[arg(long, value_name = "DIR")]
-    pub dataset: Option<PathBuf>,
+    #[command(flatten)]
+    pub dataset: DatasetArg,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
+    use std::path::{Path, PathBuf};
 
     #[test]
     fn the_command_definition_is_consistent() {
@@ -47,8 +44,8 @@ mod tests {
     fn run_is_required_and_the_rest_default() {
         assert!(Args::try_parse_from(["ib-evaluate"]).is_err());
         let args = Args::try_parse_from(["ib-evaluate", "--run", "runs/x/r1"]).unwrap();
-        assert_eq!(args.run, PathBuf::from("runs/x/r1"));
-        assert_eq!(args.spec, PathBuf::from("pipelines/micro-single-task/spec.yaml"));
-        assert_eq!(args.dataset, None);
+        assert_eq!(PathBuf::from(args.run), PathBuf::from("runs/x/r1"));
+        assert_eq!(&*args.spec, Path::new(inferbench_schemas::cli::DEFAULT_SPEC));
+        assert_eq!(args.dataset.as_deref(), None);
     }
 }

@@ -529,7 +529,7 @@ mod tests {
     }
 
     fn args(run: &RunDir, data: &Path) -> Args {
-        Args { run: run.root().to_path_buf(), spec: spec_path(), dataset: Some(data.to_path_buf()) }
+        Args { run: run.root().into(), spec: spec_path().into(), dataset: Some(data.to_path_buf()).into() }
     }
 
     #[test]

@@ -1,4 +1,5 @@
 use clap::Parser;
+use inferbench_schemas::cli::{DatasetArg, RunArg, SpecArg};
 use std::path::PathBuf;
 
 /// Execute a run's schedule, streaming, and append every event to the run's log.
@@ -11,36 +12,51 @@ use std::path::PathBuf;
 /// Rerunning on a run whose fetch was killed resumes it: attempts that had started without a
 /// terminal event are closed as `interrupted` and sent again; finished requests are skipped.
 ///
-/// Exit codes: 0 ok, 1 failure, 2 usage, 3 invalid input or missing credentials (nothing
-/// sent), 4 lock mismatch.
+/// Exit codes: 0 ok, 1 failure, 2 usage, 3 invalid input (a missing, unreadable or corrupt
+/// file) or missing credentials (nothing sent), 4 lock mismatch, 5 interrupted (rerun the
+/// same command to resume).
 #[derive(Debug, Parser)]
 #[command(name = "ib-fetch", version, about, long_about)]
 pub struct Args {
-    /// The run directory (with lock.json and schedule.parquet).
-    #[arg(long)]
-    pub run: PathBuf,
-    /// The pipeline spec the run was locked with.
-    #[arg(long, default_value = "pipelines/micro-single-task/spec.yaml")]
-    pub spec: PathBuf,
-    /// The dataset directory the run was locked with (default: the spec's dataset.source).
-    #[arg(long)]
-    pub dataset: Option<PathBuf>,
+    #[command(flatten)]
+    pub run: RunArg,
+    #[command(flatten)]
+    pub spec: SpecArg,
+    #[command(flatten)]
+    pub dataset: DatasetArg,
     /// Send every request to simulated providers under this base URL (e.g. ib-sim's).
     #[arg(long, env = "IB_ENDPOINT_BASE", value_name = "URL")]
     pub endpoint_base: Option<String>,
     /// A dotenv file with provider credentials (the environment wins).
     #[arg(long, default_value = ".env")]
     pub env_file: PathBuf,
-    /// Override the spec's per-request deadline (seconds) — for tests only.
-    #[arg(long, hide = true)]
+    /// Override the spec's per-request deadline (seconds) — for tests only. Held to the
+    /// spec's rule for inference.timeout_seconds (finite, > 0, at most 600), so a bad value
+    /// is a usage error before anything is sent.
+    #[arg(long, hide = true, value_parser = inferbench_schemas::spec::parse_timeout_seconds)]
     pub deadline_seconds: Option<f64>,
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
     #[test]
     fn cli_definition_is_valid() {
-        use clap::CommandFactory;
-        super::Args::command().debug_assert();
+        Args::command().debug_assert();
+    }
+
+    #[test]
+    fn the_deadline_override_is_held_to_the_specs_rule() {
+        // `=` so that a negative value reaches the parser instead of reading as a flag.
+        let parse =
+            |value: &str| Args::try_parse_from(["ib-fetch", "--run", "r", &format!("--deadline-seconds={value}")]);
+        assert_eq!(parse("1.5").unwrap().deadline_seconds, Some(1.5));
+        for bad in ["-1", "0", "1e20", "NaN", "inf", "601"] {
+            let err = parse(bad).unwrap_err();
+            assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation, "{bad}: {err}");
+            assert_eq!(err.exit_code(), 2, "{bad}: a usage error");
+        }
     }
 }

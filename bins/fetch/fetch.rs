@@ -113,9 +113,10 @@ fn prepare(args: Args) -> Result<Plan> {
     }
     let deadline = Duration::from_secs_f64(deadline_seconds.unwrap_or(spec.inference.timeout_seconds));
     let endpoint_mode = if endpoint_base.is_some() { "simulated" } else { "providers" };
+    let stream_limits = spec.inference.stream_limits;
     let limits = Limits {
-        max_event_bytes: inferbench_schemas::stream::DEFAULT_MAX_EVENT_BYTES as usize,
-        max_response_bytes: inferbench_schemas::stream::DEFAULT_MAX_RESPONSE_BYTES,
+        max_event_bytes: usize::try_from(stream_limits.max_event_bytes).unwrap_or(usize::MAX),
+        max_response_bytes: stream_limits.max_response_bytes,
     };
     let run_id = lock.run_id.clone();
     Ok(Plan { run, spec, data, schedule, clients, deadline, limits, endpoint_mode, run_id, _writer: writer })

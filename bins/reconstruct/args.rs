@@ -1,5 +1,5 @@
 use clap::Parser;
-use std::path::PathBuf;
+use inferbench_schemas::cli::RunArg;
 
 /// Rebuild responses and timings from a run's raw event log (no network).
 ///
@@ -7,20 +7,28 @@ use std::path::PathBuf;
 /// RUN/responses.parquet. Offsets are milliseconds from the actual send of each request to
 /// the arrival of the bytes that completed each event.
 ///
-/// Exit codes: 0 ok, 1 failure, 2 usage, 3 invalid input.
+/// Exit codes: 0 ok, 1 failure, 2 usage, 3 invalid input (no event log, or a corrupt one;
+/// nothing written).
 #[derive(Debug, Parser)]
 #[command(name = "ib-reconstruct", version, about, long_about)]
 pub struct Args {
-    /// The run directory.
-    #[arg(long)]
-    pub run: PathBuf,
+    #[command(flatten)]
+    pub run: RunArg,
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
     #[test]
     fn cli_definition_is_valid() {
-        use clap::CommandFactory;
-        super::Args::command().debug_assert();
+        Args::command().debug_assert();
+    }
+
+    #[test]
+    fn only_the_run_is_taken() {
+        assert!(Args::try_parse_from(["ib-reconstruct", "--run", "r"]).is_ok());
+        assert!(Args::try_parse_from(["ib-reconstruct", "--run", "r", "--spec", "s.yaml"]).is_err());
     }
 }

@@ -1,36 +1,36 @@
 //! Command-line arguments of `ib-report`.
 use clap::Parser;
-use std::path::PathBuf;
+use inferbench_schemas::cli::{RunArg, SpecArg};
 
 /// Render a run's report.md from its metrics and paired comparisons, and its manifest.json.
 ///
 /// Reads metrics.json, comparisons.json and lock.json from the run directory, the spec (title,
-/// timeout, required metric columns) and its provider table (display names), checks that they
-/// all belong to the same run and lock, and writes report.md: the leaderboard, the balanced
-/// pooled summary, one table per task family, the paired comparisons and the provenance.
+/// timeout, required metric columns) and its provider table (whose labels are the names the
+/// report shows), checks that they all belong to the same run and lock, and writes report.md:
+/// the leaderboard, the balanced pooled summary, one table per task family, the paired
+/// comparisons and the provenance.
 /// Then writes manifest.json: every file of the run with its size and SHA-256, the run's
 /// status, and where and when it was fetched (execution region, hashed host name, OS).
 /// Run ib-aggregate first. Both are byte-identical when re-rendered from the same inputs.
 ///
-/// Exit codes: 0 success, 1 failure, 2 usage, 3 bad input (a file is malformed, stale or from
-/// another run), 4 the spec or provider table differs from the run's lock.
+/// Exit codes: 0 success, 1 failure, 2 usage, 3 bad input (a file is missing, unreadable,
+/// malformed, stale or from another run; nothing written), 4 the spec or provider table
+/// differs from the run's lock.
 #[derive(Debug, Parser)]
 #[command(name = "ib-report", version = inferbench_schemas::CODE_VERSION)]
 pub struct Args {
-    /// The run directory, e.g. runs/micro-single-task/<run-id>.
-    #[arg(long, value_name = "DIR")]
-    pub run: PathBuf,
+    #[command(flatten)]
+    pub run: RunArg,
 
-    /// The pipeline spec the run was locked with. Its `providers.table` names the provider
-    /// table, whose labels are the names the report shows.
-    #[arg(long, value_name = "PATH", default_value = "pipelines/micro-single-task/spec.yaml")]
-    pub spec: PathBuf,
+    #[command(flatten)]
+    pub spec: SpecArg,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
+    use std::path::Path;
 
     #[test]
     fn the_cli_definition_is_consistent() {
@@ -41,6 +41,6 @@ mod tests {
     fn run_is_required_and_spec_has_a_default() {
         assert!(Args::try_parse_from(["ib-report"]).is_err());
         let args = Args::try_parse_from(["ib-report", "--run", "runs/x"]).unwrap();
-        assert_eq!(args.spec, PathBuf::from("pipelines/micro-single-task/spec.yaml"));
+        assert_eq!(&*args.spec, Path::new(inferbench_schemas::cli::DEFAULT_SPEC));
     }
 }

@@ -67,7 +67,7 @@ mod tests {
     fn a_report_is_written_reproducibly_with_labels() {
         let dir = tempfile::tempdir().unwrap();
         write_run(dir.path());
-        let args = || Args { run: dir.path().to_path_buf(), spec: sample::bundled_spec_path() };
+        let args = || Args { run: dir.path().into(), spec: sample::bundled_spec_path().into() };
         run(args()).unwrap();
         let first = std::fs::read(dir.path().join("report.md")).unwrap();
         run(args()).unwrap();
@@ -86,7 +86,7 @@ mod tests {
         let mut v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         v["provenance"]["inputs"]["responses.parquet"] = Value::from("00");
         atomic::write_json(&path, &v).unwrap();
-        let err = run(Args { run: dir.path().to_path_buf(), spec: sample::bundled_spec_path() }).unwrap_err();
+        let err = run(Args { run: dir.path().into(), spec: sample::bundled_spec_path().into() }).unwrap_err();
         assert_eq!(exit_for(&err), Exit::LockMismatch, "{err:#}");
         let text = format!("{err:#}");
         assert!(text.contains("comparisons.json: it was derived from responses.parquet sha256 00…"), "{text}");
@@ -101,7 +101,7 @@ mod tests {
         let mut v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         v["run_id"] = Value::from("run-other");
         atomic::write_json(&path, &v).unwrap();
-        let err = run(Args { run: dir.path().to_path_buf(), spec: sample::bundled_spec_path() }).unwrap_err();
+        let err = run(Args { run: dir.path().into(), spec: sample::bundled_spec_path().into() }).unwrap_err();
         assert_eq!(exit_for(&err), Exit::BadInput, "{err:#}");
         assert!(format!("{err:#}").contains("comparisons.json: run_id: `run-other` is not this run's"), "{err:#}");
         assert!(!dir.path().join("report.md").exists());
@@ -115,7 +115,7 @@ mod tests {
         let mut v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         v["combined_provider_metrics"][0].as_object_mut().unwrap().remove("http_5xx_rate");
         atomic::write_json(&path, &v).unwrap();
-        let err = run(Args { run: dir.path().to_path_buf(), spec: sample::bundled_spec_path() }).unwrap_err();
+        let err = run(Args { run: dir.path().into(), spec: sample::bundled_spec_path().into() }).unwrap_err();
         assert!(
             format!("{err:#}")
                 .contains("combined_provider_metrics (together / pooled, entry 9): http_5xx_rate: missing"),

@@ -1,5 +1,5 @@
 use clap::Parser;
-use std::path::PathBuf;
+use inferbench_schemas::cli::{RunArg, SpecArg};
 
 /// Build the paired-round schedule of a locked run.
 ///
@@ -7,16 +7,15 @@ use std::path::PathBuf;
 /// against the lock); writes RUN/schedule.parquet: one row per request, in round order and,
 /// within a round, launch order.
 ///
-/// Exit codes: 0 ok, 1 failure, 2 usage, 3 invalid input, 4 lock mismatch.
+/// Exit codes: 0 ok, 1 failure, 2 usage, 3 invalid input (a missing, unreadable or corrupt
+/// file; nothing written), 4 lock mismatch.
 #[derive(Debug, Parser)]
 #[command(name = "ib-schedule", version, about, long_about)]
 pub struct Args {
-    /// The run directory (created by ib-select).
-    #[arg(long)]
-    pub run: PathBuf,
-    /// The pipeline spec the run was locked with.
-    #[arg(long, default_value = "pipelines/micro-single-task/spec.yaml")]
-    pub spec: PathBuf,
+    #[command(flatten)]
+    pub run: RunArg,
+    #[command(flatten)]
+    pub spec: SpecArg,
 }
 
 #[cfg(test)]

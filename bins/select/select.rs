@@ -14,7 +14,7 @@ pub fn run(args: Args) -> Result<()> {
     let Args { run, spec: spec_path, dataset: dataset_dir, per_family, sample } = args;
     let spec = Spec::load(&spec_path)?;
     let providers = ProviderTable::load(&spec.providers_path, &spec)?;
-    let dataset_dir = dataset_dir.unwrap_or_else(|| spec.dataset_source.clone());
+    let dataset_dir = dataset_dir.path.unwrap_or_else(|| spec.dataset_source.clone());
     let data = dataset::load(&dataset_dir, &spec, LoadOptions { sample })
         .with_context(|| format!("dataset {} is invalid; no run was created", dataset_dir.display()))?;
     let per_family = per_family.unwrap_or(spec.selected_per_family);

@@ -22,7 +22,10 @@ fn parent(path: &Path) -> &Path {
 }
 
 fn temporary(path: &Path) -> Result<PathBuf> {
-    let name = path.file_name().ok_or_else(|| Error::bad(format!("{}: not a file path", path.display())))?;
+    // A path without a file name is the caller's bug, not the user's input: a write failure.
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::io(path, std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path")))?;
     Ok(parent(path).join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id())))
 }
 
@@ -51,7 +54,9 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Pretty JSON with a trailing newline.
 pub fn json_bytes<T: serde::Serialize>(path: &Path, value: &T) -> Result<Vec<u8>> {
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::bad(format!("{}: {e}", path.display())))?;
+    // Our own value failing to serialise is a failure of the stage (exit 1), not bad input.
+    let mut text = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::io(path, std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
     text.push('\n');
     Ok(text.into_bytes())
 }
@@ -84,11 +89,8 @@ impl Group {
     /// Writes one output's bytes to its temporary file.
     pub fn add(&mut self, path: &Path, bytes: &[u8]) -> Result<()> {
         if parent(path) != self.dir {
-            return Err(Error::bad(format!(
-                "{}: outside the group's directory {}",
-                path.display(),
-                self.dir.display()
-            )));
+            let outside = std::io::Error::new(std::io::ErrorKind::InvalidInput, "outside the group's directory");
+            return Err(Error::io(path, outside));
         }
         let tmp = temporary(path)?;
         if let Err(e) = write_synced(&tmp, bytes) {
@@ -103,7 +105,9 @@ impl Group {
     pub fn commit(self) -> Result<()> {
         let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let journal = Journal { renames: self.files.iter().map(|(tmp, out)| (name(tmp), name(out))).collect() };
-        let bytes = serde_json::to_vec(&journal).map_err(|e| Error::bad(format!("commit journal: {e}")))?;
+        let journal_path = self.dir.join(JOURNAL);
+        let bytes = serde_json::to_vec(&journal)
+            .map_err(|e| Error::io(&journal_path, std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
         // The journal's own rename is the commit point.
         write(&self.dir.join(JOURNAL), &bytes)?;
         finish(&self.dir, &journal)
@@ -160,10 +164,10 @@ pub fn recover(dir: &Path) -> Result<Recovered> {
     Ok(recovered)
 }
 
-/// Reads a whole input file, naming it in the error; a missing or unreadable input is bad
-/// input.
+/// Reads a whole input file, naming it in the error. A file that cannot be read (missing, a
+/// directory, no permission) is bad input: the caller was given a wrong path.
 pub fn read(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| Error::io(path, e))
+    std::fs::read(path).map_err(|e| Error::unreadable(path, e))
 }
 
 /// Reads and parses a JSON file, naming the file, line and column of a syntax error.
@@ -242,7 +246,20 @@ mod tests {
     fn write_into_missing_directory_fails_with_the_path() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("missing/out.json");
-        let err = write(&path, b"x").unwrap_err().to_string();
-        assert!(err.contains("missing/out.json"), "{err}");
+        let err = write(&path, b"x").unwrap_err();
+        assert!(err.to_string().contains("missing/out.json"), "{err}");
+        assert!(matches!(err, Error::Io { .. }), "a failed write is a failure of the stage, not bad input");
+    }
+
+    #[test]
+    fn reading_a_missing_or_broken_input_is_bad_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = read(&dir.path().join("absent.json")).unwrap_err();
+        assert!(matches!(err, Error::Unreadable { .. }), "{err:?}");
+        assert!(err.is_bad_input());
+        assert!(read(dir.path()).unwrap_err().is_bad_input(), "a directory is not a readable file");
+        std::fs::write(dir.path().join("torn.json"), b"{\"a\": [1,").unwrap();
+        let err = read_json::<serde_json::Value>(&dir.path().join("torn.json")).unwrap_err();
+        assert!(err.is_bad_input() && err.to_string().contains("torn.json:1:"), "{err}");
     }
 }

@@ -1,16 +1,110 @@
-//! Exit codes and the error-to-exit-code mapping shared by every stage's `main`.
+//! What every stage's command line shares: the `--run`, `--spec` and `--dataset` arguments,
+//! the exit codes, and the error-to-exit-code mapping every `main` uses.
 //!
 //! | code | meaning |
 //! |---|---|
 //! | 0 | success |
-//! | 1 | the stage failed (I/O, unexpected state) |
-//! | 2 | usage error (clap) |
-//! | 3 | bad input: a file is malformed or invalid; nothing was written |
+//! | 1 | the stage failed (an output could not be written, unexpected state) |
+//! | 2 | usage error (clap: unknown flag, bad flag value) |
+//! | 3 | bad input: a file is missing, unreadable, malformed or invalid; nothing was written |
 //! | 4 | the run's lock does not match the inputs given; nothing was written |
 //! | 5 | interrupted (SIGINT/SIGTERM); what was written so far is kept and a rerun resumes |
 //! | 6 | another stage is writing the run (it holds the run's writer lock); nothing was written |
+//!
+//! The shared arguments are clap `Args` structs that each stage flattens into its own
+//! `Args` (`#[command(flatten)] pub run: RunArg`), so the flags are spelled, documented and
+//! read from the environment (`IB_RUN`, `IB_SPEC`, `IB_DATASET`) the same way everywhere. Each
+//! dereferences to the path it holds, so a stage passes `&args.run` wherever a `&Path` goes.
 use crate::Error;
+use std::ffi::OsStr;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// The bundled spec, relative to the repository root (where `make` runs the stages).
+pub const DEFAULT_SPEC: &str = "pipelines/micro-single-task/spec.yaml";
+
+/// `--run DIR`: the run directory.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct RunArg {
+    /// The run directory, e.g. runs/micro-single-task/run-20261129-120000. ib-select creates
+    /// it; every later stage reads its inputs from it and writes its outputs into it.
+    #[arg(id = "run", long = "run", value_name = "DIR", env = "IB_RUN")]
+    pub path: PathBuf,
+}
+
+/// `--spec PATH`: the pipeline spec.
+#[derive(Debug, Clone, PartialEq, Eq, clap::Args)]
+pub struct SpecArg {
+    /// The pipeline spec (spec.yaml). Its providers.table names the provider table, resolved
+    /// against the spec's directory. Every stage after ib-select refuses (exit 4) a spec or
+    /// provider table that differs from what the run's lock.json recorded.
+    #[arg(id = "spec", long = "spec", value_name = "PATH", env = "IB_SPEC", default_value = DEFAULT_SPEC)]
+    pub path: PathBuf,
+}
+
+/// `--dataset DIR`: the dataset directory, defaulting to the spec's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, clap::Args)]
+pub struct DatasetArg {
+    /// The dataset directory in the reference format (manifest.json and one <family>.jsonl
+    /// per task family) [default: the spec's dataset.source, relative to the working
+    /// directory]. Stages after ib-select refuse one that differs from the run's lock.
+    #[arg(id = "dataset", long = "dataset", value_name = "DIR", env = "IB_DATASET")]
+    pub path: Option<PathBuf>,
+}
+
+impl DatasetArg {
+    /// The directory given, if any (`None`: the spec's `dataset.source`).
+    pub fn as_deref(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+}
+
+/// The conversions that let a stage use a path argument as the path it holds.
+macro_rules! path_arg {
+    ($name:ident) => {
+        impl Deref for $name {
+            type Target = Path;
+            fn deref(&self) -> &Path {
+                &self.path
+            }
+        }
+        impl AsRef<Path> for $name {
+            fn as_ref(&self) -> &Path {
+                &self.path
+            }
+        }
+        // Also gives `PathBuf: From<&$name>` (std's blanket impl), so `RunDir::new(&args.run)`.
+        impl AsRef<OsStr> for $name {
+            fn as_ref(&self) -> &OsStr {
+                self.path.as_os_str()
+            }
+        }
+        impl From<PathBuf> for $name {
+            fn from(path: PathBuf) -> Self {
+                $name { path }
+            }
+        }
+        impl From<&Path> for $name {
+            fn from(path: &Path) -> Self {
+                $name { path: path.to_path_buf() }
+            }
+        }
+        impl From<$name> for PathBuf {
+            fn from(arg: $name) -> PathBuf {
+                arg.path
+            }
+        }
+    };
+}
+path_arg!(RunArg);
+path_arg!(SpecArg);
+
+impl From<Option<PathBuf>> for DatasetArg {
+    fn from(path: Option<PathBuf>) -> Self {
+        DatasetArg { path }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -29,14 +123,15 @@ pub enum Exit {
 #[error("interrupted; rerun the same command to resume")]
 pub struct Interrupted;
 
-/// Classifies an error chain into an exit code.
+/// Classifies an error chain into an exit code. The first cause that says what went wrong
+/// decides: the library's typed errors carry that decision (see [`Error::is_bad_input`]).
 pub fn exit_for(err: &anyhow::Error) -> Exit {
     for cause in err.chain() {
         if cause.downcast_ref::<Interrupted>().is_some() {
             return Exit::Interrupted;
         }
         match cause.downcast_ref::<Error>() {
-            Some(Error::BadInput(_)) | Some(Error::Invalid(_)) => return Exit::BadInput,
+            Some(e) if e.is_bad_input() => return Exit::BadInput,
             Some(Error::LockMismatch(_)) => return Exit::LockMismatch,
             Some(Error::Busy(_)) => return Exit::Busy,
             _ => {}
@@ -68,6 +163,7 @@ pub fn finish(program: &str, result: anyhow::Result<()>) -> ExitCode {
 mod tests {
     use super::*;
     use anyhow::Context;
+    use clap::{CommandFactory, Parser};
 
     #[test]
     fn bad_input_behind_context_maps_to_exit_3() {
@@ -81,5 +177,49 @@ mod tests {
         assert_eq!(exit_for(&lock), Exit::LockMismatch);
         assert_eq!(exit_for(&anyhow::anyhow!("boom")), Exit::Failed);
         assert_eq!(exit_for(&anyhow::Error::new(Interrupted)), Exit::Interrupted);
+    }
+
+    #[test]
+    fn an_unreadable_input_is_exit_3_and_a_failed_write_exit_1() {
+        let gone = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        let read = anyhow::Error::new(Error::unreadable("spec.yaml", gone())).context("loading the spec");
+        assert_eq!(exit_for(&read), Exit::BadInput);
+        let write = anyhow::Error::new(Error::io("runs/x/lock.json", gone()));
+        assert_eq!(exit_for(&write), Exit::Failed);
+        let encode = anyhow::Error::new(Error::Parquet { path: "t".into(), message: "m".into() });
+        assert_eq!(exit_for(&encode), Exit::Failed);
+        let pipe = anyhow::Error::new(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        assert_eq!(exit_for(&pipe), Exit::Ok, "a closed stdout (| head) is not a failure");
+    }
+
+    /// A stage's arguments as a stage declares them.
+    #[derive(Debug, Parser)]
+    #[command(name = "ib-test")]
+    struct Stage {
+        #[command(flatten)]
+        run: RunArg,
+        #[command(flatten)]
+        spec: SpecArg,
+        #[command(flatten)]
+        dataset: DatasetArg,
+    }
+
+    #[test]
+    fn the_shared_arguments_flatten_into_a_stage() {
+        Stage::command().debug_assert();
+        let args = Stage::try_parse_from(["ib-test", "--run", "runs/x", "--dataset", "d"]).unwrap();
+        assert_eq!(&*args.run, Path::new("runs/x"));
+        assert_eq!(PathBuf::from(&args.spec), PathBuf::from(DEFAULT_SPEC));
+        assert_eq!(args.dataset.as_deref(), Some(Path::new("d")));
+        let err = Stage::try_parse_from(["ib-test", "--spec", "s.yaml"]).unwrap_err();
+        assert_eq!(err.exit_code(), Exit::Usage as i32, "--run is required");
+    }
+
+    #[test]
+    fn help_names_the_environment_fallbacks() {
+        let help = Stage::command().render_long_help().to_string();
+        for text in ["--run <DIR>", "IB_RUN", "--spec <PATH>", "IB_SPEC", "--dataset <DIR>", "IB_DATASET"] {
+            assert!(help.contains(text), "help lacks `{text}`:\n{help}");
+        }
     }
 }

@@ -46,7 +46,7 @@ pub struct ReadLog<T> {
 
 /// Reads every complete line of `path` as a `T`.
 pub fn read<T: DeserializeOwned>(path: &Path) -> Result<ReadLog<T>> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = std::fs::read(path).map_err(|e| Error::unreadable(path, e))?;
     parse(path, &bytes)
 }
 

@@ -27,8 +27,15 @@ pub trait Table: Serialize + DeserializeOwned {
 /// Logical input name → SHA-256, recorded in the table's metadata.
 pub type Inputs = BTreeMap<String, String>;
 
+/// A failure to encode a table we are writing: the stage failed (exit 1).
 fn parquet_err(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Parquet { path: path.to_path_buf(), message: e.to_string() }
+}
+
+/// A table we are reading that is not a readable table of the expected shape (truncated,
+/// garbage, another program's file, other columns): bad input (exit 3), never a crash.
+fn corrupt(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::bad(format!("{}: not a readable inferbench table (corrupt or truncated?): {e}", path.display()))
 }
 
 /// The Arrow fields of `T`, traced from its serde shape. Strings are `Utf8`; the vocabulary
@@ -36,7 +43,7 @@ fn parquet_err(path: &Path, e: impl std::fmt::Display) -> Error {
 /// `outcome == "completed"` without a dictionary or union type.
 pub fn fields<T: Table>() -> Result<Vec<FieldRef>> {
     let options = TracingOptions::default().strings_as_large_utf8(false).enums_without_data_as_strings(true);
-    let traced = Vec::<FieldRef>::from_type::<T>(options).map_err(|e| Error::bad(format!("table {}: {e}", T::NAME)))?;
+    let traced = Vec::<FieldRef>::from_type::<T>(options).map_err(|e| parquet_err(Path::new(T::NAME), e))?;
     Ok(traced
         .into_iter()
         .map(|field| match field.data_type() {
@@ -80,10 +87,11 @@ pub struct ReadTable<T> {
     pub code_version: String,
 }
 
-/// Reads a table written by [`write`], checking its name and format version.
+/// Reads a table written by [`write`], checking its name and format version. Every failure
+/// to read it is bad input naming the file.
 pub fn read<T: Table>(path: &Path) -> Result<ReadTable<T>> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| parquet_err(path, e))?;
+    let file = std::fs::File::open(path).map_err(|e| Error::unreadable(path, e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| corrupt(path, e))?;
     let meta: BTreeMap<String, String> = builder
         .metadata()
         .file_metadata()
@@ -102,13 +110,13 @@ pub fn read<T: Table>(path: &Path) -> Result<ReadTable<T>> {
         )));
     }
     let inputs = match meta.get("inferbench.inputs") {
-        Some(json) => serde_json::from_str(json).map_err(|e| parquet_err(path, e))?,
+        Some(json) => serde_json::from_str(json).map_err(|e| corrupt(path, e))?,
         None => Inputs::new(),
     };
     let mut rows = Vec::new();
-    for batch in builder.build().map_err(|e| parquet_err(path, e))? {
-        let batch = batch.map_err(|e| parquet_err(path, e))?;
-        let mut part: Vec<T> = serde_arrow::from_record_batch(&batch).map_err(|e| parquet_err(path, e))?;
+    for batch in builder.build().map_err(|e| corrupt(path, e))? {
+        let batch = batch.map_err(|e| corrupt(path, e))?;
+        let mut part: Vec<T> = serde_arrow::from_record_batch(&batch).map_err(|e| corrupt(path, e))?;
         rows.append(&mut part);
     }
     let code_version = meta.get("inferbench.code_version").cloned().unwrap_or_default();
@@ -186,5 +194,32 @@ mod tests {
         write(&path, &[Row { id: "a".into(), n: 1, x: None, ok: true }], &Inputs::new()).unwrap();
         let err = read::<Other>(&path).unwrap_err().to_string();
         assert!(err.contains("expected a `other` table, found `test_rows`"), "{err}");
+    }
+
+    #[test]
+    fn missing_truncated_garbage_and_misshapen_tables_are_bad_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        let err = read::<Row>(&path).unwrap_err();
+        assert!(matches!(err, Error::Unreadable { .. }), "missing: {err:?}");
+        let bytes = to_bytes(&[Row { id: "a".into(), n: 1, x: None, ok: true }], &Inputs::new()).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+        let err = read::<Row>(&path).unwrap_err();
+        assert!(err.is_bad_input() && err.to_string().contains("corrupt or truncated"), "truncated: {err}");
+        std::fs::write(&path, b"PAR1 this is not a parquet file PAR1").unwrap();
+        assert!(read::<Row>(&path).unwrap_err().is_bad_input(), "garbage");
+        std::fs::write(&path, b"").unwrap();
+        assert!(read::<Row>(&path).unwrap_err().is_bad_input(), "empty");
+        #[derive(Debug, Serialize, Deserialize)]
+        struct Wider {
+            id: String,
+            missing_column: i64,
+        }
+        impl Table for Wider {
+            const NAME: &'static str = "test_rows";
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        let err = read::<Wider>(&path).unwrap_err();
+        assert!(err.is_bad_input() && err.to_string().contains("t.parquet"), "other columns: {err}");
     }
 }

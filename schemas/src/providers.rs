@@ -131,51 +131,110 @@ fn number(x: f64) -> Value {
     }
 }
 
+/// Body fields the request builder sets itself. A provider's `reasoning` or `extra` may not
+/// set them: a provider-specific override of the model, the messages, streaming, sampling,
+/// the token limit or the output mode would silently make its figures incomparable.
+pub const BUILDER_FIELDS: [&str; 11] = [
+    "model",
+    "messages",
+    "stream",
+    "stream_options",
+    "temperature",
+    "top_p",
+    "presence_penalty",
+    "frequency_penalty",
+    "max_tokens",
+    "max_completion_tokens",
+    "response_format",
+];
+
+/// The values `reasoning_docs` may take.
+pub const REASONING_DOCS: [&str; 2] = ["documented", "pending_smoke"];
+
+/// Whether `name` is a portable environment variable name (letters, digits and `_`, not
+/// starting with a digit): a name the shell and `.env` files can set.
+pub fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether `name` is a valid HTTP header name (an RFC 9110 token).
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Why `text` is not an http(s) URL with a host and a valid port, if it is not one.
+fn url_problem(text: &str) -> Option<String> {
+    match url::Url::parse(text) {
+        Err(e) => Some(format!("`{text}` is not a valid URL: {e}")),
+        Ok(u) if !matches!(u.scheme(), "http" | "https") => {
+            Some(format!("`{text}`: the scheme must be http or https, found `{}`", u.scheme()))
+        }
+        Ok(u) if u.host_str().is_none_or(str::is_empty) => Some(format!("`{text}`: no host")),
+        // Credentials in a URL would be logged with it; they belong under `auth`.
+        Ok(u) if !u.username().is_empty() || u.password().is_some() => {
+            Some("the URL carries credentials; put them in the environment and name them under `auth`".into())
+        }
+        Ok(_) => None,
+    }
+}
+
 impl ProviderTable {
-    /// Reads and validates the provider table.
+    /// Reads and validates the provider table against the spec. Every problem is reported at
+    /// once, each naming the file, the provider and the key.
     pub fn load(path: &Path, spec: &Spec) -> Result<ProviderTable> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        let table: ProviderTable =
-            serde_norway::from_str(&text).map_err(|e| Error::bad(format!("{}: {e}", path.display())))?;
-        table.validate(path, spec)?;
-        Ok(table)
+        let text = std::fs::read_to_string(path).map_err(|e| Error::unreadable(path, e))?;
+        let root: Value = serde_norway::from_str(&text)
+            .map_err(|e| Error::bad(format!("{}: not valid YAML: {e}", path.display())))?;
+        Self::from_value(path, &root, spec)
     }
 
-    fn validate(&self, path: &Path, spec: &Spec) -> Result<()> {
+    /// Validates a parsed provider table; `path` names it in messages.
+    pub fn from_value(path: &Path, root: &Value, spec: &Spec) -> Result<ProviderTable> {
+        let file = path.display();
         let mut problems = Vec::new();
-        let mut seen = std::collections::BTreeSet::new();
-        if self.providers.is_empty() {
-            problems.push(format!("{}: providers: the table is empty", path.display()));
-        }
-        for (i, p) in self.providers.iter().enumerate() {
-            let at = format!("{}: providers[{i}] ({})", path.display(), p.name);
-            if p.name.trim().is_empty() || slug(&p.name).is_empty() {
-                problems.push(format!("{at}: name: must contain a letter or digit"));
+        let Some(map) = root.as_object() else {
+            return Err(Error::bad(format!("{file}: (top level): expected a mapping with the key `providers`")));
+        };
+        problems.extend(map.keys().filter(|k| *k != "providers").map(|k| format!("{file}: {k}: unknown key")));
+        let entries = match map.get("providers") {
+            Some(Value::Array(entries)) => entries.as_slice(),
+            Some(other) => {
+                problems.push(format!("{file}: providers: expected a list, found {other}"));
+                &[]
             }
-            if !seen.insert(slug(&p.name)) {
-                problems.push(format!("{at}: name: duplicate provider (by slug `{}`)", slug(&p.name)));
+            None => {
+                problems.push(format!("{file}: providers: missing"));
+                &[]
             }
-            if !p.endpoint.starts_with("https://") && !p.endpoint.starts_with("http://") {
-                problems.push(format!("{at}: endpoint: expected an http(s) URL"));
-            }
-            if !["max_tokens", "max_completion_tokens"].contains(&p.token_limit_field.as_str()) {
-                problems.push(format!("{at}: token_limit_field: expected max_tokens or max_completion_tokens"));
-            }
-            let effort = p.reasoning.get("reasoning_effort").and_then(Value::as_str);
-            if effort != Some(spec.inference.reasoning.default_effort.as_str()) {
-                problems.push(format!(
-                    "{at}: reasoning.reasoning_effort: must be `{}` (the spec's reasoning effort)",
-                    spec.inference.reasoning.default_effort
-                ));
-            }
-            let price = p.price_usd_per_million_tokens;
-            if !(price.input.is_finite() && price.input > 0.0 && price.output.is_finite() && price.output > 0.0) {
-                problems.push(format!("{at}: price_usd_per_million_tokens: must be positive and finite"));
-            }
-            if p.credential_names().iter().any(|n| n.trim().is_empty()) {
-                problems.push(format!("{at}: auth: credential variable names must not be empty"));
+        };
+        let mut parsed = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            // Each entry on its own, so one bad entry does not hide the others' problems.
+            match serde_path_to_error::deserialize::<_, Provider>(entry) {
+                Ok(provider) => parsed.push((i, provider)),
+                Err(e) => {
+                    let name = entry.get("name").and_then(Value::as_str).unwrap_or("?");
+                    let key = e.path().to_string();
+                    let key = if key == "." { String::new() } else { format!("{key}: ") };
+                    problems.push(format!("{file}: providers[{i}] ({name}): {key}{}", e.inner()));
+                }
             }
         }
+        check(path, spec, &parsed, entries.len(), &mut problems);
+        if problems.is_empty() {
+            Ok(ProviderTable { providers: parsed.into_iter().map(|(_, p)| p).collect() })
+        } else {
+            Err(Error::Invalid(problems))
+        }
+    }
+
+    /// Checks an already-parsed table (its entries' values and its agreement with the spec).
+    pub fn validate(&self, path: &Path, spec: &Spec) -> Result<()> {
+        let indexed: Vec<(usize, Provider)> = self.providers.iter().cloned().enumerate().collect();
+        let mut problems = Vec::new();
+        check(path, spec, &indexed, self.providers.len(), &mut problems);
         if problems.is_empty() {
             Ok(())
         } else {
@@ -189,6 +248,111 @@ impl ProviderTable {
 
     pub fn names(&self) -> Vec<String> {
         self.providers.iter().map(|p| p.name.clone()).collect()
+    }
+}
+
+/// Every problem of the parsed entries (with their index in the file), and of the table of
+/// `total` entries (parsed or not) as a whole against the spec.
+fn check(path: &Path, spec: &Spec, entries: &[(usize, Provider)], total: usize, problems: &mut Vec<String>) {
+    let file = path.display();
+    let empty = total == 0;
+    if empty {
+        problems.push(format!("{file}: providers: the table is empty"));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, p) in entries {
+        let at = format!("{file}: providers[{i}] ({})", p.name);
+        if !seen.insert(slug(&p.name)) {
+            problems.push(format!("{at}: name: duplicate provider (by slug `{}`)", slug(&p.name)));
+        }
+        problems.extend(p.problems(spec).into_iter().map(|(key, what)| format!("{at}: {key}: {what}")));
+    }
+    let count = total as u64;
+    let plan = &spec.execution_plan;
+    let spec_file = spec.path.display();
+    if let Some(n) = plan.maximum_global_concurrency.filter(|n| !empty && *n != count) {
+        problems.push(format!(
+            "{spec_file}: execution_plan.maximum_global_concurrency: {n} differs from the {count} providers of {file}: \
+             inferbench releases every provider of a round at once"
+        ));
+    }
+    let requests = count * spec.selected_per_family as u64 * spec.families.len() as u64;
+    if let Some(n) = plan.total_provider_requests.filter(|n| !empty && *n != requests) {
+        problems.push(format!(
+            "{spec_file}: execution_plan.total_provider_requests: {n} differs from {requests} \
+             (the spec's rounds × the {count} providers of {file})"
+        ));
+    }
+}
+
+impl Provider {
+    /// This entry's problems, as (key, what is wrong).
+    fn problems(&self, spec: &Spec) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        let mut bad = |key: &str, what: String| out.push((key.to_string(), what));
+        if self.name.trim().is_empty() || slug(&self.name).is_empty() {
+            bad("name", "must contain a letter or digit".into());
+        }
+        if self.label.as_deref().is_some_and(|l| l.trim().is_empty()) {
+            bad("label", "must not be empty (leave it out to show the name)".into());
+        }
+        if let Some(why) = url_problem(&self.endpoint) {
+            bad("endpoint", why);
+        }
+        if let Some(why) = self.docs.as_deref().and_then(url_problem) {
+            bad("docs", why);
+        }
+        if self.model_id.trim().is_empty() {
+            bad("model_id", "must not be empty".into());
+        }
+        if self.model_aliases.iter().any(|a| a.trim().is_empty()) {
+            bad("model_aliases", "an alias must not be empty".into());
+        }
+        if !["max_tokens", "max_completion_tokens"].contains(&self.token_limit_field.as_str()) {
+            bad("token_limit_field", "expected max_tokens or max_completion_tokens".into());
+        }
+        let effort = &spec.inference.reasoning.default_effort;
+        if self.reasoning.get("reasoning_effort").and_then(Value::as_str) != Some(effort.as_str()) {
+            bad("reasoning.reasoning_effort", format!("must be `{effort}` (the spec's reasoning effort)"));
+        }
+        for (section, fields) in [("reasoning", &self.reasoning), ("extra", &self.extra)] {
+            for key in fields.keys().filter(|k| BUILDER_FIELDS.contains(&k.as_str())) {
+                bad(&format!("{section}.{key}"), "overrides a field the request builder sets from the spec".into());
+            }
+        }
+        for key in self.extra.keys().filter(|k| self.reasoning.contains_key(*k)) {
+            bad(&format!("extra.{key}"), "also set under reasoning; set it in one place".into());
+        }
+        if let Some(docs) = self.reasoning_docs.as_deref().filter(|d| !REASONING_DOCS.contains(d)) {
+            bad("reasoning_docs", format!("`{docs}` is not one of {REASONING_DOCS:?}"));
+        }
+        match &self.auth {
+            Auth::Bearer { env } if !is_env_name(env) => {
+                bad("auth.env", format!("`{env}` is not a valid environment variable name (letters, digits, _)"))
+            }
+            Auth::Headers { headers } if headers.is_empty() => {
+                bad("auth.headers", "expected at least one header".into())
+            }
+            Auth::Headers { headers } => {
+                for (header, env) in headers {
+                    let at = format!("auth.headers.{header}");
+                    if !is_header_name(header) {
+                        bad(&at, "not a valid HTTP header name".into());
+                    } else if ["accept", "content-type"].contains(&header.to_ascii_lowercase().as_str()) {
+                        bad(&at, "the client sets this header itself".into());
+                    }
+                    if !is_env_name(env) {
+                        bad(&at, format!("`{env}` is not a valid environment variable name (letters, digits, _)"));
+                    }
+                }
+            }
+            Auth::Bearer { .. } => {}
+        }
+        let price = self.price_usd_per_million_tokens;
+        if !(price.input.is_finite() && price.input > 0.0 && price.output.is_finite() && price.output > 0.0) {
+            bad("price_usd_per_million_tokens", "must be positive and finite".into());
+        }
+        out
     }
 }
 
@@ -251,5 +415,155 @@ mod tests {
         let err = table.validate(Path::new("p.yaml"), &spec).unwrap_err().to_string();
         assert!(err.contains("reasoning.reasoning_effort: must be `low`"), "{err}");
         assert!(err.contains("duplicate provider"), "{err}");
+    }
+
+    fn bundled_value() -> (Spec, Value) {
+        let (spec, _) = bundled();
+        let value = serde_norway::from_str(&std::fs::read_to_string(&spec.providers_path).unwrap()).unwrap();
+        (spec, value)
+    }
+
+    /// The problems of the bundled table with entry `i`'s `key` (dotted) set to `value`.
+    fn problems_with(i: usize, key: &str, value: Value) -> Vec<String> {
+        let (spec, mut root) = bundled_value();
+        let mut slot = &mut root["providers"][i];
+        for part in key.split('.') {
+            slot = &mut slot[part];
+        }
+        *slot = value;
+        match ProviderTable::from_value(Path::new("providers.yaml"), &root, &spec) {
+            Ok(_) => Vec::new(),
+            Err(Error::Invalid(list)) => list,
+            Err(other) => panic!("expected a list of problems, got {other}"),
+        }
+    }
+
+    /// Asserts exactly one problem, naming the provider and `key`, containing `text`.
+    fn refused(i: usize, key: &str, value: Value, named: &str, text: &str) {
+        let found = problems_with(i, key, value.clone());
+        assert_eq!(found.len(), 1, "{key} = {value}: {found:#?}");
+        assert!(found[0].starts_with(&format!("providers.yaml: providers[{i}] ")), "{}", found[0]);
+        assert!(found[0].contains(named) && found[0].contains(text), "{key} = {value}: {}", found[0]);
+    }
+
+    #[test]
+    fn endpoints_must_be_http_urls_with_a_host_and_a_valid_port() {
+        refused(3, "endpoint", json!("https://x:99999/v1"), "(baseten): endpoint:", "invalid port number");
+        refused(3, "endpoint", json!("ftp://x/v1"), "(baseten): endpoint:", "scheme must be http or https");
+        refused(3, "endpoint", json!("api.example.com/v1"), "(baseten): endpoint:", "not a valid URL");
+        refused(3, "endpoint", json!("https://user:pw@x/v1"), "(baseten): endpoint:", "carries credentials");
+        refused(3, "docs", json!("see the website"), "(baseten): docs:", "not a valid URL");
+        assert!(problems_with(3, "endpoint", json!("http://127.0.0.1:8080/v1/chat/completions")).is_empty());
+    }
+
+    #[test]
+    fn model_ids_and_aliases_must_not_be_empty() {
+        refused(1, "model_id", json!(" "), "(together): model_id:", "must not be empty");
+        refused(1, "model_aliases", json!(["ok", ""]), "(together): model_aliases:", "must not be empty");
+        refused(1, "label", json!(""), "(together): label:", "must not be empty");
+    }
+
+    #[test]
+    fn reasoning_and_extra_may_not_override_the_request_builder() {
+        for field in BUILDER_FIELDS {
+            refused(
+                2,
+                &format!("extra.{field}"),
+                json!(1),
+                &format!("(fireworks): extra.{field}:"),
+                "overrides a field",
+            );
+        }
+        refused(2, "reasoning.temperature", json!(0.7), "(fireworks): reasoning.temperature:", "overrides a field");
+        assert!(problems_with(3, "extra.seed", json!(7)).is_empty(), "other extra fields are the provider's business");
+        refused(
+            0,
+            "extra.thinking",
+            json!({"type": "disabled"}),
+            "(Z.AI): extra.thinking:",
+            "also set under reasoning",
+        );
+        refused(
+            3,
+            "extra.reasoning_effort",
+            json!("high"),
+            "(baseten): extra.reasoning_effort:",
+            "also set under reasoning",
+        );
+    }
+
+    #[test]
+    fn credentials_must_be_named_by_valid_variables_and_headers() {
+        refused(1, "auth.env", json!("TOGETHER-KEY"), "(together): auth.env:", "not a valid environment variable name");
+        refused(1, "auth.env", json!("1KEY"), "(together): auth.env:", "not a valid environment variable name");
+        refused(1, "auth.env", json!(""), "(together): auth.env:", "not a valid environment variable name");
+        refused(
+            5,
+            "auth.headers.Modal-Key",
+            json!("MODAL ID"),
+            "(modal): auth.headers.Modal-Key:",
+            "environment variable",
+        );
+        refused(5, "auth.headers", json!({"Bad Header": "X"}), "(modal): auth.headers.Bad Header:", "HTTP header name");
+        refused(
+            5,
+            "auth.headers",
+            json!({"Content-Type": "X"}),
+            "(modal): auth.headers.Content-Type:",
+            "sets this header",
+        );
+        refused(5, "auth.headers", json!({}), "(modal): auth.headers:", "at least one header");
+        assert!(is_env_name("_A1") && is_env_name("ZAI_API_KEY") && !is_env_name("A=B"));
+    }
+
+    #[test]
+    fn reasoning_docs_is_documented_or_pending_smoke() {
+        refused(1, "reasoning_docs", json!("maybe"), "(together): reasoning_docs:", "`maybe` is not one of");
+        assert!(problems_with(1, "reasoning_docs", json!("pending_smoke")).is_empty());
+    }
+
+    #[test]
+    fn unknown_keys_and_wrong_types_name_the_provider_and_the_key() {
+        refused(3, "extar", json!({}), "(baseten): extar: unknown field `extar`", "");
+        refused(3, "auth.envv", json!("X"), "(baseten): auth: unknown field `envv`", "");
+        refused(3, "stream_usage", json!("yes"), "(baseten): stream_usage: invalid type", "");
+        refused(
+            3,
+            "price_usd_per_million_tokens.input",
+            json!(-1),
+            "(baseten): price_usd_per_million_tokens:",
+            "positive",
+        );
+        let (spec, mut root) = bundled_value();
+        root["colour"] = json!("blue");
+        root["providers"][0]["model_id"] = json!("");
+        root["providers"][4]["endpoint"] = json!("https://x:0x/");
+        let err = ProviderTable::from_value(Path::new("providers.yaml"), &root, &spec).unwrap_err().to_string();
+        assert!(err.starts_with("3 problem(s) found:"), "{err}");
+        assert!(err.contains("providers.yaml: colour: unknown key"), "{err}");
+    }
+
+    #[test]
+    fn the_table_must_match_the_specs_concurrency_and_request_count() {
+        let (mut spec, value) = bundled_value();
+        spec.execution_plan.maximum_global_concurrency = Some(4);
+        spec.execution_plan.total_provider_requests = Some(6000);
+        let err = ProviderTable::from_value(Path::new("providers.yaml"), &value, &spec).unwrap_err().to_string();
+        assert!(err.contains("execution_plan.maximum_global_concurrency: 4 differs from the 10 providers"), "{err}");
+        spec.execution_plan.total_provider_requests = Some(600);
+        spec.execution_plan.maximum_global_concurrency = None;
+        let err = ProviderTable::from_value(Path::new("providers.yaml"), &value, &spec).unwrap_err().to_string();
+        assert!(err.contains("execution_plan.total_provider_requests: 600 differs from 6000"), "{err}");
+    }
+
+    #[test]
+    fn unreadable_and_unparsable_tables_are_bad_input() {
+        let (spec, _) = bundled();
+        let dir = tempfile::tempdir().unwrap();
+        let err = ProviderTable::load(&dir.path().join("providers.yaml"), &spec).unwrap_err();
+        assert!(matches!(err, Error::Unreadable { .. }), "{err:?}");
+        std::fs::write(dir.path().join("p.yaml"), "providers: [\n").unwrap();
+        let err = ProviderTable::load(&dir.path().join("p.yaml"), &spec).unwrap_err();
+        assert!(err.is_bad_input() && err.to_string().contains("p.yaml: not valid YAML"), "{err}");
     }
 }

@@ -19,11 +19,6 @@ use crate::lenient_json;
 use crate::vocab::{ErrorKind, Outcome};
 use serde_json::Value;
 
-/// The spec's default cap on one SSE line or event (1 MiB).
-pub const DEFAULT_MAX_EVENT_BYTES: u64 = 1 << 20;
-/// The spec's default cap on one response body (16 MiB).
-pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 16 << 20;
-
 /// Cap on an error message taken from a stream.
 const MESSAGE_CAP: usize = 1024;
 /// Cap on an error object kept from a stream.

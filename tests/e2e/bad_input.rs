@@ -1,7 +1,10 @@
 //! Invalid inputs fail before anything is created, naming the file, line and field.
-use crate::support::Workspace;
+use crate::support::{bin, Workspace};
+use inferbench_schemas::parquet_io::{self, Table};
+use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
 use serde_json::Value;
 use std::path::Path;
+use std::process::Command;
 
 fn rewrite_line(path: &Path, line: usize, edit: impl Fn(&mut Value)) {
     let text = std::fs::read_to_string(path).unwrap();
@@ -214,4 +217,391 @@ fn missing_credentials_are_named_and_nothing_is_sent() {
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("missing credentials") && stderr.contains("IB_TEST_STEADY_KEY"), "{stderr}");
     assert!(!run.join("events").exists(), "nothing was sent or logged");
+}
+
+/// Which input a spec-or-table breakage edits.
+#[derive(Clone, Copy)]
+enum Input {
+    Spec,
+    Providers,
+}
+
+/// One way to break the spec or the provider table (a text edit, as a user would make it),
+/// and the pieces of the message that must name the file and the key.
+struct Mistake {
+    name: &'static str,
+    input: Input,
+    from: &'static str,
+    to: &'static str,
+    expected: &'static [&'static str],
+}
+
+const fn spec(name: &'static str, from: &'static str, to: &'static str, expected: &'static [&'static str]) -> Mistake {
+    Mistake { name, input: Input::Spec, from, to, expected }
+}
+
+const fn table(name: &'static str, from: &'static str, to: &'static str, expected: &'static [&'static str]) -> Mistake {
+    Mistake { name, input: Input::Providers, from, to, expected }
+}
+
+const STEADY: &str = "    model_id: m-steady\n";
+
+fn mistakes() -> Vec<Mistake> {
+    vec![
+        spec(
+            "negative timeout",
+            "timeout_seconds: 20\n",
+            "timeout_seconds: -1\n",
+            &["spec.yaml: inference.timeout_seconds: must be a number of seconds greater than 0"],
+        ),
+        spec(
+            "zero timeout",
+            "timeout_seconds: 20\n",
+            "timeout_seconds: 0\n",
+            &["spec.yaml: inference.timeout_seconds: must be"],
+        ),
+        spec(
+            "NaN timeout",
+            "timeout_seconds: 20\n",
+            "timeout_seconds: .nan\n",
+            &["spec.yaml: inference.timeout_seconds: expected a finite number"],
+        ),
+        spec(
+            "1e20 timeout",
+            "timeout_seconds: 20\n",
+            "timeout_seconds: 1.0e+20\n",
+            &["spec.yaml: inference.timeout_seconds: must be", "at most 600"],
+        ),
+        spec(
+            "two attempts",
+            "max_attempts: 1\n",
+            "max_attempts: 2\n",
+            &["spec.yaml: inference.max_attempts: must be 1, found 2"],
+        ),
+        spec(
+            "per-provider concurrency 2",
+            "per_provider_concurrency: 1\n",
+            "per_provider_concurrency: 2\n",
+            &["spec.yaml: execution_plan.per_provider_concurrency: must be 1, found 2"],
+        ),
+        spec(
+            "global concurrency 2",
+            "maximum_global_concurrency: 7\n",
+            "maximum_global_concurrency: 2\n",
+            &["spec.yaml: execution_plan.maximum_global_concurrency: 2 differs from the 7 providers"],
+        ),
+        spec("unknown top-level key", "runner:\n", "surprise: true\nrunner:\n", &["spec.yaml: surprise: unknown key"]),
+        spec(
+            "unknown nested key",
+            "  max_attempts: 1\n",
+            "  max_atempts: 1\n",
+            &["spec.yaml: inference.max_atempts: unknown key"],
+        ),
+        spec(
+            "deeply nested unknown key",
+            "    hidden_warmup_requests: false\n",
+            "    hidden_warmup_requests: false\n    warm_up: true\n",
+            &["spec.yaml: execution_plan.connection_policy.warm_up: unknown key"],
+        ),
+        spec("YAML syntax error", "inference:\n", "inference: [\n", &["spec.yaml: not valid YAML"]),
+        spec("missing required key", "  temperature: 0\n", "", &["spec.yaml: inference.temperature: missing"]),
+        spec(
+            "no streaming",
+            "  streaming: true\n",
+            "  streaming: false\n",
+            &["spec.yaml: inference.streaming: must be true"],
+        ),
+        spec(
+            "json_schema output",
+            "    mode: json_object\n",
+            "    mode: json_schema\n",
+            &["spec.yaml: inference.structured_output.mode: must be `json_object`"],
+        ),
+        spec(
+            "retries on 429",
+            "request_retry: false\n",
+            "request_retry: true\n",
+            &["spec.yaml: rate_limit_policy.request_retry: must be false"],
+        ),
+        spec(
+            "provider reasoning override",
+            "provider_overrides: {}\n",
+            "provider_overrides: {steady: high}\n",
+            &["spec.yaml: inference.reasoning.provider_overrides: must be {}"],
+        ),
+        spec("top_p zero", "top_p: 1\n", "top_p: 0\n", &["spec.yaml: inference.top_p: must be greater than 0"]),
+        spec(
+            "event limit above response limit",
+            "max_event_bytes: 1048576\n",
+            "max_event_bytes: 33554432\n",
+            &["spec.yaml: inference.stream_limits.max_event_bytes: 33554432 exceeds"],
+        ),
+        spec(
+            "zero response limit",
+            "max_response_bytes: 16777216\n",
+            "max_response_bytes: 0\n",
+            &["spec.yaml: inference.stream_limits.max_response_bytes: expected an integer from 1"],
+        ),
+        spec(
+            "approval gate asked for",
+            "  resumable: true\n",
+            "  resumable: true\n  full_run_requires_human_approval: true\n",
+            &["spec.yaml: operations.full_run_requires_human_approval: must be false"],
+        ),
+        spec(
+            "counts disagree",
+            "question_rounds: 600\n",
+            "question_rounds: 60\n",
+            &["spec.yaml: execution_plan.question_rounds: 60 differs from 600"],
+        ),
+        spec(
+            "missing provider table",
+            "table: providers.yaml\n",
+            "table: absent.yaml\n",
+            &["absent.yaml: cannot read"],
+        ),
+        table(
+            "empty model_id",
+            STEADY,
+            "    model_id: \"\"\n",
+            &["providers.yaml: providers[0] (steady): model_id: must not be empty"],
+        ),
+        table(
+            "bad port",
+            "https://steady.invalid/",
+            "https://steady.invalid:99999/",
+            &["providers.yaml: providers[0] (steady): endpoint:", "invalid port number"],
+        ),
+        table(
+            "non-http scheme",
+            "https://steady.invalid/",
+            "ftp://steady.invalid/",
+            &["providers.yaml: providers[0] (steady): endpoint:", "scheme must be http or https"],
+        ),
+        table(
+            "extra overrides model",
+            STEADY,
+            "    model_id: m-steady\n    extra: {model: m-other}\n",
+            &["providers.yaml: providers[0] (steady): extra.model: overrides a field"],
+        ),
+        table(
+            "extra overrides stream",
+            STEADY,
+            "    model_id: m-steady\n    extra: {stream: false}\n",
+            &["providers.yaml: providers[0] (steady): extra.stream: overrides a field"],
+        ),
+        table(
+            "extra overrides messages",
+            STEADY,
+            "    model_id: m-steady\n    extra: {messages: []}\n",
+            &["providers.yaml: providers[0] (steady): extra.messages: overrides a field"],
+        ),
+        table(
+            "extra overrides stream_options",
+            STEADY,
+            "    model_id: m-steady\n    extra: {stream_options: {}}\n",
+            &["providers.yaml: providers[0] (steady): extra.stream_options: overrides"],
+        ),
+        table(
+            "reasoning overrides a sampling key",
+            "    reasoning: {reasoning_effort: low}\n",
+            "    reasoning: {reasoning_effort: low, temperature: 1}\n",
+            &["providers.yaml: providers[0] (steady): reasoning.temperature: overrides"],
+        ),
+        table(
+            "bad credential variable name",
+            "env: IB_TEST_STEADY_KEY",
+            "env: IB-TEST-STEADY-KEY",
+            &["providers.yaml: providers[0] (steady): auth.env:", "not a valid environment variable name"],
+        ),
+        table(
+            "unknown provider key",
+            "    stream_usage: true\n",
+            "    stream_usag: true\n",
+            &["providers.yaml: providers[1] (Reasoner.AI): stream_usag: unknown field"],
+        ),
+        table(
+            "unknown reasoning_docs",
+            STEADY,
+            "    model_id: m-steady\n    reasoning_docs: maybe\n",
+            &["providers.yaml: providers[0] (steady): reasoning_docs: `maybe` is not one of"],
+        ),
+    ]
+}
+
+/// Applies `mistake` to the workspace's spec or provider table (the first occurrence).
+fn apply(ws: &Workspace, mistake: &Mistake) {
+    let path = match mistake.input {
+        Input::Spec => ws.spec(),
+        Input::Providers => ws.path("pipeline/providers.yaml"),
+    };
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(mistake.from), "{}: `{}` is not in {}", mistake.name, mistake.from, path.display());
+    std::fs::write(&path, text.replacen(mistake.from, mistake.to, 1)).unwrap();
+}
+
+/// Runs ib-select and asserts exit 3, the expected message pieces, and no run directory.
+fn assert_refused(ws: &Workspace, name: &str, expected: &[&str]) -> String {
+    let run = ws.run("run-bad");
+    let out = ws.stage("ib-select", &run).arg("--sample").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(3), "{name}: {stderr}");
+    for text in expected {
+        assert!(stderr.contains(text), "{name}: stderr lacks `{text}`:\n{stderr}");
+    }
+    assert!(!run.exists(), "{name}: no run directory is created for invalid input");
+    stderr
+}
+
+#[test]
+fn specs_and_provider_tables_broken_in_thirty_ways_are_each_refused_before_the_lock() {
+    // The unbroken workspace is accepted, so every refusal below is the mistake's doing.
+    let ws = Workspace::new();
+    crate::support::ok(ws.stage("ib-select", &ws.run("run-good")).args(["--per-family", "1", "--sample"]));
+    let cases = mistakes();
+    assert!(cases.len() > 20);
+    for case in cases {
+        let ws = Workspace::new();
+        apply(&ws, &case);
+        assert_refused(&ws, case.name, case.expected);
+    }
+}
+
+#[test]
+fn every_spec_and_table_problem_is_reported_at_once() {
+    let ws = Workspace::new();
+    for name in ["two attempts", "deeply nested unknown key", "negative timeout", "bad port", "extra overrides model"] {
+        let case = mistakes().into_iter().find(|m| m.name == name).unwrap();
+        apply(&ws, &case);
+    }
+    // The spec's three problems; the table is only read once the spec is valid.
+    let stderr = assert_refused(&ws, "three spec problems", &["3 problem(s) found"]);
+    assert!(!stderr.contains("providers.yaml"), "{stderr}");
+    let ws = Workspace::new();
+    for name in ["bad port", "extra overrides model", "bad credential variable name", "unknown provider key"] {
+        apply(&ws, &mistakes().into_iter().find(|m| m.name == name).unwrap());
+    }
+    assert_refused(
+        &ws,
+        "four table problems",
+        &["4 problem(s) found", "endpoint:", "extra.model:", "auth.env:", "stream_usag"],
+    );
+}
+
+/// Every file of a run directory with its bytes: "nothing was written" is this unchanged. The
+/// writer lock is left out: a refusing stage may have taken it (recording its pid) and
+/// written nothing else.
+pub fn snapshot(run: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let files = crate::support::files(run).into_iter();
+    let data = files.filter(|p| !p.ends_with(inferbench_schemas::run::WRITER_LOCK));
+    data.map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect()
+}
+
+/// A locked and scheduled run of one item per family.
+fn scheduled_run(ws: &Workspace) -> std::path::PathBuf {
+    let run = ws.run("run-x");
+    crate::support::ok(ws.stage("ib-select", &run).args(["--per-family", "1", "--sample"]));
+    crate::support::ok(&mut ws.stage("ib-schedule", &run));
+    run
+}
+
+/// Runs `cmd` and asserts exit 3 with `expected` in its message and the run unchanged.
+fn assert_bad_input(what: &str, cmd: &mut Command, run: &Path, expected: &str) {
+    let before = snapshot(run);
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{what}: {stderr}");
+    assert!(stderr.contains(expected), "{what}: stderr lacks `{expected}`:\n{stderr}");
+    assert!(snapshot(run) == before, "{what}: nothing is written for invalid input");
+}
+
+#[test]
+fn a_missing_spec_is_bad_input_for_every_stage_that_reads_one() {
+    let ws = Workspace::new();
+    let fresh = ws.run("run-new");
+    let out = Command::new(bin("ib-select"))
+        .args(["--sample", "--per-family", "1"])
+        .env("IB_RUN", &fresh)
+        .env("IB_SPEC", ws.path("pipeline/absent.yaml"))
+        .env("IB_DATASET", ws.dataset())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "ib-select: {stderr}");
+    assert!(stderr.contains("absent.yaml: cannot read"), "ib-select: {stderr}");
+    assert!(!fresh.exists(), "ib-select creates no run for a missing spec");
+    let run = scheduled_run(&ws);
+    for stage in ["ib-schedule", "ib-fetch", "ib-evaluate", "ib-aggregate", "ib-report"] {
+        // The spec through its environment fallback, the run and dataset as flags.
+        let mut cmd = Command::new(bin(stage));
+        cmd.arg("--run").arg(&run).env("IB_SPEC", ws.path("pipeline/absent.yaml")).current_dir(ws.path(""));
+        if matches!(stage, "ib-fetch" | "ib-evaluate") {
+            cmd.arg("--dataset").arg(ws.dataset());
+        }
+        assert_bad_input(stage, &mut cmd, &run, "absent.yaml: cannot read");
+    }
+}
+
+/// A valid table file of `T` with no rows, derived from the run's lock, to stand in for a
+/// stage's output.
+fn empty_table<T: Table>(path: &Path) {
+    let lock = path.with_file_name("lock.json");
+    let provenance = [("lock.json".to_string(), inferbench_schemas::run::file_sha256(&lock).unwrap())].into();
+    parquet_io::write::<T>(path, &[], &provenance).unwrap();
+}
+
+#[test]
+fn truncated_and_garbage_tables_are_bad_input_for_every_stage_that_reads_one() {
+    let ws = Workspace::new();
+    let base = scheduled_run(&ws);
+    empty_table::<ResponseRow>(&base.join("responses.parquet"));
+    empty_table::<EvaluationRow>(&base.join("evaluations.parquet"));
+    // Each stage with the table it reads (the ones it reads before are valid) and its output,
+    // removed first so that "nothing was written" cannot hide a rewrite with the same bytes.
+    let cases = [
+        ("ib-schedule", "selection.parquet", "schedule.parquet"),
+        ("ib-fetch", "schedule.parquet", "events"),
+        ("ib-evaluate", "responses.parquet", "evaluations.parquet"),
+        ("ib-aggregate", "schedule.parquet", "metrics.json"),
+        ("ib-aggregate", "responses.parquet", "metrics.json"),
+        ("ib-aggregate", "evaluations.parquet", "metrics.json"),
+    ];
+    for (stage, table, output) in cases {
+        for damage in ["truncated", "garbage"] {
+            let run = ws.run(&format!("run-{stage}-{table}-{damage}"));
+            copy_dir(&base, &run);
+            let _ = std::fs::remove_file(run.join(output));
+            let path = run.join(table);
+            let bytes = std::fs::read(&path).unwrap();
+            let broken = match damage {
+                "truncated" => bytes[..bytes.len() / 2].to_vec(),
+                _ => b"PAR1 not a table at all PAR1".to_vec(),
+            };
+            std::fs::write(&path, broken).unwrap();
+            let mut cmd = ws.stage(stage, &run);
+            if stage == "ib-fetch" {
+                cmd.args(["--env-file", "/nonexistent"]);
+            }
+            let what = format!("{stage} with a {damage} {table}");
+            assert_bad_input(&what, &mut cmd, &run, &format!("{table}: not a readable inferbench table"));
+            assert!(!run.join(output).exists(), "{what}: {output} is not written");
+        }
+    }
+}
+
+#[test]
+fn a_corrupt_event_log_is_bad_input_for_reconstruct() {
+    let ws = Workspace::new();
+    let run = scheduled_run(&ws);
+    std::fs::create_dir_all(run.join("events")).unwrap();
+    std::fs::write(run.join("events/0001.jsonl"), "not json\n{\"v\":1}\n").unwrap();
+    assert_bad_input("ib-reconstruct", &mut ws.stage("ib-reconstruct", &run), &run, "0001.jsonl:1");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+    }
 }

@@ -23,6 +23,9 @@ pub fn bin(name: &str) -> PathBuf {
     PathBuf::from(path)
 }
 
+/// The number of providers in `tests/fixtures/e2e/providers.yaml`.
+pub const TEST_PROVIDERS: usize = 7;
+
 /// A scratch copy of the test pipeline: the bundled spec and prompts, the test provider
 /// table and simulated profiles, and the sample dataset.
 pub struct Workspace {
@@ -35,7 +38,17 @@ impl Workspace {
         let pipeline = dir.path().join("pipeline");
         std::fs::create_dir_all(pipeline.join("prompts")).unwrap();
         let bundled = repo().join("pipelines/micro-single-task");
-        std::fs::copy(bundled.join("spec.yaml"), pipeline.join("spec.yaml")).unwrap();
+        // The bundled spec sized for the test table's 7 providers: its execution plan must
+        // agree with the provider table (a round releases every provider at once).
+        let spec = std::fs::read_to_string(bundled.join("spec.yaml")).unwrap();
+        let sized = spec
+            .replace("maximum_global_concurrency: 10\n", &format!("maximum_global_concurrency: {TEST_PROVIDERS}\n"))
+            .replace(
+                "total_provider_requests: 6000\n",
+                &format!("total_provider_requests: {}\n", 600 * TEST_PROVIDERS),
+            );
+        assert_ne!(sized, spec, "the bundled spec's execution plan changed; update the sizing here");
+        std::fs::write(pipeline.join("spec.yaml"), sized).unwrap();
         for entry in std::fs::read_dir(bundled.join("prompts")).unwrap() {
             let path = entry.unwrap().path();
             std::fs::copy(&path, pipeline.join("prompts").join(path.file_name().unwrap())).unwrap();
