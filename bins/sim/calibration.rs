@@ -14,6 +14,7 @@ use crate::draw::Drawer;
 use crate::profile::{Fault, Profile, Profiles, Sampling};
 use crate::rng::SplitMix64;
 use crate::stream::{self, Kind};
+use inferbench_schemas::tokenizer;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -363,7 +364,7 @@ fn fit_default_profiles() {
     let profiles = load_defaults();
     let answers = synthetic_answers();
     for (i, fam) in answers.iter().enumerate() {
-        let counts: Vec<usize> = fam.iter().map(|a| crate::answer::count_tokens(a)).collect();
+        let counts: Vec<usize> = fam.iter().map(|a| tokenizer::count(a)).collect();
         let mean = counts.iter().sum::<usize>() as f64 / counts.len() as f64;
         println!(
             "family {i}: tokens min {} mean {mean:.1} max {}",

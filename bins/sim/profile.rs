@@ -2,24 +2,11 @@
 //! before the server binds, so a typo is a one-line error naming the provider and the field
 //! rather than a provider that silently behaves like the defaults.
 use crate::rng::normal_quantile;
+use inferbench_schemas::providers::slug;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// The URL path segment of a provider: its name lowercased, every run of characters outside
-/// `[a-z0-9]` replaced by one `-`, trimmed of `-` ("Z.AI" -> "z-ai").
-pub fn slug(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for c in name.chars().flat_map(char::to_lowercase) {
-        if c.is_ascii_lowercase() || c.is_ascii_digit() {
-            out.push(c);
-        } else if !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    out.trim_matches('-').to_string()
-}
 
 /// A profile file that cannot be used. Exit code 3 (bad input).
 #[derive(Debug)]
@@ -45,6 +32,13 @@ impl fmt::Display for ProfileError {
 
 // No `source()`: the message already ends with the I/O error, and `{:#}` would repeat it.
 impl std::error::Error for ProfileError {}
+
+/// A bad profile file is bad input of the contract (exit code 3 through `cli::finish`).
+impl From<ProfileError> for inferbench_schemas::Error {
+    fn from(e: ProfileError) -> Self {
+        inferbench_schemas::Error::BadInput(e.to_string())
+    }
+}
 
 /// How the outcome and the timing quantiles of request n are drawn (see `rng.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -464,14 +458,18 @@ providers:
         parse(text).unwrap_err().to_string()
     }
 
+    /// Providers are served under the contract's slug, the one the fetch client calls.
+    /// U+212A KELVIN SIGN lowercases to ASCII `k` under Unicode rules, which gave the route
+    /// `kelvin-ai`; the contract keeps ASCII letters and digits only, so the fetch client
+    /// calls `elvin-ai`.
     #[test]
-    fn slugs() {
-        assert_eq!(slug("Z.AI"), "z-ai");
-        assert_eq!(slug("deepinfra"), "deepinfra");
-        assert_eq!(slug("Together AI"), "together-ai");
-        assert_eq!(slug("  --Fireworks__AI!! v2 "), "fireworks-ai-v2");
-        assert_eq!(slug("Novita-AI"), "novita-ai");
-        assert_eq!(slug("..."), "");
+    fn routes_are_the_contract_slug() {
+        let name = "\u{212A}elvin.AI";
+        let p = parse(&MINIMAL.replace("Z.AI:", "\"\\u212Aelvin.AI\":")).unwrap();
+        let routes: Vec<&str> = p.providers.keys().map(String::as_str).collect();
+        assert_eq!(routes, [inferbench_schemas::providers::slug(name).as_str()]);
+        assert_eq!(routes, ["elvin-ai"]);
+        assert_eq!(p.providers["elvin-ai"].slug, "elvin-ai");
     }
 
     #[test]

@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use axum::{Json, Router};
+use inferbench_schemas::tokenizer;
 use serde::Serialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -219,7 +220,7 @@ fn prompt_tokens(request: &Value) -> usize {
     let messages = request.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
     3 + messages
         .iter()
-        .map(|m| 3 + m.get("content").and_then(content_text).map(|t| answer::count_tokens(&t)).unwrap_or(0))
+        .map(|m| 3 + m.get("content").and_then(content_text).map(|t| tokenizer::count(&t)).unwrap_or(0))
         .sum::<usize>()
 }
 
@@ -337,7 +338,7 @@ providers:
     async fn start() -> Sim {
         let dir = tempfile::tempdir().unwrap();
         let profiles = Profiles::parse(PROFILES, FsPath::new("t.yaml")).unwrap();
-        let dataset = Dataset::from_rows(&fixtures::rows());
+        let dataset = fixtures::dataset();
         let log_path = dir.path().join("sim.jsonl");
         let log = RequestLog::open(log_path.clone()).unwrap();
         let time_scale = profiles.time_scale;
@@ -433,8 +434,7 @@ providers:
     #[tokio::test]
     async fn streams_a_full_sse_sequence_on_time() {
         let sim = start().await;
-        let reply =
-            send(sim.addr, "POST", "/z-ai/v1/chat/completions", &chat_body("The export button crashes the app.")).await;
+        let reply = send(sim.addr, "POST", "/z-ai/v1/chat/completions", &chat_body(fixtures::TICKET_USER)).await;
         assert!(reply.head.starts_with("HTTP/1.1 200"), "{}", reply.head);
         assert!(reply.head.to_lowercase().contains("content-type: text/event-stream"));
         let body = String::from_utf8(dechunk(&reply.body).expect("complete chunked body")).unwrap();
@@ -490,9 +490,7 @@ providers:
     #[tokio::test]
     async fn disconnect_truncates_the_body() {
         let sim = start().await;
-        let reply =
-            send(sim.addr, "POST", "/broken/v1/chat/completions", &chat_body("The export button crashes the app."))
-                .await;
+        let reply = send(sim.addr, "POST", "/broken/v1/chat/completions", &chat_body(fixtures::TICKET_USER)).await;
         if !reply.head.is_empty() {
             assert!(reply.head.starts_with("HTTP/1.1 200"), "{}", reply.head);
             assert!(dechunk(&reply.body).is_none(), "the body must not end cleanly");
@@ -524,6 +522,26 @@ providers:
         let body = String::from_utf8(dechunk(&reply.body).unwrap()).unwrap();
         assert!(body.contains("unknown"));
         assert_eq!(log_lines(&sim)[0]["item_id"], Value::Null);
+    }
+
+    /// The route of a provider is the contract's slug of its name: U+212A KELVIN SIGN is
+    /// not ASCII, so "\u{212A}elvin" is served at `/elvin`, where the fetch client calls it.
+    #[tokio::test]
+    async fn the_route_is_the_contract_slug() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "providers:\n  \"\\u212Aelvin\":\n    model: m\n    ttft_ms: {median: 1, p99: 2}\n    tokens_per_second: {median: 1000, p05: 500}\n";
+        let profiles = Profiles::parse(text, FsPath::new("t.yaml")).unwrap();
+        let log = RequestLog::open(dir.path().join("log")).unwrap();
+        let app = Arc::new(App::new(profiles, fixtures::dataset(), 0.01, 0, Some(log)));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(serve(listener, app, std::future::pending(), Duration::from_secs(1)));
+        let route = inferbench_schemas::providers::slug("\u{212A}elvin");
+        assert_eq!(route, "elvin");
+        let r = send(addr, "POST", &format!("/{route}/v1/chat/completions"), &chat_body(fixtures::TICKET_USER)).await;
+        assert!(r.head.starts_with("HTTP/1.1 200"), "{}", r.head);
+        let r = send(addr, "POST", "/kelvin/v1/chat/completions", &chat_body(fixtures::TICKET_USER)).await;
+        assert!(r.head.starts_with("HTTP/1.1 404"), "{}", r.head);
     }
 
     #[test]
