@@ -163,7 +163,8 @@ fn simulate(profile: &Profile, drawer: &Drawer, answers: &[Vec<Chunks>], start: 
             // The client stops reading at the deadline or at the first invalid event.
             let mut seen: Vec<f64> = Vec::new();
             let mut broken = stream::headers_at_ms(profile, &draw) >= TIMEOUT_MS;
-            for s in stream::schedule(profile, &draw, 0, &ends) {
+            // Usage chunks do not move any figure.
+            for s in stream::schedule(profile, &draw, 0, &ends, false) {
                 if broken || s.at_ms >= TIMEOUT_MS {
                     broken = true;
                     break;
@@ -546,4 +547,23 @@ fn fit(p0: &Profile, sampling: Sampling, answers: &[Vec<String>; 3]) -> String {
         row("  mean of 4", &got),
         row("  published", &want)
     )
+}
+
+/// The default profiles honour `include_usage`, so a simulated run gets a usage chunk from
+/// exactly the providers whose table entry asks for one, as the real providers would; and
+/// every provider of the table has a profile under its slug.
+#[test]
+fn default_profiles_answer_the_usage_the_provider_table_asks_for() {
+    use inferbench_schemas::providers::{slug, ProviderTable};
+    use inferbench_schemas::spec::Spec;
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spec = Spec::load(&repo.join("pipelines/micro-single-task/spec.yaml")).unwrap();
+    let table = ProviderTable::load(&spec.providers_path, &spec).unwrap();
+    let profiles = load_defaults();
+    assert_eq!(profiles.providers.len(), table.providers.len());
+    for p in &table.providers {
+        let profile = profiles.providers.get(&slug(&p.name)).unwrap_or_else(|| panic!("no profile for {}", p.name));
+        assert_eq!(profile.usage_chunk.sends(p.stream_usage), p.stream_usage, "{}", p.name);
+        assert_eq!(profile.usage_chunk.sends(!p.stream_usage), !p.stream_usage, "{}", p.name);
+    }
 }

@@ -3,7 +3,7 @@
 //! rather than a provider that silently behaves like the defaults.
 use crate::rng::normal_quantile;
 use inferbench_schemas::providers::slug;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -37,6 +37,30 @@ impl std::error::Error for ProfileError {}
 impl From<ProfileError> for inferbench_schemas::Error {
     fn from(e: ProfileError) -> Self {
         inferbench_schemas::Error::BadInput(e.to_string())
+    }
+}
+
+/// Whether a stream ends with a usage chunk (`choices: []`, `usage: {...}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UsageChunk {
+    /// If and only if the request asked for it with `stream_options.include_usage: true`,
+    /// as OpenAI does. The default.
+    #[default]
+    AsRequested,
+    /// Always: the provider ignores `include_usage` and sends usage unasked.
+    Always,
+    /// Never: the provider ignores `include_usage` and sends no usage even when asked.
+    Never,
+}
+
+impl UsageChunk {
+    pub fn sends(self, requested: bool) -> bool {
+        match self {
+            UsageChunk::AsRequested => requested,
+            UsageChunk::Always => true,
+            UsageChunk::Never => false,
+        }
     }
 }
 
@@ -101,7 +125,7 @@ pub struct Profile {
     pub reasoning_field: String,
     pub tokens_per_chunk: usize,
     pub accuracy: f64,
-    pub stream_usage: bool,
+    pub usage_chunk: UsageChunk,
     pub faults: Faults,
 }
 
@@ -249,7 +273,7 @@ struct RawProfile {
     #[serde(default = "one")]
     accuracy: f64,
     #[serde(default)]
-    stream_usage: bool,
+    usage_chunk: UsageChunk,
     #[serde(default)]
     faults: Faults,
 }
@@ -404,7 +428,7 @@ fn validate_profile(slug: String, rp: RawProfile, at: &dyn Fn(&str) -> String) -
         reasoning_field: rp.reasoning_field,
         tokens_per_chunk: rp.tokens_per_chunk as usize,
         accuracy: rp.accuracy,
-        stream_usage: rp.stream_usage,
+        usage_chunk: rp.usage_chunk,
         faults: f,
     })
 }
@@ -483,7 +507,7 @@ providers:
         assert_eq!(z.accuracy, 1.0);
         assert_eq!(z.reasoning_field, "reasoning_content");
         assert_eq!(z.reasoning.mean, 0.0);
-        assert!(!z.stream_usage);
+        assert_eq!(z.usage_chunk, UsageChunk::AsRequested);
         assert_eq!(z.faults.total(), 0.0);
         assert_eq!(z.faults.stall_before_ms, 25_000.0);
     }
@@ -529,6 +553,8 @@ providers:
             (format!("{MINIMAL}    faults: {{http_429: -0.1}}\n"), "providers.Z.AI.faults.http_429"),
             (format!("{MINIMAL}    faults: {{http_429: 0.6, http_5xx: 0.6}}\n"), "providers.Z.AI.faults: the fault probabilities add up"),
             (format!("{MINIMAL}    faults: {{stall_before_ms: -1}}\n"), "providers.Z.AI.faults.stall_before_ms"),
+            (format!("{MINIMAL}    usage_chunk: sometimes\n"), "usage_chunk"),
+            (format!("{MINIMAL}    stream_usage: true\n"), "stream_usage"),
             (format!("{MINIMAL}    reasoning_field: content\n"), "providers.Z.AI.reasoning_field"),
             (format!("{MINIMAL}    reasoning_tokens: {{mean: -3}}\n"), "providers.Z.AI.reasoning_tokens.mean"),
             (format!("{MINIMAL}    reasoning_tokens: {{mean: 3, start_fraction: 0.8, end_fraction: 0.5}}\n"), "providers.Z.AI.reasoning_tokens"),

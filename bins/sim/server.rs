@@ -123,6 +123,8 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, body: Bytes
     let item = user_text(&request).and_then(|u| app.dataset.lookup(&u));
     let mut draw = provider.drawer.draw(profile, &body_sha256, counter);
     let id = format!("chatcmpl-{slug}-{counter}");
+    let include_usage = request.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+    let usage = profile.usage_chunk.sends(include_usage);
 
     let mut record = LogRecord {
         received_unix_ms,
@@ -141,6 +143,8 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, body: Bytes
         reasoning_tokens: draw.reasoning_tokens,
         answer_tokens: 0,
         answer_events: 0,
+        include_usage,
+        usage_chunk: usage,
         ending: None,
         answer_event_offsets_ms: Vec::new(),
     };
@@ -171,6 +175,7 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, body: Bytes
         answer: &answer,
         reasoning: &reasoning,
         prompt_tokens: prompt_tokens(&request),
+        usage,
     });
     record.answer_tokens = answer.token_count;
     record.answer_events = answer.chunks.len();
@@ -258,6 +263,10 @@ pub struct LogRecord {
     pub answer_tokens: usize,
     /// Answer events planned.
     pub answer_events: usize,
+    /// Whether the request asked for usage (`stream_options.include_usage: true`).
+    pub include_usage: bool,
+    /// Whether the stream ends with a usage chunk (absent for HTTP errors).
+    pub usage_chunk: bool,
     /// How the stream ended; absent for HTTP errors.
     pub ending: Option<Ending>,
     /// Real ms from receipt at which each answer event was written.
@@ -307,7 +316,16 @@ providers:
     ttft_ms: {median: 3000, p99: 6000}
     tokens_per_second: {median: 2000, p05: 1000}
     reasoning_tokens: {mean: 6}
-    stream_usage: true
+  always-usage:
+    model: m
+    ttft_ms: {median: 100, p99: 200}
+    tokens_per_second: {median: 1000, p05: 500}
+    usage_chunk: always
+  never-usage:
+    model: m
+    ttft_ms: {median: 100, p99: 200}
+    tokens_per_second: {median: 1000, p05: 500}
+    usage_chunk: never
   limited:
     model: m
     ttft_ms: {median: 100, p99: 200}
@@ -423,6 +441,12 @@ providers:
         json!({"model": "glm-5.3-flash", "stream": true, "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": user}]}).to_string()
     }
 
+    fn chat_body_with_usage(user: &str) -> String {
+        let mut v: Value = serde_json::from_str(&chat_body(user)).unwrap();
+        v["stream_options"] = json!({"include_usage": true});
+        v.to_string()
+    }
+
     fn log_lines(sim: &Sim) -> Vec<Value> {
         std::fs::read_to_string(&sim.log)
             .unwrap_or_default()
@@ -434,7 +458,8 @@ providers:
     #[tokio::test]
     async fn streams_a_full_sse_sequence_on_time() {
         let sim = start().await;
-        let reply = send(sim.addr, "POST", "/z-ai/v1/chat/completions", &chat_body(fixtures::TICKET_USER)).await;
+        let reply =
+            send(sim.addr, "POST", "/z-ai/v1/chat/completions", &chat_body_with_usage(fixtures::TICKET_USER)).await;
         assert!(reply.head.starts_with("HTTP/1.1 200"), "{}", reply.head);
         assert!(reply.head.to_lowercase().contains("content-type: text/event-stream"));
         let body = String::from_utf8(dechunk(&reply.body).expect("complete chunked body")).unwrap();
@@ -473,6 +498,32 @@ providers:
         // The client saw the first answer no earlier than the drawn TTFT.
         let seen = reply.first_answer.unwrap().as_secs_f64() * 1000.0;
         assert!(seen >= scaled_ttft, "first answer after {seen} ms, drawn TTFT {scaled_ttft} ms");
+    }
+
+    #[tokio::test]
+    async fn usage_is_sent_if_and_only_if_asked_unless_the_provider_ignores_it() {
+        let sim = start().await;
+        for (provider, asked, want) in [
+            ("z-ai", true, true),
+            ("z-ai", false, false),
+            ("always-usage", false, true),
+            ("always-usage", true, true),
+            ("never-usage", true, false),
+        ] {
+            let user = fixtures::TICKET_USER;
+            let body = if asked { chat_body_with_usage(user) } else { chat_body(user) };
+            let reply = send(sim.addr, "POST", &format!("/{provider}/v1/chat/completions"), &body).await;
+            let text = String::from_utf8(dechunk(&reply.body).unwrap()).unwrap();
+            let usage = text.split("\n\n").filter(|e| e.contains("\"usage\":")).count();
+            assert_eq!(usage, want as usize, "{provider} asked={asked}");
+            assert!(text.ends_with("data: [DONE]\n\n"));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let flags: Vec<(bool, bool)> = log_lines(&sim)
+            .iter()
+            .map(|r| (r["include_usage"].as_bool().unwrap(), r["usage_chunk"].as_bool().unwrap()))
+            .collect();
+        assert_eq!(flags, [(true, true), (false, false), (false, true), (true, true), (true, false)]);
     }
 
     #[tokio::test]

@@ -46,6 +46,8 @@ pub struct Request<'a> {
     pub answer: &'a Chunks,
     pub reasoning: &'a Chunks,
     pub prompt_tokens: usize,
+    /// Whether the stream ends with a usage chunk.
+    pub usage: bool,
 }
 
 /// The model id a `wrong_model` fault echoes: a plausible deployment mix-up.
@@ -73,14 +75,21 @@ pub struct Slot {
 }
 
 /// The event times of a response with `reasoning_chunks` reasoning chunks and answer chunks
-/// ending at the given token indices (exclusive).
+/// ending at the given token indices (exclusive); `usage`: whether a usage chunk follows the
+/// finish.
 ///
 /// Answer chunk 0 goes out at TTFT; chunk c > 0 when its last token is generated, at
 /// TTFT + (last token index) / rate. The client therefore measures exactly the drawn rate,
 /// (N - 1) / (t_last - t_first), and E2E = TTFT + (N - 1) / rate. Reasoning is spread evenly
 /// over the profile's fraction window of the TTFT. Mid-stream faults strike after the first
 /// half of the answer chunks (at least one).
-pub fn schedule(profile: &Profile, draw: &Draw, reasoning_chunks: usize, answer_ends: &[usize]) -> Vec<Slot> {
+pub fn schedule(
+    profile: &Profile,
+    draw: &Draw,
+    reasoning_chunks: usize,
+    answer_ends: &[usize],
+    usage: bool,
+) -> Vec<Slot> {
     let slot = |at_ms, kind, index| Slot { at_ms, kind, index };
     let t0 = headers_at_ms(profile, draw);
     let ttft = draw.ttft_ms;
@@ -128,7 +137,7 @@ pub fn schedule(profile: &Profile, draw: &Draw, reasoning_chunks: usize, answer_
         }
     }
     slots.push(slot(end_at, Kind::Finish, 0));
-    if profile.stream_usage {
+    if usage {
         slots.push(slot(end_at, Kind::Usage, 0));
     }
     if draw.fault != Fault::NoDone {
@@ -153,7 +162,7 @@ pub fn plan(req: &Request) -> Vec<Step> {
     };
     let answer = |i: usize| req.answer.chunks.get(i).map(|(t, _)| t.as_str()).unwrap_or("");
     let ends: Vec<usize> = req.answer.chunks.iter().map(|(_, end)| *end).collect();
-    schedule(profile, draw, req.reasoning.chunks.len(), &ends)
+    schedule(profile, draw, req.reasoning.chunks.len(), &ends, req.usage)
         .into_iter()
         .map(|slot| {
             let data = match slot.kind {
@@ -321,6 +330,7 @@ mod tests {
             answer: &answer,
             reasoning: &r,
             prompt_tokens: 100,
+            usage: true,
         });
         (steps, answer)
     }
@@ -333,7 +343,7 @@ mod tests {
 
     #[test]
     fn clean_stream_sequence_and_timing() {
-        let p = profile("    reasoning_tokens: {mean: 10}\n    stream_usage: true\n    tokens_per_chunk: 2\n");
+        let p = profile("    reasoning_tokens: {mean: 10}\n    tokens_per_chunk: 2\n");
         let d = draw(Fault::None, 10);
         let (steps, answer) = plan_for(&p, &d);
         assert_eq!(kinds(&steps), [Kind::Role, Kind::Reasoning, Kind::Answer, Kind::Finish, Kind::Usage, Kind::Done]);
@@ -402,7 +412,7 @@ mod tests {
         assert!(serde_json::from_str::<Value>(&bad[0].data).is_err());
 
         let (s, _) = plan_for(&p, &draw(Fault::NoDone, 0));
-        assert_eq!(s.last().unwrap().kind, Kind::Finish);
+        assert_eq!(s.last().unwrap().kind, Kind::Usage);
 
         let (s, _) = plan_for(&p, &draw(Fault::WrongModel, 0));
         let v: Value = serde_json::from_str(&s[1].data).unwrap();
@@ -424,7 +434,18 @@ mod tests {
         assert_eq!(answer.chunks.len(), 1);
         assert_eq!(kinds(&s), [Kind::Role, Kind::Answer, Kind::Abort]);
         let (s, _) = plan_for(&p, &draw(Fault::Malformed, 0));
-        assert_eq!(kinds(&s), [Kind::Role, Kind::Answer, Kind::Malformed, Kind::Finish, Kind::Done]);
+        assert_eq!(kinds(&s), [Kind::Role, Kind::Answer, Kind::Malformed, Kind::Finish, Kind::Usage, Kind::Done]);
+    }
+
+    #[test]
+    fn usage_only_when_asked() {
+        let p = profile("");
+        let d = draw(Fault::None, 0);
+        let asked = schedule(&p, &d, 0, &[2, 4, 6], true);
+        let not = schedule(&p, &d, 0, &[2, 4, 6], false);
+        assert_eq!(asked.iter().filter(|s| s.kind == Kind::Usage).count(), 1);
+        assert_eq!(not.iter().filter(|s| s.kind == Kind::Usage).count(), 0);
+        assert_eq!(not.last().unwrap().kind, Kind::Done);
     }
 
     #[tokio::test]
