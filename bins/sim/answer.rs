@@ -199,14 +199,27 @@ fn chunks_of(tokens: &[u32], tokens_per_chunk: usize) -> Chunks {
     Chunks { chunks, token_count: tokens.len() }
 }
 
-/// `n` tokens of plausible low-effort reasoning, chunked like the answer.
-pub fn reasoning(n: usize, tokens_per_chunk: usize) -> Chunks {
+/// `n` tokens of plausible low-effort reasoning, chunked like the answer; `typographic`:
+/// written with curly quotes, dashes and ellipses (multi-byte characters in every few
+/// events, for `split_utf8` providers).
+pub fn reasoning(n: usize, tokens_per_chunk: usize, typographic: bool) -> Chunks {
     const THOUGHT: &str = "The user wants a single JSON object and nothing else. Let me find the part of \
         the text that answers the question, check it against the rules, and copy the value exactly \
         as it is written. ";
-    let one = tokenizer::encode(THOUGHT);
+    const TYPOGRAPHIC: &str = "Right — the user wants a single JSON object and nothing else. Let me find the part of \
+        the text that answers the question… check it against the rules, and copy the value exactly \
+        as it’s written. ";
+    let one = tokenizer::encode(if typographic { TYPOGRAPHIC } else { THOUGHT });
     let tokens: Vec<u32> = one.iter().copied().cycle().take(n).collect();
     chunks_of(&tokens, tokens_per_chunk)
+}
+
+/// The answer as a `split_utf8` provider's model writes it: every space a no-break space
+/// (U+00A0, two bytes in UTF-8), so the answer events have a character to cut. Rendered
+/// answers are compact JSON, so spaces occur only inside meeting-notes values, which are
+/// compared after collapsing Unicode whitespace (U+00A0 included): the answer stays correct.
+pub fn for_split_utf8(text: &str) -> String {
+    text.replace(' ', "\u{a0}")
 }
 
 #[cfg(test)]
@@ -356,9 +369,27 @@ mod tests {
 
     #[test]
     fn reasoning_has_the_requested_length() {
-        let r = reasoning(57, 2);
-        assert_eq!(r.token_count, 57);
-        assert_eq!(r.chunks.last().unwrap().1, 57);
-        assert_eq!(reasoning(0, 1).chunks.len(), 0);
+        for typographic in [false, true] {
+            let r = reasoning(57, 2, typographic);
+            assert_eq!(r.token_count, 57);
+            assert_eq!(r.chunks.last().unwrap().1, 57);
+            assert_eq!(reasoning(0, 1, typographic).chunks.len(), 0);
+        }
+        let text: String = reasoning(57, 1, true).chunks.into_iter().map(|(t, _)| t).collect();
+        assert!(text.contains('—') && text.contains('…'), "{text}");
+    }
+
+    #[test]
+    fn split_utf8_answers_are_non_ascii_and_still_correct() {
+        let ds = ds();
+        let gold = render(&item(&ds, "m-2").gold);
+        let text = for_split_utf8(&gold);
+        assert!(!text.is_ascii());
+        let v: Value = serde_json::from_str(&text).unwrap();
+        // What the evaluator compares: whitespace runs collapsed (U+00A0 is whitespace).
+        assert_eq!(norm(v["answer"].as_str().unwrap()), "tomas lindqvist");
+        // Compact JSON has no spaces outside strings: the other families are unchanged.
+        let ticket = render(&item(&ds, "t-1").gold);
+        assert_eq!(for_split_utf8(&ticket), ticket);
     }
 }

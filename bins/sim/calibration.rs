@@ -13,7 +13,7 @@ use crate::dataset::Gold;
 use crate::draw::Drawer;
 use crate::profile::{Fault, Profile, Profiles, Sampling};
 use crate::rng::SplitMix64;
-use crate::stream::{self, Kind};
+use crate::schedule::{schedule, Kind};
 use inferbench_schemas::tokenizer;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -156,22 +156,28 @@ fn simulate(profile: &Profile, drawer: &Drawer, answers: &[Vec<Chunks>], start: 
             let counter = start + round as u64;
             let body = sha2_of(&format!("{}:{round}", profile.slug));
             let draw = drawer.draw(profile, &body, counter);
-            if matches!(draw.fault, Fault::Http429 | Fault::Http5xx) {
+            // Responses with no stream to time (none of the default profiles has the last
+            // three; they fail a request all the same).
+            if matches!(draw.fault, Fault::Http429 | Fault::Http5xx | Fault::Http400 | Fault::Redirect | Fault::NonSse)
+            {
                 return Observed { failed: true, ..Observed::default() };
             }
             let ends: Vec<usize> = answer.chunks.iter().map(|(_, end)| *end).collect();
-            // The client stops reading at the deadline or at the first invalid event.
+            // The client stops reading at the deadline or at the first invalid event. Usage
+            // chunks do not move any figure.
+            let sched = schedule(profile, &draw, 0, &ends, false);
             let mut seen: Vec<f64> = Vec::new();
-            let mut broken = stream::headers_at_ms(profile, &draw) >= TIMEOUT_MS;
-            // Usage chunks do not move any figure.
-            for s in stream::schedule(profile, &draw, 0, &ends, false) {
+            let mut broken = sched.headers_at_ms >= TIMEOUT_MS;
+            for s in sched.slots {
                 if broken || s.at_ms >= TIMEOUT_MS {
                     broken = true;
                     break;
                 }
                 match s.kind {
                     Kind::Answer => seen.push(s.at_ms),
-                    Kind::Malformed | Kind::Abort => broken = true,
+                    Kind::Malformed | Kind::Abort | Kind::Error | Kind::End | Kind::Unterminated | Kind::Oversized => {
+                        broken = true
+                    }
                     _ => {}
                 }
             }

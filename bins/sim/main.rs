@@ -4,13 +4,22 @@
 //! own latency and speed distributions, reasoning, chunking, accuracy and faults; answers come
 //! from the dataset's gold. With `--log`, every request's draws and the send time of each
 //! answer event are appended as one JSON line: the ground truth for checking a client.
+//! Besides the latency and speed of the published providers it reproduces hostile wire
+//! behaviour (see `fault.rs`): mid-stream errors, non-SSE answers, hangs, endless and
+//! oversized lines, echoed credentials, odd line endings and split UTF-8.
 mod answer;
+mod credential;
 mod dataset;
 mod draw;
+mod fault;
+mod log;
+mod play;
 mod profile;
 mod rng;
+mod schedule;
 mod server;
 mod stream;
+mod wire;
 
 #[cfg(test)]
 mod calibration;
@@ -81,9 +90,9 @@ fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     let log = match &args.log {
-        Some(path) => Some(
-            server::RequestLog::open(path.clone()).with_context(|| format!("{}: cannot open log", path.display()))?,
-        ),
+        Some(path) => {
+            Some(log::RequestLog::open(path.clone()).with_context(|| format!("{}: cannot open log", path.display()))?)
+        }
         None => None,
     };
     let app = Arc::new(server::App::new(profiles, dataset, time_scale, args.seed, log));
