@@ -80,7 +80,7 @@ $(RUN)/schedule.parquet: $(RUN)/lock.json
 $(RUN)/events.parquet: $(RUN)/schedule.parquet
 ifeq ($(ENDPOINTS),simulated)
 	url_file=$$(mktemp); \
-	$(BIN)/ib-sim --profiles $(SIM_PROFILES) --dataset $(DATASET) --port-file $$url_file >/dev/null & sim=$$!; \
+	$(BIN)/ib-sim --profiles $(SIM_PROFILES) --spec $(SPEC) --dataset $(DATASET) --port-file $$url_file >/dev/null & sim=$$!; \
 	trap 'kill $$sim 2>/dev/null; rm -f $$url_file' EXIT; \
 	for _ in $$(seq 200); do [ -s $$url_file ] && break; sleep 0.05; done; \
 	[ -s $$url_file ] || { echo "ib-sim did not start" >&2; exit 1; }; \

@@ -1,8 +1,9 @@
 //! What the simulated model says: the gold rendered as the model would write it, or a
 //! plausible wrong answer of the same schema (so it is scored `incorrect_result`, not
 //! `invalid_result`), split into real o200k_base tokens for streaming.
-use crate::dataset::{Dataset, FieldKind, Gold, Item, AGREEMENT_TYPES, CATEGORIES, CONTRACT_FIELDS, PRIORITIES};
+use crate::dataset::{contract_fields, Dataset, FieldKind, Gold, Item, AGREEMENT_TYPES, CATEGORIES, PRIORITIES};
 use crate::rng::SplitMix64;
+use inferbench_schemas::tokenizer;
 use serde_json::Value;
 
 /// The answer to a prompt that is not in the dataset: schema-valid for the meeting family,
@@ -27,10 +28,8 @@ pub fn render(gold: &Gold) -> String {
         }
         // Written field by field so the order never depends on serde_json's map features.
         Gold::Contract(map) => {
-            let fields: Vec<String> = CONTRACT_FIELDS
-                .iter()
-                .map(|(k, _)| format!("\"{k}\":{}", map.get(*k).unwrap_or(&Value::Null)))
-                .collect();
+            let fields: Vec<String> =
+                contract_fields().map(|(k, _)| format!("\"{k}\":{}", map.get(k).unwrap_or(&Value::Null))).collect();
             format!("{{{}}}", fields.join(","))
         }
     }
@@ -58,7 +57,8 @@ pub fn wrong_gold(item: &Item, dataset: &Dataset, rng: &mut SplitMix64) -> Gold 
         }
         Gold::Contract(map) => {
             let mut map = map.clone();
-            let (key, kind) = CONTRACT_FIELDS[rng.below(CONTRACT_FIELDS.len())];
+            let fields: Vec<(&str, FieldKind)> = contract_fields().collect();
+            let (key, kind) = fields[rng.below(fields.len())];
             let old = map.get(key).cloned().unwrap_or(Value::Null);
             map.insert(key.to_string(), wrong_field(kind, &old, rng));
             Gold::Contract(map)
@@ -178,19 +178,16 @@ pub struct Chunks {
 }
 
 pub fn tokenize(text: &str, tokens_per_chunk: usize) -> Chunks {
-    let bpe = tiktoken_rs::o200k_base_singleton();
-    let tokens = bpe.encode_ordinary(text);
-    chunks_of(&tokens, tokens_per_chunk)
+    chunks_of(&tokenizer::encode(text), tokens_per_chunk)
 }
 
 fn chunks_of(tokens: &[u32], tokens_per_chunk: usize) -> Chunks {
-    let bpe = tiktoken_rs::o200k_base_singleton();
     let mut chunks = Vec::new();
     let mut pending: Vec<u8> = Vec::new();
     let mut end = 0;
     for group in tokens.chunks(tokens_per_chunk.max(1)) {
         end += group.len();
-        pending.extend(bpe.decode_bytes(group).unwrap_or_default());
+        pending.extend(tokenizer::decode_bytes(group));
         if let Ok(s) = std::str::from_utf8(&pending) {
             chunks.push((s.to_string(), end));
             pending.clear();
@@ -202,30 +199,38 @@ fn chunks_of(tokens: &[u32], tokens_per_chunk: usize) -> Chunks {
     Chunks { chunks, token_count: tokens.len() }
 }
 
-/// `n` tokens of plausible low-effort reasoning, chunked like the answer.
-pub fn reasoning(n: usize, tokens_per_chunk: usize) -> Chunks {
+/// `n` tokens of plausible low-effort reasoning, chunked like the answer; `typographic`:
+/// written with curly quotes, dashes and ellipses (multi-byte characters in every few
+/// events, for `split_utf8` providers).
+pub fn reasoning(n: usize, tokens_per_chunk: usize, typographic: bool) -> Chunks {
     const THOUGHT: &str = "The user wants a single JSON object and nothing else. Let me find the part of \
         the text that answers the question, check it against the rules, and copy the value exactly \
         as it is written. ";
-    let bpe = tiktoken_rs::o200k_base_singleton();
-    let one = bpe.encode_ordinary(THOUGHT);
+    const TYPOGRAPHIC: &str = "Right — the user wants a single JSON object and nothing else. Let me find the part of \
+        the text that answers the question… check it against the rules, and copy the value exactly \
+        as it’s written. ";
+    let one = tokenizer::encode(if typographic { TYPOGRAPHIC } else { THOUGHT });
     let tokens: Vec<u32> = one.iter().copied().cycle().take(n).collect();
     chunks_of(&tokens, tokens_per_chunk)
 }
 
-/// o200k tokens of a text (usage accounting).
-pub fn count_tokens(text: &str) -> usize {
-    tiktoken_rs::o200k_base_singleton().encode_ordinary(text).len()
+/// The answer as a `split_utf8` provider's model writes it: every space a no-break space
+/// (U+00A0, two bytes in UTF-8), so the answer events have a character to cut. Rendered
+/// answers are compact JSON, so spaces occur only inside meeting-notes values, which are
+/// compared after collapsing Unicode whitespace (U+00A0 included): the answer stays correct.
+pub fn for_split_utf8(text: &str) -> String {
+    text.replace(' ', "\u{a0}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::{fixtures, Family, CONTRACT_FIELDS};
+    use crate::dataset::fixtures;
+    use inferbench_schemas::dataset::{is_iso_date, CONTRACT_FIELDS};
     use serde_json::Map;
 
     fn ds() -> Dataset {
-        Dataset::from_rows(&fixtures::rows())
+        fixtures::dataset()
     }
 
     fn item<'a>(ds: &'a Dataset, id: &str) -> &'a Item {
@@ -274,7 +279,7 @@ mod tests {
         let mut rng = SplitMix64::new(1);
         for _ in 0..50 {
             let Gold::Meeting { value, .. } = wrong_gold(item(&ds, "m-1"), &ds, &mut rng) else { panic!() };
-            assert!(value.starts_with("Tomas") || value == "T. Lindqvist", "{value}");
+            assert!(["Tomas Lindqvist", "Tomas", "T. Lindqvist", "Tomás Ortega"].contains(&value.as_str()), "{value}");
         }
     }
 
@@ -315,14 +320,20 @@ mod tests {
             let text = answer(Some(item(&ds, "c-1")), false, &ds, &mut rng);
             let v: Map<String, Value> = serde_json::from_str(&text).unwrap();
             let keys: Vec<&String> = v.keys().collect();
-            let want: Vec<&str> = CONTRACT_FIELDS.iter().map(|(k, _)| *k).collect();
-            assert_eq!(keys, want);
+            assert_eq!(keys, CONTRACT_FIELDS);
             let diff: Vec<&String> = v.keys().filter(|k| v[*k] != gold[*k]).collect();
             assert_eq!(diff.len(), 1, "{text}");
             fields_hit.insert(diff[0].clone());
-            // Re-parse through the dataset's own gold check: same schema.
-            let row = fixtures::CONTRACT.replace(&render(&Gold::Contract(gold.clone())), &text);
-            assert!(Dataset::from_rows(&[(Family::Contract, &row)]).len() == 1);
+            // Still of the contract's schema: the changed value has its field's type.
+            for (key, kind) in contract_fields() {
+                let ok = match kind {
+                    FieldKind::AgreementType => v[key].as_str().is_some_and(|t| AGREEMENT_TYPES.contains(&t)),
+                    FieldKind::Date => v[key].as_str().is_some_and(is_iso_date),
+                    FieldKind::Bool => v[key].is_boolean(),
+                    FieldKind::IntOrNull => v[key].is_null() || v[key].is_i64(),
+                };
+                assert!(ok, "{key}: {}", v[key]);
+            }
         }
         assert_eq!(fields_hit.len(), 10);
     }
@@ -338,7 +349,7 @@ mod tests {
         let text = r#"{"category":"customer_support","priority":"p2"}"#;
         let one = tokenize(text, 1);
         let three = tokenize(text, 3);
-        assert_eq!(one.token_count, count_tokens(text));
+        assert_eq!(one.token_count, tokenizer::count(text));
         assert_eq!(one.chunks.len(), one.token_count);
         assert_eq!(three.chunks.len(), one.token_count.div_ceil(3));
         for c in [&one, &three] {
@@ -358,9 +369,27 @@ mod tests {
 
     #[test]
     fn reasoning_has_the_requested_length() {
-        let r = reasoning(57, 2);
-        assert_eq!(r.token_count, 57);
-        assert_eq!(r.chunks.last().unwrap().1, 57);
-        assert_eq!(reasoning(0, 1).chunks.len(), 0);
+        for typographic in [false, true] {
+            let r = reasoning(57, 2, typographic);
+            assert_eq!(r.token_count, 57);
+            assert_eq!(r.chunks.last().unwrap().1, 57);
+            assert_eq!(reasoning(0, 1, typographic).chunks.len(), 0);
+        }
+        let text: String = reasoning(57, 1, true).chunks.into_iter().map(|(t, _)| t).collect();
+        assert!(text.contains('—') && text.contains('…'), "{text}");
+    }
+
+    #[test]
+    fn split_utf8_answers_are_non_ascii_and_still_correct() {
+        let ds = ds();
+        let gold = render(&item(&ds, "m-2").gold);
+        let text = for_split_utf8(&gold);
+        assert!(!text.is_ascii());
+        let v: Value = serde_json::from_str(&text).unwrap();
+        // What the evaluator compares: whitespace runs collapsed (U+00A0 is whitespace).
+        assert_eq!(norm(v["answer"].as_str().unwrap()), "tomas lindqvist");
+        // Compact JSON has no spaces outside strings: the other families are unchanged.
+        let ticket = render(&item(&ds, "t-1").gold);
+        assert_eq!(for_split_utf8(&ticket), ticket);
     }
 }

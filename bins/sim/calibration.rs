@@ -13,7 +13,8 @@ use crate::dataset::Gold;
 use crate::draw::Drawer;
 use crate::profile::{Fault, Profile, Profiles, Sampling};
 use crate::rng::SplitMix64;
-use crate::stream::{self, Kind};
+use crate::schedule::{schedule, Kind};
+use inferbench_schemas::tokenizer;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -155,21 +156,28 @@ fn simulate(profile: &Profile, drawer: &Drawer, answers: &[Vec<Chunks>], start: 
             let counter = start + round as u64;
             let body = sha2_of(&format!("{}:{round}", profile.slug));
             let draw = drawer.draw(profile, &body, counter);
-            if matches!(draw.fault, Fault::Http429 | Fault::Http5xx) {
+            // Responses with no stream to time (none of the default profiles has the last
+            // three; they fail a request all the same).
+            if matches!(draw.fault, Fault::Http429 | Fault::Http5xx | Fault::Http400 | Fault::Redirect | Fault::NonSse)
+            {
                 return Observed { failed: true, ..Observed::default() };
             }
             let ends: Vec<usize> = answer.chunks.iter().map(|(_, end)| *end).collect();
-            // The client stops reading at the deadline or at the first invalid event.
+            // The client stops reading at the deadline or at the first invalid event. Usage
+            // chunks do not move any figure.
+            let sched = schedule(profile, &draw, 0, &ends, false);
             let mut seen: Vec<f64> = Vec::new();
-            let mut broken = stream::headers_at_ms(profile, &draw) >= TIMEOUT_MS;
-            for s in stream::schedule(profile, &draw, 0, &ends) {
+            let mut broken = sched.headers_at_ms >= TIMEOUT_MS;
+            for s in sched.slots {
                 if broken || s.at_ms >= TIMEOUT_MS {
                     broken = true;
                     break;
                 }
                 match s.kind {
                     Kind::Answer => seen.push(s.at_ms),
-                    Kind::Malformed | Kind::Abort => broken = true,
+                    Kind::Malformed | Kind::Abort | Kind::Error | Kind::End | Kind::Unterminated | Kind::Oversized => {
+                        broken = true
+                    }
                     _ => {}
                 }
             }
@@ -363,7 +371,7 @@ fn fit_default_profiles() {
     let profiles = load_defaults();
     let answers = synthetic_answers();
     for (i, fam) in answers.iter().enumerate() {
-        let counts: Vec<usize> = fam.iter().map(|a| crate::answer::count_tokens(a)).collect();
+        let counts: Vec<usize> = fam.iter().map(|a| tokenizer::count(a)).collect();
         let mean = counts.iter().sum::<usize>() as f64 / counts.len() as f64;
         println!(
             "family {i}: tokens min {} mean {mean:.1} max {}",
@@ -545,4 +553,23 @@ fn fit(p0: &Profile, sampling: Sampling, answers: &[Vec<String>; 3]) -> String {
         row("  mean of 4", &got),
         row("  published", &want)
     )
+}
+
+/// The default profiles honour `include_usage`, so a simulated run gets a usage chunk from
+/// exactly the providers whose table entry asks for one, as the real providers would; and
+/// every provider of the table has a profile under its slug.
+#[test]
+fn default_profiles_answer_the_usage_the_provider_table_asks_for() {
+    use inferbench_schemas::providers::{slug, ProviderTable};
+    use inferbench_schemas::spec::Spec;
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spec = Spec::load(&repo.join("pipelines/micro-single-task/spec.yaml")).unwrap();
+    let table = ProviderTable::load(&spec.providers_path, &spec).unwrap();
+    let profiles = load_defaults();
+    assert_eq!(profiles.providers.len(), table.providers.len());
+    for p in &table.providers {
+        let profile = profiles.providers.get(&slug(&p.name)).unwrap_or_else(|| panic!("no profile for {}", p.name));
+        assert_eq!(profile.usage_chunk.sends(p.stream_usage), p.stream_usage, "{}", p.name);
+        assert_eq!(profile.usage_chunk.sends(!p.stream_usage), !p.stream_usage, "{}", p.name);
+    }
 }

@@ -4,22 +4,33 @@
 //! own latency and speed distributions, reasoning, chunking, accuracy and faults; answers come
 //! from the dataset's gold. With `--log`, every request's draws and the send time of each
 //! answer event are appended as one JSON line: the ground truth for checking a client.
+//! Besides the latency and speed of the published providers it reproduces hostile wire
+//! behaviour (see `fault.rs`): mid-stream errors, non-SSE answers, hangs, endless and
+//! oversized lines, echoed credentials, odd line endings and split UTF-8.
 mod answer;
+mod credential;
 mod dataset;
 mod draw;
+mod fault;
+mod log;
+mod play;
 mod profile;
 mod rng;
+mod schedule;
 mod server;
 mod stream;
+mod wire;
 
 #[cfg(test)]
 mod calibration;
 
 use anyhow::Context;
 use clap::Parser;
+use inferbench_schemas::spec::Spec;
+use inferbench_schemas::{atomic, cli, Error};
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,9 +42,13 @@ struct Args {
     /// Provider profiles (YAML).
     #[arg(long, value_name = "FILE")]
     profiles: PathBuf,
-    /// Dataset directory in the reference format (the three <family>.jsonl files).
+    /// Dataset directory in the reference format (manifest.json and the three <family>.jsonl
+    /// files), validated by the pipeline's loader against --spec; a sample is accepted.
     #[arg(long, value_name = "DIR")]
     dataset: PathBuf,
+    /// The pipeline spec the dataset is validated against (families, prompt templates).
+    #[arg(long, value_name = "FILE", default_value = "pipelines/micro-single-task/spec.yaml")]
+    spec: PathBuf,
     /// Address to bind; port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:0")]
     addr: SocketAddr,
@@ -51,44 +66,22 @@ struct Args {
     seed: u64,
 }
 
-/// Exit codes, as in `inferbench_schemas::cli`: 1 failure, 2 usage (clap), 3 bad input.
-const EXIT_FAILED: u8 = 1;
-const EXIT_BAD_INPUT: u8 = 3;
-
+/// Exit codes are the contract's (`inferbench_schemas::cli`): 0 ok, 1 failure, 2 usage
+/// (clap), 3 bad input (profiles, time scale, spec contents, dataset).
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("ib-sim: {err:#}");
-            let bad_input = err
-                .chain()
-                .any(|c| c.is::<profile::ProfileError>() || c.is::<dataset::DatasetError>() || c.is::<BadTimeScale>());
-            ExitCode::from(if bad_input { EXIT_BAD_INPUT } else { EXIT_FAILED })
-        }
-    }
+    cli::finish("ib-sim", run(Args::parse()))
 }
-
-#[derive(Debug)]
-struct BadTimeScale(f64);
-
-impl std::fmt::Display for BadTimeScale {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "--time-scale: must be a finite number >= 0, got {}", self.0)
-    }
-}
-
-impl std::error::Error for BadTimeScale {}
 
 fn run(args: Args) -> anyhow::Result<()> {
     // All inputs are validated before binding, so a bad file never leaves a half-started
     // server or a stale port file behind.
-    let profiles = profile::Profiles::load(&args.profiles)?;
+    let profiles = profile::Profiles::load(&args.profiles).map_err(Error::from)?;
     let time_scale = args.time_scale.unwrap_or(profiles.time_scale);
     if !(time_scale.is_finite() && time_scale >= 0.0) {
-        return Err(BadTimeScale(time_scale).into());
+        return Err(Error::bad(format!("--time-scale: must be a finite number >= 0, got {time_scale}")).into());
     }
-    let dataset = dataset::Dataset::load(&args.dataset)?;
+    let spec = Spec::load(&args.spec)?;
+    let dataset = dataset::Dataset::load(&args.dataset, &spec)?;
     if !dataset.shadowed.is_empty() {
         eprintln!(
             "ib-sim: {} item(s) repeat an earlier item's user prompt and are answered as that item (first: {})",
@@ -97,9 +90,9 @@ fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     let log = match &args.log {
-        Some(path) => Some(
-            server::RequestLog::open(path.clone()).with_context(|| format!("{}: cannot open log", path.display()))?,
-        ),
+        Some(path) => {
+            Some(log::RequestLog::open(path.clone()).with_context(|| format!("{}: cannot open log", path.display()))?)
+        }
         None => None,
     };
     let app = Arc::new(server::App::new(profiles, dataset, time_scale, args.seed, log));
@@ -110,7 +103,7 @@ fn run(args: Args) -> anyhow::Result<()> {
             tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("cannot bind {}", args.addr))?;
         let url = format!("http://{}", listener.local_addr()?);
         if let Some(path) = &args.port_file {
-            write_atomically(path, &format!("{url}\n")).with_context(|| format!("{}: cannot write", path.display()))?;
+            atomic::write(path, format!("{url}\n").as_bytes())?;
         }
         // Flushed explicitly: a parent reading our piped stdout waits for this line.
         let mut out = std::io::stdout().lock();
@@ -144,20 +137,11 @@ async fn shutdown_signal() {
     }
 }
 
-/// Temporary file in the same directory, fsync, rename: a reader never sees half a URL.
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let mut f = std::fs::File::create(&tmp)?;
-    f.write_all(text.as_bytes())?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use inferbench_schemas::cli::{exit_for, Exit};
+    use std::path::Path;
 
     #[test]
     fn cli_parses_all_flags() {
@@ -167,6 +151,8 @@ mod tests {
             "p.yaml",
             "--dataset",
             "d",
+            "--spec",
+            "s.yaml",
             "--addr",
             "127.0.0.1:8080",
             "--port-file",
@@ -179,39 +165,49 @@ mod tests {
             "9",
         ])
         .unwrap();
-        assert_eq!((a.addr.port(), a.time_scale, a.seed), (8080, Some(0.5), 9));
+        assert_eq!((a.addr.port(), a.time_scale, a.seed, a.spec.to_str()), (8080, Some(0.5), 9, Some("s.yaml")));
         let a = Args::try_parse_from(["ib-sim", "--profiles", "p.yaml", "--dataset", "d"]).unwrap();
         assert_eq!((a.addr.to_string().as_str(), a.time_scale, a.seed), ("127.0.0.1:0", None, 0));
+        assert_eq!(a.spec, Path::new("pipelines/micro-single-task/spec.yaml"));
         assert!(Args::try_parse_from(["ib-sim", "--dataset", "d"]).is_err());
     }
 
+    /// Every bad input is the contract's exit code 3, and nothing is bound or written.
     #[test]
     fn bad_inputs_map_to_exit_3_before_binding() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
         let dir = tempfile::tempdir().unwrap();
         let port_file = dir.path().join("url");
-        let args = |profiles: &Path| Args {
+        let good_profiles = repo.join("tests/fixtures/e2e/sim-profiles.yaml");
+        let bad_profiles = dir.path().join("p.yaml");
+        std::fs::write(&bad_profiles, "providers: {x: {model: m}}\n").unwrap();
+        let sample = repo.join("data/micro-single-task-sample");
+        let args = |profiles: &Path, dataset: &Path, time_scale: Option<f64>| Args {
             profiles: profiles.to_path_buf(),
-            dataset: dir.path().to_path_buf(),
+            dataset: dataset.to_path_buf(),
+            spec: repo.join("pipelines/micro-single-task/spec.yaml"),
             addr: "127.0.0.1:0".parse().unwrap(),
             port_file: Some(port_file.clone()),
             log: None,
-            time_scale: None,
+            time_scale,
             seed: 0,
         };
-        let p = dir.path().join("p.yaml");
-        std::fs::write(&p, "providers: {x: {model: m}}\n").unwrap();
-        let err = run(args(&p)).unwrap_err();
-        assert!(err.chain().any(|c| c.is::<profile::ProfileError>()), "{err:#}");
-        assert!(!port_file.exists());
-    }
-
-    #[test]
-    fn port_file_is_replaced_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("url");
-        write_atomically(&path, "http://127.0.0.1:1\n").unwrap();
-        write_atomically(&path, "http://127.0.0.1:2\n").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "http://127.0.0.1:2\n");
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let cases = [
+            (args(&bad_profiles, &sample, None), "providers.x"),
+            (args(&good_profiles, &sample, Some(f64::NAN)), "--time-scale"),
+            (args(&good_profiles, &sample, Some(-1.0)), "--time-scale"),
+            // Not a dataset: the contract's loader lists what is missing.
+            (args(&good_profiles, dir.path(), None), "manifest.json"),
+        ];
+        for (a, want) in cases {
+            let err = run(a).unwrap_err();
+            assert_eq!(exit_for(&err), Exit::BadInput, "{err:#}");
+            assert!(format!("{err:#}").contains(want), "{err:#}");
+            assert!(!port_file.exists());
+        }
+        // A spec that is not there is bad input, as in every stage.
+        let mut a = args(&good_profiles, &sample, None);
+        a.spec = dir.path().join("missing.yaml");
+        assert_eq!(exit_for(&run(a).unwrap_err()), Exit::BadInput);
     }
 }

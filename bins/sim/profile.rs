@@ -1,25 +1,14 @@
 //! The profile file: what each simulated provider looks like, parsed strictly and validated
 //! before the server binds, so a typo is a one-line error naming the provider and the field
 //! rather than a provider that silently behaves like the defaults.
+pub use crate::fault::{Fault, Faults};
 use crate::rng::normal_quantile;
-use serde::Deserialize;
+pub use crate::wire::LineEnding;
+use inferbench_schemas::providers::slug;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// The URL path segment of a provider: its name lowercased, every run of characters outside
-/// `[a-z0-9]` replaced by one `-`, trimmed of `-` ("Z.AI" -> "z-ai").
-pub fn slug(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for c in name.chars().flat_map(char::to_lowercase) {
-        if c.is_ascii_lowercase() || c.is_ascii_digit() {
-            out.push(c);
-        } else if !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    out.trim_matches('-').to_string()
-}
 
 /// A profile file that cannot be used. Exit code 3 (bad input).
 #[derive(Debug)]
@@ -46,6 +35,37 @@ impl fmt::Display for ProfileError {
 // No `source()`: the message already ends with the I/O error, and `{:#}` would repeat it.
 impl std::error::Error for ProfileError {}
 
+/// A bad profile file is bad input of the contract (exit code 3 through `cli::finish`).
+impl From<ProfileError> for inferbench_schemas::Error {
+    fn from(e: ProfileError) -> Self {
+        inferbench_schemas::Error::BadInput(e.to_string())
+    }
+}
+
+/// Whether a stream ends with a usage chunk (`choices: []`, `usage: {...}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UsageChunk {
+    /// If and only if the request asked for it with `stream_options.include_usage: true`,
+    /// as OpenAI does. The default.
+    #[default]
+    AsRequested,
+    /// Always: the provider ignores `include_usage` and sends usage unasked.
+    Always,
+    /// Never: the provider ignores `include_usage` and sends no usage even when asked.
+    Never,
+}
+
+impl UsageChunk {
+    pub fn sends(self, requested: bool) -> bool {
+        match self {
+            UsageChunk::AsRequested => requested,
+            UsageChunk::Always => true,
+            UsageChunk::Never => false,
+        }
+    }
+}
+
 /// How the outcome and the timing quantiles of request n are drawn (see `rng.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -55,36 +75,6 @@ pub enum Sampling {
     Stratified,
     /// Independent draws per request: realistic run-to-run noise.
     Independent,
-}
-
-/// One way a request can go wrong. At most one is drawn per request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Fault {
-    None,
-    Http429,
-    Http5xx,
-    StallBefore,
-    StallDuring,
-    Disconnect,
-    Malformed,
-    NoDone,
-    WrongModel,
-}
-
-impl Fault {
-    /// The order in which fault probabilities are laid out on [0, 1); fixed so a profile
-    /// edit of one fault does not reshuffle which requests get the others.
-    pub const ALL: [Fault; 8] = [
-        Fault::Http429,
-        Fault::Http5xx,
-        Fault::StallBefore,
-        Fault::StallDuring,
-        Fault::Disconnect,
-        Fault::Malformed,
-        Fault::NoDone,
-        Fault::WrongModel,
-    ];
 }
 
 /// The whole file, validated.
@@ -107,7 +97,12 @@ pub struct Profile {
     pub reasoning_field: String,
     pub tokens_per_chunk: usize,
     pub accuracy: f64,
-    pub stream_usage: bool,
+    pub usage_chunk: UsageChunk,
+    /// The end of every line the simulator writes in an event stream.
+    pub line_ending: LineEnding,
+    /// Each event is written as two body frames, cut inside a multi-byte character when the
+    /// event has one (and the simulated model writes non-ASCII, see `answer::for_split_utf8`).
+    pub split_utf8: bool,
     pub faults: Faults,
 }
 
@@ -134,62 +129,6 @@ fn default_reasoning_end() -> f64 {
 impl Default for Reasoning {
     fn default() -> Self {
         Reasoning { mean: 0.0, start_fraction: default_reasoning_start(), end_fraction: default_reasoning_end() }
-    }
-}
-
-/// Fault probabilities, each in [0, 1], summing to at most 1.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Faults {
-    pub http_429: f64,
-    pub http_5xx: f64,
-    pub stall_before: f64,
-    /// How long a `stall_before` request sleeps before sending headers (profile time).
-    pub stall_before_ms: f64,
-    pub stall_during: f64,
-    /// How long a `stall_during` request pauses in the middle of its answer.
-    pub stall_during_ms: f64,
-    pub disconnect: f64,
-    pub malformed: f64,
-    pub no_done: f64,
-    pub wrong_model: f64,
-}
-
-impl Default for Faults {
-    fn default() -> Self {
-        Faults {
-            http_429: 0.0,
-            http_5xx: 0.0,
-            stall_before: 0.0,
-            // Longer than the benchmark's 20 s client timeout, so a stall is a timeout.
-            stall_before_ms: 25_000.0,
-            stall_during: 0.0,
-            stall_during_ms: 5_000.0,
-            disconnect: 0.0,
-            malformed: 0.0,
-            no_done: 0.0,
-            wrong_model: 0.0,
-        }
-    }
-}
-
-impl Faults {
-    pub fn probability(&self, fault: Fault) -> f64 {
-        match fault {
-            Fault::None => 1.0 - self.total(),
-            Fault::Http429 => self.http_429,
-            Fault::Http5xx => self.http_5xx,
-            Fault::StallBefore => self.stall_before,
-            Fault::StallDuring => self.stall_during,
-            Fault::Disconnect => self.disconnect,
-            Fault::Malformed => self.malformed,
-            Fault::NoDone => self.no_done,
-            Fault::WrongModel => self.wrong_model,
-        }
-    }
-
-    pub fn total(&self) -> f64 {
-        Fault::ALL.iter().map(|&f| self.probability(f)).sum()
     }
 }
 
@@ -255,7 +194,11 @@ struct RawProfile {
     #[serde(default = "one")]
     accuracy: f64,
     #[serde(default)]
-    stream_usage: bool,
+    usage_chunk: UsageChunk,
+    #[serde(default)]
+    line_ending: LineEnding,
+    #[serde(default)]
+    split_utf8: bool,
     #[serde(default)]
     faults: Faults,
 }
@@ -380,17 +323,8 @@ fn validate_profile(slug: String, rp: RawProfile, at: &dyn Fn(&str) -> String) -
     }
     probability(rp.accuracy, &at("accuracy"))?;
     let f = rp.faults;
-    for (name, p) in [
-        ("http_429", f.http_429),
-        ("http_5xx", f.http_5xx),
-        ("stall_before", f.stall_before),
-        ("stall_during", f.stall_during),
-        ("disconnect", f.disconnect),
-        ("malformed", f.malformed),
-        ("no_done", f.no_done),
-        ("wrong_model", f.wrong_model),
-    ] {
-        probability(p, &at(&format!("faults.{name}")))?;
+    for fault in Fault::ALL {
+        probability(f.probability(fault), &at(&format!("faults.{}", fault.key())))?;
     }
     for (name, ms) in [("stall_before_ms", f.stall_before_ms), ("stall_during_ms", f.stall_during_ms)] {
         if !(ms.is_finite() && ms >= 0.0) {
@@ -401,6 +335,15 @@ fn validate_profile(slug: String, rp: RawProfile, at: &dyn Fn(&str) -> String) -
     if f.total() > 1.0 + 1e-9 {
         return Err((at("faults"), format!("the fault probabilities add up to {} > 1", f.total())));
     }
+    // The oversized line is a whole chunk: it cannot be shorter than the chunk around its
+    // filler, for the longest request id this provider can give.
+    let min = crate::stream::oversized_line_min_bytes(&slug, &rp.model);
+    if f.oversized_bytes < min {
+        return Err((
+            at("faults.oversized_bytes"),
+            format!("must be at least {min} (the chunk around the filler), got {}", f.oversized_bytes),
+        ));
+    }
     Ok(Profile {
         slug,
         model: rp.model,
@@ -410,7 +353,9 @@ fn validate_profile(slug: String, rp: RawProfile, at: &dyn Fn(&str) -> String) -
         reasoning_field: rp.reasoning_field,
         tokens_per_chunk: rp.tokens_per_chunk as usize,
         accuracy: rp.accuracy,
-        stream_usage: rp.stream_usage,
+        usage_chunk: rp.usage_chunk,
+        line_ending: rp.line_ending,
+        split_utf8: rp.split_utf8,
         faults: f,
     })
 }
@@ -447,6 +392,7 @@ fn quantiles(given: &[(f64, &str, Option<f64>)], field: &str) -> Result<Quantile
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fault::NonSseKind;
 
     const MINIMAL: &str = "
 providers:
@@ -464,14 +410,18 @@ providers:
         parse(text).unwrap_err().to_string()
     }
 
+    /// Providers are served under the contract's slug, the one the fetch client calls.
+    /// U+212A KELVIN SIGN lowercases to ASCII `k` under Unicode rules, which gave the route
+    /// `kelvin-ai`; the contract keeps ASCII letters and digits only, so the fetch client
+    /// calls `elvin-ai`.
     #[test]
-    fn slugs() {
-        assert_eq!(slug("Z.AI"), "z-ai");
-        assert_eq!(slug("deepinfra"), "deepinfra");
-        assert_eq!(slug("Together AI"), "together-ai");
-        assert_eq!(slug("  --Fireworks__AI!! v2 "), "fireworks-ai-v2");
-        assert_eq!(slug("Novita-AI"), "novita-ai");
-        assert_eq!(slug("..."), "");
+    fn routes_are_the_contract_slug() {
+        let name = "\u{212A}elvin.AI";
+        let p = parse(&MINIMAL.replace("Z.AI:", "\"\\u212Aelvin.AI\":")).unwrap();
+        let routes: Vec<&str> = p.providers.keys().map(String::as_str).collect();
+        assert_eq!(routes, [inferbench_schemas::providers::slug(name).as_str()]);
+        assert_eq!(routes, ["elvin-ai"]);
+        assert_eq!(p.providers["elvin-ai"].slug, "elvin-ai");
     }
 
     #[test]
@@ -485,7 +435,11 @@ providers:
         assert_eq!(z.accuracy, 1.0);
         assert_eq!(z.reasoning_field, "reasoning_content");
         assert_eq!(z.reasoning.mean, 0.0);
-        assert!(!z.stream_usage);
+        assert_eq!(z.usage_chunk, UsageChunk::AsRequested);
+        assert_eq!(z.line_ending, LineEnding::Lf);
+        assert!(!z.split_utf8);
+        assert_eq!(z.faults.non_sse_kind, NonSseKind::Json);
+        assert_eq!(z.faults.oversized_bytes, 10_000_000);
         assert_eq!(z.faults.total(), 0.0);
         assert_eq!(z.faults.stall_before_ms, 25_000.0);
     }
@@ -531,6 +485,13 @@ providers:
             (format!("{MINIMAL}    faults: {{http_429: -0.1}}\n"), "providers.Z.AI.faults.http_429"),
             (format!("{MINIMAL}    faults: {{http_429: 0.6, http_5xx: 0.6}}\n"), "providers.Z.AI.faults: the fault probabilities add up"),
             (format!("{MINIMAL}    faults: {{stall_before_ms: -1}}\n"), "providers.Z.AI.faults.stall_before_ms"),
+            (format!("{MINIMAL}    faults: {{redirect: 1.5}}\n"), "providers.Z.AI.faults.redirect: must be a probability"),
+            (format!("{MINIMAL}    faults: {{redirect: 0.5, credential_echo: 0.6}}\n"), "providers.Z.AI.faults: the fault probabilities add up"),
+            (format!("{MINIMAL}    faults: {{oversized_bytes: 100}}\n"), "providers.Z.AI.faults.oversized_bytes: must be at least"),
+            (format!("{MINIMAL}    faults: {{non_sse_kind: xml}}\n"), "non_sse_kind"),
+            (format!("{MINIMAL}    line_ending: crlf2\n"), "line_ending"),
+            (format!("{MINIMAL}    usage_chunk: sometimes\n"), "usage_chunk"),
+            (format!("{MINIMAL}    stream_usage: true\n"), "stream_usage"),
             (format!("{MINIMAL}    reasoning_field: content\n"), "providers.Z.AI.reasoning_field"),
             (format!("{MINIMAL}    reasoning_tokens: {{mean: -3}}\n"), "providers.Z.AI.reasoning_tokens.mean"),
             (format!("{MINIMAL}    reasoning_tokens: {{mean: 3, start_fraction: 0.8, end_fraction: 0.5}}\n"), "providers.Z.AI.reasoning_tokens"),

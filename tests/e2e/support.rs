@@ -130,6 +130,8 @@ impl Sim {
         let child = Command::new(bin("ib-sim"))
             .arg("--profiles")
             .arg(ws.path("pipeline/sim-profiles.yaml"))
+            .arg("--spec")
+            .arg(ws.spec())
             .arg("--dataset")
             .arg(ws.dataset())
             .arg("--port-file")
