@@ -87,31 +87,42 @@ impl Credentials {
         self.values.values().map(String::as_str).filter(|v| self.secret && v.len() >= MIN_REDACTED_LEN)
     }
 
-    /// Whether `text` holds a credential, in clear or behind JSON escapes (`\u0073k-…`).
+    /// Whether `text` holds a credential, in clear or behind JSON escapes (`\u0073k-…`), also
+    /// escapes of escapes (an answer whose text is JSON with escapes, inside an SSE payload).
     pub fn found_in(&self, text: &str) -> bool {
-        let decoded = text.contains('\\').then(|| json_unescape(text));
-        self.secrets().any(|v| text.contains(v) || decoded.as_deref().is_some_and(|d| d.contains(v)))
+        let mut layer = std::borrow::Cow::Borrowed(text);
+        for _ in 0..=ESCAPE_LAYERS {
+            if self.secrets().any(|v| layer.contains(v)) {
+                return true;
+            }
+            if !layer.contains('\\') {
+                return false;
+            }
+            layer = std::borrow::Cow::Owned(json_unescape(&layer));
+        }
+        false
     }
 
     /// `text` with every credential replaced by `<redacted>`; the flag says whether anything
     /// was. A credential hidden behind JSON escapes is found too: a JSON text is then
-    /// re-serialised with its decoded strings (and keys) redacted, and any other text is
-    /// replaced whole, since its escaped form cannot be cut out reliably.
+    /// re-serialised with its decoded strings (and keys) redacted (a string that still holds
+    /// one behind escapes is replaced whole), and any other text is replaced whole, since its
+    /// escaped form cannot be cut out reliably.
     pub fn redact(&self, text: &str) -> (String, bool) {
         if !self.found_in(text) {
             return (text.to_string(), false);
         }
-        let mut out = text.to_string();
-        for value in self.secrets() {
-            out = out.replace(value, REDACTED);
-        }
+        let out = self.clean(text.to_string());
         if !self.found_in(&out) {
             return (out, true);
         }
-        match serde_json::from_str::<serde_json::Value>(&out) {
-            Ok(value) => (serde_json::to_string(&self.redact_value(value)).unwrap_or_default(), true),
-            Err(_) => (format!("{REDACTED} (a credential behind escapes in a non-JSON text)"), true),
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(&out) {
+            let json = serde_json::to_string(&self.redact_value(value)).unwrap_or_default();
+            if !self.found_in(&json) {
+                return (json, true);
+            }
         }
+        (format!("{REDACTED} (a credential behind escapes in a text that cannot be cut)"), true)
     }
 
     /// [`Credentials::redact`] without the flag.
@@ -119,19 +130,37 @@ impl Credentials {
         self.redact(text).0
     }
 
+    /// Every clear occurrence replaced.
+    fn clean(&self, text: String) -> String {
+        self.secrets().fold(text, |s, v| s.replace(v, REDACTED))
+    }
+
+    /// A decoded string redacted: clear occurrences cut out, and the whole string replaced
+    /// when one still hides behind escapes.
+    fn clean_string(&self, text: String) -> String {
+        let out = self.clean(text);
+        if self.found_in(&out) {
+            REDACTED.to_string()
+        } else {
+            out
+        }
+    }
+
     fn redact_value(&self, value: serde_json::Value) -> serde_json::Value {
         use serde_json::Value;
-        let clean = |s: String| self.secrets().fold(s, |s, v| s.replace(v, REDACTED));
         match value {
-            Value::String(s) => Value::String(clean(s)),
+            Value::String(s) => Value::String(self.clean_string(s)),
             Value::Array(items) => Value::Array(items.into_iter().map(|v| self.redact_value(v)).collect()),
             Value::Object(map) => {
-                Value::Object(map.into_iter().map(|(k, v)| (clean(k), self.redact_value(v))).collect())
+                Value::Object(map.into_iter().map(|(k, v)| (self.clean_string(k), self.redact_value(v))).collect())
             }
             other => other,
         }
     }
 }
+
+/// How many layers of JSON escaping are looked behind.
+const ESCAPE_LAYERS: usize = 3;
 
 /// Decodes the JSON string escapes in `text` (`\n`, `\"`, `\uXXXX` with surrogate pairs, …),
 /// leaving anything that is not a valid escape as it is.
@@ -223,6 +252,12 @@ mod tests {
         let (out, _) = creds.redact(r#"not json sk\u002dabc1"#);
         assert!(!out.contains("abc1") && out.starts_with("<redacted>"), "{out}");
         assert!(creds.found_in("the answer is sk\\u002dabc1"), "an escape the model wrote in its text");
+        // The model's escape inside an SSE payload: two layers.
+        let doubly = r#"{"choices":[{"delta":{"content":"{\"k\":\"\\u0073k-abc1\"}"}}]}"#;
+        assert!(creds.found_in(doubly));
+        let (out, _) = creds.redact(doubly);
+        assert!(!creds.found_in(&out), "{out}");
+        assert!(serde_json::from_str::<serde_json::Value>(&out).is_ok(), "still JSON: {out}");
     }
 
     #[test]

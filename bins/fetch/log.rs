@@ -72,7 +72,8 @@ impl EventLog {
         let t_ns = self.now();
         let mut inner = self.inner.lock().map_err(|_| anyhow::anyhow!("event log lock poisoned"))?;
         let terminal_requests = earlier + inner.terminals;
-        let closed = SegmentClosed { segment, status: status.to_string(), terminal_requests };
+        let closed =
+            SegmentClosed { segment, status: status.to_string(), terminal_requests, peak_rss_bytes: peak_rss_bytes() };
         self.write(&mut inner, t_ns, Event::SegmentClosed(closed))?;
         inner.closed = true;
         inner.writer.sync()?;
@@ -89,6 +90,14 @@ impl EventLog {
         let mut inner = self.inner.lock().map_err(|_| anyhow::anyhow!("event log lock poisoned"))?;
         Ok(inner.writer.sync()?)
     }
+}
+
+/// This process's peak resident set size, from `/proc/self/status` (`VmHWM:  1234 kB`).
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 #[cfg(test)]
@@ -126,5 +135,9 @@ mod tests {
         assert_eq!(seqs, vec![40, 41, 42, 43], "the late event after the close is not written");
         assert!(written.iter().all(|e| e.t_ns >= 1_000));
         assert!(matches!(&written[3].event, Event::SegmentClosed(c) if c.terminal_requests == 7));
+        if cfg!(target_os = "linux") {
+            let Event::SegmentClosed(c) = &written[3].event else { unreachable!() };
+            assert!(c.peak_rss_bytes.is_some_and(|b| b > 1 << 20), "{c:?}");
+        }
     }
 }

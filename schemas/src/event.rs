@@ -188,6 +188,10 @@ pub struct SegmentClosed {
     /// `complete` (every scheduled request is terminal) or `interrupted`.
     pub status: String,
     pub terminal_requests: u64,
+    /// The fetch process's peak resident memory (Linux `VmHWM`), when the OS reports it: the
+    /// evidence that the client's memory stayed bounded whatever the providers sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
 }
 
 #[cfg(test)]

@@ -23,9 +23,6 @@ pub fn bin(name: &str) -> PathBuf {
     PathBuf::from(path)
 }
 
-/// The number of providers in `tests/fixtures/e2e/providers.yaml`.
-pub const TEST_PROVIDERS: usize = 7;
-
 /// A scratch copy of the test pipeline: the bundled spec and prompts, the test provider
 /// table and simulated profiles, and the sample dataset.
 pub struct Workspace {
@@ -33,29 +30,34 @@ pub struct Workspace {
 }
 
 impl Workspace {
+    /// The workspace of `tests/fixtures/e2e/providers.yaml` and `sim-profiles.yaml`.
     pub fn new() -> Workspace {
+        Workspace::with_fixtures("providers.yaml", "sim-profiles.yaml")
+    }
+
+    /// A workspace with another provider table and profile file of `tests/fixtures/e2e/`.
+    pub fn with_fixtures(providers: &str, profiles: &str) -> Workspace {
         let dir = tempfile::tempdir().expect("temp dir");
         let pipeline = dir.path().join("pipeline");
         std::fs::create_dir_all(pipeline.join("prompts")).unwrap();
         let bundled = repo().join("pipelines/micro-single-task");
-        // The bundled spec sized for the test table's 7 providers: its execution plan must
+        let fixtures = repo().join("tests/fixtures/e2e");
+        let table = std::fs::read_to_string(fixtures.join(providers)).unwrap();
+        let count = table.lines().filter(|l| l.trim_start().starts_with("- name:")).count();
+        // The bundled spec sized for the test table's providers: its execution plan must
         // agree with the provider table (a round releases every provider at once).
         let spec = std::fs::read_to_string(bundled.join("spec.yaml")).unwrap();
         let sized = spec
-            .replace("maximum_global_concurrency: 10\n", &format!("maximum_global_concurrency: {TEST_PROVIDERS}\n"))
-            .replace(
-                "total_provider_requests: 6000\n",
-                &format!("total_provider_requests: {}\n", 600 * TEST_PROVIDERS),
-            );
+            .replace("maximum_global_concurrency: 10\n", &format!("maximum_global_concurrency: {count}\n"))
+            .replace("total_provider_requests: 6000\n", &format!("total_provider_requests: {}\n", 600 * count));
         assert_ne!(sized, spec, "the bundled spec's execution plan changed; update the sizing here");
         std::fs::write(pipeline.join("spec.yaml"), sized).unwrap();
         for entry in std::fs::read_dir(bundled.join("prompts")).unwrap() {
             let path = entry.unwrap().path();
             std::fs::copy(&path, pipeline.join("prompts").join(path.file_name().unwrap())).unwrap();
         }
-        let fixtures = repo().join("tests/fixtures/e2e");
-        std::fs::copy(fixtures.join("providers.yaml"), pipeline.join("providers.yaml")).unwrap();
-        std::fs::copy(fixtures.join("sim-profiles.yaml"), pipeline.join("sim-profiles.yaml")).unwrap();
+        std::fs::write(pipeline.join("providers.yaml"), table).unwrap();
+        std::fs::copy(fixtures.join(profiles), pipeline.join("sim-profiles.yaml")).unwrap();
         let data = dir.path().join("data");
         std::fs::create_dir_all(&data).unwrap();
         for entry in std::fs::read_dir(repo().join("tests/fixtures/micro-single-task")).unwrap() {
@@ -175,4 +177,96 @@ pub fn files(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// The texts a file holds, in every form a reader could decode: the raw bytes; for Parquet,
+/// every string cell and metadata value; and each of those with up to three layers of JSON
+/// escapes decoded (`\u0073k-…` inside a JSON string inside a log line is still the key).
+pub fn readable_texts(path: &Path) -> Vec<String> {
+    let bytes = std::fs::read(path).unwrap();
+    let mut texts = vec![String::from_utf8_lossy(&bytes).into_owned()];
+    if path.extension().is_some_and(|e| e == "parquet") {
+        texts.extend(parquet_strings(path));
+    }
+    let mut all = Vec::new();
+    for text in texts {
+        let mut layer = text;
+        for _ in 0..4 {
+            let next = unescape(&layer);
+            let done = next == layer;
+            all.push(std::mem::replace(&mut layer, next));
+            if done {
+                break;
+            }
+        }
+    }
+    all
+}
+
+fn parquet_strings(path: &Path) -> Vec<String> {
+    use arrow_array::{Array, LargeStringArray, StringArray};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(path).unwrap()).unwrap();
+    let mut out: Vec<String> = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .into_iter()
+        .flatten()
+        .filter_map(|kv| kv.value.clone())
+        .collect();
+    for batch in builder.build().unwrap() {
+        let batch = batch.unwrap();
+        for column in batch.columns() {
+            if let Some(strings) = column.as_any().downcast_ref::<StringArray>() {
+                out.extend(strings.iter().flatten().map(str::to_string));
+            } else if let Some(strings) = column.as_any().downcast_ref::<LargeStringArray>() {
+                out.extend(strings.iter().flatten().map(str::to_string));
+            } else {
+                assert!(!column.data_type().is_nested(), "{}: a nested column the scan cannot read", path.display());
+            }
+        }
+    }
+    out
+}
+
+/// One layer of JSON string escapes decoded (`\\` → `\`, `\"` → `"`, `\uXXXX` → the char).
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek().copied() {
+            Some('u') => {
+                let hex: String = chars.clone().skip(1).take(4).collect();
+                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    Some(decoded) if hex.len() == 4 => {
+                        chars.nth(4);
+                        out.push(decoded);
+                    }
+                    _ => out.push(c),
+                }
+            }
+            Some(e @ ('\\' | '"' | '/')) => {
+                chars.next();
+                out.push(e);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Asserts that no file of `run` holds any of `secrets` in any readable form.
+pub fn assert_no_secret(run: &Path, secrets: &[&str]) {
+    for path in files(run) {
+        for text in readable_texts(&path) {
+            for secret in secrets {
+                assert!(!text.contains(secret), "{} holds a credential value ({}…)", path.display(), &secret[..4]);
+            }
+        }
+    }
 }

@@ -1,0 +1,167 @@
+//! The whole pipeline against providers that misbehave on purpose, one misbehaviour each
+//! (tests/fixtures/e2e/hostile-*.yaml): every one is classified as the contract says, no stage
+//! fails, a failing provider never gains a latency or speed sample, the fetch's memory stays
+//! bounded, and no credential reaches any file in any form.
+use crate::support::{ok, Sim, Workspace};
+use inferbench_schemas::documents::{MetricsDocument, PooledMetrics};
+use inferbench_schemas::event::{Envelope, Event};
+use inferbench_schemas::parquet_io;
+use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
+use inferbench_schemas::vocab::{Classification, ErrorKind, EvaluationError, OperationalOutcome, Outcome};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The fetch must stay under this however large or endless a provider's lines are.
+const MAX_FETCH_RSS: u64 = 64 << 20;
+
+/// Every provider's credential: its env variable (from the table) and a value unique to it.
+fn secrets(ws: &Workspace) -> Vec<(String, String)> {
+    let table = std::fs::read_to_string(ws.path("pipeline/providers.yaml")).unwrap();
+    table
+        .lines()
+        .filter_map(|l| l.split_once("env: "))
+        .map(|(_, rest)| rest.trim_end_matches('}').trim().to_string())
+        .map(|env| {
+            let value = format!("sk-{}-7f3e9c2a41", env.to_lowercase().replace('_', "-"));
+            (env, value)
+        })
+        .collect()
+}
+
+#[test]
+fn hostile_providers_are_classified_and_never_gain() {
+    let _one_at_a_time = crate::support::timed_section();
+    let ws = Workspace::with_fixtures("hostile-providers.yaml", "hostile-sim-profiles.yaml");
+    let sim = Sim::start(&ws);
+    let run = ws.run("run-hostile");
+    let secrets = secrets(&ws);
+    ok(ws.stage("ib-select", &run).args(["--per-family", "1", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    ok(ws
+        .stage("ib-fetch", &run)
+        .args(["--endpoint-base", &sim.url, "--deadline-seconds", "3", "--env-file", "/nonexistent"])
+        .envs(secrets.iter().map(|(k, v)| (k.as_str(), v.as_str()))));
+    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
+        ok(&mut ws.stage(stage, &run));
+    }
+    let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
+    let evaluations = parquet_io::read::<EvaluationRow>(&run.join("evaluations.parquet")).unwrap().rows;
+    let metrics: MetricsDocument = serde_json::from_slice(&std::fs::read(run.join("metrics.json")).unwrap()).unwrap();
+    assert_eq!(responses.len(), 3 * secrets.len(), "one response per scheduled request");
+    let verdicts: BTreeMap<&str, &EvaluationRow> = evaluations.iter().map(|e| (e.request_id.as_str(), e)).collect();
+    let of = |provider: &str| -> Vec<&ResponseRow> {
+        let rows: Vec<&ResponseRow> = responses.iter().filter(|r| r.provider == provider).collect();
+        assert_eq!(rows.len(), 3, "{provider}");
+        rows
+    };
+    let pooled = |provider: &str| -> &PooledMetrics {
+        metrics.combined_provider_metrics.iter().find(|p| p.metrics.provider == provider).unwrap()
+    };
+
+    for provider in ["steady", "keep-alive", "done-then-hang", "data-after-done", "crlf", "cr", "split-utf8"] {
+        for r in of(provider) {
+            assert_eq!((r.outcome, r.http_status), (Outcome::Completed, Some(200)), "{provider}: {r:?}");
+            assert!(r.complete && r.e2e_latency_ms.is_some(), "{provider}: {r:?}");
+            assert_eq!(
+                verdicts[r.request_id.as_str()].classification,
+                Classification::ValidResult,
+                "{provider}: {}",
+                r.answer
+            );
+        }
+        assert!(pooled(provider).eligible, "{provider}: {:?}", pooled(provider).ineligibility_reasons);
+    }
+    for r in of("data-after-done") {
+        assert!(!r.answer.contains("TRAILING") && r.events_after_end >= 1, "logged, never joined: {r:?}");
+    }
+    for r in of("done-then-hang") {
+        assert!(r.done_seen && r.e2e_latency_ms.unwrap() < 2000.0, "[DONE] ends the response, not the deadline");
+    }
+
+    let failing: [(&str, OperationalOutcome, Option<ErrorKind>); 11] = [
+        ("in-band-error", OperationalOutcome::StreamError, Some(ErrorKind::InBandError)),
+        ("error-event", OperationalOutcome::StreamError, Some(ErrorKind::ErrorEvent)),
+        ("plain-json", OperationalOutcome::InvalidStream, Some(ErrorKind::NotEventStream)),
+        ("html-page", OperationalOutcome::InvalidStream, Some(ErrorKind::NotEventStream)),
+        ("empty-body", OperationalOutcome::InvalidStream, Some(ErrorKind::EmptyStream)),
+        ("no-content", OperationalOutcome::InvalidStream, Some(ErrorKind::NotEventStream)),
+        ("truncated", OperationalOutcome::Truncated, Some(ErrorKind::NoDoneOrFinish)),
+        ("oversized-line", OperationalOutcome::InvalidStream, Some(ErrorKind::EventTooLarge)),
+        ("unterminated-line", OperationalOutcome::InvalidStream, Some(ErrorKind::EventTooLarge)),
+        ("redirect", OperationalOutcome::OtherHttp, Some(ErrorKind::HttpStatus)),
+        ("bad-request", OperationalOutcome::Other4xx, Some(ErrorKind::HttpStatus)),
+    ];
+    for (provider, class, kind) in failing {
+        for r in of(provider) {
+            assert_eq!((r.operational_outcome, r.error_type), (class, kind), "{provider}: {r:?}");
+            assert!(!r.complete && r.e2e_latency_ms.is_none() && r.output_tokens_per_second.is_none(), "{provider}");
+            let v = verdicts[r.request_id.as_str()];
+            assert_eq!(v.classification, Classification::FailedRequest, "{provider}");
+        }
+        let p = pooled(provider);
+        assert_eq!(p.metrics.failure_rate, Some(1.0), "{provider}");
+        assert_eq!(p.metrics.population("e2e_latency_ms"), 0, "{provider} gains no latency sample");
+        assert!(p.rank.is_none() && p.configuration_compatible, "{provider}: failures are no model evidence");
+    }
+    for r in of("in-band-error") {
+        assert!(r.error_body.as_deref().is_some_and(|b| b.contains("server_error")), "the error object is kept");
+        assert!(r.ttfa_ms.is_some(), "the partial answer before the error keeps its TTFA");
+    }
+    for r in of("plain-json") {
+        assert!(r.content_type.as_deref().is_some_and(|t| t.starts_with("application/json")));
+        assert!(r.error_body.as_deref().is_some_and(|b| b.contains("chat.completion")), "first bytes kept");
+    }
+    for r in of("html-page") {
+        assert!(r.error_body.as_deref().is_some_and(|b| b.contains("<html")), "{r:?}");
+    }
+    for r in of("no-content") {
+        assert_eq!(r.http_status, Some(204));
+    }
+    assert_eq!(pooled("in-band-error").metrics.failures.stream_error_count, 3);
+    assert_eq!(pooled("truncated").metrics.failures.truncated_count, 3);
+    assert_eq!(pooled("truncated").metrics.stream_diagnostics.missing_done_count, 3);
+
+    let no_model = pooled("no-model");
+    assert_eq!((no_model.model_missing_count, no_model.model_mismatch_count), (3, 0));
+    assert!(no_model.ineligibility_reasons.iter().any(|r| r.contains("model unverified: 3 of 3")), "{no_model:?}");
+    let wrong = pooled("wrong-model");
+    assert!(
+        wrong.ineligibility_reasons.iter().any(|r| r.contains("`m-wrong-model-fp8` (3); expected `m-wrong-model`")),
+        "{:?}",
+        wrong.ineligibility_reasons
+    );
+    for r in of("echo") {
+        assert!(r.credential_echo && r.outcome == Outcome::Completed, "{r:?}");
+        let v = verdicts[r.request_id.as_str()];
+        assert_eq!(
+            (v.classification, v.error_type),
+            (Classification::InvalidResult, Some(EvaluationError::CredentialEcho))
+        );
+    }
+    check_fetch_memory(&run);
+    let values: Vec<&str> = secrets.iter().map(|(_, v)| v.as_str()).collect();
+    crate::support::assert_no_secret(&run, &values);
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    if let Ok(keep) = std::env::var("IB_KEEP_HOSTILE_REPORT") {
+        std::fs::write(keep, &report).unwrap();
+    }
+    assert!(report.contains("### Failure log") && report.contains("| in_band_error |"), "failure log lists them");
+    assert!(report.contains("against simulated providers"), "the report says the providers were simulated");
+}
+
+/// The fetch recorded its own peak resident memory when it closed its segment.
+fn check_fetch_memory(run: &Path) {
+    let log = std::fs::read_to_string(run.join("events/0001.jsonl")).unwrap();
+    let closed = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Envelope>(l).ok())
+        .find_map(|e| match e.event {
+            Event::SegmentClosed(c) => Some(c),
+            _ => None,
+        })
+        .expect("the segment was closed");
+    if let Some(peak) = closed.peak_rss_bytes {
+        eprintln!("hostile run: ib-fetch peak RSS {:.1} MiB", peak as f64 / (1 << 20) as f64);
+        assert!(peak < MAX_FETCH_RSS, "ib-fetch peaked at {} MiB", peak >> 20);
+    }
+}
