@@ -7,7 +7,7 @@ use crate::leaderboard;
 use inferbench_schemas::documents::{GroupMetrics, PooledMetrics, Summary};
 use inferbench_schemas::providers::ProviderTable;
 
-const CONTRACT_FAMILY: &str = "contract-terms-extraction";
+const CONTRACT_FAMILY: &str = inferbench_schemas::vocab::TaskFamily::ContractTermsExtraction.as_str();
 
 const POOLED_NOTE: &str = "Pooled percentiles are computed directly over the concatenated samples \
 of all task families, not averaged from the family percentiles. Pooling is balanced when every \

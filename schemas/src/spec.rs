@@ -27,7 +27,7 @@ pub use limits::{
 };
 
 /// The task families inferbench knows how to score, in their schedule order.
-pub const FAMILIES: [&str; 3] = ["meeting-notes-lookup", "ticket-triage", "contract-terms-extraction"];
+pub const FAMILIES: &[&str] = TaskFamily::NAMES;
 
 /// The per-provider metric columns `ib-aggregate` computes (the reference's 23, in order);
 /// `reporting.required_provider_metric_columns` may list any of them.

@@ -20,8 +20,11 @@ macro_rules! string_enum {
             /// Every value, in the order the contract lists them.
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
 
+            /// Every value as written in the files, in the same order.
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+
             /// The value as written in the files.
-            pub fn as_str(self) -> &'static str {
+            pub const fn as_str(self) -> &'static str {
                 match self {
                     $($name::$variant => $text),+
                 }

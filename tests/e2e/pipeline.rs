@@ -120,15 +120,21 @@ fn check_timing(responses: &[ResponseRow], sim: &Sim) {
     let steady: Vec<Value> =
         log.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|v| v["provider"] == "steady").collect();
     assert_eq!(steady.len(), 6);
+    // Each write is never early and at most a scheduling stall late (a loaded 2-core machine
+    // can hold one back for hundreds of ms); the median lateness stays small.
+    let mut late = Vec::new();
     for v in &steady {
         let drawn = v["ttft_ms"].as_f64().unwrap() * v["time_scale"].as_f64().unwrap();
         let written = v["answer_event_offsets_ms"][0].as_f64().unwrap();
         assert!((250.0..=350.0).contains(&drawn), "profile draws TTFT near its 300 ms median: {drawn}");
         assert!(
-            written >= drawn && written <= drawn + 250.0,
+            written >= drawn && written <= drawn + 1000.0,
             "the simulator keeps its drawn TTFT: {written} vs {drawn}"
         );
+        late.push(written - drawn);
     }
+    late.sort_by(f64::total_cmp);
+    assert!(late[late.len() / 2] <= 100.0, "median simulator lateness {late:?}");
     // Steady answers each of the six items once: pair the two sides by item.
     let server_first: BTreeMap<&str, f64> = steady
         .iter()

@@ -190,7 +190,7 @@ const EXECUTION_PLAN: &[Key] = &[
         "task_family_schedule",
         Map(&[
             opt("method", Is(Str("deterministic_round_robin"), "families take turns, round by round")),
-            opt("order", Is(Strs(&super::FAMILIES), "inferbench schedules the families in this order")),
+            opt("order", Is(Strs(super::FAMILIES), "inferbench schedules the families in this order")),
         ]),
     ),
     opt(
