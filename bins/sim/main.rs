@@ -42,13 +42,13 @@ struct Args {
     /// Provider profiles (YAML).
     #[arg(long, value_name = "FILE")]
     profiles: PathBuf,
-    /// Dataset directory in the reference format (manifest.json and the three <family>.jsonl
-    /// files), validated by the pipeline's loader against --spec; a sample is accepted.
-    #[arg(long, value_name = "DIR")]
-    dataset: PathBuf,
+    /// The dataset the simulated providers answer from (validated by the pipeline's loader
+    /// against the spec; a sample is accepted).
+    #[command(flatten)]
+    dataset: cli::DatasetArg,
     /// The pipeline spec the dataset is validated against (families, prompt templates).
-    #[arg(long, value_name = "FILE", default_value = "pipelines/micro-single-task/spec.yaml")]
-    spec: PathBuf,
+    #[command(flatten)]
+    spec: cli::SpecArg,
     /// Address to bind; port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:0")]
     addr: SocketAddr,
@@ -81,7 +81,8 @@ fn run(args: Args) -> anyhow::Result<()> {
         return Err(Error::bad(format!("--time-scale: must be a finite number >= 0, got {time_scale}")).into());
     }
     let spec = Spec::load(&args.spec)?;
-    let dataset = dataset::Dataset::load(&args.dataset, &spec)?;
+    let dataset_dir = args.dataset.as_deref().unwrap_or(&spec.dataset_source).to_path_buf();
+    let dataset = dataset::Dataset::load(&dataset_dir, &spec)?;
     if !dataset.shadowed.is_empty() {
         eprintln!(
             "ib-sim: {} item(s) repeat an earlier item's user prompt and are answered as that item (first: {})",
@@ -168,7 +169,7 @@ mod tests {
         assert_eq!((a.addr.port(), a.time_scale, a.seed, a.spec.to_str()), (8080, Some(0.5), 9, Some("s.yaml")));
         let a = Args::try_parse_from(["ib-sim", "--profiles", "p.yaml", "--dataset", "d"]).unwrap();
         assert_eq!((a.addr.to_string().as_str(), a.time_scale, a.seed), ("127.0.0.1:0", None, 0));
-        assert_eq!(a.spec, Path::new("pipelines/micro-single-task/spec.yaml"));
+        assert_eq!(a.spec.path, Path::new("pipelines/micro-single-task/spec.yaml"));
         assert!(Args::try_parse_from(["ib-sim", "--dataset", "d"]).is_err());
     }
 
@@ -184,8 +185,8 @@ mod tests {
         let sample = repo.join("data/micro-single-task-sample");
         let args = |profiles: &Path, dataset: &Path, time_scale: Option<f64>| Args {
             profiles: profiles.to_path_buf(),
-            dataset: dataset.to_path_buf(),
-            spec: repo.join("pipelines/micro-single-task/spec.yaml"),
+            dataset: cli::DatasetArg { path: Some(dataset.to_path_buf()) },
+            spec: repo.join("pipelines/micro-single-task/spec.yaml").into(),
             addr: "127.0.0.1:0".parse().unwrap(),
             port_file: Some(port_file.clone()),
             log: None,
@@ -207,7 +208,7 @@ mod tests {
         }
         // A spec that is not there is bad input, as in every stage.
         let mut a = args(&good_profiles, &sample, None);
-        a.spec = dir.path().join("missing.yaml");
+        a.spec = dir.path().join("missing.yaml").into();
         assert_eq!(exit_for(&run(a).unwrap_err()), Exit::BadInput);
     }
 }
