@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Credential values the run uses; none may appear in any file of the run.
-const SECRETS: [(&str, &str); 8] = [
+pub const SECRETS: [(&str, &str); 8] = [
     ("IB_TEST_STEADY_KEY", "sk-steady-5f0c1e9a7b"),
     ("IB_TEST_REASONER_ID", "id-reasoner-83d1c4"),
     ("IB_TEST_REASONER_SECRET", "sec-reasoner-a9e2f7"),

@@ -132,3 +132,38 @@ fn sigterm_stops_fetch_cleanly_and_records_what_finished() {
     ok(&mut ws.stage("ib-fetch", &run).args(["--endpoint-base", &sim.url, "--deadline-seconds", "1.0"]));
     assert!(run.join("events.parquet").exists(), "the resumed fetch completes and seals");
 }
+
+#[test]
+fn a_run_never_mixes_simulated_and_real_segments() {
+    let _one_at_a_time = crate::support::timed_section();
+    let ws = Workspace::new();
+    let sim = Sim::start(&ws);
+    let run = ws.run("run-mixed");
+    ok(ws.stage("ib-select", &run).args(["--per-family", "2", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    let mut child = ws
+        .stage("ib-fetch", &run)
+        .args(["--endpoint-base", &sim.url, "--deadline-seconds", "1.0"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !mid_run(&run) {
+        assert!(started.elapsed() < Duration::from_secs(30), "fetch never reached its second round");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = crate::bad_input::snapshot(&run);
+    // The same run resumed against the provider table's real endpoints is refused.
+    let out = ws
+        .stage("ib-fetch", &run)
+        .args(["--deadline-seconds", "1.0", "--env-file", "/nonexistent"])
+        .envs(crate::pipeline::SECRETS)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("this run was fetched from simulated providers"), "{stderr}");
+    assert!(crate::bad_input::snapshot(&run) == before, "nothing was written or sent");
+}
