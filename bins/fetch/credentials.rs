@@ -89,10 +89,12 @@ impl Credentials {
 
     /// Whether `text` holds a credential, in clear or behind JSON escapes (`\u0073k-…`), also
     /// escapes of escapes (an answer whose text is JSON with escapes, inside an SSE payload).
+    /// Percent-encoding (`sk%2D…`, as a URL or a header may carry it) is looked behind too.
     pub fn found_in(&self, text: &str) -> bool {
         let mut layer = std::borrow::Cow::Borrowed(text);
         for _ in 0..=ESCAPE_LAYERS {
-            if self.secrets().any(|v| layer.contains(v)) {
+            let percent = layer.contains('%').then(|| percent_decode(&layer));
+            if self.secrets().any(|v| layer.contains(v) || percent.as_deref().is_some_and(|p| p.contains(v))) {
                 return true;
             }
             if !layer.contains('\\') {
@@ -161,6 +163,27 @@ impl Credentials {
 
 /// How many layers of JSON escaping are looked behind.
 const ESCAPE_LAYERS: usize = 3;
+
+/// Decodes `%XX` escapes (invalid ones are kept as they are; invalid UTF-8 becomes U+FFFD).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
 
 /// Decodes the JSON string escapes in `text` (`\n`, `\"`, `\uXXXX` with surrogate pairs, …),
 /// leaving anything that is not a valid escape as it is.
@@ -258,6 +281,16 @@ mod tests {
         let (out, _) = creds.redact(doubly);
         assert!(!creds.found_in(&out), "{out}");
         assert!(serde_json::from_str::<serde_json::Value>(&out).is_ok(), "still JSON: {out}");
+    }
+
+    #[test]
+    fn a_percent_encoded_credential_is_found() {
+        let creds = secret("sk-abc1");
+        assert!(creds.found_in("https://x/?key=sk%2Dabc1"));
+        assert!(creds.found_in("%73%6B-abc1"));
+        let (out, hit) = creds.redact("x-request-id: sk%2Dabc1");
+        assert!(hit && !creds.found_in(&out), "{out}");
+        assert_eq!(percent_decode("100% %zz %41"), "100% %zz A");
     }
 
     #[test]
