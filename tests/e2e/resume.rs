@@ -38,26 +38,38 @@ fn mid_run(run: &Path) -> bool {
     closed && !open.is_empty()
 }
 
+/// A locked and scheduled run whose fetch against `sim` is running and has reached its second
+/// round (returned while requests are in flight).
+fn fetch_mid_run(ws: &Workspace, sim: &Sim, name: &str) -> (std::path::PathBuf, std::process::Child) {
+    let run = ws.run(name);
+    ok(ws.stage("ib-select", &run).args(["--per-family", "2", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    let mut child = ws
+        .stage("ib-fetch", &run)
+        .args(["--endpoint-base", &sim.url, "--deadline-seconds", "1.0"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !mid_run(&run) {
+        assert!(started.elapsed() < Duration::from_secs(30), "fetch never reached its second round");
+        assert!(child.try_wait().unwrap().is_none(), "fetch finished before it could be stopped");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    (run, child)
+}
+
 #[test]
 fn killed_fetch_resumes_with_one_outcome_per_request() {
     let _one_at_a_time = crate::support::timed_section();
     let ws = Workspace::new();
     let sim = Sim::start(&ws);
-    let run = ws.run("run-resume");
-    ok(ws.stage("ib-select", &run).args(["--per-family", "2", "--sample"]));
-    ok(&mut ws.stage("ib-schedule", &run));
+    let (run, mut child) = fetch_mid_run(&ws, &sim, "run-resume");
     let fetch = || {
         let mut cmd = ws.stage("ib-fetch", &run);
         cmd.args(["--endpoint-base", &sim.url, "--deadline-seconds", "1.0"]);
         cmd
     };
-    let mut child = fetch().stderr(std::process::Stdio::null()).spawn().unwrap();
-    let started = Instant::now();
-    while !mid_run(&run) {
-        assert!(started.elapsed() < Duration::from_secs(30), "fetch never reached its second round");
-        assert!(child.try_wait().unwrap().is_none(), "fetch finished before it could be killed");
-        std::thread::sleep(Duration::from_millis(10));
-    }
     child.kill().unwrap(); // SIGKILL: no chance to clean up
     child.wait().unwrap();
     assert!(!run.join("events.parquet").exists(), "a killed fetch does not seal");
@@ -100,20 +112,7 @@ fn sigterm_stops_fetch_cleanly_and_records_what_finished() {
     let _one_at_a_time = crate::support::timed_section();
     let ws = Workspace::new();
     let sim = Sim::start(&ws);
-    let run = ws.run("run-sigterm");
-    ok(ws.stage("ib-select", &run).args(["--per-family", "2", "--sample"]));
-    ok(&mut ws.stage("ib-schedule", &run));
-    let mut child = ws
-        .stage("ib-fetch", &run)
-        .args(["--endpoint-base", &sim.url, "--deadline-seconds", "1.0"])
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while !mid_run(&run) {
-        assert!(started.elapsed() < Duration::from_secs(30), "fetch never reached its second round");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let (run, mut child) = fetch_mid_run(&ws, &sim, "run-sigterm");
     let kill = std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert!(kill.success());
     assert_eq!(child.wait().unwrap().code(), Some(5), "SIGTERM exits 5 (interrupted)");
@@ -138,20 +137,7 @@ fn a_run_never_mixes_simulated_and_real_segments() {
     let _one_at_a_time = crate::support::timed_section();
     let ws = Workspace::new();
     let sim = Sim::start(&ws);
-    let run = ws.run("run-mixed");
-    ok(ws.stage("ib-select", &run).args(["--per-family", "2", "--sample"]));
-    ok(&mut ws.stage("ib-schedule", &run));
-    let mut child = ws
-        .stage("ib-fetch", &run)
-        .args(["--endpoint-base", &sim.url, "--deadline-seconds", "1.0"])
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while !mid_run(&run) {
-        assert!(started.elapsed() < Duration::from_secs(30), "fetch never reached its second round");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let (run, mut child) = fetch_mid_run(&ws, &sim, "run-mixed");
     child.kill().unwrap();
     child.wait().unwrap();
     let before = crate::bad_input::snapshot(&run);
