@@ -50,10 +50,13 @@ run: bins
 bins:
 	$(CARGO) build --release --locked --bins
 
-# The end-to-end test opens every Parquet output with Python polars, as a notebook would.
+# The end-to-end test opens every Parquet output with Python polars, as a notebook would,
+# and runs the pipeline against real llama.cpp servers installed into $(LLAMA_VENV).
+LLAMA_VENV := target/llama-venv
 test:
 	@python3 -c 'import polars' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check polars
-	$(CARGO) test --workspace --locked
+	@$(LLAMA_VENV)/bin/python -c 'import xllamacpp' 2>/dev/null || tests/llama/install.sh $(LLAMA_VENV)
+	IB_LLAMA_PYTHON=$(CURDIR)/$(LLAMA_VENV)/bin/python $(CARGO) test --workspace --locked
 
 bench: bins
 	$(CARGO) bench --locked --bench pipeline

@@ -2,6 +2,7 @@
 //! an ephemeral loopback port, checked end to end.
 mod bad_input;
 mod hostile;
+mod llama;
 mod pipeline;
 mod resume;
 mod support;

