@@ -1,7 +1,7 @@
 //! The select stage: validate everything, then write `selection.parquet` and `lock.json`.
 use crate::args::Args;
 use crate::selection::{self, ALGORITHM_VERSION};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use inferbench_schemas::dataset::{self, LoadOptions};
 use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
 use inferbench_schemas::providers::ProviderTable;
@@ -63,7 +63,11 @@ pub fn run(args: Args) -> Result<()> {
         std::fs::read_dir(dir).map(|d| d.flatten().any(|e| !e.file_name().to_string_lossy().starts_with('.')))
     };
     if run.exists() && visible_entries(&run).unwrap_or(true) {
-        bail!("{}: exists and is not an ib-select run (no lock.json); choose a new run directory", run.display());
+        return Err(Error::bad(format!(
+            "{}: exists and is not an ib-select run (no lock.json); choose a new run directory",
+            run.display()
+        ))
+        .into());
     }
     std::fs::create_dir_all(&run).with_context(|| format!("creating {}", run.display()))?;
     let _writer = run_dir.lock_for_writing("ib-select")?;

@@ -25,7 +25,9 @@ impl AppendWriter {
 
     /// Writes one record as one line. The bytes reach the kernel before this returns.
     pub fn append<T: Serialize>(&mut self, record: &T) -> Result<()> {
-        let mut line = serde_json::to_vec(record).map_err(|e| Error::bad(format!("{}: {e}", self.path.display())))?;
+        // Our own record failing to serialise is a failure of the stage (exit 1), not bad input.
+        let mut line = serde_json::to_vec(record)
+            .map_err(|e| Error::io(&self.path, std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
         line.push(b'\n');
         self.file.write_all(&line).map_err(|e| Error::io(&self.path, e))
     }
