@@ -48,6 +48,10 @@ pub fn load(args: &Args) -> anyhow::Result<ReportInputs> {
     let mut pipeline = Pipeline::open(&args.run, &args.spec)?;
     let run = pipeline.run.clone();
     let writer = run.lock_for_writing("ib-report")?;
+    // The raw log is read first: an edited, merged or incomplete log is itself bad input
+    // (exit 3, naming the file and line), which the provenance checks below would only see
+    // as derived files gone stale, sending the operator to a rerun that must fail.
+    let execution = crate::execution::read(&run, &pipeline.lock.run_id)?;
     let metrics_json = read(&run.metrics_json(), &mut pipeline.hashes)?;
     let comparisons_json = read(&run.comparisons(), &mut pipeline.hashes)?;
     let missing = missing_columns(&metrics_json, &pipeline.spec.required_columns);
@@ -62,7 +66,6 @@ pub fn load(args: &Args) -> anyhow::Result<ReportInputs> {
     pipeline.verify("comparisons.json", "ib-aggregate", &comparisons.provenance.inputs)?;
     let schedule: Vec<ScheduleRow> = pipeline.table(&run.schedule(), "ib-schedule")?;
     let responses: Vec<ResponseRow> = pipeline.table(&run.responses(), "ib-reconstruct")?;
-    let execution = crate::execution::read(&run, &pipeline.lock.run_id)?;
     let Pipeline { spec, providers: table, lock, hashes, .. } = pipeline;
     let inputs = ReportInputs {
         metrics,

@@ -2,7 +2,10 @@
 //! an ephemeral loopback port, checked end to end.
 mod bad_input;
 mod hostile;
+mod kills;
 mod llama;
+mod operator;
+mod ops;
 mod pipeline;
 mod resume;
 mod support;
