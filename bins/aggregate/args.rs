@@ -10,12 +10,8 @@ use inferbench_schemas::cli::{RunArg, SpecArg};
 /// spec names supplies model ids and aliases (model identity) and prices (known cost).
 /// Nothing is written unless every input is valid; the outputs are byte-identical when
 /// re-derived from the same inputs.
-///
-/// Exit codes: 0 success, 1 failure, 2 usage, 3 bad input (a table is missing, corrupt,
-/// truncated or malformed, or the tables disagree; nothing written), 4 the spec or provider
-/// table differs from the run's lock.
 #[derive(Debug, Parser)]
-#[command(name = "ib-aggregate", version = inferbench_schemas::CODE_VERSION)]
+#[command(name = "ib-aggregate", version = inferbench_schemas::CODE_VERSION, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
 pub struct Args {
     #[command(flatten)]
     pub run: RunArg,

@@ -14,9 +14,7 @@ use inferbench_schemas::cli::{DatasetArg, RunArg, SpecArg};
 #[command(
     name = "ib-evaluate",
     version,
-    after_help = "Exit codes: 0 success; 1 failure (an output could not be written); 2 usage error; \
-                  3 bad input (a missing, unreadable, corrupt or malformed file; nothing written); \
-                  4 the spec, provider table or dataset differs from the run's lock.json (nothing written)."
+    after_help = inferbench_schemas::cli::EXIT_CODES_HELP
 )]
 pub struct Args {
     #[command(flatten)]

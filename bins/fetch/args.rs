@@ -7,16 +7,13 @@ use std::path::PathBuf;
 /// Credentials are read from the environment, else from --env-file, by the variable names in
 /// the provider table; their values are sent and never written anywhere. With --endpoint-base
 /// every provider is reached at BASE/<provider-slug>/v1/chat/completions instead (ib-sim), and
-/// missing credentials are replaced by a placeholder.
+/// missing credentials are replaced by a placeholder; otherwise a missing credential is
+/// invalid input (exit 3) and nothing is sent.
 ///
 /// Rerunning on a run whose fetch was killed resumes it: attempts that had started without a
 /// terminal event are closed as `interrupted` and sent again; finished requests are skipped.
-///
-/// Exit codes: 0 ok, 1 failure, 2 usage, 3 invalid input (a missing, unreadable or corrupt
-/// file) or missing credentials (nothing sent), 4 lock mismatch, 5 interrupted (rerun the
-/// same command to resume).
 #[derive(Debug, Parser)]
-#[command(name = "ib-fetch", version, about, long_about)]
+#[command(name = "ib-fetch", version, about, long_about, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
 pub struct Args {
     #[command(flatten)]
     pub run: RunArg,

@@ -6,11 +6,8 @@ use inferbench_schemas::cli::RunArg;
 /// Reads RUN/events/*.jsonl (a torn last line from a killed fetch is ignored) and writes
 /// RUN/responses.parquet. Offsets are milliseconds from the actual send of each request to
 /// the arrival of the bytes that completed each event.
-///
-/// Exit codes: 0 ok, 1 failure, 2 usage, 3 invalid input (no event log, or a corrupt one;
-/// nothing written).
 #[derive(Debug, Parser)]
-#[command(name = "ib-reconstruct", version, about, long_about)]
+#[command(name = "ib-reconstruct", version, about, long_about, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
 pub struct Args {
     #[command(flatten)]
     pub run: RunArg,

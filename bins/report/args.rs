@@ -12,12 +12,8 @@ use inferbench_schemas::cli::{RunArg, SpecArg};
 /// Then writes manifest.json: every file of the run with its size and SHA-256, the run's
 /// status, and where and when it was fetched (execution region, hashed host name, OS).
 /// Run ib-aggregate first. Both are byte-identical when re-rendered from the same inputs.
-///
-/// Exit codes: 0 success, 1 failure, 2 usage, 3 bad input (a file is missing, unreadable,
-/// malformed, stale or from another run; nothing written), 4 the spec or provider table
-/// differs from the run's lock.
 #[derive(Debug, Parser)]
-#[command(name = "ib-report", version = inferbench_schemas::CODE_VERSION)]
+#[command(name = "ib-report", version = inferbench_schemas::CODE_VERSION, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
 pub struct Args {
     #[command(flatten)]
     pub run: RunArg,

@@ -6,11 +6,8 @@ use inferbench_schemas::cli::{RunArg, SpecArg};
 /// Reads RUN/lock.json and RUN/selection.parquet (and verifies the spec and provider table
 /// against the lock); writes RUN/schedule.parquet: one row per request, in round order and,
 /// within a round, launch order.
-///
-/// Exit codes: 0 ok, 1 failure, 2 usage, 3 invalid input (a missing, unreadable or corrupt
-/// file; nothing written), 4 lock mismatch.
 #[derive(Debug, Parser)]
-#[command(name = "ib-schedule", version, about, long_about)]
+#[command(name = "ib-schedule", version, about, long_about, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
 pub struct Args {
     #[command(flatten)]
     pub run: RunArg,

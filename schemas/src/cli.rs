@@ -21,6 +21,13 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// The exit codes, as every stage's `--help` lists them (`#[command(after_help = ...)]`).
+pub const EXIT_CODES_HELP: &str = "Exit codes: 0 success; 1 failure (an output could not be written, or something \
+unexpected happened); 2 usage error; 3 invalid input (a file is missing, unreadable, corrupt, truncated or invalid; \
+nothing written); 4 the inputs differ from the run's lock.json, or a derived file is stale or from another run \
+(nothing written); 5 interrupted (rerun the same command to resume); 6 another process is writing the run (it holds \
+the run's writer lock; nothing written).";
+
 /// The bundled spec, relative to the repository root (where `make` runs the stages).
 pub const DEFAULT_SPEC: &str = "pipelines/micro-single-task/spec.yaml";
 
