@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 pub fn seal(run: &RunDir, run_id: &str) -> Result<usize> {
     let mut rows = Vec::new();
-    let mut inputs = BTreeMap::new();
+    let mut inputs = BTreeMap::from([("lock.json".to_string(), file_sha256(&run.lock())?)]);
     for seg in event_log::read(run, run_id)? {
         let segment = seg.number;
         inputs.insert(format!("events/{segment:04}.jsonl"), file_sha256(&seg.path)?);

@@ -5,8 +5,10 @@
 use crate::inputs::ReportInputs;
 use inferbench_schemas::canonical::sha256_hex;
 use inferbench_schemas::manifest::{FileEntry, Manifest};
+use inferbench_schemas::provenance::{self, Current};
 use inferbench_schemas::run::{file_sha256, RunDir};
-use inferbench_schemas::{CODE_VERSION, FORMAT_VERSION};
+use inferbench_schemas::tables::EventRow;
+use inferbench_schemas::{parquet_io, CODE_VERSION, FORMAT_VERSION};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -40,23 +42,46 @@ fn inventory(root: &Path) -> anyhow::Result<BTreeMap<String, FileEntry>> {
 pub fn build(run: &RunDir, inputs: &ReportInputs, report: &[u8]) -> anyhow::Result<Manifest> {
     let mut files = inventory(run.root())?;
     files.insert("report.md".to_string(), FileEntry { bytes: report.len() as u64, sha256: sha256_hex(report) });
-    let derived = ["events.parquet", "evaluations.parquet", "metrics.json", "metrics.parquet", "comparisons.json"];
-    let scheduled = inputs.scheduled_requests;
-    let complete = inputs.responses.len() == scheduled && derived.iter().all(|f| files.contains_key(*f));
+    let reasons = incomplete_because(run, inputs, &files);
     let lock = &inputs.lock;
     Ok(Manifest {
         v: FORMAT_VERSION,
         run_id: lock.run_id.clone(),
         workflow: lock.workflow.clone(),
         benchmark_slug: lock.benchmark_slug.clone(),
-        status: (if complete { "complete" } else { "incomplete" }).to_string(),
-        scheduled_requests: Some(scheduled),
+        status: (if reasons.is_empty() { "complete" } else { "incomplete" }).to_string(),
+        status_reasons: reasons,
+        scheduled_requests: Some(inputs.scheduled_requests),
         responses: Some(inputs.responses.len()),
         written_by: CODE_VERSION.to_string(),
         locked_by: lock.code_version.clone(),
         execution: inputs.execution.clone(),
         files,
     })
+}
+
+/// What keeps the run from being complete. The report's own inputs were checked before it was
+/// rendered; the sealed log is checked here, since no stage reads it.
+fn incomplete_because(run: &RunDir, inputs: &ReportInputs, files: &BTreeMap<String, FileEntry>) -> Vec<String> {
+    let mut reasons = Vec::new();
+    let missing = inputs.scheduled_requests.saturating_sub(inputs.responses.len());
+    if missing > 0 {
+        reasons.push(format!("{missing} of {} scheduled requests have no response", inputs.scheduled_requests));
+    }
+    for name in ["events.parquet", "evaluations.parquet", "metrics.json", "metrics.parquet", "comparisons.json"] {
+        if !files.contains_key(name) {
+            reasons.push(format!("{name} is missing"));
+        }
+    }
+    if files.contains_key("events.parquet") {
+        let sealed = parquet_io::read_inputs::<EventRow>(&run.events_parquet()).and_then(|recorded| {
+            provenance::verify(run, &mut Current::default(), "events.parquet", "ib-fetch", &recorded, &BTreeMap::new())
+        });
+        if let Err(e) = sealed {
+            reasons.push(format!("events.parquet is not the sealed copy of the current log: {e}"));
+        }
+    }
+    reasons
 }
 
 #[cfg(test)]

@@ -10,9 +10,11 @@ pub struct Manifest {
     pub run_id: String,
     pub workflow: String,
     pub benchmark_slug: String,
-    /// `complete` (every scheduled request has a response and every derived file exists) or
-    /// `incomplete`.
+    /// `complete` (every scheduled request has a response and every derived file exists and
+    /// was derived from the run's current files) or `incomplete`.
     pub status: String,
+    /// Why the run is incomplete; empty when it is complete.
+    pub status_reasons: Vec<String>,
     /// Requests in `schedule.parquet` (null when it is missing).
     pub scheduled_requests: Option<usize>,
     /// Rows in `responses.parquet` (null when it is missing).

@@ -87,9 +87,16 @@ pub struct ReadTable<T> {
     pub code_version: String,
 }
 
-/// Reads a table written by [`write`], checking its name and format version. Every failure
+/// A table's identity and provenance, as its metadata records them.
+struct Header {
+    builder: ParquetRecordBatchReaderBuilder<std::fs::File>,
+    inputs: Inputs,
+    code_version: String,
+}
+
+/// Opens a table written by [`write`], checking its name and format version. Every failure
 /// to read it is bad input naming the file.
-pub fn read<T: Table>(path: &Path) -> Result<ReadTable<T>> {
+fn open<T: Table>(path: &Path) -> Result<Header> {
     let file = std::fs::File::open(path).map_err(|e| Error::unreadable(path, e))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| corrupt(path, e))?;
     let meta: BTreeMap<String, String> = builder
@@ -113,13 +120,25 @@ pub fn read<T: Table>(path: &Path) -> Result<ReadTable<T>> {
         Some(json) => serde_json::from_str(json).map_err(|e| corrupt(path, e))?,
         None => Inputs::new(),
     };
+    let code_version = meta.get("inferbench.code_version").cloned().unwrap_or_default();
+    Ok(Header { builder, inputs, code_version })
+}
+
+/// The provenance a table records, without reading its rows.
+pub fn read_inputs<T: Table>(path: &Path) -> Result<Inputs> {
+    Ok(open::<T>(path)?.inputs)
+}
+
+/// Reads a table written by [`write`], checking its name and format version. Every failure
+/// to read it is bad input naming the file.
+pub fn read<T: Table>(path: &Path) -> Result<ReadTable<T>> {
+    let Header { builder, inputs, code_version } = open::<T>(path)?;
     let mut rows = Vec::new();
     for batch in builder.build().map_err(|e| corrupt(path, e))? {
         let batch = batch.map_err(|e| corrupt(path, e))?;
         let mut part: Vec<T> = serde_arrow::from_record_batch(&batch).map_err(|e| corrupt(path, e))?;
         rows.append(&mut part);
     }
-    let code_version = meta.get("inferbench.code_version").cloned().unwrap_or_default();
     Ok(ReadTable { rows, inputs, code_version })
 }
 

@@ -390,12 +390,22 @@ fn stale_foreign_and_edited_run_files_are_each_refused_and_nothing_written() {
     }
 
     // No stage reads events.parquet (the JSONL log is the source of truth), so a damaged one
-    // is no input to refuse: rerunning fetch on the complete run seals it again from the log.
+    // is no input to refuse: the manifest calls the run incomplete, saying why, and rerunning
+    // fetch on the complete run seals it again from the log.
     let sealed = std::fs::read(base.join("events.parquet")).unwrap();
     for damage in [sealed[..sealed.len() / 2].to_vec(), b"PAR1 garbage PAR1".to_vec()] {
         std::fs::write(base.join("events.parquet"), damage).unwrap();
+        ok(&mut stage(&ws, "ib-report", &base));
+        let manifest: inferbench_schemas::manifest::Manifest =
+            serde_json::from_slice(&std::fs::read(base.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(manifest.status, "incomplete");
+        assert!(manifest.status_reasons.iter().any(|r| r.starts_with("events.parquet is not the sealed copy")));
         ok(&mut stage(&ws, "ib-fetch", &base));
         assert!(std::fs::read(base.join("events.parquet")).unwrap() == sealed, "events.parquet is sealed again");
+        ok(&mut stage(&ws, "ib-report", &base));
+        let manifest: inferbench_schemas::manifest::Manifest =
+            serde_json::from_slice(&std::fs::read(base.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!((manifest.status.as_str(), manifest.status_reasons.len()), ("complete", 0));
     }
 }
 
