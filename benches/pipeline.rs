@@ -10,9 +10,14 @@
 #[allow(dead_code)]
 mod sse;
 
-use inferbench_schemas::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SseEvent};
+use inferbench_schemas::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SegmentOpened, SseEvent};
 use inferbench_schemas::jsonl::AppendWriter;
+use inferbench_schemas::parquet_io;
+use inferbench_schemas::run::file_sha256;
+use inferbench_schemas::stream::StreamEnd;
+use inferbench_schemas::tables::ScheduleRow;
 use inferbench_schemas::timing::{self, TimedEvent};
+use inferbench_schemas::vocab::TaskFamily;
 use std::time::{Duration, Instant};
 
 fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> Duration {
@@ -47,10 +52,10 @@ fn sse_stream(events: usize) -> Vec<u8> {
 fn bench_sse() -> (f64, f64) {
     let stream = sse_stream(50_000);
     let elapsed = best_of(5, || {
-        let mut parser = sse::Parser::default();
+        let mut parser = sse::Parser::new(1 << 20);
         let mut frames = 0;
         for piece in stream.chunks(1024) {
-            frames += parser.feed(piece).len();
+            frames += parser.feed(piece).expect("no event exceeds the cap").len();
         }
         frames
     });
@@ -60,17 +65,41 @@ fn bench_sse() -> (f64, f64) {
 
 fn bench_timing() -> f64 {
     let payloads: Vec<String> = (0..60).map(|i| chunk(&format!("\"f{i}\":{i},"))).collect();
-    let events: Vec<TimedEvent> =
-        payloads.iter().enumerate().map(|(i, p)| TimedEvent { offset_ms: i as f64, data: Some(p) }).collect();
+    let mut events: Vec<TimedEvent> = payloads.iter().enumerate().map(|(i, p)| TimedEvent::data(i as f64, p)).collect();
+    events.push(TimedEvent::data(60.0, "[DONE]"));
     let reps = 2_000;
-    let elapsed = best_of(3, || (0..reps).map(|_| timing::compute(&events, true).visible_answer_tokens).sum::<i64>());
+    let closed = StreamEnd::completed();
+    let elapsed = best_of(3, || {
+        (0..reps).map(|_| timing::compute(&events, &closed, Some(200)).visible_answer_tokens).sum::<i64>()
+    });
     reps as f64 / elapsed.as_secs_f64()
 }
 
-/// Writes a full-size synthetic log: 6,000 requests of 40 answer events each.
+/// Writes a full-size synthetic run: a lock, a schedule and a log of 6,000 requests of 40
+/// answer events and `[DONE]` each.
 fn synthetic_run(dir: &std::path::Path) -> usize {
     let run = inferbench_schemas::run::RunDir::new(dir.join("run-bench"));
     std::fs::create_dir_all(run.events_dir()).unwrap();
+    let lock = serde_json::json!({
+        "v": 1, "run_id": "run-bench", "workflow": "bench", "benchmark_slug": "bench", "code_version": "bench",
+        "inputs": {}, "dataset_release_hash": "0", "providers": (0..10).map(|p| format!("p{p}")).collect::<Vec<_>>(),
+        "selection": {"algorithm_version": "v", "selected_items_per_task_family": 200, "sample": false, "seeds": {}},
+        "tokenizer": {"encoding": "o200k_base", "implementation": "bench", "vocabulary_sha256": "0"},
+    });
+    inferbench_schemas::atomic::write_json(&run.lock(), &lock).unwrap();
+    let schedule: Vec<ScheduleRow> = (0..6_000i64)
+        .map(|r| ScheduleRow {
+            round_index: r / 10,
+            round_id: format!("round-{}", r / 10),
+            task_family: TaskFamily::TicketTriage,
+            item_id: format!("item-{}", r / 10),
+            provider: format!("p{}", r % 10),
+            launch_index: r % 10,
+            request_id: format!("req-{r:06}"),
+        })
+        .collect();
+    let provenance = [("lock.json".to_string(), file_sha256(&run.lock()).unwrap())].into();
+    parquet_io::write(&run.schedule(), &schedule, &provenance).unwrap();
     let mut log = AppendWriter::open(&run.segment(1)).unwrap();
     let (mut seq, mut t) = (0u64, 0u64);
     let mut emit = |event: Event, dt: u64| {
@@ -78,6 +107,25 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
         log.append(&Envelope { v: 1, run_id: "run-bench".into(), seq, t_ns: t, event }).unwrap();
         seq += 1;
     };
+    emit(
+        Event::SegmentOpened(SegmentOpened {
+            segment: 1,
+            wall_clock_unix_ns: 0,
+            code_version: "bench".into(),
+            schedule_sha256: file_sha256(&run.schedule()).unwrap(),
+            scheduled_requests: 6_000,
+            already_terminal: 0,
+            endpoint_mode: "simulated".into(),
+            deadline_ms: 20_000,
+            max_event_bytes: 1 << 20,
+            max_response_bytes: 16 << 20,
+            execution_region: "bench".into(),
+            host_sha256_16: "0".repeat(16),
+            os: "linux".into(),
+            arch: "x86_64".into(),
+        }),
+        0,
+    );
     for r in 0..6_000u64 {
         let request_id = format!("req-{r:06}");
         let started = RequestStarted {
@@ -94,8 +142,9 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
             intended_t_ns: r * 10_000_000,
         };
         emit(Event::RequestStarted(started), 1_000);
-        for i in 0..40u32 {
-            let data = Some(chunk(&format!("\"k{i}\":\"v{i}\",")));
+        for i in 0..=40u32 {
+            // 40 answer chunks, then [DONE].
+            let data = Some(if i < 40 { chunk(&format!("\"k{i}\":\"v{i}\",")) } else { "[DONE]".to_string() });
             emit(
                 Event::SseEvent(SseEvent {
                     request_id: request_id.clone(),
@@ -106,6 +155,7 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
                     id: None,
                     retry: None,
                     comment: None,
+                    redacted: false,
                 }),
                 5_000_000,
             );
