@@ -127,8 +127,7 @@ $(LOCK_INPUTS):
 
 # Locks a new run, or checks an existing one against inputs (or code) newer than its lock:
 # a changed input is refused by name (exit 4). ib-select leaves an unchanged lock alone;
-# touching it records the check, as any other stage's byte-identical rewrite would, so the
-# next make does not check again, and what follows it is re-derived (the fetch excepted).
+# touching it records the check, so the next make does not check again.
 # Precious: on a failed recipe GNU make 4.3 deletes every member of a grouped target it has
 # not looked at yet, changed or not, and a refused check must never cost the run its lock or
 # selection (ib-select writes both atomically, the lock last).
@@ -137,13 +136,17 @@ $(RUN)/lock.json $(RUN)/selection.parquet &: $(LOCK_INPUTS) $(INPUTS_MK) $(BIN)/
 	$(BIN)/ib-select --run $(RUN) --spec $(SPEC) --dataset $(DATASET) --per-family $(PER_FAMILY) $(SAMPLE)
 	@touch $(RUN)/lock.json $(RUN)/selection.parquet
 
-$(RUN)/schedule.parquet: $(RUN)/lock.json $(RUN)/selection.parquet $(BIN)/ib-schedule
+# Once the fetch has begun, the schedule is part of the record: every log segment names its
+# hash, and new code would write its own version into a re-derived one. Its prerequisites then
+# turn order-only: a newer input still has the lock checked first, but neither that check
+# nor a rebuilt ib-schedule re-derives the schedule the log was fetched for.
+FETCHED := $(wildcard $(RUN)/events)
+$(RUN)/schedule.parquet: $(if $(FETCHED),|) $(RUN)/lock.json $(RUN)/selection.parquet $(BIN)/ib-schedule
 	$(BIN)/ib-schedule --run $(RUN) --spec $(SPEC)
 
 # The fetch runs while the run has no sealed log (a new run, or a killed fetch, which
-# resumes). Order-only on everything: neither a rebuilt ib-fetch nor a schedule re-derived by
-# a rebuilt ib-schedule sends a request again (a changed schedule is not the one the log was
-# fetched for, and ib-reconstruct refuses it). Precious: make never deletes the sealed log.
+# resumes). Order-only on everything: a rebuilt ib-fetch never sends a request again, nor does
+# a schedule with a newer mtime (say, a copied run). Precious: make never deletes the log.
 .PRECIOUS: $(RUN)/events.parquet
 $(RUN)/events.parquet: | $(RUN)/schedule.parquet $(BIN)/ib-fetch $(if $(filter simulated,$(ENDPOINTS)),$(BIN)/ib-sim)
 ifeq ($(ENDPOINTS),simulated)

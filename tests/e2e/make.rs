@@ -22,8 +22,8 @@ const EVALUATE: &str = "ib-evaluate";
 const AGGREGATE: &str = "ib-aggregate";
 const REPORT: &str = "ib-report";
 const DERIVED: [&str; 4] = [RECONSTRUCT, EVALUATE, AGGREGATE, REPORT];
-/// What a lock check re-derives: everything but the fetch.
-const CHECKED: [&str; 6] = [SELECT, SCHEDULE, RECONSTRUCT, EVALUATE, AGGREGATE, REPORT];
+/// What a newer input runs in a fetched run: the lock check, and nothing it could change.
+const CHECKED: [&str; 1] = [SELECT];
 
 /// Every file a run holds, in the order the pipeline writes them.
 const RUN_FILES: [&str; 12] = [
@@ -158,7 +158,7 @@ impl Bench {
     }
 
     /// A tidy history: inputs, then binaries, then the generated input list, then the run's
-    /// files in pipeline order, all before `rebuilt()` and long before now.
+    /// files (those it has) in pipeline order, all before `touch` and long before now.
     fn timeline(&self) {
         for dir in ["pipeline", "pipeline/prompts", "data"] {
             for entry in std::fs::read_dir(self.path(dir)).unwrap() {
@@ -177,7 +177,7 @@ impl Bench {
             let name = entry.unwrap().file_name().into_string().unwrap();
             self.set_mtime(&format!("runs/.deps/{name}"), self.at(200));
         }
-        for (i, file) in RUN_FILES.iter().enumerate() {
+        for (i, file) in RUN_FILES.iter().enumerate().filter(|(_, file)| self.exists(file)) {
             self.set_mtime(&format!("{RUN}/{file}"), self.at(300 + 10 * i as u64));
         }
     }
@@ -257,7 +257,8 @@ fn new_code_rederives_what_it_changes_and_a_rebuilt_fetch_sends_nothing() {
     let cases: [(&str, &[&str]); 7] = [
         (EVALUATE, &[EVALUATE, AGGREGATE, REPORT]),
         (FETCH, &[]),
-        (SCHEDULE, &[SCHEDULE, RECONSTRUCT, EVALUATE, AGGREGATE, REPORT]),
+        // The log was fetched for the schedule it names: new code does not re-derive it.
+        (SCHEDULE, &[]),
         (RECONSTRUCT, &DERIVED),
         (AGGREGATE, &[AGGREGATE, REPORT]),
         (REPORT, &[REPORT]),
@@ -270,10 +271,19 @@ fn new_code_rederives_what_it_changes_and_a_rebuilt_fetch_sends_nothing() {
         assert_eq!(bench.run_rules(), names(expected), "after rebuilding {rebuilt}");
         assert_eq!(bench.run_rules(), names(&[]), "a second make after rebuilding {rebuilt}");
     }
-    // Neither is a rebuilt fetch re-run by a schedule that was re-derived in the meantime.
+    // A schedule newer than the log (a copied run) does not fetch again either.
     bench.timeline();
     bench.touch(&format!("{RUN}/schedule.parquet"));
     assert_eq!(bench.run_rules(), names(&[RECONSTRUCT, EVALUATE, AGGREGATE, REPORT]));
+
+    // Before the fetch has begun, the schedule is derived like any other file.
+    let unfetched = Bench::new();
+    let (goal, run) = (format!("{RUN}/schedule.parquet"), format!("RUN={RUN}"));
+    let schedule = [goal.as_str(), run.as_str()];
+    assert_eq!(unfetched.stages(&schedule), names(&[SELECT, SCHEDULE]));
+    unfetched.timeline();
+    unfetched.touch(&format!("bin/{SCHEDULE}"));
+    assert_eq!(unfetched.stages(&schedule), names(&[SCHEDULE]), "after rebuilding ib-schedule");
 }
 
 #[test]
@@ -304,7 +314,7 @@ fn the_lock_depends_on_the_files_the_spec_names_and_is_checked_first() {
     bench.touch("pipeline/spec.yaml");
     bench.touch(&format!("bin/{EVALUATE}"));
     bench.touch(&format!("bin/{FETCH}"));
-    assert_eq!(bench.run_rules(), names(&CHECKED));
+    assert_eq!(bench.run_rules(), names(&[SELECT, EVALUATE, AGGREGATE, REPORT]));
 
     // Another dataset (as old as the run's), or another selection, is checked against the
     // lock, and refused, each time it is asked for; the run's own stays up to date.
