@@ -2,24 +2,31 @@
 # simulated providers (no credentials needed); `make run` against the real providers.
 #
 #   make                      build, start ib-sim, run every stage on a small selection
-#   make run                  the same against the providers in providers.yaml (.env)
+#   make run                  the same against the providers of the spec's table (.env)
 #   make rescore RUN=<dir>    reconstruct → report again from the raw log, no network
 #   make test                 every test
 #   make bench                benchmarks
 #   make data / data-sample   regenerate the synthetic dataset / its 6-per-family sample
 #
 # Settings (override on the command line): WORKFLOW, SPEC, DATASET, PER_FAMILY, SAMPLE, RUN.
+#
+# What make re-derives: every stage's outputs depend on the run files the stage reads and on
+# the stage's binary, so new code re-derives exactly what it could change (cargo leaves an
+# up-to-date binary's mtime alone: a binary is newer only when its code changed). The
+# binaries are built first and the run's rules run in a sub-make, which sees the new mtimes.
+# The fetch is the exception: its log is the record of what was sent, never re-derived.
 MAKEFLAGS += --warn-undefined-variables --no-builtin-rules
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := all
 .DELETE_ON_ERROR:
 .SUFFIXES:
+# The sub-makes read this file wherever make was started from (`make -f`, as the test does).
+SELF         := $(abspath $(lastword $(MAKEFILE_LIST)))
 
 WORKFLOW     ?= micro-single-task
 PIPELINE     := pipelines/$(WORKFLOW)
 SPEC         ?= $(PIPELINE)/spec.yaml
-PROVIDERS    := $(PIPELINE)/providers.yaml
 SIM_PROFILES ?= $(PIPELINE)/sim-profiles.yaml
 # The generated 721-item dataset (data/README.md); `make` selects a few items per family
 # from it, the reference benchmark 200 (PER_FAMILY=200). A private release works the same way
@@ -28,24 +35,55 @@ DATASET      ?= data/$(WORKFLOW)
 SAMPLE       ?=
 PER_FAMILY   ?= 6
 DATA_SEED    ?= 20261129
-BIN          := target/release
+# Overridable so that the Makefile's own test (tests/e2e/make.rs) can stand tiny scripts in
+# for the stages and for cargo.
+BIN          ?= target/release
 CARGO        ?= cargo
 
 # `make` keeps one simulated run and brings it up to date; `make run` starts a new run.
 SIM_RUN      ?= runs/$(WORKFLOW)/simulated
-RUN          ?= runs/$(WORKFLOW)/run-$(shell date -u +%Y%m%d-%H%M%S)
+# Computed once, here: a recursively expanded `date` would be evaluated at every reference,
+# and a run straddling a second would write into two directories.
+ifndef RUN
+RUN          := runs/$(WORKFLOW)/run-$(shell date -u +%Y%m%d-%H%M%S)
+endif
+ENDPOINTS    ?= simulated
 
-DATA_FILES   := $(wildcard $(DATASET)/*.json $(DATASET)/*.jsonl) $(wildcard $(PIPELINE)/prompts/*)
+# The files SPEC and DATASET bind a run to, as ib-select lists them (make rules, generated).
+# Beside the runs, never inside one: a run directory holds only what its manifest lists. Named
+# by everything the lock is made from, so that asking for a run with another spec, dataset or
+# selection makes ib-select check it (and refuse) rather than make call it up to date.
+INPUTS_MK    := runs/.deps/$(subst /,_,$(SPEC))+$(subst /,_,$(DATASET))+$(PER_FAMILY)$(SAMPLE).mk
 
 .PHONY: all run rescore test bench bins clean-sim data data-sample
 
 all: bins
-	@$(MAKE) --no-print-directory $(SIM_RUN)/report.md RUN=$(SIM_RUN) ENDPOINTS=simulated
+	@$(MAKE) -f $(SELF) --no-print-directory $(SIM_RUN)/report.md RUN=$(SIM_RUN) ENDPOINTS=simulated
 	@echo "report: $(SIM_RUN)/report.md"
 
 run: bins
-	@$(MAKE) --no-print-directory $(RUN)/report.md RUN=$(RUN) ENDPOINTS=providers
+	@$(MAKE) -f $(SELF) --no-print-directory $(RUN)/report.md RUN=$(RUN) ENDPOINTS=providers
 	@echo "report: $(RUN)/report.md"
+
+# Re-score an archived run offline with the current code: the same rules, with the log and
+# what it was fetched for as sources (RESCORE, below), and every rule after the fetch made
+# unconditionally (--always-make), whatever order a copied run's mtimes are in.
+rescore: bins
+	@$(MAKE) -f $(SELF) --no-print-directory --always-make $(RUN)/report.md RUN=$(RUN) RESCORE=1
+	@echo "report: $(RUN)/report.md"
+
+# Checked before anything is built, as one line.
+ifneq ($(filter rescore,$(MAKECMDGOALS)),)
+ifeq ($(origin RUN),file)
+$(error rescore: which run? make rescore RUN=<run directory>)
+endif
+ifeq ($(wildcard $(RUN)/events/*.jsonl),)
+$(error rescore: $(RUN) has no event log ($(RUN)/events/); there is nothing to re-score)
+endif
+ifeq ($(wildcard $(RUN)/events.parquet),)
+$(error rescore: $(RUN)'s fetch never finished (no events.parquet); make run RUN=$(RUN) resumes it)
+endif
+endif
 
 bins:
 	$(CARGO) build --release --locked --bins
@@ -71,16 +109,49 @@ data: bins
 data-sample: bins
 	$(BIN)/ib-data generate --seed $(DATA_SEED) --sample 6 --out data/$(WORKFLOW)-sample
 
-ENDPOINTS ?= simulated
+# The run's rules, for the sub-make (or anyone asking for one of RUN's files). The top-level
+# make never reads them: on a fresh clone the binaries they need do not exist yet.
+ifneq ($(filter $(RUN)/%,$(MAKECMDGOALS)),)
 
-$(RUN)/lock.json: $(SPEC) $(PROVIDERS) $(DATA_FILES)
+ifdef RESCORE
+# No rule makes lock.json, selection.parquet, schedule.parquet or events.parquet: nothing can
+# select, schedule or fetch again, and a missing one is an error.
+else
+
+# ib-select --list-inputs prints the files a run is locked to (the spec, the provider table
+# and the prompt templates it names, the dataset's files), from the code that writes the lock.
+LOCK_INPUTS :=
+include $(INPUTS_MK)
+$(INPUTS_MK): $(SPEC) $(BIN)/ib-select
+	@mkdir -p $(@D)
+	$(BIN)/ib-select --list-inputs --spec $(SPEC) --dataset $(DATASET) | sed 's/^/LOCK_INPUTS += /' >$@
+# A missing input is ib-select's to report, naming what is wrong, rather than make's.
+$(LOCK_INPUTS):
+
+# Locks a new run, or checks an existing one against inputs (or code) newer than its lock:
+# a changed input is refused by name (exit 4). ib-select leaves an unchanged lock alone;
+# touching it records the check, so the next make does not check again.
+# Precious: on a failed recipe GNU make 4.3 deletes every member of a grouped target it has
+# not looked at yet, changed or not, and a refused check must never cost the run its lock or
+# selection (ib-select writes both atomically, the lock last).
+.PRECIOUS: $(RUN)/lock.json $(RUN)/selection.parquet
+$(RUN)/lock.json $(RUN)/selection.parquet &: $(LOCK_INPUTS) $(INPUTS_MK) $(BIN)/ib-select
 	$(BIN)/ib-select --run $(RUN) --spec $(SPEC) --dataset $(DATASET) --per-family $(PER_FAMILY) $(SAMPLE)
+	@touch $(RUN)/lock.json $(RUN)/selection.parquet
 
-$(RUN)/schedule.parquet: $(RUN)/lock.json
+# Once the fetch has begun, the schedule is part of the record: every log segment names its
+# hash, and new code would write its own version into a re-derived one. Its prerequisites then
+# turn order-only: a newer input still has the lock checked first, but neither that check
+# nor a rebuilt ib-schedule re-derives the schedule the log was fetched for.
+FETCHED := $(wildcard $(RUN)/events)
+$(RUN)/schedule.parquet: $(if $(FETCHED),|) $(RUN)/lock.json $(RUN)/selection.parquet $(BIN)/ib-schedule
 	$(BIN)/ib-schedule --run $(RUN) --spec $(SPEC)
 
-# Order-only on the binaries: a rebuilt fetch never re-hits an endpoint by itself.
-$(RUN)/events.parquet: $(RUN)/schedule.parquet
+# The fetch runs while the run has no sealed log (a new run, or a killed fetch, which
+# resumes). Order-only on everything: a rebuilt ib-fetch never sends a request again, nor does
+# a schedule with a newer mtime (say, a copied run). Precious: make never deletes the log.
+.PRECIOUS: $(RUN)/events.parquet
+$(RUN)/events.parquet: | $(RUN)/schedule.parquet $(BIN)/ib-fetch $(if $(filter simulated,$(ENDPOINTS)),$(BIN)/ib-sim)
 ifeq ($(ENDPOINTS),simulated)
 	url_file=$$(mktemp); \
 	$(BIN)/ib-sim --profiles $(SIM_PROFILES) --spec $(SPEC) --dataset $(DATASET) --port-file $$url_file >/dev/null & sim=$$!; \
@@ -92,23 +163,20 @@ else
 	$(BIN)/ib-fetch --run $(RUN) --spec $(SPEC) --dataset $(DATASET)
 endif
 
-$(RUN)/responses.parquet: $(RUN)/events.parquet
+endif # RESCORE
+
+$(RUN)/responses.parquet: $(RUN)/events.parquet $(RUN)/schedule.parquet $(BIN)/ib-reconstruct
 	$(BIN)/ib-reconstruct --run $(RUN)
 
-$(RUN)/evaluations.parquet: $(RUN)/responses.parquet
+$(RUN)/evaluations.parquet: $(RUN)/responses.parquet $(BIN)/ib-evaluate
 	$(BIN)/ib-evaluate --run $(RUN) --spec $(SPEC) --dataset $(DATASET)
 
-$(RUN)/metrics.json: $(RUN)/responses.parquet $(RUN)/evaluations.parquet $(RUN)/schedule.parquet
+# Not precious: when a stage fails, make may delete all its outputs (see the lock), and a
+# derived file deleted is only re-derived.
+$(RUN)/metrics.json $(RUN)/metrics.parquet $(RUN)/comparisons.json &: $(RUN)/responses.parquet $(RUN)/evaluations.parquet $(RUN)/schedule.parquet $(BIN)/ib-aggregate
 	$(BIN)/ib-aggregate --run $(RUN) --spec $(SPEC)
 
-$(RUN)/report.md: $(RUN)/metrics.json
+$(RUN)/report.md $(RUN)/manifest.json &: $(RUN)/metrics.json $(RUN)/metrics.parquet $(RUN)/comparisons.json $(RUN)/responses.parquet $(RUN)/schedule.parquet $(BIN)/ib-report
 	$(BIN)/ib-report --run $(RUN) --spec $(SPEC)
 
-# Re-score an archived run offline: every derived file again from the raw event log.
-rescore: bins
-	@test -d "$(RUN)/events" || { echo "rescore: RUN=<run directory with events/> is required" >&2; exit 2; }
-	$(BIN)/ib-reconstruct --run $(RUN)
-	$(BIN)/ib-evaluate --run $(RUN) --spec $(SPEC) --dataset $(DATASET)
-	$(BIN)/ib-aggregate --run $(RUN) --spec $(SPEC)
-	$(BIN)/ib-report --run $(RUN) --spec $(SPEC)
-	@echo "report: $(RUN)/report.md"
+endif # the run's rules

@@ -4,6 +4,7 @@ mod bad_input;
 mod hostile;
 mod kills;
 mod llama;
+mod make;
 mod operator;
 mod ops;
 mod pipeline;
