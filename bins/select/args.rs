@@ -15,10 +15,8 @@ use inferbench_schemas::cli::{DatasetArg, RunArg, SpecArg};
 /// With --list-inputs, writes nothing and needs no --run: prints the files a run would be
 /// locked to, one path per line, so that `make` can re-check the lock whenever one of them
 /// changes.
-///
-/// Exit codes: 0 ok, 1 failure, 2 usage, 3 invalid input (nothing written), 4 lock mismatch.
 #[derive(Debug, Parser)]
-#[command(name = "ib-select", version, about, long_about)]
+#[command(name = "ib-select", version, about, long_about, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
 // --run is the one shared flag a listing does without; clap still requires it otherwise.
 #[command(mut_arg("run", |arg| arg.required(false).required_unless_present("list_inputs")))]
 pub struct Args {
