@@ -28,7 +28,8 @@ fn heading(class: OperationalOutcome) -> &'static str {
     }
 }
 
-const CLASSES_NOTE: &str = "Each failed request falls in exactly one class. Connection: the \
+const CLASSES_NOTE: &str = "Each failed request falls in exactly one class; a cell is the count and, \
+when there is any, its rate over the submitted requests (the `<class>_rate` of metrics.json). Connection: the \
 connection could not be made or broke (reset, truncated body). Invalid stream: a 2xx whose body \
 was not a valid event stream (another content type, no event, data that is not JSON, a line or \
 body over the spec's size caps). Stream error: the provider reported an error inside a 2xx \
@@ -54,7 +55,10 @@ pub fn section(pooled: &[PooledMetrics], responses: &[ResponseRow], table: &Prov
     for row in &ordered {
         let m = &row.metrics;
         let mut cells = vec![label(&m.provider, table).to_string(), m.submitted_count.to_string()];
-        cells.extend(m.failures.classes().iter().map(|(_, count, _)| count.to_string()));
+        cells.extend(m.failures.classes().iter().map(|(_, count, rate)| match count {
+            0 => "0".to_string(),
+            n => format!("{n} ({})", percent(*rate)),
+        }));
         cells.push(percent(m.failure_rate));
         classes.row(cells);
     }
@@ -116,4 +120,21 @@ fn failure_log(responses: &[ResponseRow], table: &ProviderTable) -> Vec<String> 
     }
     lines.extend(log.lines());
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample;
+
+    #[test]
+    fn classes_show_count_and_rate_and_the_log_counts_failed_requests() {
+        let inputs = sample::inputs();
+        let lines = section(&inputs.metrics.combined_provider_metrics, &[], &inputs.table);
+        let header = lines.iter().find(|l| l.starts_with("| Provider | Submitted | Timeout |")).unwrap();
+        assert!(header.ends_with("| Invalid stream | Stream error | Truncated | Failure rate |"), "{header}");
+        // Provider c: 9 of 600 timed out (the sample's 1.48% timeout rate).
+        assert!(lines.iter().any(|l| l.starts_with("| Provider c | 600 | 9 (1.48%) | 0 |")), "{lines:#?}");
+        assert!(lines.iter().any(|l| l == "0 failed request(s), in the order they ran. The full error message and body of each are in responses.parquet (`error_message`, `error_body`)."));
+    }
 }
