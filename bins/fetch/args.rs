@@ -21,9 +21,14 @@ pub struct Args {
     pub spec: SpecArg,
     #[command(flatten)]
     pub dataset: DatasetArg,
-    /// Send every request to simulated providers under this base URL (e.g. ib-sim's).
+    /// Send every request to simulated providers under this base URL (e.g. ib-sim's). They
+    /// are sent placeholder credentials, never the real ones.
     #[arg(long, env = "IB_ENDPOINT_BASE", value_name = "URL")]
     pub endpoint_base: Option<String>,
+    /// With --endpoint-base, send the credentials of the environment instead of placeholders
+    /// — for tests of redaction only (a simulator that echoes them back).
+    #[arg(long, hide = true, requires = "endpoint_base")]
+    pub send_credentials_to_simulator: bool,
     /// A dotenv file with provider credentials (the environment wins).
     #[arg(long, default_value = ".env")]
     pub env_file: PathBuf,

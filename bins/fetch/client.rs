@@ -7,6 +7,7 @@
 //! a short grace, is still logged but never joins the answer. Sizes are capped by the spec:
 //! one line or event, and one body.
 use crate::credentials::{Credentials, REDACTED};
+use crate::echo::{Deltas, EchoGuard};
 use crate::log::EventLog;
 use crate::sse::{Frame, Parser};
 use anyhow::Result;
@@ -14,7 +15,7 @@ use inferbench_schemas::event::{
     CredentialEcho, ErrorKind, Event, Outcome, RequestStarted, RequestTerminal, ResponseHead, SseEvent,
 };
 use inferbench_schemas::providers::Provider;
-use inferbench_schemas::stream::{cap, Judge, Payload, StreamEnd, ERROR_BODY_CAP};
+use inferbench_schemas::stream::{Judge, Payload, StreamEnd, ERROR_BODY_CAP};
 use inferbench_schemas::timing;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -53,6 +54,16 @@ pub struct Limits {
     pub max_response_bytes: u64,
 }
 
+impl Limits {
+    /// The most events one response may log. A logged event costs a couple of hundred bytes
+    /// of envelope whatever its size, so a body of two-byte keep-alives would otherwise turn a
+    /// 16 MiB body into gigabytes of log; one event per 64 bytes of the body cap leaves every
+    /// real stream far below it.
+    pub fn max_events(&self) -> u32 {
+        u32::try_from((self.max_response_bytes / 64).max(1024)).unwrap_or(u32::MAX)
+    }
+}
+
 /// One scheduled request, ready to send.
 #[derive(Debug, Clone)]
 pub struct Unit {
@@ -73,9 +84,12 @@ struct Progress {
     bytes: u64,
     done: bool,
     events: u32,
-    /// The text the stream delivered per channel, to find a credential split across deltas.
+    /// The text the stream delivered per channel up to its end (what joins the answer and
+    /// the reasoning), to find a credential split across deltas or escaped.
     answer: String,
     reasoning: String,
+    /// Holds back events that may carry the start of a credential (see `echo`).
+    guard: EchoGuard,
 }
 
 /// A body whose stream has ended but which may still carry bytes worth logging.
@@ -164,6 +178,9 @@ pub async fn execute(
             format!("no terminal response within {} ms", deadline.as_millis()),
         ),
     };
+    for (t_ns, event) in progress.guard.flush() {
+        log.emit_at(t_ns, Event::SseEvent(event))?;
+    }
     let echoed: Vec<String> = [("answer", &progress.answer), ("reasoning", &progress.reasoning)]
         .into_iter()
         .filter(|(_, text)| creds.found_in(text))
@@ -179,8 +196,9 @@ pub async fn execute(
         outcome: end.outcome,
         http_status: progress.status,
         error_type: end.error_type,
-        error_message: end.message.map(|m| creds.redacted(&m)),
-        error_body: end.error_body.map(|b| creds.redacted(&b)),
+        // Both were cut to a cap, which may have cut a credential too.
+        error_message: end.message.map(|m| creds.redacted_capped(&m)),
+        error_body: end.error_body.map(|b| creds.redacted_capped(&b)),
         bytes_received: progress.bytes,
         done_seen: progress.done,
     };
@@ -278,47 +296,52 @@ async fn read_stream(
         let chunk = response.chunk().await;
         // Every frame a chunk completed is stamped with that chunk's arrival.
         let t_ns = log.now();
-        let (frames, ended) = match chunk {
-            Ok(Some(bytes)) => {
-                p.bytes += bytes.len() as u64;
-                if head.len() < ERROR_BODY_CAP {
-                    head.extend_from_slice(&bytes[..bytes.len().min(ERROR_BODY_CAP - head.len())]);
+        let bytes = match chunk {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => {
+                let frames = parser.finish();
+                let rec = Recorder { log, client, unit, t_ns, limits };
+                if let Some(end) = rec.frames(p, frames, &mut judge)? {
+                    return Ok((end, None));
                 }
-                if p.bytes > limits.max_response_bytes {
-                    return Ok((too_large(ErrorKind::ResponseTooLarge, limits.max_response_bytes), None));
+                let mut end = judge.closed();
+                if end.error_type == Some(ErrorKind::EmptyStream) {
+                    end.error_body = Some(String::from_utf8_lossy(&head).into_owned());
                 }
-                match parser.feed(&bytes) {
-                    Ok(frames) => (frames, false),
-                    Err(_) => return Ok((too_large(ErrorKind::EventTooLarge, limits.max_event_bytes as u64), None)),
-                }
+                return Ok((end, None));
             }
-            Ok(None) => (parser.finish(), true),
             Err(e) => return Ok((StreamEnd::failed(Outcome::TransportError, ErrorKind::Body, error_text(&e)), None)),
         };
-        let mut frames = frames.into_iter();
-        while let Some(frame) = frames.next() {
-            if let Some(end) = record(log, client, unit, p, frame, t_ns, Some(&mut judge))? {
-                // The rest of this chunk arrived with the event that ended the stream.
-                for rest in frames.by_ref() {
-                    record(log, client, unit, p, rest, t_ns, None)?;
-                }
-                let drain = (!ended).then_some(Drain { response, parser });
-                return Ok((end, drain));
-            }
+        if head.len() < ERROR_BODY_CAP {
+            head.extend_from_slice(&bytes[..bytes.len().min(ERROR_BODY_CAP - head.len())]);
         }
-        if ended {
-            let mut end = judge.closed();
-            if end.error_type == Some(ErrorKind::EmptyStream) {
-                end.error_body = Some(cap(&String::from_utf8_lossy(&head), ERROR_BODY_CAP));
-            }
-            return Ok((end, None));
+        // Only the bytes within the body cap are parsed: what arrived before the cap (a
+        // `[DONE]`, say) still counts, and nothing past it is buffered.
+        let room = limits.max_response_bytes.saturating_sub(p.bytes);
+        p.bytes += bytes.len() as u64;
+        let within = &bytes[..bytes.len().min(usize::try_from(room).unwrap_or(usize::MAX))];
+        let (frames, oversized) = parser.feed(within);
+        let rec = Recorder { log, client, unit, t_ns, limits };
+        if let Some(end) = rec.frames(p, frames, &mut judge)? {
+            return Ok((end, Some(Drain { response, parser })));
+        }
+        if oversized.is_some() {
+            return Ok((too_large(ErrorKind::EventTooLarge, limits.max_event_bytes as u64), None));
+        }
+        if within.len() < bytes.len() {
+            return Ok((too_large(ErrorKind::ResponseTooLarge, limits.max_response_bytes), None));
         }
     }
 }
 
 fn too_large(kind: ErrorKind, limit: u64) -> StreamEnd {
-    let what = if kind == ErrorKind::EventTooLarge { "one line or event" } else { "the response body" };
-    StreamEnd::failed(Outcome::InvalidStream, kind, format!("{what} exceeded {limit} bytes (the spec's stream limit)"))
+    let what = match kind {
+        ErrorKind::EventTooLarge => "one line or event exceeded",
+        ErrorKind::ResponseTooLarge => "the response body exceeded",
+        _ => "the response sent more events than",
+    };
+    let unit = if kind == ErrorKind::TooManyEvents { "" } else { " bytes" };
+    StreamEnd::failed(Outcome::InvalidStream, kind, format!("{what} {limit}{unit} (the spec's stream limits)"))
 }
 
 /// Reads what the server still sends after the stream ended, until `until`, and logs it.
@@ -335,78 +358,116 @@ async fn drain_after_end(
         let chunk = match tokio::time::timeout_at(until, drain.response.chunk()).await {
             Ok(Ok(Some(bytes))) => bytes,
             Ok(Ok(None)) => {
-                for frame in drain.parser.finish() {
-                    record(log, client, unit, p, frame, log.now(), None)?;
-                }
+                let rec = Recorder { log, client, unit, t_ns: log.now(), limits };
+                rec.after_end(p, drain.parser.finish())?;
                 return Ok(());
             }
             _ => return Ok(()),
         };
-        let t_ns = log.now();
+        let rec = Recorder { log, client, unit, t_ns: log.now(), limits };
+        let room = limits.max_response_bytes.saturating_sub(p.bytes);
         p.bytes += chunk.len() as u64;
-        if p.bytes > limits.max_response_bytes {
+        let within = &chunk[..chunk.len().min(usize::try_from(room).unwrap_or(usize::MAX))];
+        let (frames, oversized) = drain.parser.feed(within);
+        rec.after_end(p, frames)?;
+        if oversized.is_some() || within.len() < chunk.len() {
             return Ok(());
-        }
-        let Ok(frames) = drain.parser.feed(&chunk) else { return Ok(()) };
-        for frame in frames {
-            record(log, client, unit, p, frame, t_ns, None)?;
         }
     }
 }
 
-/// Logs one frame, redacted. With a judge, returns how the stream ended when this frame
-/// ends it; without one (after the end), the frame is only recorded.
-fn record(
-    log: &EventLog,
-    client: &ProviderClient,
-    unit: &Unit,
-    p: &mut Progress,
-    frame: Frame,
+/// Logs the frames one chunk completed.
+struct Recorder<'a> {
+    log: &'a EventLog,
+    client: &'a ProviderClient,
+    unit: &'a Unit,
+    /// The arrival of the chunk.
     t_ns: u64,
-    judge: Option<&mut Judge>,
-) -> Result<Option<StreamEnd>> {
-    let creds = &client.credentials;
-    let index = p.events;
-    p.events += 1;
-    let mut event = SseEvent {
-        request_id: unit.request_id.clone(),
-        attempt: unit.attempt,
-        index,
-        data: None,
-        event: None,
-        id: None,
-        retry: None,
-        comment: None,
-        redacted: false,
-    };
-    let mut end = None;
-    let mut redacted = false;
-    let mut redact = |text: String| {
-        let (clean, hit) = creds.redact(&text);
-        redacted |= hit;
-        clean
-    };
-    match frame {
-        Frame::Comment(text) => event.comment = Some(redact(text)),
-        Frame::Event { data, event: kind, id, retry } => {
-            let payload = Payload::of(data.as_deref());
-            if let Some(object) = payload.object() {
-                let (reasoning, answer) = timing::deltas(object);
-                p.reasoning.push_str(&reasoning);
-                p.answer.push_str(&answer);
+    limits: Limits,
+}
+
+impl Recorder<'_> {
+    /// Logs and judges `frames`; returns how the stream ended when one of them ended it (the
+    /// frames after it are still logged).
+    fn frames(&self, p: &mut Progress, frames: Vec<Frame>, judge: &mut Judge) -> Result<Option<StreamEnd>> {
+        let mut frames = frames.into_iter();
+        while let Some(frame) = frames.next() {
+            if let Some(end) = self.record(p, frame, Some(&mut *judge))? {
+                self.after_end(p, frames.collect())?;
+                return Ok(Some(end));
             }
-            if let Some(judge) = judge {
-                end = judge.observe(index, kind.as_deref(), &payload);
-                p.done |= payload == Payload::Done && end.is_some();
-            }
-            let data = data.map(&mut redact);
-            let kind = kind.map(&mut redact);
-            let id = id.map(&mut redact);
-            let retry = retry.map(&mut redact);
-            (event.data, event.event, event.id, event.retry) = (data, kind, id, retry);
         }
+        Ok(None)
     }
-    event.redacted = redacted;
-    log.emit_at(t_ns, Event::SseEvent(event))?;
-    Ok(end)
+
+    /// Logs frames that arrived after the stream ended: recorded, never judged or joined.
+    fn after_end(&self, p: &mut Progress, frames: Vec<Frame>) -> Result<()> {
+        for frame in frames {
+            if p.events >= self.limits.max_events() {
+                break;
+            }
+            self.record(p, frame, None)?;
+        }
+        Ok(())
+    }
+
+    /// Logs one frame, redacted. With a judge, returns how the stream ended when this frame
+    /// ends it; without one (after the end), the frame is only recorded.
+    fn record(&self, p: &mut Progress, frame: Frame, judge: Option<&mut Judge>) -> Result<Option<StreamEnd>> {
+        let creds = &self.client.credentials;
+        let index = p.events;
+        p.events += 1;
+        let mut event = SseEvent {
+            request_id: self.unit.request_id.clone(),
+            attempt: self.unit.attempt,
+            index,
+            data: None,
+            event: None,
+            id: None,
+            retry: None,
+            comment: None,
+            redacted: false,
+        };
+        let judging = judge.is_some();
+        let mut end = None;
+        let mut deltas = Deltas::default();
+        let mut redacted = false;
+        let mut redact = |text: String| {
+            let (clean, hit) = creds.redact(&text);
+            redacted |= hit;
+            clean
+        };
+        match frame {
+            Frame::Comment(text) => event.comment = Some(redact(text)),
+            Frame::Event { data, event: kind, id, retry } => {
+                let payload = Payload::of(data.as_deref());
+                if let Some(object) = payload.object() {
+                    (deltas.reasoning, deltas.answer) = timing::deltas(object);
+                }
+                if let Some(judge) = judge {
+                    end = judge.observe(index, kind.as_deref(), &payload);
+                    p.done |= payload == Payload::Done && end.is_some();
+                    if end.is_none() {
+                        // Only what joins the answer can put a credential into derived files.
+                        p.reasoning.push_str(&deltas.reasoning);
+                        p.answer.push_str(&deltas.answer);
+                    }
+                }
+                let data = data.map(&mut redact);
+                let kind = kind.map(&mut redact);
+                let id = id.map(&mut redact);
+                let retry = retry.map(&mut redact);
+                (event.data, event.event, event.id, event.retry) = (data, kind, id, retry);
+            }
+        }
+        // Comments and keep-alives count too: each costs a log line, however small it is.
+        if judging && end.is_none() && p.events >= self.limits.max_events() {
+            end = Some(too_large(ErrorKind::TooManyEvents, u64::from(self.limits.max_events())));
+        }
+        event.redacted = redacted;
+        for (t_ns, event) in p.guard.pass(creds, self.t_ns, event, deltas) {
+            self.log.emit_at(t_ns, Event::SseEvent(event))?;
+        }
+        Ok(end)
+    }
 }

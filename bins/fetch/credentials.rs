@@ -1,5 +1,6 @@
 //! Credentials: read from the process environment, else from a `.env` file (process wins),
 //! used only to build request headers, and scrubbed from everything that is logged.
+use inferbench_schemas::lenient_json;
 use inferbench_schemas::providers::{Auth, Provider};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -7,7 +8,7 @@ use std::path::Path;
 pub const REDACTED: &str = "<redacted>";
 
 /// The `KEY=VALUE` pairs of a `.env` file (comments, blank lines and `export ` ignored;
-/// values may be quoted). Only the names asked for are kept.
+/// values may be quoted; an unquoted value ends at ` #`). Only the names asked for are kept.
 pub fn read_env_file(path: &Path, wanted: &[&str]) -> BTreeMap<String, String> {
     let Ok(text) = std::fs::read_to_string(path) else { return BTreeMap::new() };
     let mut found = BTreeMap::new();
@@ -20,11 +21,12 @@ pub fn read_env_file(path: &Path, wanted: &[&str]) -> BTreeMap<String, String> {
             continue;
         }
         let value = value.trim();
-        let value = value
+        let quoted = value
             .strip_prefix('"')
             .and_then(|v| v.strip_suffix('"'))
-            .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-            .unwrap_or(value);
+            .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')));
+        // An unquoted value ends at an inline comment (` # …`), as dotenv reads it.
+        let value = quoted.unwrap_or_else(|| value.split(" #").next().unwrap_or(value).trim_end());
         if !value.is_empty() {
             found.insert(key.to_string(), value.to_string());
         }
@@ -67,6 +69,12 @@ impl Credentials {
         (Credentials { values, secret: true }, missing)
     }
 
+    /// One secret credential, for unit tests.
+    #[cfg(test)]
+    pub fn for_tests(value: &str) -> Credentials {
+        Credentials { values: BTreeMap::from([("K".to_string(), value.to_string())]), secret: true }
+    }
+
     /// Placeholder credentials for simulated providers, used when none are set.
     pub fn simulated(provider: &Provider) -> Credentials {
         let values =
@@ -87,29 +95,43 @@ impl Credentials {
         self.values.values().map(String::as_str).filter(|v| self.secret && v.len() >= MIN_REDACTED_LEN)
     }
 
-    /// Whether `text` holds a credential, in clear or behind JSON escapes (`\u0073k-…`), also
-    /// escapes of escapes (an answer whose text is JSON with escapes, inside an SSE payload).
-    /// Percent-encoding (`sk%2D…`, as a URL or a header may carry it) is looked behind too.
+    /// Whether `text` holds a credential, in clear or behind encodings: JSON escapes
+    /// (`\u0073k-…`), escapes of escapes (an answer whose text is JSON with escapes, inside an
+    /// SSE payload), percent-encoding (`sk%2D…`, as a URL or a header may carry it), and any
+    /// mix of them, up to [`DECODING_DEPTH`] decodings deep.
     pub fn found_in(&self, text: &str) -> bool {
-        let mut layer = std::borrow::Cow::Borrowed(text);
-        for _ in 0..=ESCAPE_LAYERS {
-            let percent = layer.contains('%').then(|| percent_decode(&layer));
-            if self.secrets().any(|v| layer.contains(v) || percent.as_deref().is_some_and(|p| p.contains(v))) {
+        let mut layer = vec![text.to_string()];
+        for depth in 0..=DECODING_DEPTH {
+            if layer.iter().any(|t| self.secrets().any(|v| t.contains(v))) {
                 return true;
             }
-            if !layer.contains('\\') {
+            if depth == DECODING_DEPTH {
+                break;
+            }
+            let mut next = Vec::new();
+            for t in &layer {
+                if t.contains('\\') {
+                    next.push(json_unescape(t));
+                }
+                if t.contains('%') {
+                    next.push(percent_decode(t));
+                }
+            }
+            next.retain(|t| !layer.contains(t));
+            next.dedup();
+            if next.is_empty() {
                 return false;
             }
-            layer = std::borrow::Cow::Owned(json_unescape(&layer));
+            layer = next;
         }
         false
     }
 
     /// `text` with every credential replaced by `<redacted>`; the flag says whether anything
-    /// was. A credential hidden behind JSON escapes is found too: a JSON text is then
-    /// re-serialised with its decoded strings (and keys) redacted (a string that still holds
-    /// one behind escapes is replaced whole), and any other text is replaced whole, since its
-    /// escaped form cannot be cut out reliably.
+    /// was. A credential hidden behind encodings is found too: a JSON text (read as the
+    /// reference's parser reads it) is then re-serialised with its decoded strings (and keys)
+    /// redacted (a string that still holds one behind escapes is replaced whole), and any other
+    /// text is replaced whole, since its encoded form cannot be cut out reliably.
     pub fn redact(&self, text: &str) -> (String, bool) {
         if !self.found_in(text) {
             return (text.to_string(), false);
@@ -118,13 +140,48 @@ impl Credentials {
         if !self.found_in(&out) {
             return (out, true);
         }
-        if let Ok(value) = serde_json::from_str::<serde_json::Value>(&out) {
+        if let Some(value) = lenient_json::parse(&out) {
             let json = serde_json::to_string(&self.redact_value(value)).unwrap_or_default();
             if !self.found_in(&json) {
                 return (json, true);
             }
         }
         (format!("{REDACTED} (a credential behind escapes in a text that cannot be cut)"), true)
+    }
+
+    /// [`Credentials::redact`] of a text that was cut to a size cap: a credential the cut split
+    /// leaves its start at the end of the text, which is masked too.
+    pub fn redacted_capped(&self, text: &str) -> String {
+        let mut out = self.redacted(text);
+        if let Some(start) = self.secret_prefix_at_end(&out) {
+            out.truncate(start);
+            out.push_str(REDACTED);
+        }
+        out
+    }
+
+    /// Where a start of some credential (at least [`MIN_REDACTED_LEN`] characters of it) ends
+    /// `text`, if one does: the text may be followed by the rest of the credential.
+    pub fn secret_prefix_at_end(&self, text: &str) -> Option<usize> {
+        self.secrets()
+            .filter_map(|v| {
+                (MIN_REDACTED_LEN..v.len())
+                    .rev()
+                    .filter(|&k| v.is_char_boundary(k))
+                    .find(|&k| text.ends_with(&v[..k]))
+                    .map(|k| text.len() - k)
+            })
+            .min()
+    }
+
+    /// Whether `text` holds a credential in clear.
+    pub fn contains_clear(&self, text: &str) -> bool {
+        self.secrets().any(|v| text.contains(v))
+    }
+
+    /// The length of the longest credential.
+    pub fn longest(&self) -> usize {
+        self.secrets().map(str::len).max().unwrap_or(0)
     }
 
     /// [`Credentials::redact`] without the flag.
@@ -161,8 +218,8 @@ impl Credentials {
     }
 }
 
-/// How many layers of JSON escaping are looked behind.
-const ESCAPE_LAYERS: usize = 3;
+/// How many decodings (JSON unescaping, percent-decoding, in any order) are looked behind.
+const DECODING_DEPTH: usize = 4;
 
 /// Decodes `%XX` escapes (invalid ones are kept as they are; invalid UTF-8 becomes U+FFFD).
 fn percent_decode(text: &str) -> String {
@@ -245,8 +302,10 @@ mod tests {
     fn env_file_parsing_keeps_only_wanted_names() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(".env");
-        std::fs::write(&path, "# c\nexport A_KEY=\"abc def\"\nB_KEY='x'\nOTHER=1\nEMPTY=\n").unwrap();
-        let found = read_env_file(&path, &["A_KEY", "B_KEY", "EMPTY"]);
+        std::fs::write(&path, "# c\nexport A_KEY=\"abc def\"\nB_KEY='x'\nOTHER=1\nEMPTY=\nC_KEY=sk-c # prod\n")
+            .unwrap();
+        let found = read_env_file(&path, &["A_KEY", "B_KEY", "EMPTY", "C_KEY"]);
+        assert_eq!(found.get("C_KEY").map(String::as_str), Some("sk-c"), "an inline comment is no part of a value");
         assert_eq!(found.get("A_KEY").map(String::as_str), Some("abc def"));
         assert_eq!(found.get("B_KEY").map(String::as_str), Some("x"));
         assert!(!found.contains_key("OTHER") && !found.contains_key("EMPTY"));
@@ -261,7 +320,7 @@ mod tests {
     }
 
     fn secret(value: &str) -> Credentials {
-        Credentials { values: BTreeMap::from([("K".to_string(), value.to_string())]), secret: true }
+        Credentials::for_tests(value)
     }
 
     #[test]
@@ -281,6 +340,25 @@ mod tests {
         let (out, _) = creds.redact(doubly);
         assert!(!creds.found_in(&out), "{out}");
         assert!(serde_json::from_str::<serde_json::Value>(&out).is_ok(), "still JSON: {out}");
+    }
+
+    #[test]
+    fn mixed_and_deep_encodings_are_found_and_lenient_json_stays_json() {
+        let creds = secret("sk-abc1");
+        assert!(creds.found_in("%5Cu0073k-abc1"), "a percent-encoded JSON escape");
+        assert!(creds.found_in(r"\\\\u0073k-abc1"), "three layers of escaping");
+        let (out, hit) = creds.redact(r#"{"choices":[{"delta":{"content":"\u0073k-abc1"}}],"lp":NaN}"#);
+        assert!(hit && inferbench_schemas::lenient_json::parse(&out).is_some(), "still JSON: {out}");
+        assert!(!creds.found_in(&out), "{out}");
+    }
+
+    #[test]
+    fn a_credential_cut_by_a_cap_is_masked_at_the_end() {
+        let creds = secret("sk-abcdef1");
+        assert_eq!(creds.redacted_capped("body sk-abcd"), "body <redacted>");
+        assert_eq!(creds.redacted_capped("body sk-"), "body sk-", "three characters are no credential");
+        assert_eq!(creds.secret_prefix_at_end("x sk-ab"), Some(2));
+        assert_eq!(creds.secret_prefix_at_end("x sk-abcdef1"), None, "a whole one is redacted, not a prefix");
     }
 
     #[test]

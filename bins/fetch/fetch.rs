@@ -66,7 +66,15 @@ pub fn run(args: Args) -> Result<()> {
 
 /// Everything is checked here, before the first byte is sent.
 fn prepare(args: Args) -> Result<Plan> {
-    let Args { run, spec: spec_path, dataset: dataset_dir, endpoint_base, env_file, deadline_seconds } = args;
+    let Args {
+        run,
+        spec: spec_path,
+        dataset: dataset_dir,
+        endpoint_base,
+        send_credentials_to_simulator,
+        env_file,
+        deadline_seconds,
+    } = args;
     let mut pipeline = Pipeline::open(&run, &spec_path)?;
     let writer = pipeline.run.lock_for_writing("ib-fetch")?;
     let data = pipeline.dataset(dataset_dir.as_deref())?;
@@ -81,7 +89,9 @@ fn prepare(args: Args) -> Result<Plan> {
         let (mut creds, absent) = Credentials::resolve(provider, &env_values);
         let endpoint = match &endpoint_base {
             Some(base) => {
-                if !absent.is_empty() {
+                // A simulator is no place for real keys (and a stale IB_ENDPOINT_BASE must
+                // not send them to whatever it names).
+                if !send_credentials_to_simulator || !absent.is_empty() {
                     creds = Credentials::simulated(provider);
                 }
                 format!("{}/{}/v1/chat/completions", base.trim_end_matches('/'), slug(&provider.name))

@@ -8,7 +8,10 @@
 //! sealed into `events.parquet`.
 mod args;
 mod client;
+#[cfg(test)]
+mod client_tests;
 mod credentials;
+mod echo;
 mod fetch;
 mod log;
 mod resume;

@@ -60,19 +60,10 @@ impl Parser {
         }
     }
 
-    /// Feeds the next chunk of the body; returns the frames it completed, or `TooLarge` (after
-    /// which the parser holds nothing and must not be fed again).
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Frame>, TooLarge> {
-        let frames = self.feed_unchecked(bytes);
-        let pending = self.line.len() + self.data.as_ref().map_or(0, String::len);
-        if pending > self.max_event_bytes || frames.iter().any(|f| f.size() > self.max_event_bytes) {
-            *self = Parser::new(self.max_event_bytes);
-            return Err(TooLarge { max_event_bytes: self.max_event_bytes });
-        }
-        Ok(frames)
-    }
-
-    fn feed_unchecked(&mut self, bytes: &[u8]) -> Vec<Frame> {
+    /// Feeds the next chunk of the body; returns the frames it completed. When a line or an
+    /// event grows past the cap, the frames completed before it are still returned, with
+    /// `TooLarge`; the parser then holds nothing and must not be fed again.
+    pub fn feed(&mut self, bytes: &[u8]) -> (Vec<Frame>, Option<TooLarge>) {
         let mut frames = Vec::new();
         for &b in bytes {
             if self.after_cr {
@@ -89,8 +80,17 @@ impl Parser {
                 b'\n' => self.end_line(&mut frames),
                 _ => self.line.push(b),
             }
+            let pending = self.line.len() + self.data.as_ref().map_or(0, String::len);
+            let oversized = frames.last().is_some_and(|f: &Frame| f.size() > self.max_event_bytes);
+            if pending > self.max_event_bytes || oversized {
+                if oversized {
+                    frames.pop();
+                }
+                *self = Parser::new(self.max_event_bytes);
+                return (frames, Some(TooLarge { max_event_bytes: self.max_event_bytes }));
+            }
         }
-        frames
+        (frames, None)
     }
 
     /// The stream ended: a pending event without its final blank line is still dispatched,
@@ -162,29 +162,29 @@ mod tests {
     #[test]
     fn lf_crlf_and_cr_line_ends_all_frame_events() {
         let mut p = Parser::new(1 << 20);
-        let frames = p.feed(b"data: a\n\ndata: b\r\n\r\ndata: c\r\r").unwrap();
+        let frames = ok(p.feed(b"data: a\n\ndata: b\r\n\r\ndata: c\r\r"));
         assert_eq!(frames, vec![data("a"), data("b"), data("c")]);
     }
 
     #[test]
     fn crlf_split_across_chunks_is_one_line_end() {
         let mut p = Parser::new(1 << 20);
-        assert!(p.feed(b"data: x\r").unwrap().is_empty());
-        assert!(p.feed(b"\n").unwrap().is_empty(), "the LF completes the CRLF, not a blank line");
-        assert_eq!(p.feed(b"\r\n").unwrap(), vec![data("x")]);
+        assert!(ok(p.feed(b"data: x\r")).is_empty());
+        assert!(ok(p.feed(b"\n")).is_empty(), "the LF completes the CRLF, not a blank line");
+        assert_eq!(ok(p.feed(b"\r\n")), vec![data("x")]);
     }
 
     #[test]
     fn multi_line_data_joins_with_newline_and_keeps_empty_lines() {
         let mut p = Parser::new(1 << 20);
-        assert_eq!(p.feed(b"data: one\r\ndata:\r\ndata: two\r\n\r\n").unwrap(), vec![data("one\n\ntwo")]);
+        assert_eq!(ok(p.feed(b"data: one\r\ndata:\r\ndata: two\r\n\r\n")), vec![data("one\n\ntwo")]);
     }
 
     #[test]
     fn unicode_line_separator_inside_json_is_data() {
         let payload = "{\"content\":\"a\u{2028}b\u{85}c\"}";
         let mut p = Parser::new(1 << 20);
-        let frames = p.feed(format!("data: {payload}\n\n").as_bytes()).unwrap();
+        let frames = ok(p.feed(format!("data: {payload}\n\n").as_bytes()));
         assert_eq!(frames, vec![data(payload)]);
     }
 
@@ -194,7 +194,7 @@ mod tests {
         let mut p = Parser::new(1 << 20);
         let mut frames = Vec::new();
         for b in input.iter() {
-            frames.extend(p.feed(&[*b]).unwrap());
+            frames.extend(ok(p.feed(&[*b])));
         }
         assert_eq!(
             frames,
@@ -213,28 +213,43 @@ mod tests {
     #[test]
     fn blank_lines_alone_dispatch_nothing_and_eof_flushes_a_pending_event() {
         let mut p = Parser::new(1 << 20);
-        assert!(p.feed(b"\n\n\n").unwrap().is_empty());
-        assert!(p.feed(b"data: [DONE]").unwrap().is_empty());
+        assert!(ok(p.feed(b"\n\n\n")).is_empty());
+        assert!(ok(p.feed(b"data: [DONE]")).is_empty());
         assert_eq!(p.finish(), vec![data("[DONE]")]);
     }
 
     #[test]
     fn an_unterminated_line_or_an_oversized_event_is_refused_and_freed() {
+        let too_large = Some(TooLarge { max_event_bytes: 16 });
         let mut p = Parser::new(16);
-        assert_eq!(p.feed(b"data: 0123456789").map(|f| f.len()), Ok(0));
-        assert_eq!(p.feed(b"abcdef"), Err(TooLarge { max_event_bytes: 16 }), "22 bytes pending, no newline");
+        assert_eq!(p.feed(b"data: 0123456789"), (vec![], None));
+        assert_eq!(p.feed(b"abcdef"), (vec![], too_large), "22 bytes pending, no newline");
         assert!(p.line.capacity() == 0 && p.data.is_none(), "the buffers are freed");
         let mut p = Parser::new(16);
-        assert!(p.feed(b"data: 0123456789\ndata: 0123456789\n").is_err(), "joined data over the cap");
+        assert_eq!(p.feed(b"data: 0123456789\ndata: 0123456789\n").1, too_large, "joined data over the cap");
         let mut p = Parser::new(16);
-        assert!(p.feed(b"data: 0123456789abcdefgh\n\n").is_err(), "a complete but oversized event");
+        assert_eq!(p.feed(b"data: 0123456789abcdefgh\n\n").1, too_large, "a complete but oversized event");
         let mut p = Parser::new(16);
-        assert_eq!(p.feed(b"data: 0123456789\n\ndata: 0123456789\n\n").map(|f| f.len()), Ok(2));
+        assert_eq!(p.feed(b"data: 0123456789\n\ndata: 0123456789\n\n").0.len(), 2);
+    }
+
+    #[test]
+    fn the_frames_before_an_overflow_are_kept() {
+        let mut p = Parser::new(16);
+        let (frames, too_large) = p.feed(b"data: a\n\ndata: [DONE]\n\ndata: 0123456789abcdefghijkl");
+        assert_eq!(frames, vec![data("a"), data("[DONE]")]);
+        assert_eq!(too_large, Some(TooLarge { max_event_bytes: 16 }));
+    }
+
+    /// The frames of a feed that must not overflow.
+    fn ok((frames, too_large): (Vec<Frame>, Option<TooLarge>)) -> Vec<Frame> {
+        assert_eq!(too_large, None);
+        frames
     }
 
     #[test]
     fn leading_byte_order_mark_is_ignored() {
         let mut p = Parser::new(1 << 20);
-        assert_eq!(p.feed("\u{feff}data: a\n\n".as_bytes()).unwrap(), vec![data("a")]);
+        assert_eq!(ok(p.feed("\u{feff}data: a\n\n".as_bytes())), vec![data("a")]);
     }
 }

@@ -1,6 +1,7 @@
 //! Events → one `ResponseRow` per request.
 use crate::args::Args;
 use anyhow::Result;
+use inferbench_schemas::canonical::short_hash;
 use inferbench_schemas::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SseEvent};
 use inferbench_schemas::lock::Lock;
 use inferbench_schemas::run::{file_sha256, RunDir};
@@ -52,8 +53,8 @@ pub fn run(args: Args) -> Result<()> {
                         "{}: segment {} fetched another schedule.parquet (sha256 {}…) than the run's ({}…)",
                         segment.path.display(),
                         opened.segment,
-                        &opened.schedule_sha256[..12.min(opened.schedule_sha256.len())],
-                        &schedule_sha256[..12]
+                        short_hash(&opened.schedule_sha256),
+                        short_hash(&schedule_sha256)
                     ))
                     .into());
                 }

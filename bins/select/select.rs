@@ -94,7 +94,7 @@ pub fn run(args: Args) -> Result<()> {
         "ib-select: {} locked; {selected} items selected ({per_family} per family) from {} (release {})",
         run.display(),
         dataset_dir.display(),
-        &data.release_hash[..12]
+        canonical::short_hash(&data.release_hash)
     );
     Ok(())
 }

@@ -15,6 +15,12 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The first 12 characters of a hash, for messages. Never panics, whatever a hand-edited
+/// file put where a hash belongs.
+pub fn short_hash(hash: &str) -> &str {
+    hash.char_indices().nth(12).map_or(hash, |(end, _)| &hash[..end])
+}
+
 /// Returns `value` with every object's keys in sorted order.
 pub fn sorted(value: &Value) -> Value {
     match value {
@@ -59,6 +65,13 @@ mod tests {
     fn nested_keys_are_sorted() {
         let value = json!({"z": {"y": 1, "x": [{"b": 2, "a": 1}]}});
         assert_eq!(to_string(&value), r#"{"z":{"x":[{"a":1,"b":2}],"y":1}}"#);
+    }
+
+    #[test]
+    fn short_hashes_cut_on_characters() {
+        assert_eq!(short_hash(&"ab".repeat(32)), "abababababab");
+        assert_eq!(short_hash("é".repeat(20).as_str()), "é".repeat(12));
+        assert_eq!(short_hash("abc"), "abc");
     }
 
     #[test]

@@ -61,8 +61,8 @@ impl Lock {
                 Some(locked) if locked == hash => {}
                 Some(locked) => changed.push(format!(
                     "{name} changed since the run was locked (locked sha256 {}…, now {}…)",
-                    &locked[..12.min(locked.len())],
-                    &hash[..12.min(hash.len())]
+                    crate::canonical::short_hash(locked),
+                    crate::canonical::short_hash(hash)
                 )),
                 None => changed.push(format!("{name} is not bound by this run's lock")),
             }

@@ -7,6 +7,7 @@
 //! names fewer segments; a `metrics.json` computed before a re-evaluation names another
 //! `evaluations.parquet`. Each is refused (exit 4), naming the file, the input that changed
 //! and the stage to rerun, rather than rendered into figures that belong to nothing.
+use crate::canonical::short_hash;
 use crate::run::{file_sha256, RunDir};
 use crate::{Error, Result};
 use std::collections::BTreeMap;
@@ -42,10 +43,6 @@ impl Current {
     }
 }
 
-fn short(hash: &str) -> &str {
-    &hash[..12.min(hash.len())]
-}
-
 /// Checks `recorded`, the provenance of the derived file `file` of `run` (written by the stage
 /// `writer`), against the run's files now. `external` holds the hashes the stage verified
 /// against the lock (spec, provider table, dataset files); recorded ones must equal them.
@@ -79,8 +76,8 @@ pub fn verify(
             Some(now) => {
                 return Err(stale(format!(
                     "it was derived from {name} sha256 {}…, but the run's {name} is {}…",
-                    short(hash),
-                    short(&now)
+                    short_hash(hash),
+                    short_hash(&now)
                 )))
             }
             None => return Err(stale(format!("it was derived from {name}, which the run no longer has"))),

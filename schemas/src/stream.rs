@@ -81,6 +81,17 @@ impl StreamEnd {
     pub fn failed(outcome: Outcome, kind: ErrorKind, message: String) -> StreamEnd {
         StreamEnd { outcome, error_type: Some(kind), message: Some(message), error_body: None }
     }
+
+    /// Whether this is how a 2xx body that simply ended was logged (completed, truncated, or
+    /// empty): what a replay judges afresh with the judge's current rules.
+    pub fn ended_cleanly(&self) -> bool {
+        matches!(
+            (self.outcome, self.error_type),
+            (Outcome::Completed, _)
+                | (Outcome::Truncated, Some(ErrorKind::NoDoneOrFinish))
+                | (Outcome::InvalidStream, Some(ErrorKind::EmptyStream))
+        )
+    }
 }
 
 /// Follows one attempt's events in order.
@@ -94,7 +105,9 @@ impl Judge {
     /// Takes the next dispatched event (not a comment); returns how the stream ended when this
     /// event ends it.
     pub fn observe(&mut self, index: u32, event_name: Option<&str>, payload: &Payload) -> Option<StreamEnd> {
-        self.events += 1;
+        // Only an event with data is a server-sent event proper (WHATWG dispatches nothing
+        // else); `id:`- or `retry:`-only blocks are logged but are no evidence of a stream.
+        self.events += u32::from(*payload != Payload::Absent);
         if event_name == Some("error") {
             let data = match payload {
                 Payload::Object(value) => Some(compact(value)),
@@ -131,7 +144,10 @@ impl Judge {
                         error_body: Some(cap(&compact(error), ERROR_BODY_CAP)),
                     });
                 }
-                if value.pointer("/choices/0/finish_reason").is_some_and(|r| !r.is_null()) {
+                // Only a real reason finishes a stream: some proxies put `""` (or `false`) in
+                // every chunk, and a stream cut off after such chunks is still truncated.
+                let reason = value.pointer("/choices/0/finish_reason").and_then(Value::as_str);
+                if reason.is_some_and(|r| !r.trim().is_empty()) {
                     self.finish_seen = true;
                 }
                 None
@@ -243,6 +259,21 @@ mod tests {
         assert_eq!((end.outcome, end.error_type), (Outcome::Truncated, Some(ErrorKind::NoDoneOrFinish)));
         let end = Judge::default().closed();
         assert_eq!((end.outcome, end.error_type), (Outcome::InvalidStream, Some(ErrorKind::EmptyStream)));
+    }
+
+    #[test]
+    fn an_empty_or_non_string_finish_reason_does_not_finish_a_stream() {
+        for reason in ["\"\"", "false", "0", "{}", "\" \""] {
+            let chunk = format!(r#"{{"choices":[{{"delta":{{"content":"a"}},"finish_reason":{reason}}}]}}"#);
+            let (_, judge) = run(&[(None, Some(&chunk))]);
+            assert_eq!(judge.closed().outcome, Outcome::Truncated, "{reason}");
+        }
+    }
+
+    #[test]
+    fn blocks_without_data_are_no_events() {
+        let (_, judge) = run(&[(None, None), (None, None)]);
+        assert_eq!(judge.closed().error_type, Some(ErrorKind::EmptyStream), "id-only blocks are no stream");
     }
 
     #[test]

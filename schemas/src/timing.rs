@@ -210,8 +210,9 @@ pub fn compute(events: &[TimedEvent<'_>], logged: &StreamEnd, http_status: Optio
     }
     t.end = match ended {
         Some(end) => end,
-        // The body ended cleanly: whether that completes the response is the judge's call.
-        None if two_xx && logged.outcome == Outcome::Completed => judge.closed(),
+        // The body ended cleanly: whether that completes the response is the judge's call
+        // (also for a log whose writer judged it by older rules).
+        None if two_xx && logged.ended_cleanly() => judge.closed(),
         None => logged.clone(),
     };
     t.visible_answer_tokens = tokenizer::count(&t.answer) as i64;
@@ -370,6 +371,15 @@ mod tests {
         assert_eq!((t.end.outcome, t.e2e_latency_ms, t.done_seen), (Outcome::Truncated, None, false));
         let t = closed(&[]);
         assert_eq!(t.end.outcome, Outcome::InvalidStream);
+    }
+
+    #[test]
+    fn a_clean_close_logged_as_truncated_or_empty_is_judged_again() {
+        let truncated = StreamEnd::failed(Outcome::Truncated, crate::vocab::ErrorKind::NoDoneOrFinish, "t".into());
+        let t = compute(&[ev(10.0, A1), ev(20.0, A2), ev(21.0, FINISH)], &truncated, Some(200));
+        assert_eq!(t.end, StreamEnd::completed(), "today's rules find the finish_reason");
+        let deadline = StreamEnd::failed(Outcome::Timeout, crate::vocab::ErrorKind::Deadline, "d".into());
+        assert_eq!(compute(&[ev(10.0, A1)], &deadline, Some(200)).end.outcome, Outcome::Timeout);
     }
 
     #[test]

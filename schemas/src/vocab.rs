@@ -228,6 +228,9 @@ string_enum! {
         EventTooLarge => "event_too_large",
         /// The body exceeded the spec's `max_response_bytes`.
         ResponseTooLarge => "response_too_large",
+        /// The body carried more events than its size cap allows (one per 64 bytes): a flood of
+        /// keep-alives or comments that would make the log many times larger than the body.
+        TooManyEvents => "too_many_events",
         /// A `data: {"error": …}` payload inside a 2xx stream.
         InBandError => "in_band_error",
         /// An SSE event named `error` inside a 2xx stream.

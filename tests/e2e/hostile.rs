@@ -40,6 +40,7 @@ fn hostile_providers_are_classified_and_never_gain() {
     ok(ws
         .stage("ib-fetch", &run)
         .args(["--endpoint-base", &sim.url, "--deadline-seconds", "3", "--env-file", "/nonexistent"])
+        .arg("--send-credentials-to-simulator")
         .envs(secrets.iter().map(|(k, v)| (k.as_str(), v.as_str()))));
     for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
         ok(&mut ws.stage(stage, &run));
@@ -139,6 +140,7 @@ fn hostile_providers_are_classified_and_never_gain() {
         );
     }
     check_fetch_memory(&run);
+    check_the_simulator_got_the_real_credentials(&sim, &secrets);
     let values: Vec<&str> = secrets.iter().map(|(_, v)| v.as_str()).collect();
     crate::support::assert_no_secret(&run, &values);
     let report = std::fs::read_to_string(run.join("report.md")).unwrap();
@@ -164,4 +166,34 @@ fn check_fetch_memory(run: &Path) {
         eprintln!("hostile run: ib-fetch peak RSS {:.1} MiB", peak as f64 / (1 << 20) as f64);
         assert!(peak < MAX_FETCH_RSS, "ib-fetch peaked at {} MiB", peak >> 20);
     }
+}
+
+/// The echo provider echoed what it received: the test's credentials (sent only because the
+/// test asked for it with --send-credentials-to-simulator).
+fn check_the_simulator_got_the_real_credentials(sim: &Sim, secrets: &[(String, String)]) {
+    let log = std::fs::read_to_string(&sim.log).unwrap();
+    let echo_key = secrets.iter().find(|(env, _)| env.contains("ECHO")).map(|(_, v)| v).unwrap();
+    let digest = inferbench_schemas::canonical::sha256_hex(echo_key.as_bytes());
+    assert!(log.contains(&digest), "the simulator received the echo provider's credential");
+}
+
+#[test]
+fn simulated_providers_are_sent_placeholders_not_the_real_credentials() {
+    let _one_at_a_time = crate::support::timed_section();
+    let ws = Workspace::with_fixtures("hostile-providers.yaml", "hostile-sim-profiles.yaml");
+    let sim = Sim::start(&ws);
+    let run = ws.run("run-placeholders");
+    let secrets = secrets(&ws);
+    ok(ws.stage("ib-select", &run).args(["--per-family", "1", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    ok(ws
+        .stage("ib-fetch", &run)
+        .args(["--endpoint-base", &sim.url, "--deadline-seconds", "3", "--env-file", "/nonexistent"])
+        .envs(secrets.iter().map(|(k, v)| (k.as_str(), v.as_str()))));
+    let log = std::fs::read_to_string(&sim.log).unwrap();
+    for (_, value) in &secrets {
+        let digest = inferbench_schemas::canonical::sha256_hex(value.as_bytes());
+        assert!(!log.contains(&digest), "a real credential was sent to the simulator");
+    }
+    assert!(log.contains(&inferbench_schemas::canonical::sha256_hex(b"simulated")), "placeholders were");
 }

@@ -36,6 +36,7 @@ fn simulated_run_end_to_end() {
     ok(ws
         .stage("ib-fetch", &run)
         .args(["--endpoint-base", &sim.url, "--deadline-seconds", "1.5", "--env-file", "/nonexistent"])
+        .arg("--send-credentials-to-simulator")
         .envs(SECRETS));
     derive(&ws, &run);
 
