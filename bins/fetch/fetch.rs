@@ -240,7 +240,7 @@ fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
         round_id: row.round_id.clone(),
         round_index: row.round_index as u64,
         provider: row.provider.clone(),
-        task_family: row.task_family.clone(),
+        task_family: row.task_family,
         item_id: row.item_id.clone(),
         attempt: state.attempts.get(&row.request_id).copied().unwrap_or(0) + 1,
         body: provider.body(&plan.spec, &item.system, &item.user),
