@@ -95,6 +95,8 @@ test:
 	@python3 -c 'import polars' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check polars
 	@$(LLAMA_VENV)/bin/python -c 'import xllamacpp' 2>/dev/null || tests/llama/install.sh $(LLAMA_VENV)
 	IB_LLAMA_PYTHON=$(CURDIR)/$(LLAMA_VENV)/bin/python $(CARGO) test --workspace --locked
+	@# cargo test does not build the benchmark; building it (debug) keeps `make bench` working.
+	$(CARGO) build --workspace --locked --benches
 
 bench: bins
 	$(CARGO) bench --locked --bench pipeline
