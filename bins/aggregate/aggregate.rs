@@ -108,6 +108,7 @@ mod tests {
                 vocabulary_sha256: "0".repeat(64),
             },
             providers: inferbench_schemas::providers::ProviderTable::load(&spec.providers_path, &spec).unwrap().names(),
+            imported_from: None,
         }
     }
 

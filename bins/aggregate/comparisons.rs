@@ -8,8 +8,11 @@
 //!    rounds where both have an E2E: upper-tail nearest-rank p50/p95/p99 of `a − b` (negative
 //!    favours A), with coverage.
 //!
-//! Eligibility is the ranking's (`pooled::assess`), not the reference's per-record check, so
-//! a single HTTP error does not exclude a provider (reference §12.2 item 10).
+//! A provider takes part unless its configuration is incompatible or its artifact graph
+//! incomplete, as the reference defines it (§8.6); the success and failure thresholds decide
+//! ranking only. Compatibility is the pooled row's (model identity on completed responses),
+//! not the reference's per-record check, so a single HTTP error does not exclude a provider
+//! (reference §12.2 item 10).
 use crate::join::Observation;
 use crate::percentile::Samples;
 use inferbench_schemas::documents::{PairRow, PooledMetrics, ProviderEligibility, WinRow};
@@ -18,14 +21,25 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub const DIFFERENCE_DEFINITION: &str = "provider_a_e2e_latency_ms - provider_b_e2e_latency_ms";
 
-/// A provider's eligibility for paired comparisons: its pooled row's.
+/// The reference's reasons for leaving a provider out of the paired comparisons.
+pub const INCOMPATIBLE: &str = "incompatible model or request configuration";
+pub const INCOMPLETE: &str = "incomplete or internally inconsistent local artifact graph";
+
+/// A provider's eligibility for paired comparisons, from its pooled row.
 pub fn eligibility_of(row: &PooledMetrics) -> ProviderEligibility {
+    let mut reasons = Vec::new();
+    if !row.configuration_compatible {
+        reasons.push(INCOMPATIBLE.to_string());
+    }
+    if !row.artifact_graph_complete {
+        reasons.push(INCOMPLETE.to_string());
+    }
     ProviderEligibility {
         provider: row.metrics.provider.clone(),
         configuration_compatible: row.configuration_compatible,
         artifact_graph_complete: row.artifact_graph_complete,
-        eligible: row.eligible,
-        exclusion_reasons: row.ineligibility_reasons.clone(),
+        eligible: reasons.is_empty(),
+        exclusion_reasons: reasons,
     }
 }
 
@@ -88,6 +102,8 @@ fn win_row(e: &ProviderEligibility, tally: Option<&Tally>, eligible_rounds: i64,
     let credited = t.outright as f64 + t.ties.iter().map(|(k, n)| *n as f64 / *k as f64).sum::<f64>();
     WinRow {
         provider: e.provider.clone(),
+        configuration_compatible: e.configuration_compatible,
+        artifact_graph_complete: e.artifact_graph_complete,
         eligible: e.eligible,
         exclusion_reasons: e.exclusion_reasons.clone(),
         credited_wins: credited,
@@ -153,8 +169,13 @@ mod tests {
         }
     }
 
-    fn ineligible(name: &str, reason: &str) -> ProviderEligibility {
-        ProviderEligibility { eligible: false, exclusion_reasons: vec![reason.into()], ..eligible(name) }
+    fn incomplete(name: &str) -> ProviderEligibility {
+        ProviderEligibility {
+            artifact_graph_complete: false,
+            eligible: false,
+            exclusion_reasons: vec![INCOMPLETE.into()],
+            ..eligible(name)
+        }
     }
 
     fn round(values: &[(&str, f64)]) -> BTreeMap<String, f64> {
@@ -190,15 +211,46 @@ mod tests {
 
     #[test]
     fn an_ineligible_provider_gets_no_credit_and_no_pairs() {
-        let elig = [eligible("a"), ineligible("b", "task success rate below 95%")];
+        let elig = [eligible("a"), incomplete("b")];
         let wins = fastest_wins(&three_rounds(), &elig);
         assert_eq!((wins[0].credited_wins, wins[0].win_rate), (3.0, Some(1.0)));
         assert_eq!((wins[1].credited_wins, wins[1].win_rate, wins[1].excluded_or_missing_sample_count), (0.0, None, 3));
         let pair = &pairwise(&three_rounds(), &elig)[0];
         assert!(!pair.eligible_comparison);
         assert_eq!((pair.paired_count, pair.missing_pair_count, pair.coverage_rate), (0, 3, Some(0.0)));
-        assert_eq!(pair.exclusion_reasons, vec!["b: task success rate below 95%".to_string()]);
+        assert_eq!(pair.exclusion_reasons, vec![format!("b: {INCOMPLETE}")]);
         assert_eq!(pair.difference_p50_ms, None);
+    }
+
+    #[test]
+    fn the_thresholds_decide_ranking_only_and_not_the_pairs() {
+        use crate::fixture::{self, Req};
+        // One 429 in three: b is not ranked (failures above 1%), but it takes part in pairs.
+        let mut reqs = fixture::balanced(&["a", "b"], |_, _| 100.0);
+        let failed = reqs.iter().position(|q| q.response.provider == "b").unwrap();
+        reqs[failed] = Req::failed(reqs[failed].response.round_index, reqs[failed].response.task_family, "b", "429");
+        let table = fixture::provider_table();
+        let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
+        let computed = crate::metrics::compute(&joined, &fixture::families(), &table);
+        let b = computed.pooled.iter().find(|p| p.metrics.provider == "b").unwrap();
+        assert!(!b.eligible && b.configuration_compatible && b.artifact_graph_complete, "{b:?}");
+        let elig = eligibility_of(b);
+        assert!(elig.eligible && elig.exclusion_reasons.is_empty(), "{elig:?}");
+    }
+
+    #[test]
+    fn an_incompatible_or_incomplete_provider_is_left_out_with_the_references_reasons() {
+        use crate::fixture;
+        let reqs = fixture::balanced(&["a"], |_, _| 100.0);
+        let table = fixture::provider_table();
+        let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
+        let mut row = crate::metrics::compute(&joined, &fixture::families(), &table).pooled.remove(0);
+        assert!(eligibility_of(&row).eligible);
+        row.configuration_compatible = false;
+        row.artifact_graph_complete = false;
+        let e = eligibility_of(&row);
+        assert!(!e.eligible);
+        assert_eq!(e.exclusion_reasons, vec![INCOMPATIBLE.to_string(), INCOMPLETE.to_string()]);
     }
 
     #[test]

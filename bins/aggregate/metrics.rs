@@ -1,6 +1,6 @@
-//! Every group of a run: one row per scheduled provider × spec family (in the spec's family
-//! order, including families a provider never answered, so a gap is visible), then each
-//! provider's pooled row, eligibility and rank.
+//! Every group of a run: one row per scheduled provider × spec family (ordered by provider,
+//! then family name, as the reference orders them; a family a provider never answered has
+//! its row too, so a gap is visible), then each provider's pooled row, eligibility and rank.
 use crate::group::{self, GroupInput};
 use crate::join::{Joined, Observation};
 use crate::pooled;
@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// The computed metrics of a run.
 #[derive(Debug, Clone)]
 pub struct Computed {
-    /// Ordered by provider, then family order.
+    /// Ordered by provider, then family name.
     pub families: Vec<GroupMetrics>,
     /// Ranked providers first (by rank), then the others by name.
     pub pooled: Vec<PooledMetrics>,
@@ -48,6 +48,8 @@ pub fn compute(joined: &Joined, families: &[TaskFamily], table: &ProviderTable) 
             })
             .collect();
         pooled_rows.push(pooled::assess(provider, &rows, &mine));
+        let mut rows = rows;
+        rows.sort_by(|a, b| a.task_family.cmp(&b.task_family));
         family_rows.extend(rows);
     }
     let ranking = pooled::rank(&mut pooled_rows);
@@ -60,18 +62,19 @@ mod tests {
     use crate::fixture::{self, MEETING};
 
     #[test]
-    fn every_provider_gets_a_row_per_family_in_family_order() {
+    fn every_provider_gets_a_row_per_family_ordered_by_name() {
         let table = fixture::provider_table();
         let reqs = vec![fixture::Req::ok(0, MEETING, "b", 1.0), fixture::Req::ok(0, MEETING, "a", 1.0)];
         let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
         let computed = compute(&joined, &fixture::families(), &table);
         let keys: Vec<(&str, &str)> =
             computed.families.iter().map(|m| (m.provider.as_str(), m.task_family.as_str())).collect();
-        let f = fixture::families();
-        let expected: Vec<(&str, &str)> =
-            ["a", "b"].iter().flat_map(|p| f.iter().map(move |x| (*p, x.as_str()))).collect();
+        let mut f: Vec<&str> = fixture::families().iter().map(|x| x.as_str()).collect();
+        f.sort();
+        let expected: Vec<(&str, &str)> = ["a", "b"].iter().flat_map(|p| f.iter().map(move |x| (*p, *x))).collect();
         assert_eq!(keys, expected);
-        assert_eq!(computed.families[1].submitted_count, 0);
+        assert_eq!(computed.families[0].task_family, "contract-terms-extraction");
+        assert_eq!(computed.families[0].submitted_count, 0);
         assert_eq!(computed.pooled.len(), 2);
     }
 }

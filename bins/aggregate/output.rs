@@ -56,7 +56,7 @@ pub fn comparisons_doc(id: &RunIdentity, computed: &Computed, joined: &Joined) -
     }
 }
 
-/// `metrics.parquet` rows: per provider (by name), its family rows in family order, then its
+/// `metrics.parquet` rows: per provider (by name), its family rows (by family name), then its
 /// pooled row.
 pub fn metric_rows(computed: &Computed) -> Vec<MetricRow> {
     let mut pooled: Vec<&PooledMetrics> = computed.pooled.iter().collect();
@@ -152,9 +152,9 @@ mod tests {
         assert_eq!(
             &keys[..4],
             &[
+                ("a", fixture::CONTRACT.as_str()),
                 ("a", fixture::MEETING.as_str()),
                 ("a", TICKET.as_str()),
-                ("a", fixture::CONTRACT.as_str()),
                 ("a", "pooled")
             ]
         );

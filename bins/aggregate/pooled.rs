@@ -47,7 +47,7 @@ pub fn assess(provider: &Provider, families: &[GroupMetrics], observations: &[&O
     let balanced = missing.is_empty() && present.windows(2).all(|w| w[0].submitted_count == w[1].submitted_count);
     let identity = ModelIdentity::of(provider, observations);
     let complete = balanced && metrics.missing_response_count == 0;
-    let reasons = reasons(&metrics, &identity, complete);
+    let (reasons, details) = reasons(&metrics, &identity, complete);
     PooledMetrics {
         weighting: WEIGHTING.to_string(),
         task_family_count: present.len() as i64,
@@ -63,6 +63,7 @@ pub fn assess(provider: &Provider, families: &[GroupMetrics], observations: &[&O
         artifact_graph_complete: complete,
         eligible: reasons.is_empty(),
         ineligibility_reasons: reasons,
+        ineligibility_details: details,
         rank: None,
         metrics,
     }
@@ -146,23 +147,37 @@ impl ModelIdentity {
     }
 }
 
-/// The ineligibility reasons, in the reference's order. An empty group fails both rate tests
-/// (its rates are undefined, not perfect).
-fn reasons(m: &GroupMetrics, identity: &ModelIdentity, complete: bool) -> Vec<String> {
+/// The ineligibility reasons, in the reference's order and words, and the same reasons with
+/// what the run showed. An empty group fails both rate tests (its rates are undefined, not
+/// perfect).
+fn reasons(m: &GroupMetrics, identity: &ModelIdentity, complete: bool) -> (Vec<String>, Vec<String>) {
     let n = m.submitted_count;
     let mut reasons = Vec::new();
+    let mut details = Vec::new();
     // correct/n < 95% ⇔ 100·correct < 95·n: no float rounding at the boundary.
     if n == 0 || 100 * m.correct_count < MIN_SUCCESS_PERCENT * n {
         reasons.push(LOW_SUCCESS.to_string());
+        details.push(format!("{LOW_SUCCESS}: {} of {n} correct", m.correct_count));
     }
     if n == 0 || 100 * m.failed_request_count > MAX_FAILURE_PERCENT * n {
         reasons.push(HIGH_FAILURE.to_string());
+        details.push(format!("{HIGH_FAILURE}: {} of {n} failed", m.failed_request_count));
     }
-    reasons.extend(identity.reasons());
+    let identity_reasons = identity.reasons();
+    if !identity_reasons.is_empty() {
+        reasons.push(INCOMPATIBLE.to_string());
+        details.push(identity_reasons.join("; "));
+    }
     if !complete {
         reasons.push(INCOMPLETE.to_string());
+        details.push(format!(
+            "{INCOMPLETE}: {} scheduled, {} with a response{}",
+            m.scheduled_count,
+            m.submitted_count,
+            if m.missing_response_count == 0 { ", families unbalanced" } else { "" }
+        ));
     }
-    reasons
+    (reasons, details)
 }
 
 /// Ranks eligible providers by (pooled E2E p99, name), sets `rank`, orders the rows ranked
@@ -238,8 +253,9 @@ mod tests {
         assert!(row(&rows, "a").eligible);
         let b = row(&rows, "b");
         assert_eq!((b.model_mismatch_count, b.model_missing_count), (1, 0));
+        assert_eq!(b.ineligibility_reasons, vec![INCOMPATIBLE.to_string()]);
         assert_eq!(
-            b.ineligibility_reasons,
+            b.ineligibility_details,
             vec![format!(
                 "{INCOMPATIBLE}: 1 of 3 completed responses named another model: `model-y` (1); expected \
                  `model-x` (or an alias: `model-x-alias`)"
@@ -255,8 +271,8 @@ mod tests {
         let (rows, _) = pooled(reqs);
         let a = row(&rows, "a");
         assert_eq!((a.model_mismatch_count, a.model_missing_count, a.configuration_compatible), (0, 1, false));
-        assert_eq!(a.ineligibility_reasons.len(), 1);
-        assert!(a.ineligibility_reasons[0].contains("model unverified: 1 of 3 completed responses named no model"));
+        assert_eq!(a.ineligibility_reasons, vec![INCOMPATIBLE.to_string()]);
+        assert!(a.ineligibility_details[0].contains("model unverified: 1 of 3 completed responses named no model"));
     }
 
     #[test]
@@ -329,8 +345,8 @@ mod tests {
             missing: 0,
             completed: 0,
         };
-        assert!(reasons(&m(95, 1), &identity, true).is_empty());
-        assert_eq!(reasons(&m(94, 2), &identity, true), vec![LOW_SUCCESS.to_string(), HIGH_FAILURE.to_string()]);
+        assert!(reasons(&m(95, 1), &identity, true).0.is_empty());
+        assert_eq!(reasons(&m(94, 2), &identity, true).0, vec![LOW_SUCCESS.to_string(), HIGH_FAILURE.to_string()]);
     }
 
     fn row_template() -> GroupMetrics {

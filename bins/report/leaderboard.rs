@@ -78,7 +78,7 @@ pub fn rank(rank: Option<i64>) -> String {
 }
 
 fn eligibility(row: &PooledMetrics) -> String {
-    match (row.eligible, row.ineligibility_reasons.as_slice()) {
+    match (row.eligible, row.ineligibility_details.as_slice()) {
         (true, _) => "eligible".to_string(),
         (_, []) => "ineligible".to_string(),
         (_, reasons) => format!("ineligible: {}", reasons.join("; ")),

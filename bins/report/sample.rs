@@ -140,6 +140,7 @@ fn pooled((p, e2e, s, f): (&str, (f64, f64), f64, f64)) -> PooledMetrics {
         configuration_compatible: true,
         artifact_graph_complete: true,
         eligible: reasons.is_empty(),
+        ineligibility_details: reasons.clone(),
         ineligibility_reasons: reasons,
         rank,
     }
@@ -176,15 +177,18 @@ pub fn metrics() -> Value {
     serde_json::to_value(metrics_document()).unwrap()
 }
 
+/// The reference's reason for leaving a provider out of the pairs (c lacks responses).
+const INCOMPLETE: &str = "incomplete or internally inconsistent local artifact graph";
+
 fn eligibility(provider: &str) -> ProviderEligibility {
     let reasons: Vec<String> = match provider {
-        "c" => vec![FAILURES.into()],
+        "c" => vec![INCOMPLETE.into()],
         _ => vec![],
     };
     ProviderEligibility {
         provider: provider.into(),
         configuration_compatible: true,
-        artifact_graph_complete: true,
+        artifact_graph_complete: reasons.is_empty(),
         eligible: reasons.is_empty(),
         exclusion_reasons: reasons,
     }
@@ -195,6 +199,8 @@ fn win(provider: &str, credited: f64, outright: i64, tied: i64) -> WinRow {
     let samples = if e.eligible { 600 } else { 0 };
     WinRow {
         provider: provider.into(),
+        configuration_compatible: e.configuration_compatible,
+        artifact_graph_complete: e.artifact_graph_complete,
         eligible: e.eligible,
         exclusion_reasons: e.exclusion_reasons,
         credited_wins: credited,
@@ -212,7 +218,7 @@ fn pair(a: &str, b: &str, diffs: [Option<f64>; 3], paired: i64) -> PairRow {
     let eligible = b != "c";
     let reasons = match eligible {
         true => vec![],
-        false => vec![format!("c: {FAILURES}")],
+        false => vec![format!("c: {INCOMPLETE}")],
     };
     PairRow {
         provider_a: a.into(),
@@ -277,6 +283,7 @@ pub fn lock() -> Lock {
             vocabulary_sha256: "55".repeat(32),
         },
         providers: vec!["a".into(), "b".into(), "c".into()],
+        imported_from: None,
     }
 }
 

@@ -583,13 +583,19 @@ pub struct PooledMetrics {
     pub artifact_graph_complete: bool,
     /// No ineligibility reason.
     pub eligible: bool,
-    /// Why the provider is not ranked, in the reference's order; empty when eligible.
+    /// Why the provider is not ranked: the reference's reason strings, in its order; empty
+    /// when eligible.
     pub ineligibility_reasons: Vec<String>,
+    /// The same reasons with what the run showed (which model the responses named, and how
+    /// often), one per reason, in the same order.
+    pub ineligibility_details: Vec<String>,
     /// 1-based rank among eligible providers with an E2E p99; null when unranked.
     pub rank: Option<i64>,
 }
 
-/// A provider's eligibility for paired comparisons.
+/// A provider's eligibility for paired comparisons (reference §8.6): it takes part unless its
+/// configuration is incompatible or its artifact graph incomplete. The success and failure
+/// thresholds decide ranking only.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ProviderEligibility {
     /// The provider's name.
@@ -598,9 +604,10 @@ pub struct ProviderEligibility {
     pub configuration_compatible: bool,
     /// Its pooled row's `artifact_graph_complete`.
     pub artifact_graph_complete: bool,
-    /// Its pooled row's `eligible`.
+    /// Compatible and complete.
     pub eligible: bool,
-    /// Its pooled row's `ineligibility_reasons`.
+    /// `incompatible model or request configuration`, `incomplete or internally inconsistent
+    /// local artifact graph`, or both; empty when eligible.
     pub exclusion_reasons: Vec<String>,
 }
 
@@ -610,6 +617,10 @@ pub struct ProviderEligibility {
 pub struct WinRow {
     /// The provider's name.
     pub provider: String,
+    /// Its paired eligibility's `configuration_compatible`.
+    pub configuration_compatible: bool,
+    /// Its paired eligibility's `artifact_graph_complete`.
+    pub artifact_graph_complete: bool,
     /// Whether it takes part (ineligible providers get no credit).
     pub eligible: bool,
     /// Why it does not take part; empty when eligible.
@@ -765,6 +776,7 @@ mod tests {
             artifact_graph_complete: true,
             eligible: false,
             ineligibility_reasons: vec!["task success rate below 95%".into()],
+            ineligibility_details: vec!["task success rate below 95%".into()],
             rank: None,
         }
     }
@@ -803,6 +815,8 @@ mod tests {
             }],
             fastest_provider_wins: vec![WinRow {
                 provider: "a".into(),
+                configuration_compatible: true,
+                artifact_graph_complete: true,
                 eligible: true,
                 exclusion_reasons: vec![],
                 credited_wins: 2.5,

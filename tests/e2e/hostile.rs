@@ -124,12 +124,12 @@ fn hostile_providers_are_classified_and_never_gain() {
 
     let no_model = pooled("no-model");
     assert_eq!((no_model.model_missing_count, no_model.model_mismatch_count), (3, 0));
-    assert!(no_model.ineligibility_reasons.iter().any(|r| r.contains("model unverified: 3 of 3")), "{no_model:?}");
+    assert!(no_model.ineligibility_details.iter().any(|r| r.contains("model unverified: 3 of 3")), "{no_model:?}");
     let wrong = pooled("wrong-model");
     assert!(
-        wrong.ineligibility_reasons.iter().any(|r| r.contains("`m-wrong-model-fp8` (3); expected `m-wrong-model`")),
+        wrong.ineligibility_details.iter().any(|r| r.contains("`m-wrong-model-fp8` (3); expected `m-wrong-model`")),
         "{:?}",
-        wrong.ineligibility_reasons
+        wrong.ineligibility_details
     );
     for r in of("echo") {
         assert!(r.credential_echo && r.outcome == Outcome::Completed, "{r:?}");
