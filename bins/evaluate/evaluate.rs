@@ -498,6 +498,7 @@ mod tests {
                 vocabulary_sha256: "v".into(),
             },
             providers: inferbench_schemas::providers::ProviderTable::load(&spec.providers_path, &spec).unwrap().names(),
+            imported_from: None,
         };
         inferbench_schemas::atomic::write_json(&run.lock(), &lock).unwrap();
     }

@@ -4,7 +4,6 @@ use crate::client::{self, Limits, ProviderClient, Unit};
 use crate::credentials::{read_env_file, Credentials};
 use crate::log::EventLog;
 use crate::resume::{self, LogState};
-use crate::seal;
 use anyhow::{Context, Result};
 use inferbench_schemas::cli::Interrupted;
 use inferbench_schemas::dataset::Dataset;
@@ -16,7 +15,7 @@ use inferbench_schemas::providers::slug;
 use inferbench_schemas::run::{file_sha256, RunDir, WriterLock};
 use inferbench_schemas::spec::Spec;
 use inferbench_schemas::tables::ScheduleRow;
-use inferbench_schemas::{Error, CODE_VERSION};
+use inferbench_schemas::{event_log, Error, CODE_VERSION};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -42,6 +41,15 @@ pub fn run(args: Args) -> Result<()> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let plan = prepare(args)?;
     let state = resume::scan(&plan.run, &plan.run_id)?;
+    if state.endpoint_mode.as_deref() == Some(inferbench_schemas::event::IMPORTED) {
+        return Err(Error::bad(format!(
+            "{}: this run was imported from a reference run (ib-import); its log is the reference's record and is \
+             never fetched again; re-score it with `make rescore RUN={}`",
+            plan.run.root().display(),
+            plan.run.root().display()
+        ))
+        .into());
+    }
     if let Some(mode) = state.endpoint_mode.as_deref().filter(|m| *m != plan.endpoint_mode) {
         return Err(Error::LockMismatch(format!(
             "{}: this run was fetched from {mode} providers; it cannot continue against {} ones (a run never \
@@ -53,13 +61,13 @@ pub fn run(args: Args) -> Result<()> {
     }
     let pending = plan.schedule.iter().filter(|r| !state.terminal.contains(&r.request_id)).count();
     if pending == 0 && state.open.is_empty() {
-        let rows = seal::seal(&plan.run, &plan.run_id)?;
+        let rows = event_log::seal(&plan.run, &plan.run_id)?;
         eprintln!("ib-fetch: every scheduled request is terminal; sealed {rows} events");
         return Ok(());
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(execute(&plan, state))?;
-    let rows = seal::seal(&plan.run, &plan.run_id)?;
+    let rows = event_log::seal(&plan.run, &plan.run_id)?;
     eprintln!("ib-fetch: sealed {rows} events into {}", plan.run.events_parquet().display());
     Ok(())
 }

@@ -15,7 +15,6 @@ mod echo;
 mod fetch;
 mod log;
 mod resume;
-mod seal;
 mod sse;
 
 use clap::Parser;

@@ -24,6 +24,8 @@ struct Attempt {
     echoed: BTreeSet<String>,
     terminal: Option<RequestTerminal>,
     first_seq: u64,
+    /// Logged by `ib-import` from a reference record, which does not time the response head.
+    imported: bool,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -46,6 +48,9 @@ pub fn run(args: Args) -> Result<()> {
     let mut attempts: BTreeMap<(String, u32), Attempt> = BTreeMap::new();
     for segment in segments {
         inputs.insert(format!("events/{:04}.jsonl", segment.number), file_sha256(&segment.path)?);
+        let imported = segment.records.first().is_some_and(|env| {
+            matches!(&env.event, Event::SegmentOpened(o) if o.endpoint_mode == inferbench_schemas::event::IMPORTED)
+        });
         for env in segment.records {
             if let Event::SegmentOpened(opened) = &env.event {
                 if opened.schedule_sha256 != schedule_sha256 {
@@ -59,7 +64,7 @@ pub fn run(args: Args) -> Result<()> {
                     .into());
                 }
             }
-            collect(&mut attempts, env);
+            collect(&mut attempts, env, imported);
         }
     }
     let rows = rows(attempts)?;
@@ -69,12 +74,13 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-fn collect(attempts: &mut BTreeMap<(String, u32), Attempt>, env: Envelope) {
+fn collect(attempts: &mut BTreeMap<(String, u32), Attempt>, env: Envelope, imported: bool) {
     let (t, seq) = (env.t_ns, env.seq);
     match env.event {
         Event::RequestStarted(s) => {
             let a = attempts.entry((s.request_id.clone(), s.attempt)).or_default();
             a.first_seq = seq;
+            a.imported = imported;
             a.started = Some((t, s));
         }
         Event::ResponseHead(h) => {
@@ -174,7 +180,7 @@ fn row(a: Attempt) -> Result<ResponseRow> {
         reasoning_tokens: t.reasoning_tokens,
         visible_answer_tokens: t.visible_answer_tokens,
         output_tokens_per_second: t.output_tokens_per_second,
-        time_to_headers_ms: a.head.as_ref().map(|h| ms(start, h.0)),
+        time_to_headers_ms: a.head.as_ref().filter(|_| !a.imported).map(|h| ms(start, h.0)),
         time_to_first_event_ms: t.first_event_ms,
         send_lag_ms: ms(s.intended_t_ns, start),
         started_t_ns: start as i64,

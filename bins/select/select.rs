@@ -1,22 +1,21 @@
 //! The select stage: validate everything, then write `selection.parquet` and `lock.json`.
 use crate::args::Args;
 use crate::selection::{self, ALGORITHM_VERSION};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use inferbench_schemas::dataset::{self, LoadOptions};
-use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
+use inferbench_schemas::lock::{self, Lock, LockSelection, LockTokenizer};
 use inferbench_schemas::providers::ProviderTable;
-use inferbench_schemas::run::{file_sha256, RunDir};
+use inferbench_schemas::run::RunDir;
 use inferbench_schemas::spec::Spec;
 use inferbench_schemas::{atomic, canonical, parquet_io, tokenizer, Error, CODE_VERSION, FORMAT_VERSION};
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
 
 pub fn run(args: Args) -> Result<()> {
     let Args { run, spec: spec_path, dataset: dataset_dir, per_family, sample, list_inputs } = args;
     let spec = Spec::load(&spec_path)?;
     let dataset_dir = dataset_dir.path.unwrap_or_else(|| spec.dataset_source.clone());
-    let bound = bound_inputs(&spec_path, &spec, &dataset_dir);
+    let bound = lock::bound_inputs(&spec_path, &spec, &dataset_dir);
     if list_inputs {
         let mut out = std::io::stdout().lock();
         for path in bound.values() {
@@ -41,7 +40,7 @@ pub fn run(args: Args) -> Result<()> {
     let (rows, seeds) = selection::select(&data, &spec.slug, &families, per_family);
 
     let run_dir = RunDir::new(&run);
-    let inputs = input_hashes(&bound, &data.file_hashes)?;
+    let inputs = lock::input_hashes(&bound, &data.file_hashes)?;
     let lock = Lock {
         v: FORMAT_VERSION,
         run_id: run_dir.run_id(),
@@ -62,6 +61,7 @@ pub fn run(args: Args) -> Result<()> {
             vocabulary_sha256: tokenizer::vocabulary_sha256(),
         },
         providers: providers.names(),
+        imported_from: None,
     };
     if run_dir.lock().exists() {
         return compare_with_existing(&run_dir, &lock);
@@ -97,44 +97,6 @@ pub fn run(args: Args) -> Result<()> {
         canonical::short_hash(&data.release_hash)
     );
     Ok(())
-}
-
-/// The files a run is bound to, by the logical name the lock records each under: the spec,
-/// its provider table, and what the dataset loader hashes (its manifest, each family's
-/// file, each family's prompt template). The lock hashes exactly these, and `--list-inputs`
-/// prints them, so what `make` watches is what the lock checks.
-fn bound_inputs(spec_path: &Path, spec: &Spec, dataset_dir: &Path) -> BTreeMap<String, PathBuf> {
-    let mut bound = BTreeMap::from([
-        ("spec.yaml".to_string(), spec_path.to_path_buf()),
-        ("providers.yaml".to_string(), spec.providers_path.clone()),
-        ("manifest.json".to_string(), dataset_dir.join("manifest.json")),
-    ]);
-    for family in &spec.families {
-        bound.insert(family.prompt_template.clone(), spec.dir().join(&family.prompt_template));
-        bound.insert(format!("{}.jsonl", family.name), dataset_dir.join(format!("{}.jsonl", family.name)));
-    }
-    bound
-}
-
-/// The lock's `inputs`: each bound file's SHA-256. The dataset loader hashed its files as it
-/// validated them; those hashes must be the bound files', name for name, or the listing
-/// and the lock would disagree about what the run depends on.
-fn input_hashes(
-    bound: &BTreeMap<String, PathBuf>,
-    loaded: &BTreeMap<String, String>,
-) -> Result<BTreeMap<String, String>> {
-    let mut hashes = BTreeMap::new();
-    for (name, path) in bound {
-        hashes.insert(name.clone(), file_sha256(path)?);
-    }
-    for (name, hash) in loaded {
-        match (hashes.get(name), bound.get(name)) {
-            (Some(bound_hash), _) if bound_hash == hash => {}
-            (Some(_), Some(path)) => bail!("{}: changed while ib-select read it; run ib-select again", path.display()),
-            _ => bail!("the dataset loader hashed {name}, which ib-select does not bind; bound_inputs is out of date"),
-        }
-    }
-    Ok(hashes)
 }
 
 /// An existing run: unchanged inputs are a no-op; anything else is refused by name.

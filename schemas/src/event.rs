@@ -55,7 +55,8 @@ pub struct SegmentOpened {
     pub scheduled_requests: u64,
     /// Requests already terminal from earlier segments.
     pub already_terminal: u64,
-    /// `providers` (endpoints of providers.yaml) or `simulated` (`--endpoint-base`).
+    /// `providers` (endpoints of providers.yaml), `simulated` (`--endpoint-base`), or
+    /// [`IMPORTED`] (`ib-import`: a reference run's records).
     pub endpoint_mode: String,
     pub deadline_ms: u64,
     /// The caps this segment read with: one SSE line or event, and one response body.
@@ -70,6 +71,11 @@ pub struct SegmentOpened {
     pub os: String,
     pub arch: String,
 }
+
+/// `segment_opened.endpoint_mode` of a log `ib-import` wrote from a reference run's records:
+/// no request was sent by inferbench, and what the reference did not time (the arrival of the
+/// response head) has no time in the tables derived from it.
+pub const IMPORTED: &str = "imported";
 
 /// The round's shared barrier opened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

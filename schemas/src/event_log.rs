@@ -5,8 +5,11 @@
 //! from it would be wrong, so it is refused (bad input, naming the file and line) rather than
 //! read. The one tolerated defect is the torn last line of a killed fetch.
 use crate::event::{Envelope, Event};
-use crate::run::RunDir;
-use crate::{jsonl, Error, Result, FORMAT_VERSION};
+use crate::run::{file_sha256, RunDir};
+use crate::tables::EventRow;
+use crate::{jsonl, parquet_io, Error, Result, FORMAT_VERSION};
+use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// One segment file as read.
@@ -63,6 +66,35 @@ pub fn read(run: &RunDir, run_id: &str) -> Result<Vec<Segment>> {
         segments.push(Segment { number, path, records: log.records, torn_tail: log.torn_tail });
     }
     Ok(segments)
+}
+
+/// Seals the log: its segments copied into one columnar `events.parquet` for analysis, one
+/// row per line. The JSONL stays the source of truth; the Parquet is re-derivable from it byte
+/// for byte. Returns the number of rows.
+pub fn seal(run: &RunDir, run_id: &str) -> Result<usize> {
+    let mut rows = Vec::new();
+    let mut inputs = BTreeMap::from([("lock.json".to_string(), file_sha256(&run.lock())?)]);
+    let path = run.events_parquet();
+    let unencodable = |e: serde_json::Error| Error::Parquet { path: path.clone(), message: e.to_string() };
+    for seg in read(run, run_id)? {
+        let segment = seg.number;
+        inputs.insert(format!("events/{segment:04}.jsonl"), file_sha256(&seg.path)?);
+        for env in seg.records {
+            let value = serde_json::to_value(&env).map_err(unencodable)?;
+            let data = value.get("data").cloned().unwrap_or(Value::Null);
+            rows.push(EventRow {
+                segment: i64::from(segment),
+                seq: env.seq as i64,
+                t_ns: env.t_ns as i64,
+                kind: value["type"].as_str().unwrap_or_default().to_string(),
+                request_id: data.get("request_id").and_then(Value::as_str).map(str::to_string),
+                attempt: data.get("attempt").and_then(Value::as_i64),
+                data: serde_json::to_string(&data).map_err(unencodable)?,
+            });
+        }
+    }
+    parquet_io::write(&path, &rows, &inputs)?;
+    Ok(rows.len())
 }
 
 #[cfg(test)]

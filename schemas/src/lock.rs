@@ -1,10 +1,12 @@
 //! `lock.json`: what a run is bound to. `ib-select` writes it once; every later stage
 //! recomputes the hashes of the inputs it reads and refuses, naming what changed, when one
 //! differs. Keys are logical names, never machine paths, so a run directory is portable.
+use crate::run::file_sha256;
+use crate::spec::Spec;
 use crate::{atomic, Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Lock {
@@ -22,6 +24,32 @@ pub struct Lock {
     pub tokenizer: LockTokenizer,
     /// Provider names, in launch-rotation base order.
     pub providers: Vec<String>,
+    /// Set when `ib-import` made the run from a reference runner's run directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<ImportedFrom>,
+}
+
+/// The reference run an imported run was made from, as the reference's own lock identifies it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ImportedFrom {
+    /// `openbench-inference` (the reference runner).
+    pub runner: String,
+    pub run_id: String,
+    /// `smoke` or `full`.
+    pub kind: String,
+    /// The smoke attempt; null for the full run.
+    pub attempt: Option<u32>,
+    /// The reference's directory of the records imported: `attempt-N` or `full`.
+    pub partition: String,
+    /// SHA-256 of the reference's `run-lock.json` (its bytes, as copied to `reference/`).
+    pub run_lock_sha256: String,
+    pub dataset_release_hash: String,
+    pub selection_hash: String,
+    pub execution_configuration_hash: Option<String>,
+    pub resolved_adapters_sha256: Option<String>,
+    /// The reference lock's `human_input_hashes`, keyed by file name instead of its machine
+    /// paths.
+    pub input_hashes: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -39,6 +67,50 @@ pub struct LockTokenizer {
     pub encoding: String,
     pub implementation: String,
     pub vocabulary_sha256: String,
+}
+
+/// The files a run is bound to, by the logical name the lock records each under: the spec,
+/// its provider table, and what the dataset loader hashes (its manifest, each family's file,
+/// each family's prompt template). The lock hashes exactly these, and `ib-select
+/// --list-inputs` prints them, so what `make` watches is what the lock checks.
+pub fn bound_inputs(spec_path: &Path, spec: &Spec, dataset_dir: &Path) -> BTreeMap<String, PathBuf> {
+    let mut bound = BTreeMap::from([
+        ("spec.yaml".to_string(), spec_path.to_path_buf()),
+        ("providers.yaml".to_string(), spec.providers_path.clone()),
+        ("manifest.json".to_string(), dataset_dir.join("manifest.json")),
+    ]);
+    for family in &spec.families {
+        bound.insert(family.prompt_template.clone(), spec.dir().join(&family.prompt_template));
+        bound.insert(format!("{}.jsonl", family.name), dataset_dir.join(format!("{}.jsonl", family.name)));
+    }
+    bound
+}
+
+/// The lock's `inputs`: each bound file's SHA-256. The dataset loader hashed its files as it
+/// validated them (`loaded`); those hashes must be the bound files', name for name, or the
+/// listing and the lock would disagree about what the run depends on.
+pub fn input_hashes(
+    bound: &BTreeMap<String, PathBuf>,
+    loaded: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, String>> {
+    let mut hashes = BTreeMap::new();
+    for (name, path) in bound {
+        hashes.insert(name.clone(), file_sha256(path)?);
+    }
+    for (name, hash) in loaded {
+        match (hashes.get(name), bound.get(name)) {
+            (Some(bound_hash), _) if bound_hash == hash => {}
+            (Some(_), Some(path)) => {
+                return Err(Error::bad(format!("{}: changed while it was being read; run again", path.display())))
+            }
+            _ => {
+                return Err(Error::bad(format!(
+                    "the dataset loader hashed {name}, which the lock does not bind; lock::bound_inputs is out of date"
+                )))
+            }
+        }
+    }
+    Ok(hashes)
 }
 
 impl Lock {
@@ -103,6 +175,7 @@ mod tests {
                 vocabulary_sha256: "y".into(),
             },
             providers: vec!["p".into()],
+            imported_from: None,
         }
     }
 

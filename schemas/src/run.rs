@@ -80,6 +80,11 @@ impl RunDir {
     pub fn manifest(&self) -> PathBuf {
         self.root.join("manifest.json")
     }
+    /// An imported run's copy of what the reference runner recorded and derived that the log
+    /// has no field for (`ib-import`).
+    pub fn reference(&self) -> PathBuf {
+        self.root.join("reference")
+    }
 }
 
 /// The run's writer lock file (hidden, so no inventory lists it).
