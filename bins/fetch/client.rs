@@ -8,7 +8,8 @@
 //! one line or event, and one body.
 //!
 //! The transport is the reference runner's unless the spec says otherwise: HTTP/1.1 only
-//! (`inference.transport.http_version`) and uncompressed bodies.
+//! (`inference.transport.http_version`), uncompressed bodies, and the negotiated protocol
+//! version of every response in the log.
 use crate::credentials::{Credentials, REDACTED};
 use crate::echo::{Deltas, EchoGuard};
 use crate::log::EventLog;
@@ -147,6 +148,19 @@ fn kept_headers(headers: &reqwest::header::HeaderMap, creds: &Credentials) -> BT
         .collect()
 }
 
+/// A response's protocol version as the log spells it.
+pub fn version_name(version: reqwest::Version) -> String {
+    match version {
+        reqwest::Version::HTTP_09 => "HTTP/0.9".into(),
+        reqwest::Version::HTTP_10 => "HTTP/1.0".into(),
+        reqwest::Version::HTTP_11 => "HTTP/1.1".into(),
+        reqwest::Version::HTTP_2 => "HTTP/2".into(),
+        reqwest::Version::HTTP_3 => "HTTP/3".into(),
+        // `Version` may grow; its debug form is `HTTP/x.y`.
+        other => format!("{other:?}"),
+    }
+}
+
 fn error_text(err: &reqwest::Error) -> String {
     let mut text = err.to_string();
     let mut source = std::error::Error::source(err);
@@ -267,6 +281,7 @@ async fn exchange(
         attempt: unit.attempt,
         status,
         headers,
+        http_version: Some(version_name(response.version())),
     }))?;
     if !response.status().is_success() {
         let body = first_bytes(&mut response, p).await;

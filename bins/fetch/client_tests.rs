@@ -1,6 +1,6 @@
 //! The real client against a raw TCP server that sends exactly the bytes a test gives it: how
 //! hostile streams are logged and judged, and that no credential reaches the log.
-use crate::client::{execute, Limits, ProviderClient, Unit};
+use crate::client::{execute, version_name, Limits, ProviderClient, Unit};
 use crate::credentials::Credentials;
 use crate::log::EventLog;
 use inferbench_schemas::event::{Envelope, Event, RequestStarted, RequestTerminal, ResponseHead};
@@ -244,7 +244,16 @@ async fn the_default_client_sends_http_1_1_uncompressed_with_its_user_agent_and_
             assert!(sent.contains(&format!("{name}: {value}")), "{name}: {value} logged but not sent: {sent:#?}");
         }
     }
+    assert_eq!(head(&events).http_version.as_deref(), Some("HTTP/1.1"));
     assert_eq!(terminal(&events).outcome, Outcome::Completed);
+}
+
+#[tokio::test]
+async fn http_2_over_plain_http_speaks_http_1_1_and_logs_it() {
+    let answer = sse(&format!("data: {ANSWER}\n\ndata: [DONE]\n\n"));
+    let (events, _, request) = attempt(answer, LIMITS, HttpVersion::Http2).await;
+    assert!(request.starts_with("POST /v1/chat/completions HTTP/1.1\r\n"), "no h2c prior knowledge: {request}");
+    assert_eq!(head(&events).http_version.as_deref(), Some("HTTP/1.1"));
 }
 
 #[tokio::test]
@@ -310,4 +319,11 @@ async fn offered_by(http_version: HttpVersion) -> Vec<String> {
 async fn the_default_client_offers_only_http_1_1_over_tls_and_http_2_offers_both() {
     assert_eq!(offered_by(bundled_http_version()).await, ["http/1.1"]);
     assert_eq!(offered_by(HttpVersion::Http2).await, ["h2", "http/1.1"]);
+}
+
+#[test]
+fn protocol_versions_are_logged_in_their_usual_spelling() {
+    assert_eq!(version_name(reqwest::Version::HTTP_11), "HTTP/1.1");
+    assert_eq!(version_name(reqwest::Version::HTTP_2), "HTTP/2");
+    assert_eq!(version_name(reqwest::Version::HTTP_10), "HTTP/1.0");
 }

@@ -183,6 +183,7 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
         deadline_ms: plan.deadline.as_millis() as u64,
         max_event_bytes: plan.limits.max_event_bytes as u64,
         max_response_bytes: plan.limits.max_response_bytes,
+        http_version: Some(plan.spec.inference.transport.http_version.as_str().to_string()),
         execution_region: std::env::var("BENCHMARK_EXECUTION_REGION").unwrap_or_else(|_| "local-unspecified".into()),
         host_sha256_16: host_hash(),
         os: std::env::consts::OS.to_string(),
