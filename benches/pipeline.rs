@@ -121,6 +121,7 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
             deadline_ms: 20_000,
             max_event_bytes: 1 << 20,
             max_response_bytes: 16 << 20,
+            http_version: Some("1.1".into()),
             execution_region: "bench".into(),
             host_sha256_16: "0".repeat(16),
             os: "linux".into(),

@@ -64,6 +64,7 @@ impl Req {
             error_body: None,
             content_type: Some("text/event-stream".into()),
             retry_after: None,
+            http_version: Some("HTTP/1.1".into()),
             done_seen: true,
             bytes_received: 100,
             sse_event_count: 4,

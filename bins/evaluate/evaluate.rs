@@ -232,6 +232,7 @@ mod tests {
             error_body: None,
             content_type: None,
             retry_after: None,
+            http_version: None,
             done_seen: !operational.is_failure(),
             bytes_received: 10,
             sse_event_count: 2,

@@ -6,6 +6,10 @@
 //! stream, or data that is not JSON end the attempt; what the server sends after that, within
 //! a short grace, is still logged but never joins the answer. Sizes are capped by the spec:
 //! one line or event, and one body.
+//!
+//! The transport is the reference runner's unless the spec says otherwise: HTTP/1.1 only
+//! (`inference.transport.http_version`), uncompressed bodies, and the negotiated protocol
+//! version of every response in the log.
 use crate::credentials::{Credentials, REDACTED};
 use crate::echo::{Deltas, EchoGuard};
 use crate::log::EventLog;
@@ -15,8 +19,10 @@ use inferbench_schemas::event::{
     CredentialEcho, ErrorKind, Event, Outcome, RequestStarted, RequestTerminal, ResponseHead, SseEvent,
 };
 use inferbench_schemas::providers::Provider;
+use inferbench_schemas::spec::HttpVersion;
 use inferbench_schemas::stream::{Judge, Payload, StreamEnd, ERROR_BODY_CAP};
 use inferbench_schemas::timing;
+use inferbench_schemas::USER_AGENT;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -25,6 +31,16 @@ use tokio::time::Instant;
 /// How long the body is still read (and logged) after the stream ended, for a server that
 /// sends more after `[DONE]` or keeps the connection open.
 const DRAIN_GRACE: Duration = Duration::from_millis(250);
+
+/// The headers every request carries besides its credentials, sent and logged alike.
+/// `identity`: the client times the body's bytes as they arrive, so none may come compressed
+/// (reqwest is built without decompression; this tells the server).
+const REQUEST_HEADERS: [(&str, &str); 4] = [
+    ("Accept", "text/event-stream"),
+    ("Accept-Encoding", "identity"),
+    ("Content-Type", "application/json"),
+    ("User-Agent", USER_AGENT),
+];
 
 /// A provider's persistent connection and what it needs to sign requests.
 pub struct ProviderClient {
@@ -35,15 +51,27 @@ pub struct ProviderClient {
 }
 
 impl ProviderClient {
-    /// One connection kept alive per provider, no retries, no redirects, TCP_NODELAY.
-    pub fn new(provider: Provider, endpoint: String, credentials: Credentials) -> Result<Self> {
-        let http = reqwest::Client::builder()
+    /// One connection kept alive per provider, no retries, no redirects, TCP_NODELAY, and the
+    /// spec's HTTP version.
+    pub fn new(
+        provider: Provider,
+        endpoint: String,
+        credentials: Credentials,
+        http_version: HttpVersion,
+    ) -> Result<Self> {
+        let builder = reqwest::Client::builder()
             .pool_max_idle_per_host(1)
             .redirect(reqwest::redirect::Policy::none())
             .retry(reqwest::retry::never())
-            .tcp_nodelay(true)
-            .build()?;
-        Ok(ProviderClient { provider, endpoint, credentials, http })
+            .tcp_nodelay(true);
+        let builder = match http_version {
+            // TLS then offers only `http/1.1` by ALPN, as the reference's client does.
+            HttpVersion::Http1 => builder.http1_only(),
+            // reqwest's own choice: TLS offers `h2` and `http/1.1` and the server picks; plain
+            // http:// speaks HTTP/1.1, as no prior knowledge is assumed.
+            HttpVersion::Http2 => builder,
+        };
+        Ok(ProviderClient { provider, endpoint, credentials, http: builder.build()? })
     }
 }
 
@@ -98,13 +126,16 @@ struct Drain {
     parser: Parser,
 }
 
-/// Headers worth keeping from a response: ids, rate limits, retry hints, content type.
+/// Headers worth keeping from a response: ids, rate limits, retry hints, content type, and
+/// content encoding (a server that compresses despite `identity` sends a body that cannot
+/// parse; the log then says why).
 fn kept_headers(headers: &reqwest::header::HeaderMap, creds: &Credentials) -> BTreeMap<String, String> {
     headers
         .iter()
         .filter(|(name, _)| {
             let n = name.as_str();
             n == "content-type"
+                || n == "content-encoding"
                 || n == "retry-after"
                 || n.ends_with("request-id")
                 || n.contains("ratelimit")
@@ -115,6 +146,19 @@ fn kept_headers(headers: &reqwest::header::HeaderMap, creds: &Credentials) -> BT
             (creds.redacted(name.as_str()), creds.redacted(&String::from_utf8_lossy(value.as_bytes())))
         })
         .collect()
+}
+
+/// A response's protocol version as the log spells it.
+pub fn version_name(version: reqwest::Version) -> String {
+    match version {
+        reqwest::Version::HTTP_09 => "HTTP/0.9".into(),
+        reqwest::Version::HTTP_10 => "HTTP/1.0".into(),
+        reqwest::Version::HTTP_11 => "HTTP/1.1".into(),
+        reqwest::Version::HTTP_2 => "HTTP/2".into(),
+        reqwest::Version::HTTP_3 => "HTTP/3".into(),
+        // `Version` may grow; its debug form is `HTTP/x.y`.
+        other => format!("{other:?}"),
+    }
 }
 
 fn error_text(err: &reqwest::Error) -> String {
@@ -138,10 +182,8 @@ pub async fn execute(
     limits: Limits,
 ) -> Result<u64> {
     let creds = &client.credentials;
-    let mut logged_headers = BTreeMap::from([
-        ("Accept".to_string(), "text/event-stream".to_string()),
-        ("Content-Type".to_string(), "application/json".to_string()),
-    ]);
+    let mut logged_headers: BTreeMap<String, String> =
+        REQUEST_HEADERS.iter().map(|(name, value)| (name.to_string(), value.to_string())).collect();
     let auth = creds.headers(&client.provider);
     for (name, _) in &auth {
         logged_headers.insert(name.clone(), REDACTED.to_string());
@@ -216,12 +258,10 @@ async fn exchange(
     limits: Limits,
     p: &mut Progress,
 ) -> Result<(StreamEnd, Option<Drain>)> {
-    let mut request = client
-        .http
-        .post(&client.endpoint)
-        .header("Accept", "text/event-stream")
-        .header("Content-Type", "application/json")
-        .body(serde_json::to_vec(&unit.body)?);
+    let mut request = client.http.post(&client.endpoint).body(serde_json::to_vec(&unit.body)?);
+    for (name, value) in REQUEST_HEADERS {
+        request = request.header(name, value);
+    }
     for (name, value) in auth {
         request = request.header(name.as_str(), value.as_str());
     }
@@ -241,6 +281,7 @@ async fn exchange(
         attempt: unit.attempt,
         status,
         headers,
+        http_version: Some(version_name(response.version())),
     }))?;
     if !response.status().is_success() {
         let body = first_bytes(&mut response, p).await;

@@ -1,13 +1,15 @@
 //! The real client against a raw TCP server that sends exactly the bytes a test gives it: how
 //! hostile streams are logged and judged, and that no credential reaches the log.
-use crate::client::{execute, Limits, ProviderClient, Unit};
+use crate::client::{execute, version_name, Limits, ProviderClient, Unit};
 use crate::credentials::Credentials;
 use crate::log::EventLog;
-use inferbench_schemas::event::{Envelope, Event, RequestTerminal};
+use inferbench_schemas::event::{Envelope, Event, RequestStarted, RequestTerminal, ResponseHead};
 use inferbench_schemas::providers::Provider;
+use inferbench_schemas::spec::{HttpVersion, Spec};
 use inferbench_schemas::vocab::{ErrorKind, Outcome};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::task::JoinHandle;
 
 const KEY: &str = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcd";
 const LIMITS: Limits = Limits { max_event_bytes: 1 << 20, max_response_bytes: 16 << 20 };
@@ -21,28 +23,44 @@ fn provider() -> Provider {
     .unwrap()
 }
 
-/// Serves one connection with `response` (raw HTTP bytes), then closes it.
-async fn serve_once(response: Vec<u8>) -> String {
+/// Serves one connection with `response` (raw HTTP bytes), then closes it; the task returns
+/// the request head it read.
+async fn serve_once(response: Vec<u8>) -> (String, JoinHandle<String>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
+    let served = tokio::spawn(async move {
         let (mut sock, _) = listener.accept().await.unwrap();
+        let mut request = Vec::new();
         let mut buf = vec![0u8; 65536];
-        let _ = sock.read(&mut buf).await;
+        while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+            match sock.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => request.extend_from_slice(&buf[..n]),
+            }
+        }
         let _ = sock.write_all(&response).await;
         let _ = sock.shutdown().await;
+        let end = request.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or(request.len());
+        String::from_utf8_lossy(&request[..end]).into_owned()
     });
-    format!("http://{addr}/v1/chat/completions")
+    (format!("http://{addr}/v1/chat/completions"), served)
 }
 
 /// One attempt against `response`; the log's records and its size in bytes.
 async fn run(response: Vec<u8>, limits: Limits) -> (Vec<Envelope>, u64) {
-    let endpoint = serve_once(response).await;
+    let (events, size, _) = attempt(response, limits, HttpVersion::default()).await;
+    (events, size)
+}
+
+/// One attempt against `response` with a client for `http_version`; the log's records, its
+/// size in bytes, and the request head the server read.
+async fn attempt(response: Vec<u8>, limits: Limits, http_version: HttpVersion) -> (Vec<Envelope>, u64, String) {
+    let (endpoint, served) = serve_once(response).await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("0001.jsonl");
     let log = EventLog::open(&path, "run-x".into(), 0, 0).unwrap();
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = ProviderClient::new(provider(), endpoint, Credentials::for_tests(KEY)).unwrap();
+    let client = ProviderClient::new(provider(), endpoint, Credentials::for_tests(KEY), http_version).unwrap();
     let unit = Unit {
         request_id: "r1".into(),
         round_id: "round".into(),
@@ -56,7 +74,8 @@ async fn run(response: Vec<u8>, limits: Limits) -> (Vec<Envelope>, u64) {
     execute(&log, &client, &unit, 0, Duration::from_secs(10), limits).await.unwrap();
     drop(log);
     let size = std::fs::metadata(&path).unwrap().len();
-    (inferbench_schemas::jsonl::read::<Envelope>(&path).unwrap().records, size)
+    let request = served.await.unwrap();
+    (inferbench_schemas::jsonl::read::<Envelope>(&path).unwrap().records, size, request)
 }
 
 fn http(status: &str, content_type: Option<&str>, body: &[u8]) -> Vec<u8> {
@@ -175,4 +194,136 @@ async fn a_flood_of_keep_alives_is_cut_off_before_it_swamps_the_log() {
 async fn a_2xx_without_a_content_type_is_read_as_an_event_stream() {
     let (events, _) = run(http("200 OK", None, format!("data: {ANSWER}\n\ndata: [DONE]\n\n").as_bytes()), LIMITS).await;
     assert_eq!(terminal(&events).outcome, Outcome::Completed);
+}
+
+fn started(events: &[Envelope]) -> RequestStarted {
+    events.iter().find_map(|e| if let Event::RequestStarted(s) = &e.event { Some(s.clone()) } else { None }).unwrap()
+}
+
+fn head(events: &[Envelope]) -> ResponseHead {
+    events.iter().find_map(|e| if let Event::ResponseHead(h) = &e.event { Some(h.clone()) } else { None }).unwrap()
+}
+
+/// The HTTP version the bundled spec asks for.
+fn bundled_http_version() -> HttpVersion {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/micro-single-task/spec.yaml");
+    Spec::load(&path).unwrap().inference.transport.http_version
+}
+
+/// The request head's header lines, names lowercased (HTTP/1.1 names are case-insensitive).
+fn header_lines(request: &str) -> Vec<String> {
+    request
+        .lines()
+        .skip(1)
+        .map(|line| match line.split_once(':') {
+            Some((name, value)) => format!("{}: {}", name.to_ascii_lowercase(), value.trim()),
+            None => line.to_string(),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_default_client_sends_http_1_1_uncompressed_with_its_user_agent_and_logs_what_it_sent() {
+    assert_eq!(bundled_http_version(), HttpVersion::Http1);
+    let answer = sse(&format!("data: {ANSWER}\n\ndata: [DONE]\n\n"));
+    let (events, _, request) = attempt(answer, LIMITS, bundled_http_version()).await;
+    assert!(request.starts_with("POST /v1/chat/completions HTTP/1.1\r\n"), "{request}");
+    let sent = header_lines(&request);
+    let user_agent = format!("user-agent: inferbench/{}", env!("CARGO_PKG_VERSION"));
+    for line in ["accept-encoding: identity", user_agent.as_str(), "accept: text/event-stream"] {
+        assert!(sent.iter().any(|l| l == line), "`{line}` not in {sent:#?}");
+    }
+    // Every logged header was sent as logged, except the credential, which is only named.
+    let logged = started(&events).headers;
+    assert!(logged.contains_key("User-Agent") && logged.contains_key("Accept-Encoding"), "{logged:?}");
+    for (name, value) in &logged {
+        let name = name.to_ascii_lowercase();
+        if value == crate::credentials::REDACTED {
+            assert!(sent.iter().any(|l| l.starts_with(&format!("{name}: "))), "{name} not sent");
+        } else {
+            assert!(sent.contains(&format!("{name}: {value}")), "{name}: {value} logged but not sent: {sent:#?}");
+        }
+    }
+    assert_eq!(head(&events).http_version.as_deref(), Some("HTTP/1.1"));
+    assert_eq!(terminal(&events).outcome, Outcome::Completed);
+}
+
+#[tokio::test]
+async fn http_2_over_plain_http_speaks_http_1_1_and_logs_it() {
+    let answer = sse(&format!("data: {ANSWER}\n\ndata: [DONE]\n\n"));
+    let (events, _, request) = attempt(answer, LIMITS, HttpVersion::Http2).await;
+    assert!(request.starts_with("POST /v1/chat/completions HTTP/1.1\r\n"), "no h2c prior knowledge: {request}");
+    assert_eq!(head(&events).http_version.as_deref(), Some("HTTP/1.1"));
+}
+
+#[tokio::test]
+async fn the_content_encoding_of_a_response_is_logged() {
+    let mut response = http("200 OK", Some("text/event-stream"), b"\x1f\x8b\x08\x00");
+    let at = response.windows(2).position(|w| w == b"\r\n").unwrap() + 2;
+    response.splice(at..at, b"Content-Encoding: gzip\r\n".iter().copied());
+    let (events, _) = run(response, LIMITS).await;
+    assert_eq!(head(&events).headers.get("content-encoding").map(String::as_str), Some("gzip"));
+}
+
+/// The protocols a TLS ClientHello offers by ALPN (RFC 7301), read from its raw record.
+fn alpn_offered(hello: &[u8]) -> Vec<String> {
+    assert_eq!((hello[0], hello[5]), (0x16, 0x01), "a handshake record holding a ClientHello");
+    let byte = |i: usize| usize::from(hello[i]);
+    let short = |i: usize| byte(i) << 8 | byte(i + 1);
+    // Record header 5, handshake header 4, client version 2, random 32.
+    let mut at = 5 + 4 + 2 + 32;
+    at += 1 + byte(at); // session id
+    at += 2 + short(at); // cipher suites
+    at += 1 + byte(at); // compression methods
+    let end = at + 2 + short(at);
+    at += 2;
+    while at + 4 <= end {
+        let (kind, len) = (short(at), short(at + 2));
+        at += 4;
+        if kind == 16 {
+            let mut protocols = Vec::new();
+            let mut p = at + 2;
+            while p < at + len {
+                protocols.push(String::from_utf8_lossy(&hello[p + 1..p + 1 + byte(p)]).into_owned());
+                p += 1 + byte(p);
+            }
+            return protocols;
+        }
+        at += len;
+    }
+    Vec::new()
+}
+
+/// What a client for `http_version` offers by ALPN to an https:// endpoint: its ClientHello
+/// is read off a raw TCP socket (no handshake follows, so the request then fails).
+async fn offered_by(http_version: HttpVersion) -> Vec<String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let endpoint = format!("https://{}/v1/chat/completions", listener.local_addr().unwrap());
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = ProviderClient::new(provider(), endpoint.clone(), Credentials::for_tests(KEY), http_version).unwrap();
+    let request = tokio::spawn(async move { client.http.post(&endpoint).send().await.is_ok() });
+    let (mut sock, _) = listener.accept().await.unwrap();
+    let mut hello = Vec::new();
+    let mut buf = vec![0u8; 65536];
+    while hello.len() < 5 || hello.len() < 5 + (usize::from(hello[3]) << 8 | usize::from(hello[4])) {
+        let n = sock.read(&mut buf).await.unwrap();
+        assert!(n > 0, "the client closed before its ClientHello was complete");
+        hello.extend_from_slice(&buf[..n]);
+    }
+    drop(sock);
+    assert!(!request.await.unwrap(), "no TLS server answered");
+    alpn_offered(&hello)
+}
+
+#[tokio::test]
+async fn the_default_client_offers_only_http_1_1_over_tls_and_http_2_offers_both() {
+    assert_eq!(offered_by(bundled_http_version()).await, ["http/1.1"]);
+    assert_eq!(offered_by(HttpVersion::Http2).await, ["h2", "http/1.1"]);
+}
+
+#[test]
+fn protocol_versions_are_logged_in_their_usual_spelling() {
+    assert_eq!(version_name(reqwest::Version::HTTP_11), "HTTP/1.1");
+    assert_eq!(version_name(reqwest::Version::HTTP_2), "HTTP/2");
+    assert_eq!(version_name(reqwest::Version::HTTP_10), "HTTP/1.0");
 }

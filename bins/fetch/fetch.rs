@@ -13,7 +13,7 @@ use inferbench_schemas::event::{
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::providers::slug;
 use inferbench_schemas::run::{file_sha256, RunDir, WriterLock};
-use inferbench_schemas::spec::Spec;
+use inferbench_schemas::spec::{HttpVersion, Spec, HTTP_VERSION_KEY};
 use inferbench_schemas::tables::ScheduleRow;
 use inferbench_schemas::{event_log, Error, CODE_VERSION};
 use std::collections::BTreeMap;
@@ -91,6 +91,7 @@ fn prepare(args: Args) -> Result<Plan> {
     let names: Vec<&str> = lock.providers.iter().map(String::as_str).collect();
     let env_values =
         read_env_file(&env_file, &providers.providers.iter().flat_map(|p| p.credential_names()).collect::<Vec<_>>());
+    let http_version = spec.inference.transport.http_version;
     let mut clients = BTreeMap::new();
     let mut missing = Vec::new();
     for provider in providers.providers.iter().filter(|p| names.contains(&p.name.as_str())) {
@@ -109,7 +110,8 @@ fn prepare(args: Args) -> Result<Plan> {
                 provider.endpoint.clone()
             }
         };
-        clients.insert(provider.name.clone(), Arc::new(ProviderClient::new(provider.clone(), endpoint, creds)?));
+        let client = ProviderClient::new(provider.clone(), endpoint, creds, http_version)?;
+        clients.insert(provider.name.clone(), Arc::new(client));
     }
     if !missing.is_empty() {
         return Err(Error::bad(format!(
@@ -118,6 +120,22 @@ fn prepare(args: Args) -> Result<Plan> {
             missing.join(", ")
         ))
         .into());
+    }
+    if http_version == HttpVersion::Http2 {
+        // Not an error: the log records each response's version. But the operator who asked
+        // for HTTP/2 learns before the run which providers cannot speak it.
+        let plain: Vec<&str> = clients
+            .iter()
+            .filter(|(_, c)| c.endpoint.get(..7).is_some_and(|s| s.eq_ignore_ascii_case("http://")))
+            .map(|(name, _)| name.as_str())
+            .collect();
+        if !plain.is_empty() {
+            eprintln!(
+                "ib-fetch: {HTTP_VERSION_KEY} is \"2\", but these endpoints are plain http:// and speak HTTP/1.1 \
+                 (HTTP/2 is negotiated over TLS only): {}",
+                plain.join(", ")
+            );
+        }
     }
     for row in &schedule {
         if data.item(row.task_family.as_str(), &row.item_id).is_none() || !clients.contains_key(&row.provider) {
@@ -173,6 +191,7 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
         deadline_ms: plan.deadline.as_millis() as u64,
         max_event_bytes: plan.limits.max_event_bytes as u64,
         max_response_bytes: plan.limits.max_response_bytes,
+        http_version: Some(plan.spec.inference.transport.http_version.as_str().to_string()),
         execution_region: std::env::var("BENCHMARK_EXECUTION_REGION").unwrap_or_else(|_| "local-unspecified".into()),
         host_sha256_16: host_hash(),
         os: std::env::consts::OS.to_string(),

@@ -20,6 +20,7 @@ pub const WITHHELD: &str = "<withheld: the response echoed a credential>";
 struct Attempt {
     started: Option<(u64, RequestStarted)>,
     head: Option<(u64, u16, BTreeMap<String, String>)>,
+    http_version: Option<String>,
     events: Vec<(u64, SseEvent)>,
     echoed: BTreeSet<String>,
     terminal: Option<RequestTerminal>,
@@ -84,7 +85,9 @@ fn collect(attempts: &mut BTreeMap<(String, u32), Attempt>, env: Envelope, impor
             a.started = Some((t, s));
         }
         Event::ResponseHead(h) => {
-            attempts.entry((h.request_id, h.attempt)).or_default().head = Some((t, h.status, h.headers))
+            let a = attempts.entry((h.request_id, h.attempt)).or_default();
+            a.http_version = h.http_version;
+            a.head = Some((t, h.status, h.headers));
         }
         Event::SseEvent(e) => attempts.entry((e.request_id.clone(), e.attempt)).or_default().events.push((t, e)),
         Event::CredentialEcho(c) => {
@@ -163,6 +166,7 @@ fn row(a: Attempt) -> Result<ResponseRow> {
         error_body: t.end.error_body,
         content_type: header("content-type"),
         retry_after: header("retry-after"),
+        http_version: a.http_version,
         done_seen: t.done_seen,
         bytes_received: term.bytes_received as i64,
         sse_event_count: a.events.len() as i64,

@@ -64,6 +64,11 @@ pub struct SegmentOpened {
     pub max_event_bytes: u64,
     #[serde(default)]
     pub max_response_bytes: u64,
+    /// The HTTP version the segment was configured with (the spec's
+    /// `inference.transport.http_version`, `1.1` or `2`); absent in logs written before it was
+    /// configurable, whose client offered HTTP/2 by ALPN.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_version: Option<String>,
     /// Where the client ran: `BENCHMARK_EXECUTION_REGION`, or `local-unspecified`.
     pub execution_region: String,
     /// First 16 hex digits of SHA-256 of the host name (the name itself is never recorded).
@@ -112,8 +117,13 @@ pub struct ResponseHead {
     pub request_id: String,
     pub attempt: u32,
     pub status: u16,
-    /// Headers that matter (request ids, rate limits, retry-after, content type), redacted.
+    /// Headers that matter (request ids, rate limits, retry-after, content type and encoding),
+    /// redacted.
     pub headers: BTreeMap<String, String>,
+    /// The protocol version the response came in, as negotiated (`HTTP/1.1`, `HTTP/2`);
+    /// absent in logs written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_version: Option<String>,
 }
 
 /// One dispatched server-sent event (or comment); `t_ns` is the arrival of the bytes that
@@ -224,6 +234,16 @@ mod tests {
             r#"{"v":1,"run_id":"r1","seq":7,"t_ns":1234,"type":"round_closed","data":{"round_id":"round-1","round_index":0,"launch_skew_ns":5,"resumed_partial_round":false}}"#
         );
         assert_eq!(serde_json::from_str::<Envelope>(&line).unwrap(), env);
+    }
+
+    #[test]
+    fn logs_written_before_the_http_version_was_recorded_still_read() {
+        let head = r#"{"v":1,"run_id":"r","seq":1,"t_ns":5,"type":"response_head","data":{"request_id":"q","attempt":1,"status":200,"headers":{}}}"#;
+        let env: Envelope = serde_json::from_str(head).unwrap();
+        assert!(matches!(env.event, Event::ResponseHead(ResponseHead { http_version: None, status: 200, .. })));
+        let opened = r#"{"v":1,"run_id":"r","seq":0,"t_ns":0,"type":"segment_opened","data":{"segment":1,"wall_clock_unix_ns":1,"code_version":"c","schedule_sha256":"s","scheduled_requests":1,"already_terminal":0,"endpoint_mode":"simulated","deadline_ms":1000,"execution_region":"r","host_sha256_16":"h","os":"linux","arch":"x86_64"}}"#;
+        let env: Envelope = serde_json::from_str(opened).unwrap();
+        assert!(matches!(env.event, Event::SegmentOpened(SegmentOpened { http_version: None, .. })));
     }
 
     #[test]

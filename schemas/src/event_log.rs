@@ -115,6 +115,7 @@ mod tests {
             deadline_ms: 1000,
             max_event_bytes: 1,
             max_response_bytes: 1,
+            http_version: Some("1.1".into()),
             execution_region: "r".into(),
             host_sha256_16: "h".into(),
             os: "linux".into(),

@@ -56,3 +56,7 @@ pub const FORMAT_VERSION: u32 = 1;
 /// The code version stamped into every output: the package version and, when built from a
 /// git checkout, the commit it was built from.
 pub const CODE_VERSION: &str = concat!("inferbench ", env!("CARGO_PKG_VERSION"), " (", env!("IB_GIT_COMMIT"), ")");
+
+/// The `User-Agent` of every request: an RFC 9110 product token with the package version (the
+/// commit stays in the log's `code_version`; a provider has no use for it).
+pub const USER_AGENT: &str = concat!("inferbench/", env!("CARGO_PKG_VERSION"));

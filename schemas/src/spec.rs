@@ -13,6 +13,7 @@
 mod check;
 mod keys;
 mod limits;
+mod transport;
 
 use crate::vocab::TaskFamily;
 
@@ -25,6 +26,7 @@ pub use limits::{
     check_timeout, parse_timeout_seconds, StreamLimits, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES,
     MAX_STREAM_LIMIT_BYTES, MAX_TIMEOUT_SECONDS,
 };
+pub use transport::{HttpVersion, Transport, HTTP_VERSION_KEY};
 
 /// The task families inferbench knows how to score, in their schedule order.
 pub const FAMILIES: &[&str] = TaskFamily::NAMES;
@@ -112,6 +114,8 @@ pub struct Inference {
     pub structured_output: StructuredOutput,
     /// Bounded memory against hostile streams.
     pub stream_limits: StreamLimits,
+    /// The HTTP version the client speaks (HTTP/1.1 unless the spec asks for HTTP/2).
+    pub transport: Transport,
 }
 
 #[derive(Debug, Clone)]
@@ -345,6 +349,7 @@ fn inference(r: &mut Reader) -> Inference {
         reasoning: Reasoning { default_effort },
         structured_output: StructuredOutput { mode: "json_object".into() },
         stream_limits: limits::read(r),
+        transport: transport::read(r),
     }
 }
 

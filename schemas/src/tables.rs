@@ -64,6 +64,9 @@ pub struct ResponseRow {
     /// The response's `Content-Type` header.
     pub content_type: Option<String>,
     pub retry_after: Option<String>,
+    /// The protocol version the response came in (`HTTP/1.1`, `HTTP/2`); null when no response
+    /// head arrived, or the log predates its recording.
+    pub http_version: Option<String>,
     /// `[DONE]` arrived before the stream ended.
     pub done_seen: bool,
     pub bytes_received: i64,

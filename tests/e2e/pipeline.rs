@@ -1,5 +1,6 @@
 //! The whole pipeline against simulated providers, one fault per provider.
 use crate::support::{files, ok, Sim, Workspace};
+use inferbench_schemas::event::{Envelope, Event};
 use inferbench_schemas::parquet_io;
 use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
 use inferbench_schemas::vocab::{ErrorKind, Outcome};
@@ -46,6 +47,7 @@ fn simulated_run_end_to_end() {
     check_one_row_per_scheduled_request(&schedule, &responses, &evaluations);
     check_outcomes(&responses, &evaluations);
     check_timing(&responses, &sim);
+    check_transport(&run, &responses);
     check_metrics_and_report(&run);
     check_no_secret_in_any_file(&run);
     check_manifest_inventories_the_run(&run);
@@ -157,6 +159,22 @@ fn check_timing(responses: &[ResponseRow], sim: &Sim) {
         .collect();
     diffs.sort_by(f64::total_cmp);
     assert!(diffs[diffs.len() / 2] <= 100.0, "median client−server TTFA gap {diffs:?}");
+}
+
+/// The bundled spec's transport (HTTP/1.1) is recorded per segment and per response.
+fn check_transport(run: &Path, responses: &[ResponseRow]) {
+    let log = inferbench_schemas::jsonl::read::<Envelope>(&run.join("events/0001.jsonl")).unwrap().records;
+    let Event::SegmentOpened(opened) = &log[0].event else { panic!("the log opens with its segment") };
+    assert_eq!(opened.http_version.as_deref(), Some("1.1"));
+    let heads: Vec<&str> = log
+        .iter()
+        .filter_map(|e| if let Event::ResponseHead(h) = &e.event { h.http_version.as_deref() } else { None })
+        .collect();
+    assert!(!heads.is_empty() && heads.iter().all(|v| *v == "HTTP/1.1"), "{heads:?}");
+    for r in responses {
+        let expected = r.http_status.map(|_| "HTTP/1.1");
+        assert_eq!(r.http_version.as_deref(), expected, "{}: {:?}", r.request_id, r.outcome);
+    }
 }
 
 fn check_metrics_and_report(run: &Path) {

@@ -1,6 +1,6 @@
 //! Every key a spec may hold: the reference runner's keys (`seed-runner.md` §2.1, same names,
 //! so a user can bring their spec) plus inferbench's own (`providers.table`,
-//! `inference.stream_limits`). Each key is one of:
+//! `inference.stream_limits`, `inference.transport`). Each key is one of:
 //!
 //! - `Acted`: inferbench reads it and checks its value (in `spec.rs`);
 //! - `Is`: informational, but inferbench implements exactly one value, so any other value is
@@ -155,6 +155,7 @@ const INFERENCE: &[Key] = &[
     opt("turns", Is(Int(1), "inferbench sends single-turn conversations (one system and one user message)")),
     req("structured_output", Map(STRUCTURED_OUTPUT)),
     opt("stream_limits", Map(&[opt("max_event_bytes", Acted), opt("max_response_bytes", Acted)])),
+    opt("transport", Map(&[opt("http_version", Acted)])),
 ];
 
 const REASONING: &[Key] = &[

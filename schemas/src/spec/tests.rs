@@ -251,6 +251,28 @@ fn stream_limits_are_positive_bounded_and_ordered() {
 }
 
 #[test]
+fn the_http_version_is_1_1_or_2_and_1_1_without_the_key() {
+    let key = "inference.transport.http_version";
+    let version =
+        |root: &Value| Spec::from_value(Path::new("spec.yaml"), root).unwrap().inference.transport.http_version;
+    let mut root = bundled();
+    assert_eq!(version(&root), HttpVersion::Http1, "the bundled spec says 1.1");
+    remove(&mut root, "inference.transport");
+    assert_eq!(version(&root), HttpVersion::Http1, "the reference's spec has no such key: HTTP/1.1");
+    *at(&mut root, key) = json!("2");
+    assert_eq!(version(&root), HttpVersion::Http2);
+    *at(&mut root, key) = json!("1.1");
+    assert_eq!(version(&root), HttpVersion::Http1);
+    for bad in [json!("3"), json!("2.0"), json!("HTTP/2"), json!("h2"), json!(""), json!(null), json!(["2"])] {
+        refused(key, bad, key, "must be \"1.1\" or \"2\"");
+    }
+    // Unquoted in YAML, both are numbers: refused, saying why.
+    refused(key, json!(1.1), key, "quoted");
+    refused(key, json!(2), key, "quoted");
+    refused("inference.transport.alpn", json!(["h2"]), "inference.transport.alpn", "unknown key");
+}
+
+#[test]
 fn counts_must_agree_with_each_other() {
     refused("dataset.available_items", json!(720), "dataset.available_items", "721 in all");
     refused("dataset.selected_items", json!(300), "dataset.selected_items", "differs from 600");
