@@ -21,6 +21,8 @@ use std::collections::BTreeMap;
 
 /// The reference's fixed per-request deadline (§5.4).
 pub const REFERENCE_DEADLINE_MS: u64 = 20_000;
+/// The protocol of every reference exchange: its HTTP library speaks HTTP/1.1 only.
+const REFERENCE_HTTP_VERSION: &str = "HTTP/1.1";
 
 /// What the conversion counted, for the import's summary.
 #[derive(Debug, Default, Clone, serde::Serialize)]
@@ -145,7 +147,14 @@ fn request_events(record: &Record, base: u64, position: usize, counts: &mut Coun
         }
         push(
             start,
-            Event::ResponseHead(ResponseHead { request_id: unit.request_id.clone(), attempt: 1, status, headers }),
+            Event::ResponseHead(ResponseHead {
+                request_id: unit.request_id.clone(),
+                attempt: 1,
+                status,
+                headers,
+                // The reference's transport speaks HTTP/1.1 only (seed-runner.md §5.3).
+                http_version: Some(REFERENCE_HTTP_VERSION.to_string()),
+            }),
             out,
         );
     }
@@ -273,6 +282,7 @@ pub fn log(source: &Source, origin: &Origin) -> (Vec<Envelope>, Counts) {
             host_sha256_16: source.lock.hostname_hash.clone().unwrap_or_default(),
             os: origin.os.clone(),
             arch: origin.arch.clone(),
+            http_version: Some("1.1".to_string()),
         }),
     ));
     events.extend(timed.into_iter().map(|e| (e.t, e.event)));
