@@ -4,11 +4,13 @@
 #   make                      build, start ib-sim, run every stage on a small selection
 #   make run                  the same against the providers of the spec's table (.env)
 #   make rescore RUN=<dir>    reconstruct → report again from the raw log, no network
+#   make import FROM=<dir> RUN=<dir>   a reference runner's run directory as a new run
 #   make test                 every test
 #   make bench                benchmarks
 #   make data / data-sample   regenerate the synthetic dataset / its 6-per-family sample
 #
-# Settings (override on the command line): WORKFLOW, SPEC, DATASET, PER_FAMILY, SAMPLE, RUN.
+# Settings (override on the command line): WORKFLOW, SPEC, DATASET, PER_FAMILY, SAMPLE, RUN,
+# RULES (the scoring rules: inferbench, or reference to reproduce the reference's figures).
 #
 # What make re-derives: every stage's outputs depend on the run files the stage reads and on
 # the stage's binary, so new code re-derives exactly what it could change (cargo leaves an
@@ -48,6 +50,10 @@ ifndef RUN
 RUN          := runs/$(WORKFLOW)/run-$(shell date -u +%Y%m%d-%H%M%S)
 endif
 ENDPOINTS    ?= simulated
+# The scoring rules the stages after the fetch apply (ib-reconstruct --rules): inferbench's
+# definitions, or the reference runner's where inferbench deliberately differs.
+RULES        ?= inferbench
+FROM         ?=
 
 # The files SPEC and DATASET bind a run to, as ib-select lists them (make rules, generated).
 # Beside the runs, never inside one: a run directory holds only what its manifest lists. Named
@@ -55,7 +61,7 @@ ENDPOINTS    ?= simulated
 # selection makes ib-select check it (and refuse) rather than make call it up to date.
 INPUTS_MK    := runs/.deps/$(subst /,_,$(SPEC))+$(subst /,_,$(DATASET))+$(PER_FAMILY)$(SAMPLE).mk
 
-.PHONY: all run rescore test bench bins clean-sim data data-sample
+.PHONY: all run rescore import test bench bins clean-sim data data-sample
 
 all: bins
 	@$(MAKE) -f $(SELF) --no-print-directory $(SIM_RUN)/report.md RUN=$(SIM_RUN) ENDPOINTS=simulated
@@ -71,6 +77,21 @@ run: bins
 rescore: bins
 	@$(MAKE) -f $(SELF) --no-print-directory --always-make $(RUN)/report.md RUN=$(RUN) RESCORE=1
 	@echo "report: $(RUN)/report.md"
+
+# A reference runner's run directory (FROM) as a new inferbench run (RUN), bound to SPEC and
+# DATASET; then `make rescore RUN=…` scores it. Nothing in FROM is modified.
+import: bins
+	$(BIN)/ib-import --from $(FROM) --run $(RUN) --spec $(SPEC) --dataset $(DATASET) $(SAMPLE)
+	@echo "imported: $(RUN); next: make rescore RUN=$(RUN) SPEC=$(SPEC) DATASET=$(DATASET)"
+
+ifneq ($(filter import,$(MAKECMDGOALS)),)
+ifndef FROM
+$(error import: from where? make import FROM=<reference run directory> RUN=<new run directory>)
+endif
+ifeq ($(origin RUN),file)
+$(error import: into which new run? make import FROM=$(FROM) RUN=<new run directory>)
+endif
+endif
 
 # Checked before anything is built, as one line.
 ifneq ($(filter rescore,$(MAKECMDGOALS)),)
@@ -168,7 +189,7 @@ endif
 endif # RESCORE
 
 $(RUN)/responses.parquet: $(RUN)/events.parquet $(RUN)/schedule.parquet $(BIN)/ib-reconstruct
-	$(BIN)/ib-reconstruct --run $(RUN)
+	$(BIN)/ib-reconstruct --run $(RUN) --rules $(RULES)
 
 $(RUN)/evaluations.parquet: $(RUN)/responses.parquet $(BIN)/ib-evaluate
 	$(BIN)/ib-evaluate --run $(RUN) --spec $(SPEC) --dataset $(DATASET)

@@ -16,7 +16,10 @@
 use crate::join::Observation;
 use crate::percentile::Samples;
 use inferbench_schemas::documents::{PairRow, PooledMetrics, ProviderEligibility, WinRow};
+use inferbench_schemas::providers::Provider;
+use inferbench_schemas::rules::Rules;
 use inferbench_schemas::tables::ScheduleRow;
+use inferbench_schemas::vocab::Outcome;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub const DIFFERENCE_DEFINITION: &str = "provider_a_e2e_latency_ms - provider_b_e2e_latency_ms";
@@ -27,8 +30,31 @@ pub const INCOMPLETE: &str = "incomplete or internally inconsistent local artifa
 
 /// A provider's eligibility for paired comparisons, from its pooled row.
 pub fn eligibility_of(row: &PooledMetrics) -> ProviderEligibility {
+    eligibility(row, row.configuration_compatible)
+}
+
+/// Under the reference's rules, its record-level check also leaves out a provider with any
+/// HTTP error response or any response naming another model than the exact model id
+/// (reference §8.6, §12.2 item 10); under inferbench's, the pooled row decides.
+pub fn eligibility_with(
+    rules: Rules,
+    row: &PooledMetrics,
+    provider: &Provider,
+    observations: &[&Observation],
+) -> ProviderEligibility {
+    if !rules.is_reference() {
+        return eligibility_of(row);
+    }
+    let record_level = observations.iter().all(|o| {
+        o.response.outcome != Outcome::HttpError
+            && o.response.response_model.as_ref().is_none_or(|m| *m == provider.model_id)
+    });
+    eligibility(row, row.configuration_compatible && record_level)
+}
+
+fn eligibility(row: &PooledMetrics, compatible: bool) -> ProviderEligibility {
     let mut reasons = Vec::new();
-    if !row.configuration_compatible {
+    if !compatible {
         reasons.push(INCOMPATIBLE.to_string());
     }
     if !row.artifact_graph_complete {
@@ -36,7 +62,7 @@ pub fn eligibility_of(row: &PooledMetrics) -> ProviderEligibility {
     }
     ProviderEligibility {
         provider: row.metrics.provider.clone(),
-        configuration_compatible: row.configuration_compatible,
+        configuration_compatible: compatible,
         artifact_graph_complete: row.artifact_graph_complete,
         eligible: reasons.is_empty(),
         exclusion_reasons: reasons,
@@ -236,6 +262,27 @@ mod tests {
         assert!(!b.eligible && b.configuration_compatible && b.artifact_graph_complete, "{b:?}");
         let elig = eligibility_of(b);
         assert!(elig.eligible && elig.exclusion_reasons.is_empty(), "{elig:?}");
+    }
+
+    #[test]
+    fn under_the_references_rules_an_http_error_or_an_alias_leaves_a_provider_out_of_the_pairs() {
+        use crate::fixture::{self, Req};
+        let mut reqs = fixture::balanced(&["a", "b", "c"], |_, _| 100.0);
+        let b = reqs.iter().position(|q| q.response.provider == "b").unwrap();
+        reqs[b] = Req::failed(reqs[b].response.round_index, reqs[b].response.task_family, "b", "5xx");
+        let c = reqs.iter().position(|q| q.response.provider == "c").unwrap();
+        reqs[c] = reqs[c].clone().with(|r| r.response_model = Some("model-x-alias".into()));
+        let table = fixture::provider_table();
+        let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
+        let eligible = |rules: Rules| -> Vec<bool> {
+            crate::metrics::compute_with(rules, &joined, &fixture::families(), &table)
+                .paired
+                .iter()
+                .map(|e| e.eligible)
+                .collect()
+        };
+        assert_eq!(eligible(Rules::Inferbench), [true, true, true]);
+        assert_eq!(eligible(Rules::Reference), [true, false, false]);
     }
 
     #[test]

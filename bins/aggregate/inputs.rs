@@ -3,10 +3,13 @@
 use crate::args::Args;
 use crate::join::Tables;
 use inferbench_schemas::lock::Lock;
+use inferbench_schemas::parquet_io;
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::providers::ProviderTable;
+use inferbench_schemas::rules::Rules;
 use inferbench_schemas::run::WriterLock;
 use inferbench_schemas::spec::Spec;
+use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
 use std::collections::BTreeMap;
 
 /// Everything the stage reads, validated individually (the join checks them together).
@@ -17,6 +20,8 @@ pub struct RunInputs {
     pub tables: Tables,
     /// Logical name → SHA-256 of every file read: the outputs' provenance.
     pub hashes: BTreeMap<String, String>,
+    /// The scoring rules the responses were judged under.
+    pub rules: Rules,
     /// Held until the outputs are written: no other stage writes into the run meanwhile.
     pub _writer: WriterLock,
 }
@@ -30,6 +35,11 @@ pub fn load(args: &Args) -> anyhow::Result<RunInputs> {
         responses: pipeline.table(&run.responses(), "ib-reconstruct")?,
         evaluations: pipeline.table(&run.evaluations(), "ib-evaluate")?,
     };
-    let Pipeline { spec, providers: table, lock, hashes, .. } = pipeline;
-    Ok(RunInputs { spec, table, lock, tables, hashes, _writer: writer })
+    // The scoring rules are the responses' (ib-reconstruct --rules); the evaluations must have
+    // been derived from responses judged under the same ones.
+    let rules = Rules::of(&parquet_io::read_inputs::<ResponseRow>(&run.responses())?);
+    rules.check("evaluations.parquet", &parquet_io::read_inputs::<EvaluationRow>(&run.evaluations())?)?;
+    let Pipeline { spec, providers: table, lock, mut hashes, .. } = pipeline;
+    rules.record(&mut hashes);
+    Ok(RunInputs { spec, table, lock, tables, hashes, rules, _writer: writer })
 }

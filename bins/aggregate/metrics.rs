@@ -1,11 +1,13 @@
 //! Every group of a run: one row per scheduled provider × spec family (ordered by provider,
 //! then family name, as the reference orders them; a family a provider never answered has
 //! its row too, so a gap is visible), then each provider's pooled row, eligibility and rank.
+use crate::comparisons;
 use crate::group::{self, GroupInput};
 use crate::join::{Joined, Observation};
 use crate::pooled;
-use inferbench_schemas::documents::{GroupMetrics, PooledMetrics};
+use inferbench_schemas::documents::{GroupMetrics, PooledMetrics, ProviderEligibility};
 use inferbench_schemas::providers::ProviderTable;
+use inferbench_schemas::rules::Rules;
 use inferbench_schemas::vocab::TaskFamily;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -18,11 +20,19 @@ pub struct Computed {
     pub pooled: Vec<PooledMetrics>,
     /// Ranked provider names, best first.
     pub ranking: Vec<String>,
+    /// Each provider's eligibility for the paired comparisons, by name.
+    pub paired: Vec<ProviderEligibility>,
+}
+
+/// Computes the metrics of a joined run under inferbench's rules.
+#[cfg(test)]
+pub fn compute(joined: &Joined, families: &[TaskFamily], table: &ProviderTable) -> Computed {
+    compute_with(Rules::Inferbench, joined, families, table)
 }
 
 /// Computes the metrics of a joined run. `table` must define every scheduled provider (the
 /// join checked it).
-pub fn compute(joined: &Joined, families: &[TaskFamily], table: &ProviderTable) -> Computed {
+pub fn compute_with(rules: Rules, joined: &Joined, families: &[TaskFamily], table: &ProviderTable) -> Computed {
     let mut scheduled: BTreeMap<(&str, TaskFamily), usize> = BTreeMap::new();
     for row in &joined.schedule {
         *scheduled.entry((row.provider.as_str(), row.task_family)).or_default() += 1;
@@ -30,6 +40,7 @@ pub fn compute(joined: &Joined, families: &[TaskFamily], table: &ProviderTable) 
     let providers: BTreeSet<&str> = joined.schedule.iter().map(|s| s.provider.as_str()).collect();
     let mut family_rows = Vec::new();
     let mut pooled_rows = Vec::new();
+    let mut paired = Vec::new();
     for name in providers {
         let provider = table.get(name).expect("the join checked that every scheduled provider is in the table");
         let mine: Vec<&Observation> = joined.observations.iter().filter(|o| o.response.provider == name).collect();
@@ -47,13 +58,15 @@ pub fn compute(joined: &Joined, families: &[TaskFamily], table: &ProviderTable) 
                 })
             })
             .collect();
-        pooled_rows.push(pooled::assess(provider, &rows, &mine));
+        let row = pooled::assess_with(rules, provider, &rows, &mine);
+        paired.push(comparisons::eligibility_with(rules, &row, provider, &mine));
+        pooled_rows.push(row);
         let mut rows = rows;
         rows.sort_by(|a, b| a.task_family.cmp(&b.task_family));
         family_rows.extend(rows);
     }
     let ranking = pooled::rank(&mut pooled_rows);
-    Computed { families: family_rows, pooled: pooled_rows, ranking }
+    Computed { families: family_rows, pooled: pooled_rows, ranking, paired }
 }
 
 #[cfg(test)]

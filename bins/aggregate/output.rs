@@ -40,8 +40,7 @@ pub fn metrics_doc(id: &RunIdentity, computed: &Computed) -> MetricsDocument {
 }
 
 pub fn comparisons_doc(id: &RunIdentity, computed: &Computed, joined: &Joined) -> ComparisonsDocument {
-    let mut eligibility: Vec<ProviderEligibility> = computed.pooled.iter().map(comparisons::eligibility_of).collect();
-    eligibility.sort_by(|a, b| a.provider.cmp(&b.provider));
+    let eligibility: Vec<ProviderEligibility> = computed.paired.clone();
     let rounds = comparisons::rounds(&joined.schedule, &joined.observations);
     ComparisonsDocument {
         metrics_version: METRICS_VERSION.to_string(),

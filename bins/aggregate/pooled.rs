@@ -10,6 +10,7 @@ use crate::group::{self, GroupInput};
 use crate::join::Observation;
 use inferbench_schemas::documents::{GroupMetrics, PooledMetrics};
 use inferbench_schemas::providers::Provider;
+use inferbench_schemas::rules::Rules;
 use inferbench_schemas::vocab::Outcome;
 use std::collections::BTreeMap;
 
@@ -31,8 +32,20 @@ pub const INCOMPLETE: &str = "incomplete, unbalanced, or internally inconsistent
 const MODELS_LISTED: usize = 3;
 
 /// Builds a provider's pooled row from its family rows (one per expected family, in order)
-/// and all of its observations.
+/// and all of its observations, under inferbench's rules.
+#[cfg(test)]
 pub fn assess(provider: &Provider, families: &[GroupMetrics], observations: &[&Observation]) -> PooledMetrics {
+    assess_with(Rules::Inferbench, provider, families, observations)
+}
+
+/// [`assess`] under the given rules. The reference's (§6.8): the exact model id, no alias; at
+/// least one completed response naming it; and a record for every scheduled request.
+pub fn assess_with(
+    rules: Rules,
+    provider: &Provider,
+    families: &[GroupMetrics],
+    observations: &[&Observation],
+) -> PooledMetrics {
     let scheduled: i64 = families.iter().map(|f| f.scheduled_count).sum();
     let metrics = group::compute(&GroupInput {
         provider: &provider.name,
@@ -45,7 +58,8 @@ pub fn assess(provider: &Provider, families: &[GroupMetrics], observations: &[&O
     let missing: Vec<String> =
         families.iter().filter(|f| f.submitted_count == 0).map(|f| f.task_family.clone()).collect();
     let balanced = missing.is_empty() && present.windows(2).all(|w| w[0].submitted_count == w[1].submitted_count);
-    let identity = ModelIdentity::of(provider, observations);
+    let mut identity = ModelIdentity::of(rules, provider, observations);
+    identity.missing_records = metrics.missing_response_count;
     let complete = balanced && metrics.missing_response_count == 0;
     let (reasons, details) = reasons(&metrics, &identity, complete);
     PooledMetrics {
@@ -72,6 +86,11 @@ pub fn assess(provider: &Provider, families: &[GroupMetrics], observations: &[&O
 /// What a provider's completed responses said about the model that served them: the only
 /// responses whose model echo is evidence (a failed request proves nothing either way).
 struct ModelIdentity {
+    rules: Rules,
+    /// Scheduled requests without a response (the reference's "expected number of records").
+    missing_records: i64,
+    /// Responses of any outcome.
+    records: i64,
     expected: Vec<String>,
     returned: BTreeMap<String, i64>,
     /// Completed responses naming an unexpected model, and those naming none.
@@ -81,19 +100,24 @@ struct ModelIdentity {
 }
 
 impl ModelIdentity {
-    fn of(provider: &Provider, observations: &[&Observation]) -> ModelIdentity {
+    fn of(rules: Rules, provider: &Provider, observations: &[&Observation]) -> ModelIdentity {
         let completed: Vec<_> =
             observations.iter().map(|o| &o.response).filter(|r| r.outcome == Outcome::Completed).collect();
         let mut returned = BTreeMap::new();
         for model in completed.iter().filter_map(|r| r.response_model.as_ref()) {
             *returned.entry(model.clone()).or_insert(0) += 1;
         }
-        let mismatched = completed
-            .iter()
-            .filter(|r| r.response_model.as_deref().is_some_and(|m| !provider.model_matches(m)))
-            .count();
+        let matches = |m: &str| match rules {
+            Rules::Inferbench => provider.model_matches(m),
+            Rules::Reference => m == provider.model_id,
+        };
+        let mismatched = completed.iter().filter(|r| r.response_model.as_deref().is_some_and(|m| !matches(m))).count();
+        let aliases: &[String] = if rules.is_reference() { &[] } else { &provider.model_aliases };
         ModelIdentity {
-            expected: std::iter::once(&provider.model_id).chain(&provider.model_aliases).cloned().collect(),
+            rules,
+            missing_records: 0,
+            records: observations.len() as i64,
+            expected: std::iter::once(&provider.model_id).chain(aliases).cloned().collect(),
             returned,
             mismatched: mismatched as i64,
             missing: completed.iter().filter(|r| r.response_model.is_none()).count() as i64,
@@ -102,7 +126,8 @@ impl ModelIdentity {
     }
 
     fn compatible(&self) -> bool {
-        self.mismatched == 0 && self.missing == 0
+        let reference = self.rules.is_reference() && (self.records == 0 || self.missing_records > 0);
+        self.mismatched == 0 && self.missing == 0 && !reference
     }
 
     fn expected_text(&self) -> String {
@@ -141,6 +166,15 @@ impl ModelIdentity {
                 self.missing,
                 self.completed,
                 self.expected_text()
+            ));
+        }
+        if self.rules.is_reference() && self.records == 0 {
+            reasons.push(format!("{INCOMPATIBLE}: no record at all (the reference's rule)"));
+        }
+        if self.rules.is_reference() && self.missing_records > 0 {
+            reasons.push(format!(
+                "{INCOMPATIBLE}: {} scheduled requests have no record (the reference's rule)",
+                self.missing_records
             ));
         }
         reasons
@@ -265,6 +299,26 @@ mod tests {
     }
 
     #[test]
+    fn the_references_rules_accept_the_exact_model_id_only_and_need_every_record() {
+        let mut reqs = fixture::balanced(&["a"], |_, _| 100.0);
+        reqs[0] = reqs[0].clone().with(|r| r.response_model = Some("model-x-alias".into()));
+        let table = fixture::provider_table();
+        let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
+        let rows = metrics::compute_with(Rules::Reference, &joined, &fixture::families(), &table).pooled;
+        let a = row(&rows, "a");
+        assert!(!a.configuration_compatible && !a.eligible);
+        assert_eq!(a.expected_models, vec!["model-x".to_string()]);
+        // All timeouts: no completed response, yet compatible (no evidence against it).
+        let reqs: Vec<Req> = fixture::balanced(&["a"], |_, _| 1.0)
+            .into_iter()
+            .map(|q| Req::failed(q.response.round_index, q.response.task_family, "a", "timeout"))
+            .collect();
+        let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
+        let rows = metrics::compute_with(Rules::Reference, &joined, &fixture::families(), &table).pooled;
+        assert!(row(&rows, "a").configuration_compatible);
+    }
+
+    #[test]
     fn a_response_without_a_model_is_unverified_not_mismatched() {
         let mut reqs = fixture::balanced(&["a"], |_, _| 100.0);
         reqs[2] = reqs[2].clone().with(|r| r.response_model = None);
@@ -339,6 +393,9 @@ mod tests {
             ..row_template()
         };
         let identity = ModelIdentity {
+            rules: Rules::Inferbench,
+            missing_records: 0,
+            records: 0,
             expected: vec!["model-x".into()],
             returned: BTreeMap::new(),
             mismatched: 0,

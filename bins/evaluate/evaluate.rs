@@ -9,6 +9,7 @@ use crate::rubric;
 use inferbench_schemas::dataset::Dataset;
 use inferbench_schemas::parquet_io::{self, Inputs};
 use inferbench_schemas::pipeline::Pipeline;
+use inferbench_schemas::rules::Rules;
 use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
 use inferbench_schemas::vocab::{Classification, EvaluationError, OperationalOutcome};
 use inferbench_schemas::{canonical, Error};
@@ -30,8 +31,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let run_dir = pipeline.run;
     let rows = evaluate_rows(&responses, &dataset, &responses_path)?;
 
-    // Provenance: the dataset files, the spec and provider table, and the responses.
-    let inputs: Inputs = pipeline.hashes;
+    // Provenance: the dataset files, the spec and provider table, and the responses, and the
+    // scoring rules the responses were judged under (carried on for the later stages).
+    let mut inputs: Inputs = pipeline.hashes;
+    Rules::of(&parquet_io::read_inputs::<ResponseRow>(&responses_path)?).record(&mut inputs);
     let out = run_dir.evaluations();
     parquet_io::write(&out, &rows, &inputs)?;
     eprintln!("ib-evaluate: {}", summary(&rows, &out));

@@ -1,16 +1,23 @@
 use clap::Parser;
 use inferbench_schemas::cli::RunArg;
+use inferbench_schemas::rules::RulesArg;
 
 /// Rebuild responses and timings from a run's raw event log (no network).
 ///
 /// Reads RUN/events/*.jsonl (a torn last line from a killed fetch is ignored) and writes
 /// RUN/responses.parquet. Offsets are milliseconds from the actual send of each request to
 /// the arrival of the bytes that completed each event.
+///
+/// With --rules reference, streams are judged as the reference runner judged them where
+/// inferbench deliberately differs (README "Definitions"); the later stages carry the rules
+/// on, and the report names them.
 #[derive(Debug, Parser)]
 #[command(name = "ib-reconstruct", version, about, long_about, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
 pub struct Args {
     #[command(flatten)]
     pub run: RunArg,
+    #[command(flatten)]
+    pub rules: RulesArg,
 }
 
 #[cfg(test)]
@@ -27,5 +34,8 @@ mod tests {
     fn only_the_run_is_taken() {
         assert!(Args::try_parse_from(["ib-reconstruct", "--run", "r"]).is_ok());
         assert!(Args::try_parse_from(["ib-reconstruct", "--run", "r", "--spec", "s.yaml"]).is_err());
+        let args = Args::try_parse_from(["ib-reconstruct", "--run", "r", "--rules", "reference"]).unwrap();
+        assert!(args.rules.rules.is_reference());
+        assert!(Args::try_parse_from(["ib-reconstruct", "--run", "r", "--rules", "python"]).is_err());
     }
 }

@@ -4,6 +4,7 @@ use anyhow::Result;
 use inferbench_schemas::canonical::short_hash;
 use inferbench_schemas::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SseEvent};
 use inferbench_schemas::lock::Lock;
+use inferbench_schemas::rules::Rules;
 use inferbench_schemas::run::{file_sha256, RunDir};
 use inferbench_schemas::stream::StreamEnd;
 use inferbench_schemas::tables::{ResponseRow, ScheduleRow};
@@ -68,10 +69,17 @@ pub fn run(args: Args) -> Result<()> {
             collect(&mut attempts, env, imported);
         }
     }
-    let rows = rows(attempts)?;
+    let rules = args.rules.rules;
+    rules.record(&mut inputs);
+    let rows = rows(attempts, rules)?;
     parquet_io::write(&run.responses(), &rows, &inputs)?;
     let completed = rows.iter().filter(|r| r.complete).count();
-    eprintln!("ib-reconstruct: {} responses ({completed} complete) → {}", rows.len(), run.responses().display());
+    eprintln!(
+        "ib-reconstruct: {} responses ({completed} complete{}) → {}",
+        rows.len(),
+        if rules.is_reference() { ", the reference's scoring rules" } else { "" },
+        run.responses().display()
+    );
     Ok(())
 }
 
@@ -103,7 +111,7 @@ fn collect(attempts: &mut BTreeMap<(String, u32), Attempt>, env: Envelope, impor
 
 /// The final attempt of each request: its highest-numbered attempt that ended other than
 /// `interrupted`. A request whose every attempt was interrupted has no row: it is missing.
-fn rows(attempts: BTreeMap<(String, u32), Attempt>) -> Result<Vec<ResponseRow>> {
+fn rows(attempts: BTreeMap<(String, u32), Attempt>, rules: Rules) -> Result<Vec<ResponseRow>> {
     let mut finals: BTreeMap<String, Attempt> = BTreeMap::new();
     for ((request_id, _), attempt) in attempts {
         let ended = attempt.terminal.as_ref().is_some_and(|t| t.outcome != Outcome::Interrupted);
@@ -115,7 +123,7 @@ fn rows(attempts: BTreeMap<(String, u32), Attempt>) -> Result<Vec<ResponseRow>> 
     let mut rows = Vec::with_capacity(finals.len());
     for a in finals.into_values() {
         let key = (a.started.as_ref().map(|s| s.1.round_index).unwrap_or(0), a.first_seq);
-        rows.push((key, row(a)?));
+        rows.push((key, row(a, rules)?));
     }
     rows.sort_by_key(|(key, _)| *key);
     Ok(rows.into_iter().map(|(_, r)| r).collect())
@@ -125,7 +133,7 @@ fn ms(from: u64, to: u64) -> f64 {
     (to as f64 - from as f64) / 1e6
 }
 
-fn row(a: Attempt) -> Result<ResponseRow> {
+fn row(a: Attempt, rules: Rules) -> Result<ResponseRow> {
     let (start, s) = a.started.expect("finals have a start");
     let term = a.terminal.expect("finals have a terminal");
     let task_family: TaskFamily =
@@ -146,7 +154,7 @@ fn row(a: Attempt) -> Result<ResponseRow> {
         message: term.error_message.clone(),
         error_body: term.error_body.clone(),
     };
-    let t = timing::compute(&events, &logged, term.http_status);
+    let t = timing::compute_with(rules, &events, &logged, term.http_status);
     let headers = a.head.as_ref().map(|h| &h.2);
     let header = |name: &str| headers.and_then(|h| h.get(name)).cloned();
     let withhold = |channel: &str, text: String| if a.echoed.contains(channel) { WITHHELD.to_string() } else { text };

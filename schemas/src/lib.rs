@@ -40,6 +40,7 @@ pub mod parquet_io;
 pub mod pipeline;
 pub mod provenance;
 pub mod providers;
+pub mod rules;
 pub mod run;
 pub mod spec;
 pub mod stream;

@@ -16,6 +16,7 @@
 //! - A body that ends cleanly after a `finish_reason` is `completed`; with neither `[DONE]`
 //!   nor a `finish_reason` it is `truncated`; with no event at all it is `invalid_stream`.
 use crate::lenient_json;
+use crate::rules::Rules;
 use crate::vocab::{ErrorKind, Outcome};
 use serde_json::Value;
 
@@ -97,17 +98,27 @@ impl StreamEnd {
 /// Follows one attempt's events in order.
 #[derive(Debug, Default, Clone)]
 pub struct Judge {
+    rules: Rules,
     events: u32,
     finish_seen: bool,
+    done_seen: bool,
 }
 
 impl Judge {
+    /// A judge applying `rules` (see [`crate::rules`]); `Judge::default()` applies inferbench's.
+    pub fn new(rules: Rules) -> Judge {
+        Judge { rules, ..Judge::default() }
+    }
+
     /// Takes the next dispatched event (not a comment); returns how the stream ended when this
     /// event ends it.
     pub fn observe(&mut self, index: u32, event_name: Option<&str>, payload: &Payload) -> Option<StreamEnd> {
         // Only an event with data is a server-sent event proper (WHATWG dispatches nothing
         // else); `id:`- or `retry:`-only blocks are logged but are no evidence of a stream.
         self.events += u32::from(*payload != Payload::Absent);
+        if self.rules.is_reference() {
+            return self.observe_as_reference(index, payload);
+        }
         if event_name == Some("error") {
             let data = match payload {
                 Payload::Object(value) => Some(compact(value)),
@@ -155,8 +166,39 @@ impl Judge {
         }
     }
 
+    /// The reference's reading (§5.5): `[DONE]` is noted and reading goes on until the server
+    /// closes; error events and members are ordinary events; only data that is not a JSON
+    /// object ends the stream, as a transport error.
+    fn observe_as_reference(&mut self, index: u32, payload: &Payload) -> Option<StreamEnd> {
+        let not_object = |what: &str| {
+            Some(StreamEnd::failed(
+                Outcome::TransportError,
+                ErrorKind::InvalidSse,
+                format!("event {index}: {what} (the reference's invalid_sse)"),
+            ))
+        };
+        match payload {
+            Payload::Done => {
+                self.done_seen = true;
+                None
+            }
+            Payload::NotJson => not_object("malformed SSE JSON"),
+            Payload::NotObject => not_object("SSE data payload must be a JSON object"),
+            _ => None,
+        }
+    }
+
+    /// `[DONE]` arrived (under the reference's rules, which read on after it).
+    pub fn done_seen(&self) -> bool {
+        self.done_seen
+    }
+
     /// The body ended cleanly without an event that ended the stream.
     pub fn closed(&self) -> StreamEnd {
+        if self.rules.is_reference() {
+            // The reference completes every 2xx stream that closes, whatever it held.
+            return StreamEnd::completed();
+        }
         if self.events == 0 {
             StreamEnd::failed(
                 Outcome::InvalidStream,
@@ -274,6 +316,34 @@ mod tests {
     fn blocks_without_data_are_no_events() {
         let (_, judge) = run(&[(None, None), (None, None)]);
         assert_eq!(judge.closed().error_type, Some(ErrorKind::EmptyStream), "id-only blocks are no stream");
+    }
+
+    fn run_as_reference(events: &[(Option<&str>, Option<&str>)]) -> (Option<(usize, StreamEnd)>, Judge) {
+        let mut judge = Judge::new(Rules::Reference);
+        for (i, (name, data)) in events.iter().enumerate() {
+            if let Some(end) = judge.observe(i as u32, *name, &Payload::of(*data)) {
+                return (Some((i, end)), judge);
+            }
+        }
+        (None, judge)
+    }
+
+    #[test]
+    fn the_references_rules_read_past_done_and_errors_and_complete_any_clean_close() {
+        let error = r#"{"error":{"message":"overloaded"}}"#;
+        let (end, judge) = run_as_reference(&[
+            (None, Some(CHUNK)),
+            (None, Some("[DONE]")),
+            (Some("error"), Some(error)),
+            (None, Some(CHUNK)),
+        ]);
+        assert_eq!(end, None);
+        assert!(judge.done_seen());
+        assert_eq!(judge.closed(), StreamEnd::completed());
+        assert_eq!(Judge::new(Rules::Reference).closed(), StreamEnd::completed(), "even with no event");
+        let (end, _) = run_as_reference(&[(None, Some(CHUNK)), (None, Some("[1]"))]);
+        let (at, end) = end.unwrap();
+        assert_eq!((at, end.outcome, end.error_type), (1, Outcome::TransportError, Some(ErrorKind::InvalidSse)));
     }
 
     #[test]

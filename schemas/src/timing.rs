@@ -23,9 +23,10 @@
 //!
 //! Role-only, empty, usage-only and finish-only chunks, comments and `[DONE]` never start a
 //! clock. The function is pure: the same events always give the same figures.
+use crate::rules::Rules;
 use crate::stream::{Judge, Payload, StreamEnd};
 use crate::tokenizer;
-use crate::vocab::Outcome;
+use crate::vocab::{ErrorKind, Outcome};
 use serde_json::Value;
 
 /// One logged event of an attempt, as the timing function needs it.
@@ -145,8 +146,28 @@ fn first_string(slot: &mut Option<String>, value: Option<&Value>) {
 /// `logged` is how the terminal event recorded the end of the exchange and `http_status` the
 /// response status (none when no head arrived).
 pub fn compute(events: &[TimedEvent<'_>], logged: &StreamEnd, http_status: Option<u16>) -> StreamTiming {
+    compute_with(Rules::Inferbench, events, logged, http_status)
+}
+
+/// The reference's tokenizer error: its `encode` raised on special-token text.
+fn special_token_failure(index: usize, channel: &str) -> StreamEnd {
+    StreamEnd::failed(
+        Outcome::TransportError,
+        ErrorKind::InvalidSse,
+        format!("event {index}: the {channel} contains special-token text, which the reference's tokenizer refuses"),
+    )
+}
+
+/// [`compute`] under the given scoring rules (see [`crate::rules`]).
+pub fn compute_with(
+    rules: Rules,
+    events: &[TimedEvent<'_>],
+    logged: &StreamEnd,
+    http_status: Option<u16>,
+) -> StreamTiming {
     let two_xx = http_status.is_some_and(|s| (200..300).contains(&s));
-    let mut judge = Judge::default();
+    let reference = rules.is_reference();
+    let mut judge = Judge::new(rules);
     let mut ended = None;
     let mut t = StreamTiming {
         end: logged.clone(),
@@ -199,6 +220,12 @@ pub fn compute(events: &[TimedEvent<'_>], logged: &StreamEnd, http_status: Optio
             if t.ttfa_ms.is_none() {
                 pre_answer_reasoning.push_str(&reasoning);
             }
+            // The reference tokenizes the reasoning until it has a first output token.
+            if reference && first_output.is_none() && tokenizer::has_special_token_text(&t.reasoning) {
+                t.counted_events = index + 1;
+                ended = Some(special_token_failure(index, "reasoning"));
+                break;
+            }
             first_output.get_or_insert(event.offset_ms);
         }
         if !answer.is_empty() {
@@ -206,15 +233,34 @@ pub fn compute(events: &[TimedEvent<'_>], logged: &StreamEnd, http_status: Optio
             t.ttfa_ms.get_or_insert(event.offset_ms);
             first_output.get_or_insert(event.offset_ms);
             t.last_answer_ms = Some(event.offset_ms);
+            // ... and the whole answer after every answer event.
+            if reference && tokenizer::has_special_token_text(&t.answer) {
+                t.counted_events = index + 1;
+                ended = Some(special_token_failure(index, "answer"));
+                break;
+            }
         }
+    }
+    if reference {
+        t.done_seen = judge.done_seen();
     }
     t.end = match ended {
         Some(end) => end,
         // The body ended cleanly: whether that completes the response is the judge's call
-        // (also for a log whose writer judged it by older rules).
-        None if two_xx && logged.ended_cleanly() => judge.closed(),
+        // (also for a log whose writer judged it by older rules). The reference reads past
+        // an error the provider reports in the stream, to the close.
+        None if two_xx && (logged.ended_cleanly() || (reference && logged.outcome == Outcome::StreamError)) => {
+            judge.closed()
+        }
         None => logged.clone(),
     };
+    if reference
+        && t.end.outcome == Outcome::Completed
+        && t.ttfa_ms.is_some()
+        && tokenizer::has_special_token_text(&pre_answer_reasoning)
+    {
+        t.end = special_token_failure(t.counted_events.saturating_sub(1), "reasoning before the answer");
+    }
     t.visible_answer_tokens = tokenizer::count(&t.answer) as i64;
     t.reasoning_tokens = tokenizer::count(&t.reasoning) as i64;
     if t.ttfa_ms.is_some() {
@@ -395,5 +441,47 @@ mod tests {
         let end = StreamEnd::failed(Outcome::HttpError, crate::vocab::ErrorKind::HttpStatus, "HTTP 500".into());
         let t = compute(&[ev(10.0, A1), ev(11.0, "[DONE]")], &end, Some(500));
         assert_eq!((t.end.outcome, t.complete), (Outcome::HttpError, false));
+    }
+
+    fn as_reference(events: &[TimedEvent<'_>], logged: &StreamEnd) -> StreamTiming {
+        compute_with(Rules::Reference, events, logged, Some(200))
+    }
+
+    #[test]
+    fn the_references_rules_reproduce_its_reading() {
+        let x = r#"{"choices":[{"delta":{"content":"X"}}]}"#;
+        // Content after [DONE] joins the answer; a close without [DONE] or finish completes.
+        let t = as_reference(&[ev(10.0, A1), ev(20.0, A2), ev(21.0, "[DONE]"), ev(30.0, x)], &StreamEnd::completed());
+        assert_eq!((t.answer.as_str(), t.done_seen, t.e2e_latency_ms), ("{\"answer\":\"Ada\"}X", true, Some(30.0)));
+        assert_eq!(as_reference(&[ev(10.0, A1)], &StreamEnd::completed()).end, StreamEnd::completed());
+        let empty = as_reference(&[], &StreamEnd::completed());
+        assert_eq!((empty.end.outcome, empty.complete), (Outcome::Completed, false), "an empty answer");
+        // [DONE] then a held-open connection is the deadline's timeout.
+        let deadline = StreamEnd::failed(Outcome::Timeout, ErrorKind::Deadline, "d".into());
+        assert_eq!(as_reference(&[ev(10.0, A1), ev(21.0, "[DONE]")], &deadline).end.outcome, Outcome::Timeout);
+        // An in-band error is an ordinary event, even when the fetch stopped at it.
+        let error = r#"{"error":{"message":"boom"}}"#;
+        let stopped = StreamEnd::failed(Outcome::StreamError, ErrorKind::InBandError, "e".into());
+        let t = as_reference(&[ev(10.0, A1), ev(20.0, A2), ev(30.0, error)], &stopped);
+        assert!(t.complete && t.end.outcome == Outcome::Completed, "{t:?}");
+        // Data that is not a JSON object is the reference's transport error.
+        let t = as_reference(&[ev(10.0, A1), ev(20.0, "oops")], &StreamEnd::completed());
+        assert_eq!(
+            (t.end.outcome, t.end.error_type, t.counted_events),
+            (Outcome::TransportError, Some(ErrorKind::InvalidSse), 2)
+        );
+    }
+
+    #[test]
+    fn under_the_references_rules_special_token_text_fails_the_request() {
+        let special = r#"{"choices":[{"delta":{"content":"<|endoftext|>"}}]}"#;
+        let t = as_reference(&[ev(10.0, A1), ev(20.0, special), ev(30.0, A2)], &StreamEnd::completed());
+        assert_eq!((t.end.outcome, t.counted_events, t.complete), (Outcome::TransportError, 2, false));
+        let think = r#"{"choices":[{"delta":{"reasoning_content":"x <|endofprompt|>"}}]}"#;
+        let t = as_reference(&[ev(5.0, think), ev(10.0, A1), ev(20.0, A2)], &StreamEnd::completed());
+        assert_eq!(t.end.outcome, Outcome::TransportError);
+        // inferbench's rules count it as text.
+        let t = closed(&[ev(10.0, A1), ev(20.0, special), ev(30.0, A2), ev(31.0, "[DONE]")]);
+        assert!(t.complete);
     }
 }

@@ -21,6 +21,13 @@ pub fn count(text: &str) -> usize {
     }
 }
 
+/// Whether `text` contains the text of one of the encoding's special tokens: what Python
+/// tiktoken's default `encode` refuses (the reference's tokenizer error, README
+/// "Definitions"); only the reference's scoring rules act on it.
+pub fn has_special_token_text(text: &str) -> bool {
+    text.contains("<|") && bpe().special_tokens().iter().any(|s| text.contains(s))
+}
+
 /// The token ids of `text` (ordinary encoding).
 pub fn encode(text: &str) -> Vec<u32> {
     bpe().encode_ordinary(text)
@@ -72,5 +79,7 @@ mod tests {
     fn special_token_text_is_ordinary_text() {
         // Python tiktoken's default encode raises here; we count it as plain text.
         assert!(count("<|endoftext|>") > 1);
+        assert!(has_special_token_text("a<|endoftext|>b") && has_special_token_text("<|endofprompt|>"));
+        assert!(!has_special_token_text("<|im_start|>") && !has_special_token_text("a < b | c"));
     }
 }
