@@ -11,7 +11,7 @@ use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::providers::ProviderTable;
 use inferbench_schemas::run::{file_sha256, WriterLock};
 use inferbench_schemas::spec::Spec;
-use inferbench_schemas::tables::{ResponseRow, ScheduleRow};
+use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
 use inferbench_schemas::{atomic, Error};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -40,6 +40,8 @@ pub struct ReportInputs {
     pub responses: Vec<ResponseRow>,
     /// How the run was made, from its event log.
     pub execution: Execution,
+    /// For a run imported from a reference run: how its scoring compares with the reference's.
+    pub parity: Option<crate::parity::Parity>,
     /// Held until the outputs are written (absent only in unit tests of the rendering).
     pub _writer: Option<WriterLock>,
 }
@@ -66,6 +68,13 @@ pub fn load(args: &Args) -> anyhow::Result<ReportInputs> {
     pipeline.verify("comparisons.json", "ib-aggregate", &comparisons.provenance.inputs)?;
     let schedule: Vec<ScheduleRow> = pipeline.table(&run.schedule(), "ib-schedule")?;
     let responses: Vec<ResponseRow> = pipeline.table(&run.responses(), "ib-reconstruct")?;
+    let parity = match pipeline.lock.imported_from.clone() {
+        None => None,
+        Some(from) => {
+            let evaluations: Vec<EvaluationRow> = pipeline.table(&run.evaluations(), "ib-evaluate")?;
+            crate::parity::compare(&run, Some(&from), &responses, &evaluations, &metrics, &comparisons)?
+        }
+    };
     let Pipeline { spec, providers: table, lock, hashes, .. } = pipeline;
     let inputs = ReportInputs {
         metrics,
@@ -77,6 +86,7 @@ pub fn load(args: &Args) -> anyhow::Result<ReportInputs> {
         scheduled_requests: schedule.len(),
         responses,
         execution,
+        parity,
         _writer: Some(writer),
     };
     check(&inputs).map_err(Error::Invalid)?;

@@ -10,6 +10,7 @@ mod inputs;
 mod leaderboard;
 mod manifest;
 mod paired;
+mod parity;
 mod render;
 mod report;
 mod results;

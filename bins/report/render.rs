@@ -86,6 +86,10 @@ fn how_it_ran(inputs: &ReportInputs) -> String {
     let e = &inputs.execution;
     let against = match e.endpoint_mode.as_deref() {
         Some("simulated") => "simulated providers (ib-sim on this machine), not the real endpoints",
+        Some(inferbench_schemas::event::IMPORTED) => {
+            "the endpoints the reference runner reached (this run was imported from its records by ib-import; \
+             nothing was sent again)"
+        }
         Some(_) => "the providers' real endpoints",
         None => "no provider (nothing was fetched)",
     };
@@ -131,6 +135,11 @@ fn provenance(inputs: &ReportInputs) -> Vec<String> {
         ),
         format!("- Percentiles: {}. No confidence intervals are computed.", inputs.metrics.percentile_convention),
     ]);
+    if let Some(parity) = &inputs.parity {
+        lines.extend(crate::parity::lines(parity, &inputs.table));
+    } else if inferbench_schemas::rules::Rules::of(&inputs.metrics.provenance.inputs).is_reference() {
+        lines.push("- Scored under the reference's rules (`--rules reference`).".to_string());
+    }
     lines
 }
 

@@ -314,6 +314,7 @@ pub fn inputs() -> ReportInputs {
             resumed_rounds: 0,
             resent_attempts: 0,
         },
+        parity: None,
         _writer: None,
     }
 }
