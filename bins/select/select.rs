@@ -4,7 +4,7 @@ use crate::selection::{self, ALGORITHM_VERSION};
 use anyhow::{bail, Context, Result};
 use inferbench_schemas::dataset::{self, LoadOptions};
 use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
-use inferbench_schemas::providers::ProviderTable;
+use inferbench_schemas::providers::{self, ProviderTable};
 use inferbench_schemas::run::{file_sha256, RunDir};
 use inferbench_schemas::spec::Spec;
 use inferbench_schemas::{atomic, canonical, parquet_io, tokenizer, Error, CODE_VERSION, FORMAT_VERSION};
@@ -25,7 +25,7 @@ pub fn run(args: Args) -> Result<()> {
         return Ok(out.flush()?);
     }
     let run = run.context("--run is required")?;
-    let providers = ProviderTable::load(&spec.providers_path, &spec)?;
+    let providers = ProviderTable::of_spec(&spec)?;
     let data = dataset::load(&dataset_dir, &spec, LoadOptions { sample })
         .with_context(|| format!("dataset {} is invalid; no run was created", dataset_dir.display()))?;
     let per_family = per_family.unwrap_or(spec.selected_per_family);
@@ -41,7 +41,8 @@ pub fn run(args: Args) -> Result<()> {
     let (rows, seeds) = selection::select(&data, &spec.slug, &families, per_family);
 
     let run_dir = RunDir::new(&run);
-    let inputs = input_hashes(&bound, &data.file_hashes)?;
+    let mut inputs = input_hashes(&bound, &data.file_hashes)?;
+    inputs.extend(providers::bound_hashes(&spec, &providers)?);
     let lock = Lock {
         v: FORMAT_VERSION,
         run_id: run_dir.run_id(),
@@ -100,15 +101,19 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 /// The files a run is bound to, by the logical name the lock records each under: the spec,
-/// its provider table, and what the dataset loader hashes (its manifest, each family's
-/// file, each family's prompt template). The lock hashes exactly these, and `--list-inputs`
-/// prints them, so what `make` watches is what the lock checks.
+/// its provider table file when it names one, and what the dataset loader hashes (its
+/// manifest, each family's file, each family's prompt template). The lock hashes exactly
+/// these, and `--list-inputs` prints them, so what `make` watches is what the lock checks.
+/// (A spec that lists its providers inline has no table file: they are part of the spec,
+/// and what the built-in knowledge adds is bound as `providers.vendors`, which is code.)
 fn bound_inputs(spec_path: &Path, spec: &Spec, dataset_dir: &Path) -> BTreeMap<String, PathBuf> {
     let mut bound = BTreeMap::from([
         ("spec.yaml".to_string(), spec_path.to_path_buf()),
-        ("providers.yaml".to_string(), spec.providers_path.clone()),
         ("manifest.json".to_string(), dataset_dir.join("manifest.json")),
     ]);
+    if let Some(table) = spec.provider_table_file() {
+        bound.insert(providers::TABLE_INPUT.to_string(), table.to_path_buf());
+    }
     for family in &spec.families {
         bound.insert(family.prompt_template.clone(), spec.dir().join(&family.prompt_template));
         bound.insert(format!("{}.jsonl", family.name), dataset_dir.join(format!("{}.jsonl", family.name)));

@@ -14,8 +14,10 @@ pub struct Lock {
     pub benchmark_slug: String,
     /// The code that created the run.
     pub code_version: String,
-    /// Logical name → SHA-256 of every bound input: `spec.yaml`, `providers.yaml`,
-    /// `manifest.json`, `<family>.jsonl`, `prompts/<file>`.
+    /// Logical name → SHA-256 of every bound input: `spec.yaml`, the providers
+    /// (`providers.yaml`, the table file; or `providers.vendors`, the canonical JSON of the
+    /// table a spec's inline vendors resolve to), `manifest.json`, `<family>.jsonl`, and each
+    /// prompt template under the path the spec names it by (`prompts/<file>`).
     pub inputs: BTreeMap<String, String>,
     pub dataset_release_hash: String,
     pub selection: LockSelection,

@@ -5,7 +5,7 @@ use crate::dataset::{self, Dataset, LoadOptions};
 use crate::lock::Lock;
 use crate::parquet_io::{self, Table};
 use crate::provenance::{self, Current};
-use crate::providers::ProviderTable;
+use crate::providers::{self, ProviderTable};
 use crate::run::{file_sha256, RunDir};
 use crate::spec::Spec;
 use crate::{Error, Result};
@@ -17,25 +17,24 @@ pub struct Pipeline {
     pub spec: Spec,
     pub providers: ProviderTable,
     pub lock: Lock,
-    /// Logical name → SHA-256 of every input checked so far (`lock.json`, `spec.yaml`,
-    /// `providers.yaml`, the dataset's files once [`Pipeline::dataset`] ran, every table read):
-    /// the outputs' provenance.
+    /// Logical name → SHA-256 of every input checked so far (`lock.json`, `spec.yaml`, the
+    /// providers — `providers.yaml`, or `providers.vendors` for a spec that lists them inline
+    /// (see [`providers::bound_hashes`]) — the dataset's files once [`Pipeline::dataset`] ran,
+    /// every table read): the outputs' provenance.
     pub hashes: BTreeMap<String, String>,
     /// Hashes of the run's own files, for checking the provenance of what the stage reads.
     pub current: Current,
 }
 
 impl Pipeline {
-    /// Reads `lock.json`, the spec and its provider table, and verifies both against the lock.
+    /// Reads `lock.json`, the spec and its providers, and verifies both against the lock.
     pub fn open(run: &Path, spec_path: &Path) -> Result<Pipeline> {
         let run = RunDir::new(run);
         let lock = Lock::read(&run.lock())?;
         let spec = Spec::load(spec_path)?;
-        let providers = ProviderTable::load(&spec.providers_path, &spec)?;
-        let mut hashes = BTreeMap::from([
-            ("spec.yaml".to_string(), file_sha256(spec_path)?),
-            ("providers.yaml".to_string(), file_sha256(&spec.providers_path)?),
-        ]);
+        let providers = ProviderTable::of_spec(&spec)?;
+        let mut hashes = BTreeMap::from([("spec.yaml".to_string(), file_sha256(spec_path)?)]);
+        hashes.extend(providers::bound_hashes(&spec, &providers)?);
         lock.verify(&hashes)?;
         if providers.names() != lock.providers {
             return Err(Error::LockMismatch(format!(
