@@ -37,8 +37,9 @@ pub(super) fn read(r: &mut Reader) -> ProviderTable {
     if map.is_empty() {
         r.push(AT, "expected at least one vendor");
     }
+    // Only a valid effort is compared: an invalid one is already reported where it is written.
     let effort = r.get("inference.reasoning.default_effort").and_then(Value::as_str).unwrap_or(EFFORT);
-    if effort != EFFORT && !map.is_empty() {
+    if effort != EFFORT && super::EFFORTS.contains(&effort) && !map.is_empty() {
         r.push(
             AT,
             format!(

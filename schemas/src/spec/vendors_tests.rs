@@ -96,6 +96,14 @@ fn values_contradicting_the_built_in_knowledge_are_refused_with_the_reason() {
         "providers.vendors.modal.url",
         &["must be `https://openfunnel--ep-glm-5-3-flash-server.us-west.modal.direct/v1/chat/completions`"],
     );
+    // A vendor name with dots is still one key: its problems are named under it.
+    refused(
+        problems_with("Z.AI", |v| {
+            v.insert("model_key".into(), json!("glm-5.3"));
+        }),
+        "providers.vendors.Z.AI.model_key",
+        &["must be `glm-5.3-flash`, found `glm-5.3`"],
+    );
     let same = problems_with("deepinfra", |v| {
         v.insert("url".into(), json!(known_providers::known("deepinfra").unwrap().endpoint));
     });
@@ -201,6 +209,8 @@ fn the_list_itself_must_be_a_non_empty_mapping_in_one_place_for_effort_low() {
     let mut root = fixture();
     root["inference"]["reasoning"]["default_effort"] = json!("high");
     refused(problems(&root), "providers.vendors", &["reasoning effort `low`", "`high`", "providers.table"]);
+    root["inference"]["reasoning"]["default_effort"] = json!("extreme");
+    refused(problems(&root), "inference.reasoning.default_effort", &["not one of"]);
     root["providers"]["vendors"]["together"] = json!("yes");
     let found = problems(&root);
     assert!(found.iter().any(|p| p.starts_with("spec.yaml: providers.vendors.together: expected a mapping")));
