@@ -7,7 +7,8 @@ use std::path::PathBuf;
 ///
 /// Checks the spec (every key: values inferbench acts on are range-checked, settings it does
 /// not implement must hold the value it does, unknown keys are errors), the provider table
-/// (endpoints, model ids, credential variable names, fields a provider may not override) and
+/// (endpoints, model ids, credential variable names, fields a provider may not override) or
+/// the spec's inline vendors (against the built-in knowledge of the reference's providers) and
 /// the dataset, and reports every problem at once, each naming the file and the key or line.
 /// Then creates RUN with lock.json (the hashes of every bound input, keyed by logical name) and
 /// selection.parquet (each family's items in their deterministic order, the first N selected).
@@ -41,8 +42,9 @@ pub struct Args {
     #[arg(long)]
     pub sample: bool,
     /// Lock nothing: print the files the run would be locked to (the spec, the provider table
-    /// it names, each prompt template it names, the dataset's manifest.json and family files),
-    /// one path per line, and exit. Only the spec is read; exit 3 when it is invalid.
+    /// it names if it names one, each prompt template it names, the dataset's manifest.json and
+    /// family files), one path per line, and exit. Only the spec is read; exit 3 when it is
+    /// invalid.
     #[arg(long)]
     pub list_inputs: bool,
     /// How the dataset release hash keys each file: `logical` (inferbench's portable names:
