@@ -200,7 +200,8 @@ pub fn bound_hashes(spec: &Spec, table: &ProviderTable) -> Result<BTreeMap<Strin
     Ok(match &spec.provider_source {
         ProviderSource::Table(path) => BTreeMap::from([(TABLE_INPUT.to_string(), run::file_sha256(path)?)]),
         ProviderSource::Vendors(_) => {
-            let value = serde_json::to_value(table).map_err(|e| Error::bad(format!("providers.vendors: {e}")))?;
+            // String keys and f64s only: serde_json cannot fail on a provider table.
+            let value = serde_json::to_value(table).expect("a provider table always serialises");
             BTreeMap::from([(VENDORS_INPUT.to_string(), canonical::hash(&value))])
         }
     })
