@@ -7,8 +7,10 @@ use crate::source::{self, Source};
 use anyhow::{Context, Result};
 use inferbench_schemas::canonical::{sha256_hex, short_hash};
 use inferbench_schemas::dataset::{self, Dataset, LoadOptions};
-use inferbench_schemas::lock::{self, ImportedFrom, Lock, LockSelection, LockTokenizer};
-use inferbench_schemas::providers::ProviderTable;
+use inferbench_schemas::lock::{
+    self, ImportedFrom, Lock, LockFile, LockSelection, LockTokenizer, ReleaseHash, ReleaseHashConvention,
+};
+use inferbench_schemas::providers::{self, ProviderTable};
 use inferbench_schemas::run::RunDir;
 use inferbench_schemas::spec::Spec;
 use inferbench_schemas::tables::{ScheduleRow, SelectionRow};
@@ -31,7 +33,7 @@ pub fn run(args: Args) -> Result<()> {
         Source::read(&from, kind).with_context(|| format!("{}: refused (nothing was written)", from.display()))?;
     let spec = Spec::load(&args.spec)?;
     let dataset_dir = args.dataset.path.clone().unwrap_or_else(|| spec.dataset_source.clone());
-    let providers = ProviderTable::load(&spec.providers_path, &spec)?;
+    let providers = ProviderTable::of_spec(&spec)?;
     let data = dataset::load(&dataset_dir, &spec, LoadOptions { sample: args.sample })
         .with_context(|| format!("dataset {} is invalid; nothing was written", dataset_dir.display()))?;
     let notes = check_inputs(&source, &spec, &providers, &data, &args.spec)?;
@@ -46,7 +48,11 @@ pub fn run(args: Args) -> Result<()> {
         workflow: spec.dir().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         benchmark_slug: spec.slug.clone(),
         code_version: CODE_VERSION.to_string(),
-        inputs: lock::input_hashes(&bound, &data.file_hashes)?,
+        inputs: {
+            let mut inputs = lock::input_hashes(&bound, &data.file_hashes)?;
+            inputs.extend(providers::bound_hashes(&spec, &providers)?);
+            inputs
+        },
         dataset_release_hash: source.lock.dataset_release_hash.clone(),
         selection: LockSelection {
             algorithm_version: source.selection.algorithm_version.clone(),
@@ -333,7 +339,17 @@ fn write_run(
     notes: Vec<String>,
 ) -> Result<Counts> {
     let run = RunDir::new(dir);
-    let lock_bytes = atomic::json_bytes(&run.lock(), lock)?;
+    // The release hash is the reference's, as its lock records it (its path keys are of
+    // another machine): the `recorded` convention of `ib-select --release-hash`.
+    let file = LockFile {
+        lock: lock.clone(),
+        release_hash: ReleaseHash {
+            convention: ReleaseHashConvention::Recorded,
+            keys: BTreeMap::new(),
+            reference_lock_sha256: Some(source.lock.sha256.clone()),
+        },
+    };
+    let lock_bytes = atomic::json_bytes(&run.lock(), &file)?;
     let lock_hash = sha256_hex(&lock_bytes);
     parquet_io::write(&run.selection(), selection, &BTreeMap::from([("lock.json".to_string(), lock_hash.clone())]))?;
     let selection_hash = inferbench_schemas::run::file_sha256(&run.selection())?;

@@ -342,7 +342,13 @@ fn rows(
     }
 }
 
-fn figures(ours_m: &Value, theirs_m: &Value, ours_c: &Value, theirs_c: &Value, deviating: &BTreeSet<String>) -> Figures {
+fn figures(
+    ours_m: &Value,
+    theirs_m: &Value,
+    ours_c: &Value,
+    theirs_c: &Value,
+    deviating: &BTreeSet<String>,
+) -> Figures {
     let mut compared = 0;
     let mut found: Vec<(String, Vec<String>)> = Vec::new();
     rows(ours_m, theirs_m, "task_family_metrics", &["provider", "task_family"], &mut compared, &mut found);
@@ -353,7 +359,14 @@ fn figures(ours_m: &Value, theirs_m: &Value, ours_c: &Value, theirs_c: &Value, d
     rows(ours_c, theirs_c, "fastest_provider_wins", &["provider"], &mut compared, &mut wins);
     let all: Vec<String> = deviating.iter().cloned().collect();
     found.extend(wins.into_iter().map(|(p, _)| (p, all.clone())));
-    rows(ours_c, theirs_c, "pairwise_e2e_latency_differences", &["provider_a", "provider_b"], &mut compared, &mut found);
+    rows(
+        ours_c,
+        theirs_c,
+        "pairwise_e2e_latency_differences",
+        &["provider_a", "provider_b"],
+        &mut compared,
+        &mut found,
+    );
     let mut ranking = Vec::new();
     diff(ours_m.get("ranking"), &theirs_m["ranking"], "ranking", &mut compared, &mut ranking);
     found.extend(ranking.into_iter().map(|p| (p, all.clone())));
@@ -392,7 +405,8 @@ pub fn lines(parity: &Parity, table: &ProviderTable) -> Vec<String> {
         from.run_lock_sha256,
         match parity.rules {
             Rules::Inferbench => "inferbench's rules",
-            Rules::Reference => "the reference's rules (`--rules reference`), which reproduce its behaviour where \
+            Rules::Reference =>
+                "the reference's rules (`--rules reference`), which reproduce its behaviour where \
                                  inferbench deliberately differs",
         }
     )];
@@ -403,7 +417,12 @@ pub fn lines(parity: &Parity, table: &ProviderTable) -> Vec<String> {
         parity.compared.saturating_sub(differing)
     ));
     for (cause, ids) in &parity.deviations {
-        lines.push(format!("  - {} request(s) scored differently because {} ({}).", ids.len(), cause.text(), listed(ids)));
+        lines.push(format!(
+            "  - {} request(s) scored differently because {} ({}).",
+            ids.len(),
+            cause.text(),
+            listed(ids)
+        ));
     }
     if !parity.unexplained.is_empty() {
         lines.push(format!(
@@ -462,7 +481,8 @@ mod tests {
             "combined_provider_metrics": [], "ranking": ["a"]});
         let theirs = json!({"task_family_metrics": [{"provider": "a", "task_family": "f", "x": 1.0, "y": 10, "z": null}],
             "combined_provider_metrics": [], "ranking": ["a"]});
-        let empty = json!({"provider_eligibility": [], "fastest_provider_wins": [], "pairwise_e2e_latency_differences": []});
+        let empty =
+            json!({"provider_eligibility": [], "fastest_provider_wins": [], "pairwise_e2e_latency_differences": []});
         let f = figures(&ours, &theirs, &empty, &empty, &BTreeSet::new());
         assert_eq!(f.unexplained, vec!["task_family_metrics[a / f].z".to_string()]);
         assert_eq!(f.compared, 6);

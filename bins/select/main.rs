@@ -6,12 +6,13 @@
 //! input is invalid; every violation is reported as `file:line: field: what is wrong`.
 mod args;
 mod cpython_random;
+mod release;
 mod select;
 mod selection;
 
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
-    let args = args::Args::parse();
+    let args = args::Args::parse().checked().unwrap_or_else(|e| e.exit());
     inferbench_schemas::cli::finish("ib-select", select::run(args))
 }

@@ -3,8 +3,8 @@ use crate::args::Args;
 use crate::selection::{self, ALGORITHM_VERSION};
 use anyhow::{Context, Result};
 use inferbench_schemas::dataset::{self, LoadOptions};
-use inferbench_schemas::lock::{self, Lock, LockSelection, LockTokenizer};
-use inferbench_schemas::providers::ProviderTable;
+use inferbench_schemas::lock::{self, Lock, LockFile, LockSelection, LockTokenizer, ReleaseHashConvention};
+use inferbench_schemas::providers::{self, ProviderTable};
 use inferbench_schemas::run::RunDir;
 use inferbench_schemas::spec::Spec;
 use inferbench_schemas::{atomic, canonical, parquet_io, tokenizer, Error, CODE_VERSION, FORMAT_VERSION};
@@ -12,7 +12,16 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 pub fn run(args: Args) -> Result<()> {
-    let Args { run, spec: spec_path, dataset: dataset_dir, per_family, sample, list_inputs } = args;
+    let Args {
+        run,
+        spec: spec_path,
+        dataset: dataset_dir,
+        per_family,
+        sample,
+        list_inputs,
+        release_hash,
+        reference_lock,
+    } = args;
     let spec = Spec::load(&spec_path)?;
     let dataset_dir = dataset_dir.path.unwrap_or_else(|| spec.dataset_source.clone());
     let bound = lock::bound_inputs(&spec_path, &spec, &dataset_dir);
@@ -24,9 +33,11 @@ pub fn run(args: Args) -> Result<()> {
         return Ok(out.flush()?);
     }
     let run = run.context("--run is required")?;
-    let providers = ProviderTable::load(&spec.providers_path, &spec)?;
+    let providers = ProviderTable::of_spec(&spec)?;
     let data = dataset::load(&dataset_dir, &spec, LoadOptions { sample })
         .with_context(|| format!("dataset {} is invalid; no run was created", dataset_dir.display()))?;
+    let (release, release_record) = crate::release::release_hash(release_hash, reference_lock.as_deref(), &spec, &data)
+        .context("the release hash cannot be computed; no run was created")?;
     let per_family = per_family.unwrap_or(spec.selected_per_family);
     let smallest = data.items.values().map(Vec::len).min().unwrap_or(0);
     if per_family == 0 || per_family > smallest {
@@ -37,10 +48,11 @@ pub fn run(args: Args) -> Result<()> {
         .into());
     }
     let families = spec.task_families();
-    let (rows, seeds) = selection::select(&data, &spec.slug, &families, per_family);
+    let (rows, seeds) = selection::select(&data, &release, &spec.slug, &families, per_family);
 
     let run_dir = RunDir::new(&run);
-    let inputs = lock::input_hashes(&bound, &data.file_hashes)?;
+    let mut inputs = lock::input_hashes(&bound, &data.file_hashes)?;
+    inputs.extend(providers::bound_hashes(&spec, &providers)?);
     let lock = Lock {
         v: FORMAT_VERSION,
         run_id: run_dir.run_id(),
@@ -48,7 +60,7 @@ pub fn run(args: Args) -> Result<()> {
         benchmark_slug: spec.slug.clone(),
         code_version: CODE_VERSION.to_string(),
         inputs,
-        dataset_release_hash: data.release_hash.clone(),
+        dataset_release_hash: release.clone(),
         selection: LockSelection {
             algorithm_version: ALGORITHM_VERSION.to_string(),
             selected_items_per_task_family: per_family,
@@ -63,6 +75,7 @@ pub fn run(args: Args) -> Result<()> {
         providers: providers.names(),
         imported_from: None,
     };
+    let lock = LockFile { lock, release_hash: release_record };
     if run_dir.lock().exists() {
         return compare_with_existing(&run_dir, &lock);
     }
@@ -90,18 +103,25 @@ pub fn run(args: Args) -> Result<()> {
     // The lock is written last: its presence marks a complete, valid selection.
     atomic::write(&run_dir.lock(), &lock_bytes)?;
     let selected = rows.iter().filter(|r| r.selected).count();
+    let convention = match lock.release_hash.convention {
+        ReleaseHashConvention::Logical => "",
+        ReleaseHashConvention::Reference => ", the reference runner's path keys",
+        ReleaseHashConvention::Recorded => ", as the reference lock records it",
+    };
     eprintln!(
-        "ib-select: {} locked; {selected} items selected ({per_family} per family) from {} (release {})",
+        "ib-select: {} locked; {selected} items selected ({per_family} per family) from {} (release {}{convention})",
         run.display(),
         dataset_dir.display(),
-        canonical::short_hash(&data.release_hash)
+        canonical::short_hash(&release)
     );
     Ok(())
 }
 
 /// An existing run: unchanged inputs are a no-op; anything else is refused by name.
-fn compare_with_existing(run_dir: &RunDir, lock: &Lock) -> Result<()> {
-    let existing = Lock::read(&run_dir.lock())?;
+fn compare_with_existing(run_dir: &RunDir, file: &LockFile) -> Result<()> {
+    let LockFile { lock, release_hash } = file;
+    let existing_file = LockFile::read(&run_dir.lock())?;
+    let existing = &existing_file.lock;
     existing.verify(&lock.inputs)?;
     let mut differences = Vec::new();
     if existing.inputs.len() != lock.inputs.len() {
@@ -115,6 +135,9 @@ fn compare_with_existing(run_dir: &RunDir, lock: &Lock) -> Result<()> {
     }
     if existing.providers != lock.providers {
         differences.push("provider list".to_string());
+    }
+    if existing.dataset_release_hash != lock.dataset_release_hash || existing_file.release_hash != *release_hash {
+        differences.push("the dataset release hash (--release-hash, --reference-lock)".to_string());
     }
     if !differences.is_empty() {
         return Err(Error::LockMismatch(format!(

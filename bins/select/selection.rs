@@ -25,9 +25,11 @@ pub fn family_order(seed: &[u8; 32], ids: &[&str]) -> Vec<String> {
     sorted
 }
 
-/// The selection table and each family's seed (decimal), in spec family order.
+/// The selection table and each family's seed (decimal), in spec family order, seeded with
+/// `release_hash` (the dataset's, under the convention `--release-hash` chose).
 pub fn select(
     dataset: &Dataset,
+    release_hash: &str,
     slug: &str,
     families: &[TaskFamily],
     per_family: usize,
@@ -37,7 +39,7 @@ pub fn select(
     for &family in families {
         let items = &dataset.items[family.as_str()];
         let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
-        let seed = family_seed(slug, &dataset.release_hash, family.as_str());
+        let seed = family_seed(slug, release_hash, family.as_str());
         seeds.push((family.to_string(), big_endian_to_decimal(&seed)));
         for (position, id) in family_order(&seed, &ids).into_iter().enumerate() {
             let item = items.iter().find(|i| i.id == id).expect("ids come from these items");

@@ -249,6 +249,95 @@ pub fn release_hash(file_hashes: &BTreeMap<String, String>) -> String {
     sha256_hex(lines.join("\n").as_bytes())
 }
 
+/// Where the reference runner's standard layout (seed-runner.md §3.3: the working directory
+/// at its repository root, an editable install) has the dataset and the prompt templates.
+/// The reference keys each file's hash by its path string, so its release hash, and with it
+/// every seed, the selection and the request ids, depends on these strings; reproducing its
+/// selection means hashing under them, wherever the files really are.
+pub const REFERENCE_DATA_DIR: &str = "data/micro-single-task";
+pub const REFERENCE_TEMPLATE_DIR: &str =
+    "src/openbenchmarks_inference/workflows/micro_single_task/assets/prompt_templates";
+
+/// The file name of a logical name or a path string (`/` separated).
+fn file_name(key: &str) -> &str {
+    key.rsplit('/').next().unwrap_or(key)
+}
+
+/// Logical name → the reference runner's key for that file under its standard layout: the
+/// manifest and family files in [`REFERENCE_DATA_DIR`], each template (by its file name) in
+/// [`REFERENCE_TEMPLATE_DIR`].
+pub fn reference_layout_keys(spec: &Spec) -> BTreeMap<String, String> {
+    let mut keys = BTreeMap::from([("manifest.json".to_string(), format!("{REFERENCE_DATA_DIR}/manifest.json"))]);
+    for family in &spec.families {
+        let jsonl = format!("{}.jsonl", family.name);
+        keys.insert(jsonl.clone(), format!("{REFERENCE_DATA_DIR}/{jsonl}"));
+        let template = &family.prompt_template;
+        keys.insert(template.clone(), format!("{REFERENCE_TEMPLATE_DIR}/{}", file_name(template)));
+    }
+    keys
+}
+
+/// Logical name → the key a reference run's `run-lock.json` recorded for that file in its
+/// `human_input_hashes` (path strings, seed-runner.md §2.3): each file is the one key with
+/// its file name, and the SHA-256 recorded there must be the file's, so the keys are only
+/// taken for the very files the reference hashed. The one key left over is the reference's
+/// spec, which its release hash leaves out. Every problem at once.
+pub fn reference_lock_keys(
+    human_input_hashes: &BTreeMap<String, String>,
+    file_hashes: &BTreeMap<String, String>,
+) -> std::result::Result<BTreeMap<String, String>, Vec<String>> {
+    let mut keys = BTreeMap::new();
+    let mut problems = Vec::new();
+    for (logical, hash) in file_hashes {
+        let candidates: Vec<&String> =
+            human_input_hashes.keys().filter(|k| file_name(k) == file_name(logical)).collect();
+        match candidates[..] {
+            [key] if &human_input_hashes[key] == hash => {
+                keys.insert(logical.clone(), key.clone());
+            }
+            [key] => problems.push(format!(
+                "{logical}: its SHA-256 {}… differs from {}… the reference lock records for `{key}`: \
+                 not the file the reference run hashed",
+                crate::canonical::short_hash(hash),
+                crate::canonical::short_hash(&human_input_hashes[key])
+            )),
+            [] => {
+                problems.push(format!("{logical}: the reference lock records no file named `{}`", file_name(logical)))
+            }
+            _ => problems.push(format!(
+                "{logical}: the reference lock records several files named `{}`; which one is meant is unclear",
+                file_name(logical)
+            )),
+        }
+    }
+    let left: Vec<&String> = human_input_hashes.keys().filter(|k| !keys.values().any(|v| v == *k)).collect();
+    if problems.is_empty() && left.len() != 1 {
+        problems.push(format!(
+            "beside the {} dataset files, expected one key, the reference's spec; found {}: {left:?}",
+            file_hashes.len(),
+            left.len()
+        ));
+    }
+    if problems.is_empty() {
+        Ok(keys)
+    } else {
+        Err(problems)
+    }
+}
+
+/// The release hash of `file_hashes` (logical name → SHA-256) with each file keyed by
+/// `keys[logical name]` instead of its logical name: the reference runner's definition over
+/// its path strings. `None` when a file has no key, or two files share one.
+pub fn release_hash_keyed(file_hashes: &BTreeMap<String, String>, keys: &BTreeMap<String, String>) -> Option<String> {
+    let mut keyed = BTreeMap::new();
+    for (logical, hash) in file_hashes {
+        if keyed.insert(keys.get(logical)?.clone(), hash.clone()).is_some() {
+            return None;
+        }
+    }
+    Some(release_hash(&keyed))
+}
+
 fn read_manifest(
     dir: &Path,
     spec: &Spec,
@@ -393,6 +482,76 @@ mod tests {
     fn release_hash_joins_sorted_lines() {
         let hashes = BTreeMap::from([("b".to_string(), "2".to_string()), ("a".to_string(), "1".to_string())]);
         assert_eq!(release_hash(&hashes), sha256_hex(b"a:1\nb:2"));
+    }
+
+    /// The reference's definition (seed-runner.md §3.3), written out for the standard layout:
+    /// `key:hash` lines in sorted key order, joined by `\n`, no trailing newline.
+    #[test]
+    fn the_standard_layout_hash_is_the_reference_definition() {
+        let spec_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/reference/spec.yaml");
+        let spec = Spec::load(&spec_path).unwrap();
+        let hashes: BTreeMap<String, String> = [
+            "manifest.json",
+            "meeting-notes-lookup.jsonl",
+            "ticket-triage.jsonl",
+            "contract-terms-extraction.jsonl",
+            "prompt_templates/meeting-notes.system.txt",
+            "prompt_templates/ticket-triage.system.txt",
+            "prompt_templates/contract-terms.system.txt",
+        ]
+        .iter()
+        .map(|name| (name.to_string(), sha256_hex(name.as_bytes())))
+        .collect();
+        let keys = reference_layout_keys(&spec);
+        assert_eq!(keys.len(), 7);
+        let h = |name: &str| sha256_hex(name.as_bytes());
+        let t = "src/openbenchmarks_inference/workflows/micro_single_task/assets/prompt_templates";
+        let expected = [
+            format!("data/micro-single-task/contract-terms-extraction.jsonl:{}", h("contract-terms-extraction.jsonl")),
+            format!("data/micro-single-task/manifest.json:{}", h("manifest.json")),
+            format!("data/micro-single-task/meeting-notes-lookup.jsonl:{}", h("meeting-notes-lookup.jsonl")),
+            format!("data/micro-single-task/ticket-triage.jsonl:{}", h("ticket-triage.jsonl")),
+            format!("{t}/contract-terms.system.txt:{}", h("prompt_templates/contract-terms.system.txt")),
+            format!("{t}/meeting-notes.system.txt:{}", h("prompt_templates/meeting-notes.system.txt")),
+            format!("{t}/ticket-triage.system.txt:{}", h("prompt_templates/ticket-triage.system.txt")),
+        ]
+        .join("\n");
+        assert_eq!(release_hash_keyed(&hashes, &keys), Some(sha256_hex(expected.as_bytes())));
+        assert_ne!(release_hash_keyed(&hashes, &keys), Some(release_hash(&hashes)), "keys change the hash");
+        let mut partial = keys.clone();
+        partial.remove("manifest.json");
+        assert_eq!(release_hash_keyed(&hashes, &partial), None, "a file without a key");
+        let mut shared = keys;
+        shared.insert("manifest.json".into(), format!("{REFERENCE_DATA_DIR}/ticket-triage.jsonl"));
+        assert_eq!(release_hash_keyed(&hashes, &shared), None, "two files under one key");
+    }
+
+    #[test]
+    fn reference_lock_keys_match_by_file_name_and_hash() {
+        let files = BTreeMap::from([
+            ("manifest.json".to_string(), "m".repeat(64)),
+            ("prompts/t.system.txt".to_string(), "t".repeat(64)),
+        ]);
+        let lock = BTreeMap::from([
+            ("/x/data/manifest.json".to_string(), "m".repeat(64)),
+            ("/x/specs/prompt_templates/t.system.txt".to_string(), "t".repeat(64)),
+            ("/x/specs/spec.yaml".to_string(), "s".repeat(64)),
+        ]);
+        let keys = reference_lock_keys(&lock, &files).unwrap();
+        assert_eq!(keys["prompts/t.system.txt"], "/x/specs/prompt_templates/t.system.txt");
+        let mut changed = files.clone();
+        changed.insert("manifest.json".into(), "n".repeat(64));
+        let err = reference_lock_keys(&lock, &changed).unwrap_err();
+        assert_eq!(err.len(), 1);
+        assert!(err[0].starts_with("manifest.json: its SHA-256 nnnnnnnnnnnn… differs"), "{}", err[0]);
+        let mut more = lock.clone();
+        more.insert("/x/extra.txt".into(), "e".repeat(64));
+        let err = reference_lock_keys(&more, &files).unwrap_err();
+        assert!(err[0].starts_with("beside the 2 dataset files, expected one key, the reference's spec; found 2"));
+        let mut missing = lock;
+        missing.remove("/x/data/manifest.json");
+        let err = reference_lock_keys(&missing, &files).unwrap_err();
+        assert!(err[0].contains("records no file named `manifest.json`"), "{err:?}");
     }
 
     #[test]

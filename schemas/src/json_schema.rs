@@ -8,7 +8,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
     use crate::tables::*;
     vec![
         ("event.schema.json", schema_for!(crate::event::Envelope)),
-        ("lock.schema.json", schema_for!(crate::lock::Lock)),
+        ("lock.schema.json", schema_for!(crate::lock::LockFile)),
         ("manifest.schema.json", schema_for!(crate::manifest::Manifest)),
         ("selection.schema.json", schema_for!(SelectionRow)),
         ("schedule.schema.json", schema_for!(ScheduleRow)),

@@ -12,7 +12,9 @@
 //!   [`pipeline`]: a run's inputs opened and verified against its lock in one call.
 //! - [`documents`]: the `metrics.json` and `comparisons.json` documents.
 //! - [`spec`], [`providers`], [`dataset`]: the human inputs (pipeline spec, provider table,
-//!   dataset in the reference format) and their strict validation.
+//!   dataset in the reference format) and their strict validation; [`known_providers`]: the
+//!   built-in wire details of the reference runner's ten providers, which complete a spec
+//!   that lists them inline as the reference does.
 //! - [`vocab`]: the enums of every outcome, classification and family value the files hold.
 //! - [`stream`]: when a 2xx event stream is over and how it ended, for fetch (live) and
 //!   reconstruct (replay); [`lenient_json`] reads payloads as the reference's parser does.
@@ -33,6 +35,7 @@ pub mod event;
 pub mod event_log;
 pub mod json_schema;
 pub mod jsonl;
+pub mod known_providers;
 pub mod lenient_json;
 pub mod lock;
 pub mod manifest;

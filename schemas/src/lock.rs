@@ -16,8 +16,10 @@ pub struct Lock {
     pub benchmark_slug: String,
     /// The code that created the run.
     pub code_version: String,
-    /// Logical name → SHA-256 of every bound input: `spec.yaml`, `providers.yaml`,
-    /// `manifest.json`, `<family>.jsonl`, `prompts/<file>`.
+    /// Logical name → SHA-256 of every bound input: `spec.yaml`, the providers
+    /// (`providers.yaml`, the table file; or `providers.vendors`, the canonical JSON of the
+    /// table a spec's inline vendors resolve to), `manifest.json`, `<family>.jsonl`, and each
+    /// prompt template under the path the spec names it by (`prompts/<file>`).
     pub inputs: BTreeMap<String, String>,
     pub dataset_release_hash: String,
     pub selection: LockSelection,
@@ -73,12 +75,18 @@ pub struct LockTokenizer {
 /// its provider table, and what the dataset loader hashes (its manifest, each family's file,
 /// each family's prompt template). The lock hashes exactly these, and `ib-select
 /// --list-inputs` prints them, so what `make` watches is what the lock checks.
+///
+/// A spec that lists its providers inline (`providers.vendors`) has no table file: they are
+/// part of the spec, and what the built-in knowledge adds is bound as `providers.vendors`
+/// (see [`crate::providers::bound_hashes`]).
 pub fn bound_inputs(spec_path: &Path, spec: &Spec, dataset_dir: &Path) -> BTreeMap<String, PathBuf> {
     let mut bound = BTreeMap::from([
         ("spec.yaml".to_string(), spec_path.to_path_buf()),
-        ("providers.yaml".to_string(), spec.providers_path.clone()),
         ("manifest.json".to_string(), dataset_dir.join("manifest.json")),
     ]);
+    if let Some(table) = spec.provider_table_file() {
+        bound.insert(crate::providers::TABLE_INPUT.to_string(), table.to_path_buf());
+    }
     for family in &spec.families {
         bound.insert(family.prompt_template.clone(), spec.dir().join(&family.prompt_template));
         bound.insert(format!("{}.jsonl", family.name), dataset_dir.join(format!("{}.jsonl", family.name)));
@@ -111,6 +119,69 @@ pub fn input_hashes(
         }
     }
     Ok(hashes)
+}
+
+/// How `dataset_release_hash` was computed. The default, [`ReleaseHashConvention::Logical`],
+/// keys each file's SHA-256 by its logical name, so the release hash (hence the seeds and
+/// the selection) is the same wherever the run is made. The reference runner keys them by
+/// path strings (seed-runner.md §3.3); reproducing one of its selections needs its keys.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReleaseHashConvention {
+    /// `manifest.json`, `<family>.jsonl` and the templates' spec paths (inferbench's own).
+    #[default]
+    Logical,
+    /// The reference's path strings: its standard layout's, or a reference run-lock.json's.
+    Reference,
+    /// The hash a reference run-lock.json records, taken as it is after every file's SHA-256
+    /// was checked against that lock: for a lock whose path strings do not reproduce it.
+    Recorded,
+}
+
+/// The convention of the dataset release hash and the key each file was hashed under.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ReleaseHash {
+    pub convention: ReleaseHashConvention,
+    /// Logical name → the key the file's SHA-256 was joined under (empty for `logical`, where
+    /// the two are the same).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub keys: BTreeMap<String, String>,
+    /// SHA-256 of the reference run-lock.json the keys or the hash were taken from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_lock_sha256: Option<String>,
+}
+
+impl ReleaseHash {
+    pub fn is_logical(&self) -> bool {
+        *self == ReleaseHash::default()
+    }
+}
+
+/// `lock.json` as `ib-select` writes and re-checks it: the [`Lock`] every stage verifies, and
+/// how its release hash was made, which only the selection depends on (absent: `logical`, so
+/// a default lock is the plain [`Lock`]). Kept beside [`Lock`] rather than in it so that the
+/// code building a `Lock` by hand needs no change; [`Lock::read`] ignores the extra key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LockFile {
+    #[serde(flatten)]
+    pub lock: Lock,
+    #[serde(default, skip_serializing_if = "ReleaseHash::is_logical")]
+    pub release_hash: ReleaseHash,
+}
+
+impl LockFile {
+    pub fn read(path: &Path) -> Result<LockFile> {
+        let lock = Lock::read(path)?;
+        let release_hash = atomic::read_json::<ReleaseHashOnly>(path)?.release_hash;
+        Ok(LockFile { lock, release_hash })
+    }
+}
+
+/// The one key [`LockFile::read`] reads beside the [`Lock`].
+#[derive(Deserialize)]
+struct ReleaseHashOnly {
+    #[serde(default)]
+    release_hash: ReleaseHash,
 }
 
 impl Lock {
@@ -177,6 +248,27 @@ mod tests {
             providers: vec!["p".into()],
             imported_from: None,
         }
+    }
+
+    #[test]
+    fn the_release_hash_record_is_written_only_when_not_logical_and_plain_readers_ignore_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lock.json");
+        let plain = LockFile { lock: lock(), release_hash: ReleaseHash::default() };
+        atomic::write_json(&path, &plain).unwrap();
+        assert!(!std::fs::read_to_string(&path).unwrap().contains(r#""release_hash""#));
+        assert_eq!(LockFile::read(&path).unwrap(), plain);
+        let record = ReleaseHash {
+            convention: ReleaseHashConvention::Reference,
+            keys: BTreeMap::from([("manifest.json".into(), "data/micro-single-task/manifest.json".into())]),
+            reference_lock_sha256: Some("c".repeat(64)),
+        };
+        let reference = LockFile { lock: lock(), release_hash: record };
+        atomic::write_json(&path, &reference).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(r#""convention": "reference""#), "{text}");
+        assert_eq!(LockFile::read(&path).unwrap(), reference);
+        assert_eq!(Lock::read(&path).unwrap(), lock(), "every other stage reads the plain lock");
     }
 
     #[test]

@@ -5,7 +5,7 @@ use crate::dataset::{self, Dataset, LoadOptions};
 use crate::lock::Lock;
 use crate::parquet_io::{self, Table};
 use crate::provenance::{self, Current};
-use crate::providers::ProviderTable;
+use crate::providers::{self, ProviderTable};
 use crate::run::{file_sha256, RunDir};
 use crate::spec::Spec;
 use crate::{Error, Result};
@@ -17,25 +17,24 @@ pub struct Pipeline {
     pub spec: Spec,
     pub providers: ProviderTable,
     pub lock: Lock,
-    /// Logical name → SHA-256 of every input checked so far (`lock.json`, `spec.yaml`,
-    /// `providers.yaml`, the dataset's files once [`Pipeline::dataset`] ran, every table read):
-    /// the outputs' provenance.
+    /// Logical name → SHA-256 of every input checked so far (`lock.json`, `spec.yaml`, the
+    /// providers — `providers.yaml`, or `providers.vendors` for a spec that lists them inline
+    /// (see [`providers::bound_hashes`]) — the dataset's files once [`Pipeline::dataset`] ran,
+    /// every table read): the outputs' provenance.
     pub hashes: BTreeMap<String, String>,
     /// Hashes of the run's own files, for checking the provenance of what the stage reads.
     pub current: Current,
 }
 
 impl Pipeline {
-    /// Reads `lock.json`, the spec and its provider table, and verifies both against the lock.
+    /// Reads `lock.json`, the spec and its providers, and verifies both against the lock.
     pub fn open(run: &Path, spec_path: &Path) -> Result<Pipeline> {
         let run = RunDir::new(run);
         let lock = Lock::read(&run.lock())?;
         let spec = Spec::load(spec_path)?;
-        let providers = ProviderTable::load(&spec.providers_path, &spec)?;
-        let mut hashes = BTreeMap::from([
-            ("spec.yaml".to_string(), file_sha256(spec_path)?),
-            ("providers.yaml".to_string(), file_sha256(&spec.providers_path)?),
-        ]);
+        let providers = ProviderTable::of_spec(&spec)?;
+        let mut hashes = BTreeMap::from([("spec.yaml".to_string(), file_sha256(spec_path)?)]);
+        hashes.extend(providers::bound_hashes(&spec, &providers)?);
         lock.verify(&hashes)?;
         if providers.names() != lock.providers {
             return Err(Error::LockMismatch(format!(
@@ -87,6 +86,60 @@ impl Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lock::{LockSelection, LockTokenizer};
+
+    /// A lock for the reference spec fixture binding `inputs`.
+    fn write_lock(run: &Path, inputs: BTreeMap<String, String>, providers: Vec<String>) {
+        let lock = Lock {
+            v: crate::FORMAT_VERSION,
+            run_id: "r".into(),
+            workflow: "reference".into(),
+            benchmark_slug: "inference-micro-single-task".into(),
+            code_version: "c".into(),
+            inputs,
+            dataset_release_hash: "0".repeat(64),
+            selection: LockSelection {
+                algorithm_version: "v".into(),
+                selected_items_per_task_family: 1,
+                sample: false,
+                seeds: BTreeMap::new(),
+            },
+            tokenizer: LockTokenizer {
+                encoding: "e".into(),
+                implementation: "i".into(),
+                vocabulary_sha256: "s".into(),
+            },
+            providers,
+        };
+        std::fs::create_dir_all(run).unwrap();
+        crate::atomic::write_json(&RunDir::new(run).lock(), &lock).unwrap();
+    }
+
+    /// A spec listing the reference's vendors binds the resolved table as `providers.vendors`
+    /// (there is no provider table file), and every stage checks it.
+    #[test]
+    fn inline_vendors_are_bound_by_the_hash_of_the_resolved_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/reference/spec.yaml");
+        let spec = Spec::load(&spec_path).unwrap();
+        let table = ProviderTable::of_spec(&spec).unwrap();
+        let bound = providers::bound_hashes(&spec, &table).unwrap();
+        assert_eq!(bound.keys().collect::<Vec<_>>(), ["providers.vendors"]);
+        let value = serde_json::to_value(&table).unwrap();
+        assert_eq!(bound["providers.vendors"], crate::canonical::hash(&value));
+        let mut inputs = BTreeMap::from([("spec.yaml".to_string(), file_sha256(&spec_path).unwrap())]);
+        inputs.extend(bound.clone());
+        let run = dir.path().join("run");
+        write_lock(&run, inputs.clone(), table.names());
+        let opened = Pipeline::open(&run, &spec_path).unwrap();
+        assert_eq!(opened.hashes["providers.vendors"], bound["providers.vendors"]);
+        // What new built-in knowledge would do to an old run: refused by name.
+        inputs.insert("providers.vendors".into(), "0".repeat(64));
+        write_lock(&run, inputs, table.names());
+        let err = Pipeline::open(&run, &spec_path).err().unwrap();
+        assert!(matches!(err, Error::LockMismatch(_)), "{err:?}");
+        assert!(err.to_string().contains("providers.vendors changed since the run was locked"), "{err}");
+    }
 
     #[test]
     fn a_run_without_a_lock_is_refused_before_anything_else() {

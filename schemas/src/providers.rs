@@ -1,19 +1,23 @@
 //! The provider table (`providers.yaml`): one entry per provider. Adding a provider is an
 //! edit of this file, not of code.
-use crate::spec::Spec;
-use crate::{Error, Result};
+//!
+//! A spec may instead list the reference runner's providers inline (`providers.vendors`),
+//! completed by built-in knowledge (`known_providers.rs`); [`ProviderTable::of_spec`] gives
+//! the same table for both forms, and [`bound_hashes`] what a run's lock binds for each.
+use crate::spec::{ProviderSource, Spec};
+use crate::{canonical, run, Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderTable {
     pub providers: Vec<Provider>,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Provider {
     /// Stable name used in request ids and every table.
@@ -47,7 +51,7 @@ pub struct Provider {
     pub price_usd_per_million_tokens: Price,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Auth {
     /// `Authorization: Bearer $env`.
@@ -56,7 +60,7 @@ pub enum Auth {
     Headers { headers: BTreeMap<String, String> },
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Price {
     pub input: f64,
@@ -165,7 +169,7 @@ fn is_header_name(name: &str) -> bool {
 }
 
 /// Why `text` is not an http(s) URL with a host and a valid port, if it is not one.
-fn url_problem(text: &str) -> Option<String> {
+pub(crate) fn url_problem(text: &str) -> Option<String> {
     match url::Url::parse(text) {
         Err(e) => Some(format!("`{text}` is not a valid URL: {e}")),
         Ok(u) if !matches!(u.scheme(), "http" | "https") => {
@@ -180,7 +184,43 @@ fn url_problem(text: &str) -> Option<String> {
     }
 }
 
+/// The lock's logical name of a provider table file.
+pub const TABLE_INPUT: &str = "providers.yaml";
+/// The lock's logical name of the providers a spec lists inline (`providers.vendors`): the
+/// SHA-256 of the canonical JSON of the resolved table. The spec's text is bound as
+/// `spec.yaml` already; this binds what the built-in knowledge (code) completed it with, so a
+/// change to that knowledge, which would change the requests sent, is refused like a changed
+/// provider table.
+pub const VENDORS_INPUT: &str = "providers.vendors";
+
+/// What a run's lock binds for the spec's providers, by logical name: the table file's
+/// SHA-256 as [`TABLE_INPUT`], or the resolved table's canonical-JSON SHA-256 as
+/// [`VENDORS_INPUT`]. `ib-select` writes these and every later stage checks them.
+pub fn bound_hashes(spec: &Spec, table: &ProviderTable) -> Result<BTreeMap<String, String>> {
+    Ok(match &spec.provider_source {
+        ProviderSource::Table(path) => BTreeMap::from([(TABLE_INPUT.to_string(), run::file_sha256(path)?)]),
+        ProviderSource::Vendors(_) => {
+            // String keys and f64s only: serde_json cannot fail on a provider table.
+            let value = serde_json::to_value(table).expect("a provider table always serialises");
+            BTreeMap::from([(VENDORS_INPUT.to_string(), canonical::hash(&value))])
+        }
+    })
+}
+
 impl ProviderTable {
+    /// The spec's providers, from whichever form it lists them in: the provider table file it
+    /// names, read and validated, or its inline vendors (already checked and completed when
+    /// the spec was read), validated against the spec in the same way.
+    pub fn of_spec(spec: &Spec) -> Result<ProviderTable> {
+        match &spec.provider_source {
+            ProviderSource::Table(path) => ProviderTable::load(path, spec),
+            ProviderSource::Vendors(table) => {
+                table.validate(&spec.path, spec)?;
+                Ok(table.clone())
+            }
+        }
+    }
+
     /// Reads and validates the provider table against the spec. Every problem is reported at
     /// once, each naming the file, the provider and the key.
     pub fn load(path: &Path, spec: &Spec) -> Result<ProviderTable> {

@@ -10,11 +10,18 @@
 //! Paths inside the spec (prompt templates, the provider table) are relative to the spec
 //! file's directory; `dataset.source` is relative to the working directory, as in the
 //! reference.
+//!
+//! The providers are listed either in a provider table (`providers.table`, inferbench's form)
+//! or inline, as the reference runner lists them (`providers.vendors`, completed by the
+//! built-in knowledge of its ten providers: `spec/vendors.rs`). Both give one
+//! [`ProviderTable`] (`ProviderTable::of_spec`), so no stage knows which form a spec used.
 mod check;
 mod keys;
 mod limits;
 mod transport;
+mod vendors;
 
+use crate::providers::ProviderTable;
 use crate::vocab::TaskFamily;
 
 use crate::{Error, Result};
@@ -74,21 +81,23 @@ pub struct Spec {
     pub model: String,
     /// Where the provider entries come from.
     pub provider_source: ProviderSource,
-    /// The file the provider entries are read from and hashed as `providers.yaml` in the
-    /// lock: today the table named by `providers.table`, resolved against the spec's directory.
+    /// The file the provider entries are read from: the table named by `providers.table`,
+    /// resolved against the spec's directory, or, for `providers.vendors`, the spec itself.
+    /// Load the providers with `ProviderTable::of_spec`, which knows both forms.
     pub providers_path: PathBuf,
     pub inference: Inference,
     pub execution_plan: ExecutionPlan,
     pub required_columns: Vec<String>,
 }
 
-/// Where a spec's providers are listed. The reference runner lists them inline under
-/// `providers.vendors`; inferbench reads a provider table. Supporting the reference's form is
-/// a new variant here (and its reader in `providers_section`), not a rewrite.
+/// Where a spec's providers are listed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProviderSource {
     /// `providers.table`: a provider table file (`providers.yaml`), by path.
     Table(PathBuf),
+    /// `providers.vendors`: the reference runner's inline list, checked against and completed
+    /// by the built-in knowledge of its ten providers, in the spec's order.
+    Vendors(ProviderTable),
 }
 
 #[derive(Debug, Clone)]
@@ -212,7 +221,10 @@ impl Spec {
             }
         }
         let (model, provider_source) = providers_section(r, dir);
-        let ProviderSource::Table(providers_path) = &provider_source;
+        let providers_path = match &provider_source {
+            ProviderSource::Table(table) => table.clone(),
+            ProviderSource::Vendors(_) => path.to_path_buf(),
+        };
         let execution_plan = ExecutionPlan {
             maximum_global_concurrency: r.integer("execution_plan.maximum_global_concurrency", 1, 10_000),
             total_provider_requests: r.integer("execution_plan.total_provider_requests", 0, u64::MAX),
@@ -225,7 +237,7 @@ impl Spec {
             selected_per_family: per_family.unwrap_or(1) as usize,
             families,
             model,
-            providers_path: providers_path.clone(),
+            providers_path,
             provider_source,
             inference: inference(r),
             execution_plan,
@@ -236,6 +248,15 @@ impl Spec {
     /// The directory the spec's relative paths are resolved against.
     pub fn dir(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// The provider table file the spec names, if it lists its providers in one (a file the
+    /// run is bound to); `None` when they are listed in the spec itself.
+    pub fn provider_table_file(&self) -> Option<&Path> {
+        match &self.provider_source {
+            ProviderSource::Table(path) => Some(path),
+            ProviderSource::Vendors(_) => None,
+        }
     }
 
     /// The family's spec, if it is one of ours.
@@ -306,18 +327,26 @@ fn families(r: &mut Reader, per_family: Option<u64>) -> Vec<FamilySpec> {
 /// [`ProviderSource`].
 fn providers_section(r: &mut Reader, dir: &Path) -> (String, ProviderSource) {
     let model = r.string("providers.model").unwrap_or_default();
-    if r.get("providers.vendors").is_some() {
+    let (table, inline) = (r.get("providers.table"), r.get("providers.vendors"));
+    if table.is_some() && inline.is_some() {
         r.push(
-            "providers.vendors",
-            "the reference runner's inline vendor list is not supported yet; \
-             list the providers in a provider table and name it with providers.table",
+            "providers",
+            "both table and vendors: list the providers in one place, a provider table (providers.table) \
+             or the reference runner's inline list (providers.vendors)",
         );
     }
-    let table = match r.get("providers.table") {
+    if inline.is_some() {
+        return (model, ProviderSource::Vendors(vendors::read(r)));
+    }
+    let table = match table {
         Some(_) => r.string("providers.table").unwrap_or_default(),
         None => {
             if r.get("providers").is_some_and(Value::is_object) {
-                r.push("providers.table", "missing: name the provider table, e.g. `table: providers.yaml`");
+                r.push(
+                    "providers.table",
+                    "missing: name the provider table, e.g. `table: providers.yaml`, \
+                     or list the reference's providers under providers.vendors",
+                );
             }
             String::new()
         }

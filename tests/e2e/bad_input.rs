@@ -343,10 +343,10 @@ fn mistakes() -> Vec<Mistake> {
             &["spec.yaml: inference.stream_limits.max_response_bytes: expected an integer from 1"],
         ),
         spec(
-            "approval gate asked for",
+            "approval flag not a boolean",
             "  resumable: true\n",
-            "  resumable: true\n  full_run_requires_human_approval: true\n",
-            &["spec.yaml: operations.full_run_requires_human_approval: must be false"],
+            "  resumable: true\n  full_run_requires_human_approval: later\n",
+            &["spec.yaml: operations.full_run_requires_human_approval: expected true or false"],
         ),
         spec(
             "counts disagree",

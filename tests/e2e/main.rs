@@ -8,5 +8,6 @@ mod make;
 mod operator;
 mod ops;
 mod pipeline;
+mod reference;
 mod resume;
 mod support;

@@ -16,6 +16,9 @@ pub enum Rule {
     /// Informational, but constrained: inferbench implements exactly this value, and a spec
     /// asking for another one is refused (the `&str` says what inferbench does instead).
     Is(Const, &'static str),
+    /// Informational: a boolean whose either value describes what inferbench does (the
+    /// `&str` says why it changes nothing); anything but a boolean is refused.
+    Flag(&'static str),
     /// Acted upon: `Spec::from_value` reads it with a [`Reader`] and checks its value.
     Acted,
 }
@@ -148,6 +151,11 @@ pub fn walk(value: &Value, at: &str, rule: &Rule, problems: &mut Problems) {
                 problems.push(at, format!("must be {constant}, found {}: {why}", shown(value)));
             }
         }
+        Rule::Flag(why) => {
+            if !value.is_boolean() {
+                problems.push(at, format!("expected true or false, found {}: {why}", shown(value)));
+            }
+        }
         Rule::Acted => {}
     }
 }
@@ -165,7 +173,8 @@ impl<'a> Reader<'a> {
         Reader { root, problems }
     }
 
-    /// The value at a dotted key path (keys never contain dots).
+    /// The value at a dotted key path (the spec's own keys never contain dots; vendor names
+    /// may, so the vendor reader takes their values in hand: [`Reader::string_of`]).
     pub fn get(&self, at: &str) -> Option<&'a Value> {
         at.split('.').try_fold(self.root, |v, key| v.as_object()?.get(key))
     }
@@ -177,6 +186,12 @@ impl<'a> Reader<'a> {
     /// A non-empty string without surrounding whitespace.
     pub fn string(&mut self, at: &str) -> Option<String> {
         let value = self.get(at)?;
+        self.string_of(at, value)
+    }
+
+    /// [`Reader::string`] of a value already in hand, reported at `at`: for keys that may
+    /// contain dots themselves (a vendor named `Z.AI`), which a dotted path cannot reach.
+    pub fn string_of(&mut self, at: &str, value: &Value) -> Option<String> {
         match value.as_str() {
             Some(s) if !s.trim().is_empty() && s.trim() == s => Some(s.to_string()),
             Some(_) => {
@@ -196,6 +211,11 @@ impl<'a> Reader<'a> {
     /// A finite number, checked by `check` (which says what is wrong).
     pub fn number(&mut self, at: &str, check: impl Fn(f64) -> Result<(), String>) -> Option<f64> {
         let value = self.get(at)?;
+        self.number_of(at, value, check)
+    }
+
+    /// [`Reader::number`] of a value already in hand, reported at `at`.
+    pub fn number_of(&mut self, at: &str, value: &Value, check: impl Fn(f64) -> Result<(), String>) -> Option<f64> {
         // YAML's .nan and .inf reach serde_json as null: not a number to accept either way.
         let Some(x) = value.as_f64().filter(|x| x.is_finite()) else {
             self.push(at, format!("expected a finite number, found {}", shown(value)));
@@ -246,6 +266,7 @@ mod tests {
         opt("list", Rule::TextList),
         opt("flag", Rule::Is(Const::Bool(true), "always")),
         opt("shape", Rule::Is(Const::Json(r#"{"x": "string", "y": [1, 2]}"#), "fixed")),
+        opt("either", Rule::Flag("informational")),
     ]);
 
     fn problems(value: Value) -> Vec<String> {
@@ -269,6 +290,16 @@ mod tests {
         assert_eq!(found[1], r#"s.yaml: flag: must be true, found "yes": always"#);
         assert!(problems(json!({"a": {"b": 0}, "shape": {"y": [1, 2.0], "x": "string"}})).is_empty());
         assert_eq!(problems(json!({"a": {"b": 0}, "shape": {"x": "string"}})).len(), 1);
+    }
+
+    #[test]
+    fn flags_take_either_boolean_and_nothing_else() {
+        assert!(problems(json!({"a": {"b": 0}, "either": true})).is_empty());
+        assert!(problems(json!({"a": {"b": 0}, "either": false})).is_empty());
+        assert_eq!(
+            problems(json!({"a": {"b": 0}, "either": 1})),
+            ["s.yaml: either: expected true or false, found 1: informational"]
+        );
     }
 
     #[test]

