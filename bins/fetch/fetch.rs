@@ -10,6 +10,7 @@ use inferbench_schemas::dataset::Dataset;
 use inferbench_schemas::event::{
     ErrorKind, Event, Outcome, RequestTerminal, RoundClosed, RoundReleased, SegmentOpened,
 };
+use inferbench_schemas::lock::Lock;
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::providers::slug;
 use inferbench_schemas::run::{file_sha256, RunDir, WriterLock};
@@ -39,17 +40,9 @@ pub fn run(args: Args) -> Result<()> {
     // reqwest is built without a default TLS crypto provider (no C build of aws-lc); ring is
     // installed once here. It fails only if a provider is already installed, which is fine.
     let _ = rustls::crypto::ring::default_provider().install_default();
+    refuse_imported(&RunDir::new(&args.run))?;
     let plan = prepare(args)?;
     let state = resume::scan(&plan.run, &plan.run_id)?;
-    if state.endpoint_mode.as_deref() == Some(inferbench_schemas::event::IMPORTED) {
-        return Err(Error::bad(format!(
-            "{}: this run was imported from a reference run (ib-import); its log is the reference's record and is \
-             never fetched again; re-score it with `make rescore RUN={}`",
-            plan.run.root().display(),
-            plan.run.root().display()
-        ))
-        .into());
-    }
     if let Some(mode) = state.endpoint_mode.as_deref().filter(|m| *m != plan.endpoint_mode) {
         return Err(Error::LockMismatch(format!(
             "{}: this run was fetched from {mode} providers; it cannot continue against {} ones (a run never \
@@ -69,6 +62,22 @@ pub fn run(args: Args) -> Result<()> {
     runtime.block_on(execute(&plan, state))?;
     let rows = event_log::seal(&plan.run, &plan.run_id)?;
     eprintln!("ib-fetch: sealed {rows} events into {}", plan.run.events_parquet().display());
+    Ok(())
+}
+
+/// An imported run's log is the reference runner's record of its fetch: nothing is ever sent
+/// for it (checked before anything else, credentials included).
+fn refuse_imported(run: &RunDir) -> Result<()> {
+    let imported = run.lock().exists() && Lock::read(&run.lock())?.imported_from.is_some();
+    if imported {
+        return Err(Error::bad(format!(
+            "{}: this run was imported from a reference run (ib-import); its log is the reference's record and is \
+             never fetched again; re-score it with `make rescore RUN={}`",
+            run.root().display(),
+            run.root().display()
+        ))
+        .into());
+    }
     Ok(())
 }
 

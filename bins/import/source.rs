@@ -281,7 +281,7 @@ impl Source {
             rounds.iter().flat_map(|r| &r.units).map(|u| (u.request_id.as_str(), u)).collect();
         let records = read_records(dir, kind, &plan_units, &mut p);
         let round_artifacts = read_round_artifacts(dir, kind, &rounds, &mut p, &mut copied);
-        let evaluations = read_evaluations(dir, kind, &records, &mut p);
+        let evaluations = read_evaluations(dir, kind, &mut p);
         copy_small_files(dir, kind, &mut copied, &mut p);
         if !p.is_empty() {
             return Err(p.into_error());
@@ -600,6 +600,10 @@ fn event_body(ed: &Doc, classification: &str, p: &mut Problems) -> Option<EventB
     }
 }
 
+fn status_text(status: Option<u16>) -> String {
+    status.map_or_else(|| "null".to_string(), |s| s.to_string())
+}
+
 fn opt_text(value: Option<&Value>) -> Option<String> {
     match value {
         Some(Value::String(s)) => Some(s.clone()),
@@ -674,18 +678,18 @@ fn record(
         "completed" if two_xx => Terminal::Completed,
         "completed" => {
             p.push(format!(
-                "{}: `completed` with http_status {:?}; a completed record is a 2xx",
+                "{}: `completed` with http_status {}; a completed record is a 2xx",
                 doc.at("terminal_outcome"),
-                http_status
+                status_text(http_status)
             ));
             return None;
         }
         "http_error" if http_status.is_some() && !two_xx => Terminal::HttpError,
         "http_error" => {
             p.push(format!(
-                "{}: `http_error` with http_status {:?}; an HTTP error has a non-2xx status",
+                "{}: `http_error` with http_status {}; an HTTP error has a non-2xx status",
                 doc.at("terminal_outcome"),
-                http_status
+                status_text(http_status)
             ));
             return None;
         }
@@ -902,18 +906,19 @@ fn read_round_artifacts(
     out
 }
 
-fn read_evaluations(
-    dir: &Path,
-    kind: Kind,
-    records: &BTreeMap<String, Record>,
-    p: &mut Problems,
-) -> BTreeMap<String, Value> {
+fn read_evaluations(dir: &Path, kind: Kind, p: &mut Problems) -> BTreeMap<String, Value> {
     let partition = kind.partition();
+    // Against the record files, not the records that checked: a defective record is reported
+    // once, as itself.
+    let records: BTreeSet<String> = sorted_json_files(&dir.join("raw").join(&partition))
+        .into_iter()
+        .map(|n| n.trim_end_matches(".json").to_string())
+        .collect();
     let mut out = BTreeMap::new();
     let mut take = |file: &str, value: Value, p: &mut Problems| {
         let doc = Doc::new(file, &value);
         let Some(id) = doc.string(p, "request_id").map(str::to_string) else { return };
-        if !records.contains_key(&id) {
+        if !records.contains(&id) {
             p.push(format!("{}: {id} has no terminal record in raw/{partition}/", doc.at("request_id")));
             return;
         }

@@ -65,6 +65,8 @@ impl Cause {
 /// What the reference recorded about one request.
 struct RefRecord {
     outcome: String,
+    /// The runner error the reference scores as a transport error (its §5.9).
+    historical: bool,
     answer: Option<String>,
     error_type: Option<String>,
     malformed_event: bool,
@@ -119,6 +121,9 @@ fn ref_record(record: &Value) -> RefRecord {
     let classified = |c: &str| events.iter().any(|e| e.get("classification").and_then(Value::as_str) == Some(c));
     RefRecord {
         outcome: record.get("terminal_outcome").and_then(Value::as_str).unwrap_or_default().to_string(),
+        historical: record.pointer("/error/type").and_then(Value::as_str) == Some("AttributeError")
+            && record.pointer("/error/message").and_then(Value::as_str)
+                == Some("'NoneType' object has no attribute 'read'"),
         answer: record.get("reconstructed_answer").and_then(Value::as_str).map(str::to_string),
         error_type: record.pointer("/error/type").and_then(Value::as_str).map(str::to_string),
         malformed_event: classified("malformed_sse"),
@@ -193,7 +198,7 @@ pub fn compare(
         deviations: BTreeMap::new(),
         unexplained: Vec::new(),
         without_reference_evaluation: 0,
-        runner_errors: records.values().filter(|r| r.outcome == "runner_error").count(),
+        runner_errors: records.values().filter(|r| r.outcome == "runner_error" && !r.historical).count(),
         providers: Vec::new(),
         figures: None,
     };
@@ -451,8 +456,8 @@ pub fn lines(parity: &Parity, table: &ProviderTable) -> Vec<String> {
     }
     match &parity.figures {
         None => lines.push(
-            "- Figures: the reference derived no metrics for these records (an interrupted run), so there are none \
-             to compare."
+            "- Figures: the reference run holds no metrics for these records (it derives none for an interrupted \
+             run), so there are none to compare."
                 .to_string(),
         ),
         Some(f) => {

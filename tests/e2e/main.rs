@@ -2,6 +2,7 @@
 //! an ephemeral loopback port, checked end to end.
 mod bad_input;
 mod hostile;
+mod import;
 mod kills;
 mod llama;
 mod make;
@@ -9,5 +10,6 @@ mod operator;
 mod ops;
 mod pipeline;
 mod reference;
+mod reference_run;
 mod resume;
 mod support;

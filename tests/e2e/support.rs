@@ -18,6 +18,7 @@ pub fn bin(name: &str) -> PathBuf {
         "ib-aggregate" => env!("CARGO_BIN_EXE_ib-aggregate"),
         "ib-report" => env!("CARGO_BIN_EXE_ib-report"),
         "ib-sim" => env!("CARGO_BIN_EXE_ib-sim"),
+        "ib-import" => env!("CARGO_BIN_EXE_ib-import"),
         other => panic!("unknown binary {other}"),
     };
     PathBuf::from(path)
