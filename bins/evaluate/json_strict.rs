@@ -8,17 +8,17 @@
 //! whichever value happens to win. Integers stay distinct from floats (`12` vs `12.0`), which
 //! the contract rubric's type table needs.
 //!
-//! Known departures from CPython's `json`, all on inputs no real answer contains, and none
-//! of which can turn a wrong answer into a success:
-//! - an integer literal outside the 64-bit range reads as a float (`serde_json` without
-//!   `arbitrary_precision`), so it fails an `int | null` field as `schema_invalid` where Python
-//!   would call it a wrong integer (`incorrect_result`);
-//! - a number whose exponent overflows (`1e400`) is malformed here, while Python reads it as
-//!   infinity (then `schema_invalid`): an infinity has no JSON text to store in `parsed_output`;
-//! - `-0` reads as the float `-0.0` (serde_json's choice), so it fails an `int | null` field,
-//!   where Python reads the integer `0`;
-//! - a lone UTF-16 surrogate escape (`"\ud800"`) is malformed here (Rust strings are UTF-8);
-//! - nesting deeper than 128 levels is malformed here (Python raises `RecursionError`).
+//! Where CPython's `json` reads a number or string differently from `serde_json`, the text is
+//! first rewritten so that it scores as CPython's reading does
+//! ([`inferbench_schemas::lenient_json::python_numbers_and_strings`]): `-0` is the integer 0
+//! (so it is a valid `int | null` contract field); an integer beyond 64 bits is an integer that
+//! equals no gold (a wrong integer, `incorrect_result`, not a float); an overflowing exponent
+//! (`1e400`, Python's infinity) is a float that equals no gold (`schema_invalid` in an integer
+//! field); a lone UTF-16 surrogate escape is U+FFFD (a string that equals no gold). The
+//! verdicts are CPython's; `parsed_output` shows the rewritten value for the last three.
+//!
+//! One departure is left, on an input no real answer contains: nesting deeper than 128 levels
+//! is malformed here (Python raises `RecursionError`).
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::fmt;
@@ -56,6 +56,8 @@ pub fn parse(text: &str) -> Result<Value, Malformed> {
     if text.is_empty() {
         return Err(Malformed::Empty);
     }
+    let rewritten = inferbench_schemas::lenient_json::python_numbers_and_strings(text);
+    let text = rewritten.as_deref().unwrap_or(text);
     let mut de = serde_json::Deserializer::from_str(text);
     let value = StrictValue.deserialize(&mut de).map_err(|e| Malformed::Invalid(e.to_string()))?;
     // `end` accepts only trailing JSON whitespace, the same set we skipped in front.
@@ -215,10 +217,18 @@ mod tests {
     }
 
     #[test]
-    fn syntax_errors_and_overflowing_numbers_are_invalid() {
+    fn syntax_errors_are_invalid() {
         invalid("{\"answer\": \"Ada\",}");
         invalid("{'answer': 'Ada'}");
-        invalid("1e400");
         invalid("\"unterminated");
+    }
+
+    #[test]
+    fn numbers_and_strings_read_as_cpython_reads_them() {
+        let v = parse(r#"{"zero":-0,"big":123456789012345678901234567890,"inf":1e400,"s":"a\ud800"}"#).unwrap();
+        assert!(v["zero"].is_i64() && v["zero"].as_i64() == Some(0), "-0 is the integer 0");
+        assert!(v["big"].is_u64(), "a huge integer is still an integer");
+        assert!(v["inf"].is_f64(), "an overflowing exponent is a float");
+        assert_eq!(v["s"], "a\u{fffd}");
     }
 }

@@ -61,6 +61,67 @@ fn repair(text: &str) -> Option<String> {
     changed.then_some(out)
 }
 
+/// `text` with the numbers and strings that Python's parser reads differently from
+/// `serde_json`'s rewritten to values that score as Python's do, or `None` when there is
+/// nothing to rewrite (the strict evaluator's reading, `seed-runner.md` §9.1):
+/// - `-0` is Python's integer 0 (serde_json reads the float −0.0);
+/// - an integer beyond 64 bits is a Python integer (serde_json reads a float): it becomes the
+///   64-bit integer of its sign's extreme, an integer that equals no gold value;
+/// - a float whose exponent overflows is Python's infinity (serde_json refuses it): it becomes
+///   the largest finite float of its sign, a float that equals no gold value;
+/// - a `\u` escape of a lone UTF-16 surrogate is a Python string character (a Rust string
+///   cannot hold one): it becomes U+FFFD.
+///
+/// `NaN`, `Infinity` and `-Infinity` are left alone: the strict evaluator refuses them.
+pub fn python_numbers_and_strings(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let end = string_end(bytes, i);
+                changed |= repair_string(&text[i..end], &mut out);
+                i = end;
+            }
+            b'-' | b'0'..=b'9' => {
+                let end = number_end(bytes, i);
+                let token = &text[i..end];
+                let integer = !token.contains(['.', 'e', 'E']);
+                let negative = token.starts_with('-');
+                let replacement = if token == "-0" {
+                    Some("0")
+                } else if integer && token.parse::<i64>().is_err() && token.parse::<u64>().is_err() && token.len() > 1 {
+                    token[usize::from(negative)..].bytes().all(|b| b.is_ascii_digit()).then_some(if negative {
+                        "-9223372036854775808"
+                    } else {
+                        "18446744073709551615"
+                    })
+                } else if !integer && token.parse::<f64>().is_ok_and(f64::is_infinite) {
+                    Some(if negative { "-1.7976931348623157e308" } else { "1.7976931348623157e308" })
+                } else {
+                    None
+                };
+                match replacement {
+                    Some(r) => {
+                        out.push_str(r);
+                        changed = true;
+                    }
+                    None => out.push_str(token),
+                }
+                i = end.max(i + 1);
+            }
+            _ => {
+                let ch = text[i..].chars().next().unwrap_or('\u{fffd}');
+                out.push(ch);
+                i += ch.len_utf8().max(1);
+            }
+        }
+    }
+    changed.then_some(out)
+}
+
 /// The index just past the string literal that starts at `start` (or the end of the text).
 fn string_end(bytes: &[u8], start: usize) -> usize {
     let mut i = start + 1;
@@ -149,6 +210,22 @@ mod tests {
         assert_eq!(v["b"], "\u{fffd}");
         assert_eq!(v["c"], "😀", "a valid pair is kept");
         assert_eq!(v["d"], "\\ud800", "an escaped backslash is not an escape");
+    }
+
+    #[test]
+    fn numbers_and_strings_are_rewritten_to_score_as_pythons() {
+        let rewrite = |t: &str| python_numbers_and_strings(t);
+        assert_eq!(
+            rewrite(r#"{"a":-0,"b":-0.0,"c":0,"d":"-0"}"#).as_deref(),
+            Some(r#"{"a":0,"b":-0.0,"c":0,"d":"-0"}"#)
+        );
+        assert_eq!(rewrite("[123456789012345678901234567890]").as_deref(), Some("[18446744073709551615]"));
+        assert_eq!(rewrite("[-123456789012345678901234567890]").as_deref(), Some("[-9223372036854775808]"));
+        assert_eq!(rewrite("[1e400,-2E999]").as_deref(), Some("[1.7976931348623157e308,-1.7976931348623157e308]"));
+        assert_eq!(rewrite(r#"["\ud800"]"#).as_deref(), Some(r#"["\ufffd"]"#));
+        for unchanged in [r#"{"a":12,"b":12.5,"c":-3}"#, "NaN", "[Infinity]", "[1e308]", "18446744073709551615"] {
+            assert_eq!(rewrite(unchanged), None, "{unchanged}");
+        }
     }
 
     #[test]

@@ -110,6 +110,7 @@ mod tests {
                 vocabulary_sha256: "s".into(),
             },
             providers,
+            imported_from: None,
         };
         std::fs::create_dir_all(run).unwrap();
         crate::atomic::write_json(&RunDir::new(run).lock(), &lock).unwrap();
