@@ -149,6 +149,13 @@ pub fn compute(events: &[TimedEvent<'_>], logged: &StreamEnd, http_status: Optio
     compute_with(Rules::Inferbench, events, logged, http_status)
 }
 
+/// Whether the reference would have read on to the close where the fetch stopped: past an
+/// error the provider reported in the stream, and through a 2xx body that is not an event
+/// stream (it reads any body line by line; one without `data:` lines is an empty answer).
+fn read_to_the_close(logged: &StreamEnd) -> bool {
+    logged.outcome == Outcome::StreamError || logged.error_type == Some(ErrorKind::NotEventStream)
+}
+
 /// The reference's tokenizer error: its `encode` raised on special-token text.
 fn special_token_failure(index: usize, channel: &str) -> StreamEnd {
     StreamEnd::failed(
@@ -249,9 +256,7 @@ pub fn compute_with(
         // The body ended cleanly: whether that completes the response is the judge's call
         // (also for a log whose writer judged it by older rules). The reference reads past
         // an error the provider reports in the stream, to the close.
-        None if two_xx && (logged.ended_cleanly() || (reference && logged.outcome == Outcome::StreamError)) => {
-            judge.closed()
-        }
+        None if two_xx && (logged.ended_cleanly() || (reference && read_to_the_close(logged))) => judge.closed(),
         None => logged.clone(),
     };
     if reference
@@ -464,6 +469,10 @@ mod tests {
         let stopped = StreamEnd::failed(Outcome::StreamError, ErrorKind::InBandError, "e".into());
         let t = as_reference(&[ev(10.0, A1), ev(20.0, A2), ev(30.0, error)], &stopped);
         assert!(t.complete && t.end.outcome == Outcome::Completed, "{t:?}");
+        // A 2xx body that is not an event stream is read to the close: an empty answer.
+        let not_sse = StreamEnd::failed(Outcome::InvalidStream, ErrorKind::NotEventStream, "n".into());
+        let t = as_reference(&[], &not_sse);
+        assert_eq!((t.end.outcome, t.answer.as_str()), (Outcome::Completed, ""));
         // Data that is not a JSON object is the reference's transport error.
         let t = as_reference(&[ev(10.0, A1), ev(20.0, "oops")], &StreamEnd::completed());
         assert_eq!(
