@@ -62,6 +62,26 @@ fn samples_pass_the_loader_with_sample_only() {
     }
 }
 
+/// The committed datasets are the generator's output for the release seed, byte for byte: a
+/// change to the generator's wording must come with regenerated files (`make data
+/// data-sample`), never pass unnoticed.
+#[test]
+fn the_committed_data_files_are_the_generators_bytes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    let sample = dataset_files(&spec(), 20261129, Some(6)).unwrap();
+    for (dir, files) in [("micro-single-task", full()), ("micro-single-task-sample", &sample)] {
+        for (name, bytes) in files {
+            let path = root.join(dir).join(name);
+            let committed = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(
+                committed == *bytes,
+                "{} differs from what `ib-data generate --seed 20261129` writes; regenerate with `make data data-sample`",
+                path.display()
+            );
+        }
+    }
+}
+
 #[test]
 fn the_same_seed_gives_the_same_bytes_and_a_sample_is_a_prefix() {
     let again = dataset_files(&spec(), 20261129, None).unwrap();
