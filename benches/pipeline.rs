@@ -3,12 +3,16 @@
 //! - SSE framing: synthetic `chat.completion.chunk` streams fed in 1 KiB reads;
 //! - the timing function over one request's events;
 //! - re-scoring a full-size run: a synthetic event log of 6,000 requests (the reference
-//!   benchmark's size) through the real `ib-reconstruct` binary.
+//!   benchmark's size) through the real `ib-reconstruct` binary;
+//! - importing a full-size reference run: 6,000 reference terminal records (copies of the
+//!   reference's own smoke records, `tests/e2e/reference_run.rs`) through the real `ib-import`.
 //!
 //! Each figure is the best of several repetitions; the run prints a Markdown table.
 #[path = "../bins/fetch/sse.rs"]
 #[allow(dead_code)]
 mod sse;
+#[path = "../tests/e2e/reference_run.rs"]
+mod reference_run;
 
 use inferbench_schemas::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SegmentOpened, SseEvent};
 use inferbench_schemas::jsonl::AppendWriter;
@@ -196,10 +200,38 @@ fn bench_reconstruct() -> (usize, u64, f64) {
     (events, bytes, elapsed.as_secs_f64())
 }
 
+/// `ib-import` of a 600-round full reference run; returns (records, MB of records, seconds).
+fn bench_import() -> (usize, f64, f64) {
+    let dir = tempfile::tempdir().unwrap();
+    let from = dir.path().join("reference-full");
+    let run = reference_run::full_run(&from, 200);
+    let records = run.ids().len();
+    let bytes: u64 = run.ids().iter().map(|id| std::fs::metadata(run.record_path(id)).unwrap().len()).sum();
+    let mut attempt = 0;
+    let elapsed = best_of(3, || {
+        attempt += 1;
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_ib-import"))
+            .arg("--from")
+            .arg(&from)
+            .arg("--run")
+            .arg(dir.path().join(format!("imported-{attempt}")))
+            .arg("--spec")
+            .arg(reference_run::fixture("spec.yaml"))
+            .arg("--dataset")
+            .arg(reference_run::fixture("data/micro-single-task"))
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    });
+    (records, bytes as f64 / 1e6, elapsed.as_secs_f64())
+}
+
 fn main() {
     let (mb_s, events_s) = bench_sse();
     let timing_rate = bench_timing();
     let (events, bytes, reconstruct_secs) = bench_reconstruct();
+    let (records, record_mb, import_secs) = bench_import();
     println!("| what | figure |");
     println!("|---|---|");
     println!("| SSE framing, 1 KiB reads | {mb_s:.0} MB/s ({:.2} M events/s) |", events_s / 1e6);
@@ -208,4 +240,5 @@ fn main() {
         "| `ib-reconstruct`, 6,000 requests ({events} events, {:.0} MB of JSONL) | {reconstruct_secs:.2} s |",
         bytes as f64 / 1e6
     );
+    println!("| `ib-import`, a full reference run ({records} records, {record_mb:.0} MB) | {import_secs:.2} s |");
 }
