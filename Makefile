@@ -42,8 +42,15 @@ DATA_SEED    ?= 20261129
 BIN          ?= target/release
 CARGO        ?= cargo
 
-# `make` keeps one simulated run and brings it up to date; `make run` starts a new run.
+# `make` keeps one simulated run per spec, dataset and selection and brings it up to date
+# (`simulated` for the defaults; another spec or dataset gets its own, so it never meets a
+# lock made for other inputs); `make run` starts a new run.
+SIM_DEFAULTS := $(PIPELINE)/spec.yaml+data/$(WORKFLOW)+6
+ifeq ($(SPEC)+$(DATASET)+$(PER_FAMILY)$(SAMPLE),$(SIM_DEFAULTS))
 SIM_RUN      ?= runs/$(WORKFLOW)/simulated
+else
+SIM_RUN      ?= runs/$(WORKFLOW)/simulated-$(shell printf '%s' '$(SPEC)+$(DATASET)+$(PER_FAMILY)$(SAMPLE)' | sha256sum | cut -c1-8)
+endif
 # Computed once, here: a recursively expanded `date` would be evaluated at every reference,
 # and a run straddling a second would write into two directories.
 ifndef RUN

@@ -8,11 +8,11 @@
 //!   reference's own smoke records, `tests/e2e/reference_run.rs`) through the real `ib-import`.
 //!
 //! Each figure is the best of several repetitions; the run prints a Markdown table.
+#[path = "../tests/e2e/reference_run.rs"]
+mod reference_run;
 #[path = "../bins/fetch/sse.rs"]
 #[allow(dead_code)]
 mod sse;
-#[path = "../tests/e2e/reference_run.rs"]
-mod reference_run;
 
 use inferbench_schemas::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SegmentOpened, SseEvent};
 use inferbench_schemas::jsonl::AppendWriter;

@@ -452,10 +452,42 @@ pub fn load(dir: &Path, spec: &Spec, options: LoadOptions) -> Result<Dataset> {
         items.insert(family.name.clone(), rows);
     }
     if !problems.is_empty() {
-        return Err(Error::Invalid(problems));
+        return Err(Error::Invalid(collapse_template_mismatches(problems)));
     }
     let release_hash = release_hash(&file_hashes);
     Ok(Dataset { dir: dir.to_path_buf(), items, file_hashes, release_hash })
+}
+
+/// A dataset written for other prompt templates than the spec's differs on every row: one
+/// line per file says so, after the first row's, instead of one line per row.
+fn collapse_template_mismatches(problems: Vec<String>) -> Vec<String> {
+    const MARK: &str = ": prompt.system: differs from the template ";
+    let file_of = |p: &str| p.find(MARK).and_then(|at| p[..at].rsplit_once(':')).map(|(file, _)| file.to_string());
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for p in &problems {
+        if let Some(file) = file_of(p) {
+            *counts.entry(file).or_default() += 1;
+        }
+    }
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out = Vec::new();
+    for p in problems {
+        let Some(file) = file_of(&p).filter(|f| counts[f] > 3) else {
+            out.push(p);
+            continue;
+        };
+        let n = seen.entry(file.clone()).or_default();
+        *n += 1;
+        if *n == 1 {
+            out.push(p);
+            out.push(format!(
+                "{file}: prompt.system: {} more rows differ from the template too: the dataset was written for other \
+                 prompt templates than the spec names (give the spec its dataset, or the dataset its spec)",
+                counts[&file] - 1
+            ));
+        }
+    }
+    out
 }
 
 impl Dataset {
@@ -476,6 +508,21 @@ mod tests {
         assert!(!is_iso_date("2024-13-01"));
         assert!(!is_iso_date("2024-04-31"));
         assert!(!is_iso_date("２０２４-01-01"));
+    }
+
+    #[test]
+    fn a_dataset_for_other_templates_is_one_line_per_file() {
+        let mut problems: Vec<String> = (1..=5)
+            .map(|i| format!("d/t.jsonl:{i}: prompt.system: differs from the template p.txt (it must …)"))
+            .collect();
+        problems.push("d/t.jsonl:6: id: duplicate".into());
+        problems.push("d/m.jsonl:1: prompt.system: differs from the template q.txt (it must …)".into());
+        let out = collapse_template_mismatches(problems);
+        assert_eq!(out.len(), 4, "{out:#?}");
+        assert!(out[0].starts_with("d/t.jsonl:1: prompt.system"));
+        assert!(out[1].starts_with("d/t.jsonl: prompt.system: 4 more rows differ from the template too"));
+        assert_eq!(out[2], "d/t.jsonl:6: id: duplicate");
+        assert!(out[3].starts_with("d/m.jsonl:1:"), "three or fewer stay as they are");
     }
 
     #[test]
