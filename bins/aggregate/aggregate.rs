@@ -11,7 +11,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let inputs = inputs::load(&args)?;
     let families = inputs.spec.task_families();
     let joined = join::join(inputs.tables, &families, &inputs.table.names()).map_err(error::invalid)?;
-    let computed = metrics::compute_with(inputs.rules, &joined, &families, &inputs.table);
+    let computed = metrics::compute_with(
+        inputs.rules,
+        &joined,
+        &families,
+        &inputs.table,
+        inputs.reference_paired_failures.as_ref(),
+    );
     let identity = output::RunIdentity {
         benchmark_slug: &inputs.spec.slug,
         run_id: &inputs.lock.run_id,

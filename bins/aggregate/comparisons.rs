@@ -33,22 +33,29 @@ pub fn eligibility_of(row: &PooledMetrics) -> ProviderEligibility {
     eligibility(row, row.configuration_compatible)
 }
 
-/// Under the reference's rules, its record-level check also leaves out a provider with any
-/// HTTP error response or any response naming another model than the exact model id
-/// (reference §8.6, §12.2 item 10); under inferbench's, the pooled row decides.
+/// Under the reference's rules, its record-level check also leaves out a provider with a record
+/// that fails it (reference §8.6, §12.2 item 10): for an imported run, the check itself on the
+/// reference's records (`reference_failures`, how many of the provider's fail it); otherwise
+/// what it amounts to on inferbench's own responses, any HTTP error response or any response
+/// naming another model than the exact model id. Under inferbench's rules the pooled row
+/// decides.
 pub fn eligibility_with(
     rules: Rules,
     row: &PooledMetrics,
     provider: &Provider,
     observations: &[&Observation],
+    reference_failures: Option<usize>,
 ) -> ProviderEligibility {
     if !rules.is_reference() {
         return eligibility_of(row);
     }
-    let record_level = observations.iter().all(|o| {
-        o.response.outcome != Outcome::HttpError
-            && o.response.response_model.as_ref().is_none_or(|m| *m == provider.model_id)
-    });
+    let record_level = match reference_failures {
+        Some(failures) => failures == 0,
+        None => observations.iter().all(|o| {
+            o.response.outcome != Outcome::HttpError
+                && o.response.response_model.as_ref().is_none_or(|m| *m == provider.model_id)
+        }),
+    };
     eligibility(row, row.configuration_compatible && record_level)
 }
 

@@ -22,6 +22,9 @@ pub struct RunInputs {
     pub hashes: BTreeMap<String, String>,
     /// The scoring rules the responses were judged under.
     pub rules: Rules,
+    /// An imported run's reference records failing the reference's record-level paired
+    /// check, by provider (what the reference's rules exclude from the pairs).
+    pub reference_paired_failures: Option<BTreeMap<String, usize>>,
     /// Held until the outputs are written: no other stage writes into the run meanwhile.
     pub _writer: WriterLock,
 }
@@ -39,7 +42,8 @@ pub fn load(args: &Args) -> anyhow::Result<RunInputs> {
     // been derived from responses judged under the same ones.
     let rules = Rules::of(&parquet_io::read_inputs::<ResponseRow>(&run.responses())?);
     rules.check("evaluations.parquet", &parquet_io::read_inputs::<EvaluationRow>(&run.evaluations())?)?;
+    let reference_paired_failures = inferbench_schemas::reference_records::paired_check_failures(&run)?;
     let Pipeline { spec, providers: table, lock, mut hashes, .. } = pipeline;
     rules.record(&mut hashes);
-    Ok(RunInputs { spec, table, lock, tables, hashes, rules, _writer: writer })
+    Ok(RunInputs { spec, table, lock, tables, hashes, rules, reference_paired_failures, _writer: writer })
 }

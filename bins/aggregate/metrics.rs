@@ -27,12 +27,19 @@ pub struct Computed {
 /// Computes the metrics of a joined run under inferbench's rules.
 #[cfg(test)]
 pub fn compute(joined: &Joined, families: &[TaskFamily], table: &ProviderTable) -> Computed {
-    compute_with(Rules::Inferbench, joined, families, table)
+    compute_with(Rules::Inferbench, joined, families, table, None)
 }
 
 /// Computes the metrics of a joined run. `table` must define every scheduled provider (the
-/// join checked it).
-pub fn compute_with(rules: Rules, joined: &Joined, families: &[TaskFamily], table: &ProviderTable) -> Computed {
+/// join checked it). `reference_failures`: for an imported run, its reference records failing
+/// the reference's record-level paired check, by provider (see `comparisons`).
+pub fn compute_with(
+    rules: Rules,
+    joined: &Joined,
+    families: &[TaskFamily],
+    table: &ProviderTable,
+    reference_failures: Option<&BTreeMap<String, usize>>,
+) -> Computed {
     let mut scheduled: BTreeMap<(&str, TaskFamily), usize> = BTreeMap::new();
     for row in &joined.schedule {
         *scheduled.entry((row.provider.as_str(), row.task_family)).or_default() += 1;
@@ -59,7 +66,8 @@ pub fn compute_with(rules: Rules, joined: &Joined, families: &[TaskFamily], tabl
             })
             .collect();
         let row = pooled::assess_with(rules, provider, &rows, &mine);
-        paired.push(comparisons::eligibility_with(rules, &row, provider, &mine));
+        let failures = reference_failures.map(|f| f.get(name).copied().unwrap_or(0));
+        paired.push(comparisons::eligibility_with(rules, &row, provider, &mine, failures));
         pooled_rows.push(row);
         let mut rows = rows;
         rows.sort_by(|a, b| a.task_family.cmp(&b.task_family));

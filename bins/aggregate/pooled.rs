@@ -304,7 +304,7 @@ mod tests {
         reqs[0] = reqs[0].clone().with(|r| r.response_model = Some("model-x-alias".into()));
         let table = fixture::provider_table();
         let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
-        let rows = metrics::compute_with(Rules::Reference, &joined, &fixture::families(), &table).pooled;
+        let rows = metrics::compute_with(Rules::Reference, &joined, &fixture::families(), &table, None).pooled;
         let a = row(&rows, "a");
         assert!(!a.configuration_compatible && !a.eligible);
         assert_eq!(a.expected_models, vec!["model-x".to_string()]);
@@ -314,7 +314,7 @@ mod tests {
             .map(|q| Req::failed(q.response.round_index, q.response.task_family, "a", "timeout"))
             .collect();
         let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
-        let rows = metrics::compute_with(Rules::Reference, &joined, &fixture::families(), &table).pooled;
+        let rows = metrics::compute_with(Rules::Reference, &joined, &fixture::families(), &table, None).pooled;
         assert!(row(&rows, "a").configuration_compatible);
     }
 

@@ -221,7 +221,8 @@ pub fn compare(
             None => parity.unexplained.push(id.to_string()),
         }
     }
-    provider_deviations(&mut parity, metrics, comparisons, &mut deviating);
+    let reference_failures = inferbench_schemas::reference_records::paired_check_failures(run)?;
+    provider_deviations(&mut parity, metrics, comparisons, reference_failures.as_ref(), &mut deviating);
     let sfx = match from.attempt {
         Some(n) => format!("-attempt-{n}"),
         None => String::new(),
@@ -243,12 +244,13 @@ pub fn compare(
     Ok(Some(parity))
 }
 
-/// Provider-level deviations: model aliases the reference does not accept, and HTTP errors
-/// that the reference's record-level check would have left out of the pairs.
+/// Provider-level deviations: model aliases the reference does not accept, and records that
+/// the reference's record-level check (on its own records) would have left out of the pairs.
 fn provider_deviations(
     parity: &mut Parity,
     metrics: &MetricsDocument,
     comparisons: &ComparisonsDocument,
+    reference_failures: Option<&BTreeMap<String, usize>>,
     deviating: &mut BTreeSet<String>,
 ) {
     if parity.rules.is_reference() {
@@ -272,16 +274,14 @@ fn provider_deviations(
                 exact.map_or("", String::as_str)
             ));
         }
-        let http_errors = row.metrics.failures.http_429_count
-            + row.metrics.failures.other_http_4xx_count
-            + row.metrics.failures.http_5xx_count
-            + row.metrics.failures.other_http_count;
         let paired = comparisons.provider_eligibility.iter().any(|e| &e.provider == name && e.eligible);
-        if http_errors > 0 && paired {
+        let failing = reference_failures.and_then(|f| f.get(name).copied()).unwrap_or(0);
+        if failing > 0 && paired {
             deviating.insert(name.clone());
             parity.providers.push(format!(
-                "{name}: takes part in the paired comparisons despite {http_errors} HTTP error response(s); the \
-                 reference's record-level check leaves out a provider with any HTTP error (its §12.2 item 10)"
+                "{name}: takes part in the paired comparisons although {failing} of its reference records fail the \
+                 reference's record-level check (an HTTP error's, whose model identity is unverified, or one naming \
+                 another model); the reference leaves such a provider out of every pair (its §12.2 item 10)"
             ));
         }
     }

@@ -43,6 +43,7 @@ pub mod parquet_io;
 pub mod pipeline;
 pub mod provenance;
 pub mod providers;
+pub mod reference_records;
 pub mod rules;
 pub mod run;
 pub mod spec;

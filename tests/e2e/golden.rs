@@ -58,15 +58,7 @@ impl Golden {
 
     /// Compares (or, blessing, writes) every output of `run`, under the suffix `tag`.
     fn check(&self, run: &Path, tag: &str, stale: &mut Vec<String>) {
-        let normalize = |text: String| -> String {
-            let mut text = code_versions_replaced(&text);
-            for file in DERIVED {
-                if let Ok(hash) = file_sha256(&run.join(file)) {
-                    text = text.replace(&hash, &format!("<sha256 of {file}>"));
-                }
-            }
-            text
-        };
+        let normalize = |text: String| normalized(run, &text);
         let mut outputs = vec![
             (format!("responses{tag}.jsonl"), rows::<ResponseRow>(&run.join("responses.parquet"))),
             (format!("evaluations{tag}.jsonl"), rows::<EvaluationRow>(&run.join("evaluations.parquet"))),
@@ -103,6 +95,17 @@ impl Golden {
             stale.push(format!("tests/golden/{}/expected/{name}: {line}", self.name));
         }
     }
+}
+
+/// `text` with the code versions and the hashes of `run`'s derived files replaced.
+fn normalized(run: &Path, text: &str) -> String {
+    let mut text = code_versions_replaced(text);
+    for file in DERIVED {
+        if let Ok(hash) = file_sha256(&run.join(file)) {
+            text = text.replace(&hash, &format!("<sha256 of {file}>"));
+        }
+    }
+    text
 }
 
 /// `text` with every code version (`inferbench 0.1.0 (0123456789ab)`, of this build or of
@@ -177,7 +180,7 @@ fn golden_imported_reference_smoke_run() {
         .arg(&golden.dataset));
     let mut stale = Vec::new();
     let log = std::fs::read_to_string(run.join("events/0001.jsonl")).unwrap();
-    let log = code_versions_replaced(&log);
+    let log = normalized(&run, &log);
     let log_hash = inferbench_schemas::canonical::sha256_hex(log.as_bytes());
     golden.compare("events-0001.jsonl.sha256", format!("{log_hash}\n"), &mut stale);
     golden.rescore(&run, "inferbench");

@@ -252,7 +252,7 @@ fn failures_of_every_class_differ_only_by_the_named_deviations() {
     assert!(!report.contains("for no documented reason: a defect"), "{report}");
     assert!(report.contains("1 request(s) ended in a reference `runner_error`"), "{report}");
     assert!(report.contains("the reference run holds no metrics for these records"), "{report}");
-    assert!(report.contains("HTTP error response(s); the reference's record-level check"), "{report}");
+    assert!(report.contains("of its reference records fail the reference's record-level check"), "{report}");
 
     // Under the reference's rules every request is scored as the reference scored it.
     rescore(&run, "reference");

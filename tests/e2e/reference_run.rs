@@ -185,6 +185,20 @@ fn reconcile(record: &mut Value) {
 }
 
 fn fail(record: &mut Value, outcome: &str, status: Option<u16>, error_type: &str, message: &str) {
+    // An HTTP error reports no model and fails its adapter check (§5.7); a timeout or transport
+    // error keeps the identity its partial stream showed, if any, and has no adapter check.
+    let map = record.as_object_mut().unwrap();
+    map.remove("adapter_compatibility");
+    if outcome == "http_error" {
+        let requested = map["model_identity"]["requested"].clone();
+        map.insert("model_identity".into(), json!({"requested": requested, "reported": null, "matches": null}));
+        map.insert(
+            "adapter_compatibility".into(),
+            json!({"status": "request_failed", "reason": null, "exact_low_reasoning_evidenced": false}),
+        );
+    } else if map["stream_events"].as_array().is_none_or(|e| e.is_empty()) {
+        map.remove("model_identity");
+    }
     record["terminal_outcome"] = json!(outcome);
     record["http_status"] = json!(status);
     record["error"] = json!({"type": error_type, "message": message});
