@@ -282,7 +282,7 @@ mod tests {
         let table = fixture::provider_table();
         let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
         let eligible = |rules: Rules| -> Vec<bool> {
-            crate::metrics::compute_with(rules, &joined, &fixture::families(), &table)
+            crate::metrics::compute_with(rules, &joined, &fixture::families(), &table, None)
                 .paired
                 .iter()
                 .map(|e| e.eligible)

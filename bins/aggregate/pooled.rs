@@ -32,13 +32,7 @@ pub const INCOMPLETE: &str = "incomplete, unbalanced, or internally inconsistent
 const MODELS_LISTED: usize = 3;
 
 /// Builds a provider's pooled row from its family rows (one per expected family, in order)
-/// and all of its observations, under inferbench's rules.
-#[cfg(test)]
-pub fn assess(provider: &Provider, families: &[GroupMetrics], observations: &[&Observation]) -> PooledMetrics {
-    assess_with(Rules::Inferbench, provider, families, observations)
-}
-
-/// [`assess`] under the given rules. The reference's (§6.8): the exact model id, no alias; at
+/// and all of its observations, under the given rules. The reference's (§6.8): the exact model id, no alias; at
 /// least one completed response naming it; and a record for every scheduled request.
 pub fn assess_with(
     rules: Rules,

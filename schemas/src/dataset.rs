@@ -204,7 +204,7 @@ impl FileCheck<'_> {
                     self.family.prompt_template
                 ));
             }
-            if !prompt["user"].as_str().is_some_and(|u| !u.trim().is_empty()) {
+            if prompt["user"].as_str().is_none_or(|u| u.trim().is_empty()) {
                 problems.push(format!("{at}: prompt.user: expected a non-empty string"));
             }
         }

@@ -128,7 +128,7 @@ fn sigterm_stops_fetch_cleanly_and_records_what_finished() {
         }
         other => panic!("the segment ends with segment_closed, not {other:?}"),
     }
-    ok(&mut ws.stage("ib-fetch", &run).args(["--endpoint-base", &sim.url, "--deadline-seconds", "1.0"]));
+    ok(ws.stage("ib-fetch", &run).args(["--endpoint-base", &sim.url, "--deadline-seconds", "1.0"]));
     assert!(run.join("events.parquet").exists(), "the resumed fetch completes and seals");
 }
 
