@@ -68,7 +68,7 @@ pub fn section(pooled: &[PooledMetrics], responses: &[ResponseRow], table: &Prov
         "Provider",
         "Ended streams",
         "Without [DONE]",
-        "Without finish_reason",
+        "Without a finish reason",
         "Usage reported",
         "Usage mismatch",
     ]);

@@ -7,6 +7,7 @@ mod execution;
 mod failures;
 mod format;
 mod inputs;
+mod labels;
 mod leaderboard;
 mod manifest;
 mod paired;
@@ -16,6 +17,7 @@ mod report;
 mod results;
 #[cfg(test)]
 mod sample;
+mod speed;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -3,7 +3,7 @@
 //! machine path, so re-rendering the same inputs gives the same bytes.
 use crate::format::seconds;
 use crate::inputs::ReportInputs;
-use crate::{failures, leaderboard, paired, results};
+use crate::{failures, labels, leaderboard, paired, results, speed};
 
 /// The report's text, ending with exactly one newline.
 pub fn render(inputs: &ReportInputs) -> String {
@@ -13,11 +13,13 @@ pub fn render(inputs: &ReportInputs) -> String {
     let sections = [
         header(inputs, &families),
         leaderboard::section(&m.combined_provider_metrics, &inputs.table),
+        speed::section(&m.combined_provider_metrics, &inputs.table),
         results::pooled_section(&m.combined_provider_metrics, required, &inputs.table),
         results::family_sections(&m.task_family_metrics, &families, required, &inputs.table),
         failures::section(&m.combined_provider_metrics, &inputs.responses, &inputs.table),
         paired::section(&inputs.comparisons, &inputs.table),
         provenance(inputs),
+        column_names(required),
     ];
     let mut text = sections.map(|lines| lines.join("\n")).join("\n\n");
     text.truncate(text.trim_end().len());
@@ -108,6 +110,18 @@ fn how_it_ran(inputs: &ReportInputs) -> String {
     text
 }
 
+/// The headings of the summary tables against their keys in `metrics.json` and
+/// `metrics.parquet`, for whoever takes a figure from the report to a notebook.
+fn column_names(required: &[String]) -> Vec<String> {
+    let mut t = crate::format::Table::new(&["Heading", "Key in metrics.json"]);
+    for column in required {
+        t.row(vec![labels::heading(column), format!("`{column}`")]);
+    }
+    let mut lines = vec!["## Column names in metrics.json".to_string(), String::new()];
+    lines.extend(t.lines());
+    lines
+}
+
 fn provenance(inputs: &ReportInputs) -> Vec<String> {
     let lock = &inputs.lock;
     let mut lines = vec![
@@ -158,7 +172,13 @@ mod tests {
         let inputs = sample::inputs();
         assert_eq!(inputs.spec.required_columns.len(), 23);
         for column in &inputs.spec.required_columns {
-            assert!(text.contains(&format!("| {column} |")), "column {column} missing");
+            let heading = labels::heading(column);
+            assert!(text.contains(&format!("| {heading} |")), "column {column} ({heading}) missing");
+            assert!(text.contains(&format!("| {heading} | `{column}` |")), "{column} not in the names table");
+        }
+        // No machine name heads a table column: they appear only in the names table.
+        for line in text.lines().filter(|l| l.starts_with("| Rank |") || l.starts_with("| Provider |")) {
+            assert!(!line.contains('_'), "{line}");
         }
         assert!(text.contains(&format!("| {} |", leaderboard::HEADERS.join(" | "))));
         assert!(text.starts_with("# Inference Micro Single-Task Benchmark\n\nRun `run-sample`.\n"));
@@ -170,10 +190,12 @@ mod tests {
         let at = |h: &str| text.find(&format!("\n{h}\n")).unwrap_or_else(|| panic!("{h} missing"));
         let order = [
             "## Leaderboard",
+            "## Which provider streams the most tokens per second?",
             "## Balanced pooled provider summary",
             "## Task-family results",
             "## Paired comparisons",
             "## Provenance",
+            "## Column names in metrics.json",
         ]
         .map(at);
         assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");

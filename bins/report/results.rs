@@ -1,10 +1,12 @@
 //! The detailed tables: the balanced pooled provider summary (the spec's required columns per
-//! provider, with sample counts) and one section per task family (the same columns, coverage
-//! and cost, and for contract extraction the field diagnostics).
+//! provider, split into latency, speed and outcome tables, with sample counts) and one section
+//! per task family (the same three tables, coverage and cost, and for contract extraction the
+//! field diagnostics).
 use crate::format::{self, column, coverage, fixed, Table, UNAVAILABLE};
 use crate::inputs::label;
+use crate::labels::{self, Group};
 use crate::leaderboard;
-use inferbench_schemas::documents::{GroupMetrics, PooledMetrics, Summary};
+use inferbench_schemas::documents::{Cost, GroupMetrics, PooledMetrics, Summary};
 use inferbench_schemas::providers::ProviderTable;
 
 const CONTRACT_FAMILY: &str = inferbench_schemas::vocab::TaskFamily::ContractTermsExtraction.as_str();
@@ -13,26 +15,66 @@ const POOLED_NOTE: &str = "Pooled percentiles are computed directly over the con
 of all task families, not averaged from the family percentiles. Pooling is balanced when every \
 family has the same number of submitted requests; an unbalanced provider is not ranked. Rates are \
 shares of submitted requests; `unavailable` means the metric had no samples. The failure rate \
-also counts HTTP 1xx/3xx responses, shown as Other HTTP below.";
+also counts HTTP 1xx/3xx responses, shown as HTTP 1xx/3xx below.";
 
-/// The spec's required columns of one row, formatted. `inputs::check` made sure the format
-/// has every one of them.
-fn columns(row: &GroupMetrics, required: &[String]) -> Vec<String> {
-    required.iter().map(|name| column(name, row.column(name).flatten())).collect()
+/// What each of the three tables shows, in a sentence.
+fn group_note(group: Group) -> &'static str {
+    match group {
+        Group::Latency => {
+            "Milliseconds from sending the request: TTFO to the first output token (reasoning or answer), \
+             TTFA to the first visible answer token, E2E to the end of the response. Lower is better."
+        }
+        Group::Speed => {
+            "Visible-answer tokens per second after the first answer token (higher is better); a pK floor is \
+             the speed at least K% of responses reached. Reasoning tokens before the answer are counted apart \
+             and never in the speed."
+        }
+        Group::Outcome => {
+            "Shares of submitted requests: task success (exactly correct answers) and operational failures \
+             by class."
+        }
+    }
+}
+
+/// The spec's required columns that belong in `group`, in the spec's order.
+/// Speed comes before the reasoning columns in its table: it is what the table is read for.
+fn in_group(required: &[String], group: Group) -> Vec<&String> {
+    let mut columns: Vec<&String> = required.iter().filter(|c| labels::group(c) == group).collect();
+    columns.sort_by_key(|c| !c.starts_with("output_tokens_per_second"));
+    columns
+}
+
+/// The formatted cells of `row` for `columns`. `inputs::check` made sure the format has every
+/// required column.
+fn cells(row: &GroupMetrics, columns: &[&String]) -> Vec<String> {
+    columns.iter().map(|name| column(name, row.column(name).flatten())).collect()
+}
+
+fn headings(first: &[&str], columns: &[&String]) -> Vec<String> {
+    first.iter().map(|h| h.to_string()).chain(columns.iter().map(|c| labels::heading(c))).collect()
 }
 
 pub fn pooled_section(pooled: &[PooledMetrics], required: &[String], table: &ProviderTable) -> Vec<String> {
-    let headers: Vec<&str> = ["Rank", "Provider"].into_iter().chain(required.iter().map(String::as_str)).collect();
-    let mut summary = Table::new(&headers);
     let ordered = leaderboard::order(pooled);
-    for row in &ordered {
-        let mut cells = vec![leaderboard::rank(row.rank), label(&row.metrics.provider, table).to_string()];
-        cells.extend(columns(&row.metrics, required));
-        summary.row(cells);
+    let mut lines = vec!["## Balanced pooled provider summary".to_string(), String::new(), POOLED_NOTE.to_string()];
+    for group in Group::ALL {
+        let columns = in_group(required, group);
+        if columns.is_empty() {
+            continue;
+        }
+        let mut t = Table::new(&headings(&["Rank", "Provider"], &columns));
+        for row in &ordered {
+            let mut row_cells = vec![leaderboard::rank(row.rank), label(&row.metrics.provider, table).to_string()];
+            row_cells.extend(cells(&row.metrics, &columns));
+            t.row(row_cells);
+        }
+        lines.extend([String::new(), format!("### {}", group.title()), String::new(), group_note(group).to_string()]);
+        lines.push(String::new());
+        lines.extend(t.lines());
     }
-    let mut lines = vec!["## Balanced pooled provider summary".to_string(), String::new()];
-    lines.extend(summary.lines());
-    lines.extend(["", POOLED_NOTE, "", "Sample counts (samples/submitted):", ""].map(String::from));
+    lines.extend(
+        ["", "### Sample counts", "", "Samples of each figure out of the submitted requests.", ""].map(String::from),
+    );
     lines.extend(counts_table(&ordered, table));
     lines
 }
@@ -83,13 +125,30 @@ pub fn family_sections(
     table: &ProviderTable,
 ) -> Vec<String> {
     let mut lines = vec!["## Task-family results".to_string(), String::new()];
-    lines.push("Providers are ordered by the family's E2E p99 (lowest first; no samples last).".to_string());
+    lines.push(
+        "Each family's figures, with the same columns as the pooled summary. Providers are ordered by the \
+         family's E2E p99 (lowest first; no samples last)."
+            .to_string(),
+    );
     for family in families {
         let mut mine: Vec<&GroupMetrics> = rows.iter().filter(|r| &r.task_family == family).collect();
         mine.sort_by(|a, b| leaderboard::by_e2e_p99(a, b).then_with(|| a.provider.cmp(&b.provider)));
-        lines.extend([String::new(), format!("### {family}"), String::new()]);
-        lines.extend(family_table(&mine, required, table));
-        lines.extend([String::new(), "Coverage and cost (samples/submitted):".to_string(), String::new()]);
+        lines.extend([String::new(), format!("### {family}")]);
+        for group in Group::ALL {
+            let columns = in_group(required, group);
+            if columns.is_empty() {
+                continue;
+            }
+            let mut t = Table::new(&headings(&["Provider"], &columns));
+            for row in &mine {
+                let mut row_cells = vec![label(&row.provider, table).to_string()];
+                row_cells.extend(cells(row, &columns));
+                t.row(row_cells);
+            }
+            lines.extend([String::new(), format!("{} ({family}):", group.title()), String::new()]);
+            lines.extend(t.lines());
+        }
+        lines.extend([String::new(), format!("Coverage and cost ({family}; samples/submitted):"), String::new()]);
         lines.extend(coverage_table(&mine, table));
         if family == CONTRACT_FAMILY {
             lines.extend([String::new(), "Contract extraction field diagnostics:".to_string(), String::new()]);
@@ -99,19 +158,8 @@ pub fn family_sections(
     lines
 }
 
-fn family_table(rows: &[&GroupMetrics], required: &[String], table: &ProviderTable) -> Vec<String> {
-    let headers: Vec<&str> = ["Provider"].into_iter().chain(required.iter().map(String::as_str)).collect();
-    let mut t = Table::new(&headers);
-    for row in rows {
-        let mut cells = vec![label(&row.provider, table).to_string()];
-        cells.extend(columns(row, required));
-        t.row(cells);
-    }
-    t.lines()
-}
-
 fn coverage_table(rows: &[&GroupMetrics], table: &ProviderTable) -> Vec<String> {
-    let mut t = Table::new(&["Provider", "Submitted", "TTFA", "E2E", "Output speed", "Usage", "Known cost (USD)"]);
+    let mut t = Table::new(&["Provider", "Submitted", "TTFA", "E2E", "Output speed", "Usage reported", "Cost (USD)"]);
     for row in rows {
         let s = &row.summaries;
         t.row(vec![
@@ -121,10 +169,25 @@ fn coverage_table(rows: &[&GroupMetrics], table: &ProviderTable) -> Vec<String> 
             coverage(s.e2e_latency_ms.population_count, s.e2e_latency_ms.submitted_count),
             coverage(s.output_tokens_per_second.population_count, s.output_tokens_per_second.submitted_count),
             coverage(row.usage.reported_count, row.usage.submitted_count),
-            fixed(row.cost.known_cost_usd, 6),
+            cost(&row.cost),
         ]);
     }
     t.lines()
+}
+
+/// The group's cost: the total when every response reported usage; otherwise what is known,
+/// marked as a lower bound, or `unknown` when no response reported usage (a provider that does
+/// not stream usage has an unknown cost, not a zero one).
+pub fn cost(cost: &Cost) -> String {
+    match cost.total_cost_usd {
+        Some(total) => fixed(total, 6),
+        None if cost.reported_count == 0 => "unknown".to_string(),
+        None => format!(
+            "at least {} (usage from {})",
+            fixed(cost.known_cost_usd, 6),
+            coverage(cost.reported_count, cost.submitted_count)
+        ),
+    }
 }
 
 fn diagnostics_table(rows: &[&GroupMetrics], table: &ProviderTable) -> Vec<String> {
@@ -151,10 +214,35 @@ mod tests {
         let inputs = sample::inputs();
         let required = &inputs.spec.required_columns;
         let lines = pooled_section(&inputs.metrics.combined_provider_metrics, required, &inputs.table);
-        assert_eq!(lines[2], format!("| Rank | Provider | {} |", required.join(" | ")));
-        assert!(lines[4].starts_with("| 1 | Provider b | 250.0 | 900.0 | 1,500.5 | 287.1 |"), "{}", lines[4]);
-        assert!(lines[4].contains("| 12 | 40 | 1,234 | 50.00% |"), "{}", lines[4]);
-        assert!(lines[4].contains("| 240.5 | 61.6 | unavailable | 95.83% |"), "{}", lines[4]);
+        let at = |heading: &str| lines.iter().position(|l| l == heading).unwrap_or_else(|| panic!("{heading}"));
+        let (latency, speed, outcomes) = (at("### Latency"), at("### Speed and reasoning"), at("### Outcomes"));
+        assert!(latency < speed && speed < outcomes);
+        assert_eq!(
+            lines[latency + 4],
+            "| Rank | Provider | TTFO p50 (ms) | TTFO p95 (ms) | TTFO p99 (ms) | TTFA p50 (ms) | TTFA p95 (ms) | TTFA p99 (ms) \
+             | E2E p50 (ms) | E2E p95 (ms) | E2E p99 (ms) |"
+        );
+        assert!(
+            lines[latency + 6].starts_with("| 1 | Provider b | 250.0 | 900.0 | 1,500.5 | 287.1 |"),
+            "{}",
+            lines[latency + 6]
+        );
+        assert!(
+            lines[speed + 6].starts_with("| 1 | Provider b | 240.5 | 61.6 | unavailable | 12 | 40 | 1,234 | 50.00% |"),
+            "{}",
+            lines[speed + 6]
+        );
+        assert!(lines[outcomes + 6].starts_with("| 1 | Provider b | 95.83% |"), "{}", lines[outcomes + 6]);
+        // Every required column is in exactly one of the three tables.
+        let header_cells: Vec<&str> = [latency, speed, outcomes]
+            .iter()
+            .flat_map(|&at| lines[at + 4].trim_matches('|').split(" | ").map(str::trim).skip(2).collect::<Vec<_>>())
+            .collect();
+        let mut shown: Vec<String> = header_cells.iter().map(|h| h.to_string()).collect();
+        let mut expected: Vec<String> = required.iter().map(|c| labels::heading(c)).collect();
+        (shown.sort(), expected.sort());
+        assert_eq!(shown, expected);
+        assert_eq!(header_cells.len(), required.len());
         assert!(
             lines
                 .iter()
@@ -178,10 +266,11 @@ mod tests {
         assert_eq!(headings, sample::FAMILIES.map(|f| format!("### {f}")).iter().collect::<Vec<_>>());
         let contract = lines.iter().position(|l| l == "### contract-terms-extraction").unwrap();
         // Family tables order by E2E p99: c (1,000.0) before b (3,228.8) before a (5,000.0).
-        assert!(lines[contract + 4].starts_with("| Provider c |"), "{}", lines[contract + 4]);
+        assert_eq!(lines[contract + 2], "Latency (contract-terms-extraction):");
+        assert!(lines[contract + 6].starts_with("| Provider c |"), "{}", lines[contract + 6]);
         assert!(lines[contract..].iter().any(|l| l == "| Provider b | 590 | 9.5 | 10 |"));
         assert!(
-            lines.iter().any(|l| l == "| Provider a | 600 | 598/600 | 597/600 | 590/600 | 300/600 | 0.012346 |"),
+            lines.iter().any(|l| l == "| Provider a | 600 | 598/600 | 597/600 | 590/600 | 300/600 | at least 0.012346 (usage from 300/600) |"),
             "{lines:#?}"
         );
         assert_eq!(lines.iter().filter(|l| l.starts_with("| Provider | Returned objects")).count(), 1);

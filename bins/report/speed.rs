@@ -1,0 +1,124 @@
+//! The published page's tokens/s view: every provider ordered by its median visible-answer
+//! speed, with the gap to the fastest, the slow-tail floors, and the two waits a fast stream
+//! can still hide (TTFA p95, E2E p99).
+use crate::format::{coverage, figure, fixed, Table, UNAVAILABLE};
+use crate::inputs::label;
+use crate::leaderboard;
+use inferbench_schemas::documents::PooledMetrics;
+use inferbench_schemas::providers::ProviderTable;
+use std::cmp::Ordering;
+
+pub const HEADERS: [&str; 9] = [
+    "Provider",
+    "Tokens/s p50",
+    "Δ vs fastest p50",
+    "Tokens/s p95 floor",
+    "Tokens/s p99 floor",
+    "TTFA p95 (ms)",
+    "E2E p99 (ms)",
+    "Speed samples",
+    "Rank",
+];
+
+const NOTE: &str = "How to read this: higher tokens per second is better. Tokens/s p50 is the median \
+speed of the visible answer after its first token; Δ is the gap to the fastest median. The p95 and p99 \
+floors are slow-tail speeds: 95% and 99% of the provider's measured responses streamed at least that \
+fast. Reasoning tokens and the wait for the first answer token are not part of the speed, so TTFA p95 \
+and E2E p99 sit beside it: a provider can stream quickly once it starts and still keep the reader \
+waiting for the start. Rank is the leaderboard's (by E2E p99, eligible providers only).";
+
+/// Providers by descending tokens/s p50, providers without a speed sample last, then by name.
+pub fn order(pooled: &[PooledMetrics]) -> Vec<&PooledMetrics> {
+    let mut rows: Vec<&PooledMetrics> = pooled.iter().collect();
+    rows.sort_by(|a, b| {
+        let (x, y) =
+            (a.metrics.percentiles.output_tokens_per_second_p50, b.metrics.percentiles.output_tokens_per_second_p50);
+        let speed = match (x, y) {
+            (Some(x), Some(y)) => y.total_cmp(&x),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        };
+        speed.then_with(|| a.metrics.provider.cmp(&b.metrics.provider))
+    });
+    rows
+}
+
+/// The section's lines: a one-sentence finding, the table, how to read it.
+pub fn section(pooled: &[PooledMetrics], table: &ProviderTable) -> Vec<String> {
+    let ordered = order(pooled);
+    let fastest = ordered.first().and_then(|r| r.metrics.percentiles.output_tokens_per_second_p50);
+    let mut t = Table::new(&HEADERS);
+    for row in &ordered {
+        let (m, p) = (&row.metrics, &row.metrics.percentiles);
+        let delta = match (p.output_tokens_per_second_p50, fastest) {
+            (Some(x), Some(f)) => fixed(x - f, 1),
+            _ => UNAVAILABLE.to_string(),
+        };
+        t.row(vec![
+            label(&m.provider, table).to_string(),
+            figure(p.output_tokens_per_second_p50),
+            delta,
+            figure(p.output_tokens_per_second_p95),
+            figure(p.output_tokens_per_second_p99),
+            figure(p.ttfa_p95),
+            figure(p.e2e_latency_p99),
+            coverage(
+                m.summaries.output_tokens_per_second.population_count,
+                m.summaries.output_tokens_per_second.submitted_count,
+            ),
+            leaderboard::rank(row.rank),
+        ]);
+    }
+    let mut lines = vec!["## Which provider streams the most tokens per second?".to_string(), String::new()];
+    if let Some(first) = ordered.first().filter(|_| fastest.is_some()) {
+        let p = &first.metrics.percentiles;
+        lines.extend([
+            format!(
+                "{} led median speed at {} tokens/s; its p99 floor was {} tokens/s, with a TTFA p95 of {} ms.",
+                label(&first.metrics.provider, table),
+                figure(p.output_tokens_per_second_p50),
+                figure(p.output_tokens_per_second_p99),
+                figure(p.ttfa_p95),
+            ),
+            String::new(),
+        ]);
+    }
+    lines.extend(t.lines());
+    lines.extend([String::new(), NOTE.to_string()]);
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample;
+
+    #[test]
+    fn providers_are_ordered_by_median_speed_with_the_gap_to_the_fastest() {
+        let inputs = sample::inputs();
+        let lines = section(&inputs.metrics.combined_provider_metrics, &inputs.table);
+        let rows: Vec<&String> =
+            lines.iter().filter(|l| l.starts_with("| Provider ") && !l.starts_with("| Provider |")).collect();
+        let speeds: Vec<f64> =
+            rows.iter().map(|l| l.split(" | ").nth(1).unwrap().replace(',', "").parse::<f64>().unwrap()).collect();
+        assert!(speeds.windows(2).all(|w| w[0] >= w[1]), "{lines:#?}");
+        assert!(rows[0].contains(&format!(" | {} | 0.0 | ", figure(Some(speeds[0])))), "{}", rows[0]);
+        let gap = fixed(speeds[1] - speeds[0], 1);
+        assert!(rows[1].contains(&format!(" | {gap} | ")), "{}", rows[1]);
+        assert!(lines[2].contains("led median speed at"), "{}", lines[2]);
+    }
+
+    #[test]
+    fn a_provider_without_speed_samples_comes_last_with_no_gap() {
+        let mut pooled = sample::inputs().metrics.combined_provider_metrics;
+        pooled[0].metrics.percentiles.output_tokens_per_second_p50 = None;
+        let gone = pooled[0].metrics.provider.clone();
+        let ordered = order(&pooled);
+        assert_eq!(ordered.last().unwrap().metrics.provider, gone);
+        let lines = section(&pooled, &sample::inputs().table);
+        let last =
+            lines.iter().filter(|l| l.starts_with("| Provider ") && !l.starts_with("| Provider |")).last().unwrap();
+        assert!(last.contains("| unavailable | unavailable |"), "{last}");
+    }
+}
