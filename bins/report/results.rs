@@ -240,7 +240,8 @@ mod tests {
             .collect();
         let mut shown: Vec<String> = header_cells.iter().map(|h| h.to_string()).collect();
         let mut expected: Vec<String> = required.iter().map(|c| labels::heading(c)).collect();
-        (shown.sort(), expected.sort());
+        shown.sort();
+        expected.sort();
         assert_eq!(shown, expected);
         assert_eq!(header_cells.len(), required.len());
         assert!(
