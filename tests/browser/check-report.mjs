@@ -101,11 +101,11 @@ function resolvePointer(doc, pointer) {
 
 const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 
-// Each [data-metric] / [data-comparison] against its file: data-value is JSON number text or
-// null, equal (as a parsed double, or null) to the value the pointer names.
-function checkValues(found, attr, doc, file) {
+// Each data-metric[-SUFFIX] / data-comparison[-SUFFIX] against its file: data-value[-SUFFIX]
+// is JSON number text or null, equal (as a parsed double, or null) to the value the pointer names.
+function checkValues(found, doc, file) {
   let checked = 0;
-  for (const { pointer, value, where } of found) {
+  for (const { attr, pointer, value, valueAttr, where } of found) {
     const target = resolvePointer(doc, pointer);
     if (!target.found) {
       problem(`${where}: ${attr}="${pointer}" names nothing in ${file} (${target.why})`);
@@ -118,18 +118,18 @@ function checkValues(found, attr, doc, file) {
     }
     let shown;
     if (value === null) {
-      problem(`${where}: ${attr}="${pointer}" has no data-value`);
+      problem(`${where}: ${attr}="${pointer}" has no ${valueAttr}`);
       continue;
     } else if (value === "null") {
       shown = null;
     } else if (JSON_NUMBER.test(value)) {
       shown = Number(value);
     } else {
-      problem(`${where}: ${attr}="${pointer}" data-value="${value}" is neither JSON number text nor null`);
+      problem(`${where}: ${attr}="${pointer}" ${valueAttr}="${value}" is neither JSON number text nor null`);
       continue;
     }
     if (!(shown === null ? expected === null : expected !== null && Object.is(shown, expected))) {
-      problem(`${where}: ${attr}="${pointer}" data-value="${value}", but ${file} has ${JSON.stringify(expected)}`);
+      problem(`${where}: ${attr}="${pointer}" ${valueAttr}="${value}", but ${file} has ${JSON.stringify(expected)}`);
     }
     checked++;
   }
@@ -308,9 +308,21 @@ try {
       const view = el.closest("section.view");
       return view ? `#${view.id}` : "outside any view";
     };
-    const grab = (attr) => [...document.querySelectorAll(`[${attr}]`)].map((el) => ({
-      pointer: el.getAttribute(attr), value: el.getAttribute("data-value"), where: where(el),
-    }));
+    // data-metric with data-value, and data-metric-SUFFIX with data-value-SUFFIX (an element
+    // showing two figures, such as a point's x and y).
+    const grab = (attr) => {
+      const named = new RegExp(`^${attr}(-[a-z0-9]+)?$`);
+      const out = [];
+      for (const el of document.querySelectorAll("*")) {
+        for (const a of el.attributes) {
+          const m = named.exec(a.name);
+          if (!m) continue;
+          const suffix = m[1] ?? "";
+          out.push({ attr: a.name, pointer: a.value, value: el.getAttribute(`data-value${suffix}`), valueAttr: `data-value${suffix}`, where: where(el) });
+        }
+      }
+      return out;
+    };
     const options = (id) => {
       const s = document.getElementById(id);
       return s ? [...s.options].map((o) => o.value) : null;
@@ -337,8 +349,8 @@ try {
   }
   summary.views = dom.views.filter((v) => v.count > 0).length;
 
-  summary.metrics_checked = checkValues(dom.metrics, "data-metric", metrics, path.basename(metricsArg));
-  summary.comparisons_checked = checkValues(dom.comparisons, "data-comparison", comparisons, path.basename(comparisonsArg));
+  summary.metrics_checked = checkValues(dom.metrics, metrics, path.basename(metricsArg));
+  summary.comparisons_checked = checkValues(dom.comparisons, comparisons, path.basename(comparisonsArg));
   const shown = new Set(dom.metrics.map((m) => m.pointer));
   const rows = Array.isArray(metrics.combined_provider_metrics) ? metrics.combined_provider_metrics : [];
   if (rows.length === 0) problem(`${path.basename(metricsArg)} has no combined_provider_metrics`);
