@@ -230,7 +230,7 @@ async function openPage(browser, options, label) {
 
 // Picks `value` in the select `id` and checks that exactly the [attr=value] elements show.
 async function pick(page, id, attr, value) {
-  await page.selectOption(`#${id}`, value);
+  await page.selectOption(`#${id}`, value, { timeout: 5000 });
   const wrong = await page.evaluate(({ attr, value }) => {
     const out = [];
     const all = [...document.querySelectorAll(`[${attr}]`)];
@@ -398,7 +398,7 @@ try {
         await pick(page, id, attr, value);
         list.push(value);
       } else {
-        await page.selectOption(`#${id}`, value);
+        await page.selectOption(`#${id}`, value, { timeout: 5000 });
       }
       const charts = await page.evaluate(chartsInPage);
       checkCharts(charts, seen, `#${id} = "${value}"`);
@@ -410,7 +410,7 @@ try {
         }
       }
     }
-    await page.selectOption(`#${id}`, initial);
+    await page.selectOption(`#${id}`, initial, { timeout: 5000 });
   }
   const allCharts = await page.evaluate(chartsInPage);
   for (const c of allCharts) {
