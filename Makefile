@@ -117,11 +117,16 @@ bins:
 	$(CARGO) build --release --locked --bins
 
 # The end-to-end test opens every Parquet output with Python polars, as a notebook would,
-# and runs the pipeline against real llama.cpp servers installed into $(LLAMA_VENV).
+# runs the pipeline against real llama.cpp servers installed into $(LLAMA_VENV), and opens
+# report.html in headless Chromium (Debian's, which .ci/run installs) through the pinned
+# playwright-core that tests/browser/install.sh puts into tests/browser/node_modules (again
+# whenever package-lock.json is newer than the install).
 LLAMA_VENV := target/llama-venv
+BROWSER_DEPS := tests/browser/node_modules/.package-lock.json
 test:
 	@python3 -c 'import polars' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check polars
 	@$(LLAMA_VENV)/bin/python -c 'import xllamacpp' 2>/dev/null || tests/llama/install.sh $(LLAMA_VENV)
+	@[ $(BROWSER_DEPS) -nt tests/browser/package-lock.json ] || tests/browser/install.sh
 	IB_LLAMA_PYTHON=$(CURDIR)/$(LLAMA_VENV)/bin/python $(CARGO) test --workspace --locked
 	@# cargo test does not build the benchmark; building it (debug) keeps `make bench` working.
 	$(CARGO) build --workspace --locked --benches
