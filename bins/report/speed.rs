@@ -117,11 +117,7 @@ mod tests {
         let ordered = order(&pooled);
         assert_eq!(ordered.last().unwrap().metrics.provider, gone);
         let lines = section(&pooled, &sample::inputs().table);
-        let last = lines
-            .iter()
-            .filter(|l| l.starts_with("| Provider ") && !l.starts_with("| Provider |"))
-            .next_back()
-            .unwrap();
+        let last = lines.iter().rfind(|l| l.starts_with("| Provider ") && !l.starts_with("| Provider |")).unwrap();
         assert!(last.contains("| unavailable | unavailable |"), "{last}");
     }
 }
