@@ -59,8 +59,17 @@ fn header(inputs: &ReportInputs, families: &[String]) -> Vec<String> {
         scope,
         String::new(),
         how_it_ran(inputs),
+        String::new(),
+        TERMS.to_string(),
     ]
 }
+
+const TERMS: &str = "Terms: TTFA (time to first answer token) is the wait from sending the request \
+to the first visible answer token; TTFO counts the first output token of any kind, reasoning \
+included; E2E is the time until the response ended. Tokens/s is visible-answer tokens per second \
+after the first answer token. p50 is the median; a latency's p95 and p99 are the values that 95% and \
+99% of requests stayed at or under; for tokens/s, the p95 and p99 floors are the speeds that 95% and \
+99% of responses reached or exceeded.";
 
 /// The request deadline as the fetch segments applied it, and the attempt policy.
 fn deadline_sentence(inputs: &ReportInputs) -> String {
