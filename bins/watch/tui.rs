@@ -9,7 +9,7 @@ use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, Ke
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, Wrap};
 use ratatui::{DefaultTerminal, Frame};
 use std::time::{Duration, Instant};
 
@@ -48,6 +48,14 @@ fn event_loop(terminal: &mut DefaultTerminal, watch: &mut Watch, interval: Durat
     }
 }
 
+/// A table row: the provider's name to the left, the figures to the right of their columns.
+fn aligned(cells: Vec<String>) -> Row<'static> {
+    Row::new(cells.into_iter().enumerate().map(|(i, c)| {
+        let line = Line::from(c);
+        Cell::from(if i == 0 { line } else { line.right_aligned() })
+    }))
+}
+
 fn draw(frame: &mut Frame, s: &Snapshot, interval: Duration) {
     let header = text::header(s.window);
     let rows = text::rows(s);
@@ -61,7 +69,7 @@ fn draw(frame: &mut Frame, s: &Snapshot, interval: Duration) {
     let [top, table_area, legend_area, lists_area, footer_area] = Layout::vertical([
         Constraint::Length(4),
         Constraint::Length(table_height),
-        Constraint::Length(2),
+        Constraint::Length(3),
         Constraint::Min(0),
         Constraint::Length(1),
     ])
@@ -72,9 +80,9 @@ fn draw(frame: &mut Frame, s: &Snapshot, interval: Duration) {
         Paragraph::new(top_lines).wrap(Wrap { trim: true }).block(Block::bordered().title(" ib-watch ")),
         top,
     );
-    let table = Table::new(rows.into_iter().map(Row::new), widths)
-        .header(Row::new(header).style(bold))
-        .column_spacing(2)
+    let table = Table::new(rows.into_iter().map(aligned), widths)
+        .header(aligned(header).style(bold))
+        .column_spacing(1)
         .block(Block::bordered().title(" providers "));
     frame.render_widget(table, table_area);
     frame.render_widget(Paragraph::new(text::legend(s.window)).wrap(Wrap { trim: true }), legend_area);
