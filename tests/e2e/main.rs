@@ -14,3 +14,4 @@ mod reference;
 mod reference_run;
 mod resume;
 mod support;
+mod watch;
