@@ -135,7 +135,12 @@ pub mod tests {
     }
 
     fn closed() -> Event {
-        Event::RoundClosed(RoundClosed { round_id: "r".into(), round_index: 0, launch_skew_ns: 0, resumed_partial_round: false })
+        Event::RoundClosed(RoundClosed {
+            round_id: "r".into(),
+            round_index: 0,
+            launch_skew_ns: 0,
+            resumed_partial_round: false,
+        })
     }
 
     fn append(path: &Path, bytes: &[u8]) {

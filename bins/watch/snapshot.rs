@@ -39,7 +39,8 @@ impl Plan {
             *scheduled.entry(row.provider.clone()).or_default() += 1;
             rounds.entry(row.round_index as u64).or_default().push(row.request_id.clone());
         }
-        let mut providers: Vec<String> = lock.providers.iter().filter(|p| scheduled.contains_key(*p)).cloned().collect();
+        let mut providers: Vec<String> =
+            lock.providers.iter().filter(|p| scheduled.contains_key(*p)).cloned().collect();
         providers.extend(scheduled.keys().filter(|p| !lock.providers.contains(p)).cloned());
         Plan {
             run_id: lock.run_id.clone(),
@@ -361,7 +362,10 @@ fn status(plan: &Plan, segments: &[SegmentInfo], writer: &Writer, open: usize, s
         _ => None,
     };
     if let Some(reference) = &plan.imported_from {
-        return (Status::Imported, format!("imported by ib-import from the reference run {reference}; nothing is fetched"));
+        return (
+            Status::Imported,
+            format!("imported by ib-import from the reference run {reference}; nothing is fetched"),
+        );
     }
     let Some(last) = segments.last() else {
         return match fetch_pid {

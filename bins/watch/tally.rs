@@ -131,8 +131,7 @@ impl Tally {
                 }
             }
             Event::RoundReleased(r) => {
-                self.current_round =
-                    Some(Released { round_index: r.round_index, round_id: r.round_id, t_ns, segment });
+                self.current_round = Some(Released { round_index: r.round_index, round_id: r.round_id, t_ns, segment });
             }
             Event::RoundClosed(c) => {
                 if let Some(released) = self.current_round.take() {
@@ -347,9 +346,15 @@ pub mod tests {
         log.close_round(400, 0);
         let tally = log.tally();
         let a = &tally.finals["a"];
-        assert_eq!((a.outcome, a.class, a.ttfa_ms, a.e2e_ms), (Outcome::Completed, OperationalOutcome::Success, Some(100.0), Some(250.0)));
+        assert_eq!(
+            (a.outcome, a.class, a.ttfa_ms, a.e2e_ms),
+            (Outcome::Completed, OperationalOutcome::Success, Some(100.0), Some(250.0))
+        );
         let b = &tally.finals["b"];
-        assert_eq!((b.outcome, b.class, b.ttfa_ms, b.e2e_ms), (Outcome::HttpError, OperationalOutcome::Http429, None, None));
+        assert_eq!(
+            (b.outcome, b.class, b.ttfa_ms, b.e2e_ms),
+            (Outcome::HttpError, OperationalOutcome::Http429, None, None)
+        );
         assert_eq!(tally.round_ms, [390.0]);
         assert!(tally.in_flight().is_empty() && tally.current_round.is_none());
     }

@@ -96,9 +96,12 @@ pub fn in_flight_lines(s: &Snapshot) -> Vec<String> {
         clock(Some(round.elapsed_seconds)),
         round.in_flight.len()
     )];
-    lines.extend(round.in_flight.iter().map(|r| {
-        format!("  {} {} attempt {}: {:.1} s", r.provider, r.request_id, r.attempt, r.elapsed_seconds)
-    }));
+    lines.extend(
+        round
+            .in_flight
+            .iter()
+            .map(|r| format!("  {} {} attempt {}: {:.1} s", r.provider, r.request_id, r.attempt, r.elapsed_seconds)),
+    );
     lines
 }
 

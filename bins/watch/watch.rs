@@ -54,7 +54,14 @@ impl Watch {
         let schedule = parquet_io::read::<ScheduleRow>(&run.schedule()).context("reading the run's schedule")?;
         let plan = Plan::new(&lock, &schedule.rows);
         let follower = Follower::new(run.clone(), &lock.run_id);
-        Ok(Watch { run, plan, follower, tally: Tally::new(args.rules.rules), window: args.window, rules: args.rules.rules })
+        Ok(Watch {
+            run,
+            plan,
+            follower,
+            tally: Tally::new(args.rules.rules),
+            window: args.window,
+            rules: args.rules.rules,
+        })
     }
 
     /// Reads what the log gained and takes a snapshot. The writer lock is looked at first: a

@@ -72,7 +72,12 @@ impl Checker {
         }
         if env.seq != self.next_seq {
             let what = if env.seq < self.next_seq { "a repeated or duplicated line" } else { "lines are missing" };
-            return Err(Error::bad(format!("{}: seq: {} where {} was expected ({what})", at(), env.seq, self.next_seq)));
+            return Err(Error::bad(format!(
+                "{}: seq: {} where {} was expected ({what})",
+                at(),
+                env.seq,
+                self.next_seq
+            )));
         }
         match (&env.event, line) {
             (Event::SegmentOpened(s), 1) if s.segment == number => {}

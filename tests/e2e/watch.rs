@@ -221,7 +221,9 @@ fn watch_follows_a_fetch_through_a_kill_a_resume_and_the_end() {
     // takes about a second (one provider stalls to the deadline), so many snapshots fall
     // inside it.
     let mut child = fetch(&ws, &sim, &run);
-    let live = follow(&run, &schedule, &mut child, |s| s["rounds_done"].as_u64() >= Some(2) && s["open_attempts"].as_u64() > Some(0));
+    let live = follow(&run, &schedule, &mut child, |s| {
+        s["rounds_done"].as_u64() >= Some(2) && s["open_attempts"].as_u64() > Some(0)
+    });
     assert!(child.try_wait().unwrap().is_none(), "the fetch finished before it could be killed");
     child.kill().unwrap();
     child.wait().unwrap();
@@ -232,7 +234,10 @@ fn watch_follows_a_fetch_through_a_kill_a_resume_and_the_end() {
     let round = &last["current_round"];
     assert!(!round["in_flight"].as_array().unwrap().is_empty(), "the round in progress lists its requests: {last}");
     assert!(round["in_flight"].as_array().unwrap().iter().all(|r| r["elapsed_seconds"].as_f64().unwrap() >= 0.0));
-    assert!(running.iter().any(|s| s["eta_seconds"].as_f64().is_some_and(|eta| eta > 0.0)), "an ETA once a round closed");
+    assert!(
+        running.iter().any(|s| s["eta_seconds"].as_f64().is_some_and(|eta| eta > 0.0)),
+        "an ETA once a round closed"
+    );
     let seqs: Vec<u64> = live.iter().filter_map(|s| s["last_seq"].as_u64()).collect();
     assert!(seqs.windows(2).all(|w| w[0] <= w[1]) && seqs.len() >= 5, "snapshots follow the log: {seqs:?}");
 
@@ -249,13 +254,16 @@ fn watch_follows_a_fetch_through_a_kill_a_resume_and_the_end() {
     let mut child = fetch(&ws, &sim, &run);
     let resumed = follow(&run, &schedule, &mut child, |_| false);
     assert!(child.wait().unwrap().success(), "the resumed fetch finished");
-    let in_segment_2: Vec<&Value> =
-        resumed.iter().filter(|s| s["status"] == "running" && s["segments"] == 2).collect();
+    let in_segment_2: Vec<&Value> = resumed.iter().filter(|s| s["status"] == "running" && s["segments"] == 2).collect();
     assert!(in_segment_2.len() >= 5, "only {} snapshots of the resumed fetch", in_segment_2.len());
 
     let finished = snapshot(&run, &[]);
     let log = check(&run, &schedule, &finished, true);
-    assert_eq!((finished["status"].as_str(), finished["sealed"].as_bool()), (Some("finished"), Some(true)), "{finished}");
+    assert_eq!(
+        (finished["status"].as_str(), finished["sealed"].as_bool()),
+        (Some("finished"), Some(true)),
+        "{finished}"
+    );
     assert_eq!(finished["requests_done"], schedule.len());
     assert_eq!(finished["rounds_done"], finished["totals"]["rounds"]);
     assert_eq!(finished["eta_seconds"], 0.0);
@@ -441,7 +449,10 @@ fn the_terminal_view_shows_rounds_and_providers_and_quits_on_q_or_ctrl_c() {
         }
         tmux.cmd(&["send-keys", "-t", session, key]);
         let after = tmux.wait_for(session, &["ib-watch exited with 0"]);
-        assert!(!after.contains("rounds 3/3 done"), "{key}: the terminal is restored (alternate screen left):\n{after}");
+        assert!(
+            !after.contains("rounds 3/3 done"),
+            "{key}: the terminal is restored (alternate screen left):\n{after}"
+        );
     }
     assert_eq!(inventory(&run), before, "the terminal view changed nothing in the run");
 }
