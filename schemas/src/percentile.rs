@@ -33,6 +33,10 @@ impl Samples {
         self.0.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     /// Upper-tail pK; `None` without samples.
     pub fn upper(&self, k: u64) -> Option<f64> {
         let n = self.0.len() as u64;
