@@ -1,6 +1,6 @@
 //! The terminal view: the snapshot redrawn in place every interval (ratatui on crossterm, in
-//! the alternate screen); q, Esc or Ctrl-C quits and restores the terminal, also when a
-//! refresh fails.
+//! the alternate screen); q, Esc or Ctrl-C quits and restores the terminal, and so do SIGTERM
+//! and SIGHUP and a refresh that fails.
 use crate::snapshot::Snapshot;
 use crate::text;
 use crate::watch::Watch;
@@ -11,11 +11,23 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, Wrap};
 use ratatui::{DefaultTerminal, Frame};
+use signal_hook::consts::{SIGHUP, SIGTERM};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// How often the loop looks at the signal flag while it waits for a key.
+const TICK: Duration = Duration::from_millis(100);
+
 pub fn run(watch: &mut Watch, interval: Duration) -> Result<()> {
+    // SIGTERM and SIGHUP (a closed terminal) end the view as q does, terminal restored; in raw
+    // mode Ctrl-C is a key, not a SIGINT.
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [SIGTERM, SIGHUP] {
+        signal_hook::flag::register(signal, Arc::clone(&stop)).context("installing the signal handlers")?;
+    }
     let mut terminal = ratatui::try_init().context("opening the terminal view (use --once outside a terminal)")?;
-    let result = event_loop(&mut terminal, watch, interval);
+    let result = event_loop(&mut terminal, watch, interval, &stop);
     ratatui::try_restore().context("restoring the terminal")?;
     result
 }
@@ -28,12 +40,15 @@ fn quits(key: &KeyEvent) -> bool {
     }
 }
 
-fn event_loop(terminal: &mut DefaultTerminal, watch: &mut Watch, interval: Duration) -> Result<()> {
+fn event_loop(terminal: &mut DefaultTerminal, watch: &mut Watch, interval: Duration, stop: &AtomicBool) -> Result<()> {
     let mut snapshot = watch.refresh()?;
     let mut next = Instant::now() + interval;
     loop {
         terminal.draw(|frame| draw(frame, &snapshot, interval)).context("drawing")?;
-        let wait = next.saturating_duration_since(Instant::now());
+        if stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let wait = next.saturating_duration_since(Instant::now()).min(TICK);
         if event::poll(wait).context("reading the keyboard")? {
             if let Event::Key(key) = event::read().context("reading the keyboard")? {
                 if key.kind == KeyEventKind::Press && quits(&key) {

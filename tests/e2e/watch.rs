@@ -426,14 +426,14 @@ impl Drop for Tmux {
 }
 
 #[test]
-fn the_terminal_view_shows_rounds_and_providers_and_quits_on_q_or_ctrl_c() {
+fn the_terminal_view_shows_rounds_and_providers_and_quits_on_q_ctrl_c_or_sigterm() {
     let tmux = Tmux::start();
     let dir = tempfile::tempdir().unwrap();
     let run = imported_run(dir.path());
     let schedule = parquet_io::read::<ScheduleRow>(&run.join("schedule.parquet")).unwrap().rows;
     let providers: BTreeSet<&str> = schedule.iter().map(|r| r.provider.as_str()).collect();
     let before = inventory(&run);
-    for (session, key) in [("q", "q"), ("ctrl-c", "C-c")] {
+    for (session, key) in [("q", "q"), ("ctrl-c", "C-c"), ("sigterm", "TERM")] {
         let shell = format!(
             "'{}' --run '{}' --interval 0.2; echo \"ib-watch exited with $?\"; sleep 60",
             bin_watch().display(),
@@ -447,7 +447,16 @@ fn the_terminal_view_shows_rounds_and_providers_and_quits_on_q_or_ctrl_c() {
             let row = screen.lines().any(|l| l.contains(provider) && l.contains("3/3"));
             assert!(row, "no row of {provider} with its requests done of scheduled:\n{screen}");
         }
-        tmux.cmd(&["send-keys", "-t", session, key]);
+        if key == "TERM" {
+            // The pane's shell runs ib-watch as its child.
+            let shell = String::from_utf8(tmux.cmd(&["display-message", "-p", "-t", session, "#{pane_pid}"]).stdout);
+            let children = Command::new("ps").args(["-o", "pid=", "--ppid", shell.unwrap().trim()]).output().unwrap();
+            let pid = String::from_utf8(children.stdout).unwrap().trim().to_string();
+            assert!(!pid.is_empty() && !pid.contains(char::is_whitespace), "one child of the pane's shell: {pid:?}");
+            ok(Command::new("kill").args(["-TERM", &pid]));
+        } else {
+            tmux.cmd(&["send-keys", "-t", session, key]);
+        }
         let after = tmux.wait_for(session, &["ib-watch exited with 0"]);
         assert!(
             !after.contains("rounds 3/3 done"),
