@@ -12,6 +12,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, Wrap};
 use ratatui::{DefaultTerminal, Frame};
 use signal_hook::consts::{SIGHUP, SIGTERM};
+use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,6 +21,9 @@ use std::time::{Duration, Instant};
 const TICK: Duration = Duration::from_millis(100);
 
 pub fn run(watch: &mut Watch, interval: Duration) -> Result<()> {
+    if !std::io::stdout().is_terminal() {
+        anyhow::bail!("standard output is not a terminal: use --once for a plain-text snapshot, --once --json for JSON");
+    }
     // SIGTERM and SIGHUP (a closed terminal) end the view as q does, terminal restored; in raw
     // mode Ctrl-C is a key, not a SIGINT.
     let stop = Arc::new(AtomicBool::new(false));
