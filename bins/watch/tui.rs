@@ -22,7 +22,9 @@ const TICK: Duration = Duration::from_millis(100);
 
 pub fn run(watch: &mut Watch, interval: Duration) -> Result<()> {
     if !std::io::stdout().is_terminal() {
-        anyhow::bail!("standard output is not a terminal: use --once for a plain-text snapshot, --once --json for JSON");
+        anyhow::bail!(
+            "standard output is not a terminal: use --once for a plain-text snapshot, --once --json for JSON"
+        );
     }
     // SIGTERM and SIGHUP (a closed terminal) end the view as q does, terminal restored; in raw
     // mode Ctrl-C is a key, not a SIGINT.
