@@ -5,6 +5,7 @@
 #   make run                  the same against the providers of the spec's table (.env)
 #   make rescore RUN=<dir>    reconstruct → report again from the raw log, no network
 #   make import FROM=<dir> RUN=<dir>   a reference runner's run directory as a new run
+#   make watch RUN=<dir>      a live, read-only view of a run (q quits; WATCH_FLAGS=--once)
 #   make test                 every test
 #   make bench                benchmarks
 #   make data / data-sample   regenerate the synthetic dataset / its 6-per-family sample
@@ -61,6 +62,8 @@ ENDPOINTS    ?= simulated
 # definitions, or the reference runner's where inferbench deliberately differs.
 RULES        ?= inferbench
 FROM         ?=
+# Extra flags for ib-watch (`make watch`), e.g. --once --json, --interval 1, --window 50.
+WATCH_FLAGS  ?=
 
 # The files SPEC and DATASET bind a run to, as ib-select lists them (make rules, generated).
 # Beside the runs, never inside one: a run directory holds only what its manifest lists. Named
@@ -68,7 +71,7 @@ FROM         ?=
 # selection makes ib-select check it (and refuse) rather than make call it up to date.
 INPUTS_MK    := runs/.deps/$(subst /,_,$(SPEC))+$(subst /,_,$(DATASET))+$(PER_FAMILY)$(SAMPLE).mk
 
-.PHONY: all run rescore import test bench bins clean-sim data data-sample
+.PHONY: all run rescore import watch test bench bins clean-sim data data-sample
 
 all: bins
 	@$(MAKE) -f $(SELF) --no-print-directory $(SIM_RUN)/report.md RUN=$(SIM_RUN) ENDPOINTS=simulated
@@ -97,6 +100,17 @@ $(error import: from where? make import FROM=<reference run directory> RUN=<new 
 endif
 ifeq ($(origin RUN),file)
 $(error import: into which new run? make import FROM=$(FROM) RUN=<new run directory>)
+endif
+endif
+
+# A live view of a run while `make run` (or `make`) fetches it in another terminal, or of any
+# run at rest: read-only (it never writes into the run, nor takes its writer lock) and offline.
+watch: bins
+	$(BIN)/ib-watch --run $(RUN) $(WATCH_FLAGS)
+
+ifneq ($(filter watch,$(MAKECMDGOALS)),)
+ifeq ($(origin RUN),file)
+$(error watch: which run? make watch RUN=<run directory> (make's own simulated run: RUN=$(SIM_RUN)))
 endif
 endif
 

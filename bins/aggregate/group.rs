@@ -6,7 +6,7 @@
 //! shows up as a missing sample rather than vanishing. Percentiles of the pooled row are taken
 //! over the concatenated samples, never averaged from the family rows.
 use crate::join::Observation;
-use crate::percentile::{self, Samples};
+use inferbench_schemas::percentile::{self, Samples};
 use inferbench_schemas::documents::{
     Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries, PercentileValue,
     Percentiles, PriceUsd, RateDetail, StreamDiagnostics, Summary, Usage,

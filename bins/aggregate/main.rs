@@ -13,7 +13,6 @@ mod inputs;
 mod join;
 mod metrics;
 mod output;
-mod percentile;
 mod pooled;
 
 use clap::Parser;

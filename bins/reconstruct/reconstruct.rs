@@ -6,7 +6,6 @@ use inferbench_schemas::event::{Envelope, Event, Outcome, RequestStarted, Reques
 use inferbench_schemas::lock::Lock;
 use inferbench_schemas::rules::Rules;
 use inferbench_schemas::run::{file_sha256, RunDir};
-use inferbench_schemas::stream::StreamEnd;
 use inferbench_schemas::tables::{ResponseRow, ScheduleRow};
 use inferbench_schemas::timing::{self, TimedEvent};
 use inferbench_schemas::vocab::{OperationalOutcome, TaskFamily};
@@ -130,7 +129,7 @@ fn rows(attempts: BTreeMap<(String, u32), Attempt>, rules: Rules) -> Result<Vec<
 }
 
 fn ms(from: u64, to: u64) -> f64 {
-    (to as f64 - from as f64) / 1e6
+    timing::ms_between(from, to)
 }
 
 fn row(a: Attempt, rules: Rules) -> Result<ResponseRow> {
@@ -138,22 +137,8 @@ fn row(a: Attempt, rules: Rules) -> Result<ResponseRow> {
     let term = a.terminal.expect("finals have a terminal");
     let task_family: TaskFamily =
         s.task_family.parse().map_err(|e| Error::bad(format!("events: request {}: task_family: {e}", s.request_id)))?;
-    let events: Vec<TimedEvent> = a
-        .events
-        .iter()
-        .map(|(t, e)| TimedEvent {
-            offset_ms: ms(start, *t).max(0.0),
-            data: e.data.as_deref(),
-            event: e.event.as_deref(),
-            comment: e.comment.is_some(),
-        })
-        .collect();
-    let logged = StreamEnd {
-        outcome: term.outcome,
-        error_type: term.error_type,
-        message: term.error_message.clone(),
-        error_body: term.error_body.clone(),
-    };
+    let events: Vec<TimedEvent> = a.events.iter().map(|(t, e)| TimedEvent::logged(start, *t, e)).collect();
+    let logged = timing::logged_end(&term);
     let t = timing::compute_with(rules, &events, &logged, term.http_status);
     let headers = a.head.as_ref().map(|h| &h.2);
     let header = |name: &str| headers.and_then(|h| h.get(name)).cloned();

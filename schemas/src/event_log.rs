@@ -10,7 +10,7 @@ use crate::tables::EventRow;
 use crate::{jsonl, parquet_io, Error, Result, FORMAT_VERSION};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One segment file as read.
 #[derive(Debug)]
@@ -22,46 +22,86 @@ pub struct Segment {
     pub torn_tail: Option<usize>,
 }
 
+/// The checks every reader of the log applies, segment by segment and line by line, so that
+/// [`read`] (the whole log at once) and a reader following a live log (`ib-watch`) refuse
+/// exactly the same logs with the same messages.
+#[derive(Debug, Clone)]
+pub struct Checker {
+    run_id: String,
+    next_seq: u64,
+    next_segment: u32,
+}
+
+impl Checker {
+    /// A checker for the log of the run whose lock names it `run_id`.
+    pub fn new(run_id: &str) -> Checker {
+        Checker { run_id: run_id.to_string(), next_seq: 0, next_segment: 1 }
+    }
+
+    /// The `seq` the next line must carry.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Segment file `number` (at `path`) follows the segments checked so far.
+    pub fn segment(&mut self, number: u32, path: &Path) -> Result<()> {
+        if number != self.next_segment {
+            return Err(Error::bad(format!(
+                "{}: segment {number} follows segment {}; a segment file is missing",
+                path.display(),
+                self.next_segment - 1
+            )));
+        }
+        self.next_segment += 1;
+        Ok(())
+    }
+
+    /// Line `line` (1-based) of segment `number`, at `path`.
+    pub fn line(&mut self, path: &Path, number: u32, line: usize, env: &Envelope) -> Result<()> {
+        let at = || format!("{}:{line}", path.display());
+        if env.v != FORMAT_VERSION {
+            return Err(Error::bad(format!("{}: v: format version {} is not supported", at(), env.v)));
+        }
+        if env.run_id != self.run_id {
+            return Err(Error::bad(format!(
+                "{}: run_id: `{}` is not this run (`{}`); a line from another run's log",
+                at(),
+                env.run_id,
+                self.run_id
+            )));
+        }
+        if env.seq != self.next_seq {
+            let what = if env.seq < self.next_seq { "a repeated or duplicated line" } else { "lines are missing" };
+            return Err(Error::bad(format!(
+                "{}: seq: {} where {} was expected ({what})",
+                at(),
+                env.seq,
+                self.next_seq
+            )));
+        }
+        match (&env.event, line) {
+            (Event::SegmentOpened(s), 1) if s.segment == number => {}
+            (_, 1) => return Err(Error::bad(format!("{}: a segment must open with its own segment_opened", at()))),
+            (Event::SegmentOpened(_), _) => {
+                return Err(Error::bad(format!("{}: segment_opened in the middle of a segment", at())))
+            }
+            _ => {}
+        }
+        self.next_seq += 1;
+        Ok(())
+    }
+}
+
 /// Reads every segment of `run`, checking it belongs to `run_id`.
 pub fn read(run: &RunDir, run_id: &str) -> Result<Vec<Segment>> {
     let listed = run.segments().map_err(|e| Error::io(run.events_dir(), e))?;
     let mut segments = Vec::with_capacity(listed.len());
-    let mut next_seq = 0u64;
-    for (position, (number, path)) in listed.into_iter().enumerate() {
+    let mut checker = Checker::new(run_id);
+    for (number, path) in listed {
         let log = jsonl::read::<Envelope>(&path)?;
-        let expected_number = position as u32 + 1;
-        if number != expected_number {
-            return Err(Error::bad(format!(
-                "{}: segment {number} follows segment {}; a segment file is missing",
-                path.display(),
-                expected_number - 1
-            )));
-        }
+        checker.segment(number, &path)?;
         for (line, env) in log.records.iter().enumerate() {
-            let at = || format!("{}:{}", path.display(), line + 1);
-            if env.v != FORMAT_VERSION {
-                return Err(Error::bad(format!("{}: v: format version {} is not supported", at(), env.v)));
-            }
-            if env.run_id != run_id {
-                return Err(Error::bad(format!(
-                    "{}: run_id: `{}` is not this run (`{run_id}`); a line from another run's log",
-                    at(),
-                    env.run_id
-                )));
-            }
-            if env.seq != next_seq {
-                let what = if env.seq < next_seq { "a repeated or duplicated line" } else { "lines are missing" };
-                return Err(Error::bad(format!("{}: seq: {} where {next_seq} was expected ({what})", at(), env.seq)));
-            }
-            match (&env.event, line) {
-                (Event::SegmentOpened(s), 0) if s.segment == number => {}
-                (_, 0) => return Err(Error::bad(format!("{}: a segment must open with its own segment_opened", at()))),
-                (Event::SegmentOpened(_), _) => {
-                    return Err(Error::bad(format!("{}: segment_opened in the middle of a segment", at())))
-                }
-                _ => {}
-            }
-            next_seq += 1;
+            checker.line(&path, number, line + 1, env)?;
         }
         segments.push(Segment { number, path, records: log.records, torn_tail: log.torn_tail });
     }

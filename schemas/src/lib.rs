@@ -20,6 +20,8 @@
 //!   reconstruct (replay); [`lenient_json`] reads payloads as the reference's parser does.
 //! - [`timing`]: the one timing function that turns logged SSE events into TTFO, TTFA, E2E and
 //!   tokens/s; `ib-reconstruct` and `ib-watch` both call it, so they can never disagree.
+//! - [`percentile`]: the nearest-rank percentiles in integer ranks that `ib-aggregate` reports
+//!   and `ib-watch` shows live.
 //! - [`cli`]: shared exit codes and the error-to-exit-code mapping every `main` uses.
 //!
 //! The generated JSON Schema of each format lives in `schemas/json/` and a test keeps it in
@@ -40,6 +42,7 @@ pub mod lenient_json;
 pub mod lock;
 pub mod manifest;
 pub mod parquet_io;
+pub mod percentile;
 pub mod pipeline;
 pub mod provenance;
 pub mod providers;

@@ -149,6 +149,60 @@ impl RunDir {
     }
 }
 
+/// Who is writing a run now, as [`RunDir::writer`] finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Writer {
+    /// No process holds the run's writer lock.
+    Idle,
+    /// A process holds it: its pid, and the program it recorded in the lock file (`None` when
+    /// the record names another pid, i.e. the holder has not written its record yet).
+    Held { pid: u32, program: Option<String> },
+    /// This system does not say (no readable `/proc/locks`).
+    Unknown,
+}
+
+impl RunDir {
+    /// Who holds the run's writer lock, found without taking it, creating or modifying any
+    /// file: the kernel's table of held locks (`/proc/locks`, Linux) is searched for a `flock`
+    /// on the lock file's inode, and the holder's record in the file is read. Taking even a
+    /// shared lock to test it could make a writer starting at that instant refuse the run.
+    pub fn writer(&self) -> Writer {
+        let path = self.root.join(WRITER_LOCK);
+        let Ok(meta) = std::fs::metadata(&path) else {
+            return Writer::Idle;
+        };
+        let Ok(table) = std::fs::read_to_string("/proc/locks") else {
+            return Writer::Unknown;
+        };
+        use std::os::unix::fs::MetadataExt;
+        let Some(pid) = flock_holder(&table, meta.ino()) else {
+            return Writer::Idle;
+        };
+        let program = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Holder>(&text).ok())
+            .filter(|holder| holder.pid == pid)
+            .map(|holder| holder.program);
+        Writer::Held { pid, program }
+    }
+}
+
+/// The pid holding a `flock` on inode `inode` in a `/proc/locks` table, if any. Lines read
+/// `1: FLOCK  ADVISORY  WRITE 2210 fd:01:2883597 0 EOF`; a waiter's line has `->` after the
+/// number and holds nothing.
+fn flock_holder(table: &str, inode: u64) -> Option<u32> {
+    table.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        match fields.as_slice() {
+            [_, "FLOCK", _, _, pid, device_inode, ..] => {
+                let found = device_inode.rsplit(':').next()?.parse::<u64>().ok()?;
+                (found == inode).then(|| pid.parse().ok()).flatten()
+            }
+            _ => None,
+        }
+    })
+}
+
 /// SHA-256 of a file, for provenance (`inputs` maps).
 pub fn file_sha256(path: &Path) -> crate::Result<String> {
     Ok(crate::canonical::sha256_hex(&crate::atomic::read(path)?))
@@ -171,6 +225,35 @@ mod tests {
         assert!(text.contains(&format!("ib-fetch (pid {}) is writing this run", std::process::id())), "{text}");
         drop(first);
         run.lock_for_writing("ib-reconstruct").unwrap();
+    }
+
+    #[test]
+    fn the_writer_is_found_without_taking_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        assert_eq!(run.writer(), Writer::Idle, "no lock file: nobody ever wrote");
+        assert!(!dir.path().join(WRITER_LOCK).exists(), "looking creates nothing");
+        let held = run.lock_for_writing("ib-fetch").unwrap();
+        let before = std::fs::read(dir.path().join(WRITER_LOCK)).unwrap();
+        let me = std::process::id();
+        if std::path::Path::new("/proc/locks").exists() {
+            assert_eq!(run.writer(), Writer::Held { pid: me, program: Some("ib-fetch".into()) });
+            drop(held);
+            assert_eq!(run.writer(), Writer::Idle);
+        }
+        assert_eq!(std::fs::read(dir.path().join(WRITER_LOCK)).unwrap(), before, "the record is unchanged");
+        // A second writer can take it at once: looking held nothing.
+        run.lock_for_writing("ib-reconstruct").unwrap();
+    }
+
+    #[test]
+    fn proc_locks_lines_name_the_holder_of_an_inode() {
+        let table = "1: POSIX  ADVISORY  WRITE 77 fd:01:42 0 EOF\n\
+                     2: FLOCK  ADVISORY  WRITE 2210 fd:01:2883597 0 EOF\n\
+                     2: -> FLOCK  ADVISORY  WRITE 2211 fd:01:2883597 0 EOF\n";
+        assert_eq!(flock_holder(table, 2883597), Some(2210));
+        assert_eq!(flock_holder(table, 42), None, "a POSIX lock is not the writer lock");
+        assert_eq!(flock_holder(table, 7), None);
     }
 
     #[test]

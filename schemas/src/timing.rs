@@ -23,6 +23,7 @@
 //!
 //! Role-only, empty, usage-only and finish-only chunks, comments and `[DONE]` never start a
 //! clock. The function is pure: the same events always give the same figures.
+use crate::event::{RequestTerminal, SseEvent};
 use crate::rules::Rules;
 use crate::stream::{Judge, Payload, StreamEnd};
 use crate::tokenizer;
@@ -46,6 +47,38 @@ impl<'a> TimedEvent<'a> {
     /// A dispatched event with only a `data` field.
     pub fn data(offset_ms: f64, data: &'a str) -> TimedEvent<'a> {
         TimedEvent { offset_ms, data: Some(data), event: None, comment: false }
+    }
+
+    /// A logged `sse_event` that arrived at `t_ns` (run clock) for an attempt actually sent at
+    /// `sent_t_ns`: how `ib-reconstruct` (offline) and `ib-watch` (live) both read the log.
+    pub fn logged(sent_t_ns: u64, t_ns: u64, event: &'a SseEvent) -> TimedEvent<'a> {
+        TimedEvent {
+            offset_ms: offset_ms(sent_t_ns, t_ns),
+            data: event.data.as_deref(),
+            event: event.event.as_deref(),
+            comment: event.comment.is_some(),
+        }
+    }
+}
+
+/// Milliseconds from `from_ns` to `to_ns` on the run clock (negative if `to_ns` is earlier).
+pub fn ms_between(from_ns: u64, to_ns: u64) -> f64 {
+    (to_ns as f64 - from_ns as f64) / 1e6
+}
+
+/// An event's offset from its request's send, in milliseconds, never negative.
+pub fn offset_ms(sent_t_ns: u64, t_ns: u64) -> f64 {
+    ms_between(sent_t_ns, t_ns).max(0.0)
+}
+
+/// How a logged `request_terminal` recorded the end of the exchange: the `logged` argument of
+/// [`compute`].
+pub fn logged_end(terminal: &RequestTerminal) -> StreamEnd {
+    StreamEnd {
+        outcome: terminal.outcome,
+        error_type: terminal.error_type,
+        message: terminal.error_message.clone(),
+        error_body: terminal.error_body.clone(),
     }
 }
 

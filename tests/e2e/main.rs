@@ -15,3 +15,4 @@ mod reference;
 mod reference_run;
 mod resume;
 mod support;
+mod watch;

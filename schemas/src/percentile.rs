@@ -12,6 +12,9 @@
 //! integer ranks exactly: the excess of `1 − 0.95` over 0.05 turns `ceil(0.05·n)` into
 //! `floor(0.05·n) + 1` when 0.05·n is an integer, which is what `n − ceil(0.95·n) + 1` is.
 //! Integer ranks keep that guarantee for any n ("at least 95% of responses were this fast").
+//!
+//! `ib-aggregate` computes every percentile of `metrics.json` with it and `ib-watch` its live
+//! p50s, so a finished run's live figures are the metrics' figures over the same samples.
 
 /// The ascending samples of one metric.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -28,6 +31,10 @@ impl Samples {
 
     pub fn len(&self) -> usize {
         self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// Upper-tail pK; `None` without samples.

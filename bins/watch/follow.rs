@@ -1,0 +1,221 @@
+//! Following a live event log: each poll reads only what was appended to each segment since
+//! the last one, and checks every new line as every reader of the log does
+//! (`event_log::Checker`: this run's id, `seq` gap-free across segments, each segment opening
+//! with its own `segment_opened`).
+//!
+//! The one defect tolerated is the one a live or killed `ib-fetch` leaves: an unterminated
+//! last line of a segment (a line being written, or the line a kill tore), which is left
+//! unread until it is complete. A complete line that does not parse, a segment that shrank
+//! (the log is append-only) or one that disappeared is refused as corrupt.
+use inferbench_schemas::event::Envelope;
+use inferbench_schemas::event_log::Checker;
+use inferbench_schemas::run::RunDir;
+use inferbench_schemas::{Error, Result};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// One segment file as followed so far.
+#[derive(Debug)]
+struct Followed {
+    number: u32,
+    path: PathBuf,
+    /// Bytes of complete lines read.
+    offset: u64,
+    /// Complete lines read.
+    lines: usize,
+    /// Bytes of the unterminated last line at the last poll.
+    torn: usize,
+}
+
+/// The log of one run, read incrementally.
+pub struct Follower {
+    run: RunDir,
+    checker: Checker,
+    segments: Vec<Followed>,
+}
+
+impl Follower {
+    pub fn new(run: RunDir, run_id: &str) -> Follower {
+        Follower { run, checker: Checker::new(run_id), segments: Vec::new() }
+    }
+
+    /// The `seq` of the last line read, if any.
+    pub fn last_seq(&self) -> Option<u64> {
+        self.checker.next_seq().checked_sub(1)
+    }
+
+    /// Bytes of the unterminated last line of the last segment, at the last poll.
+    pub fn torn_tail(&self) -> usize {
+        self.segments.last().map_or(0, |s| s.torn)
+    }
+
+    /// Reads what was appended since the last poll and hands each new line, checked, to
+    /// `each` with its segment number, in log order.
+    pub fn poll(&mut self, mut each: impl FnMut(u32, Envelope) -> Result<()>) -> Result<()> {
+        let listed = self.run.segments().map_err(|e| Error::unreadable(self.run.events_dir(), e))?;
+        for (known, found) in self.segments.iter().zip(listed.iter().map(|(n, _)| *n).chain(std::iter::repeat(0))) {
+            if known.number != found {
+                return Err(Error::bad(format!(
+                    "{}: disappeared while the log was being read (the log is append-only)",
+                    known.path.display()
+                )));
+            }
+        }
+        for (number, path) in listed.into_iter().skip(self.segments.len()) {
+            self.checker.segment(number, &path)?;
+            self.segments.push(Followed { number, path, offset: 0, lines: 0, torn: 0 });
+        }
+        for segment in &mut self.segments {
+            let bytes = appended(&segment.path, segment.offset)?;
+            let mut rest = bytes.as_slice();
+            while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+                let line = &rest[..end];
+                rest = &rest[end + 1..];
+                segment.lines += 1;
+                segment.offset += end as u64 + 1;
+                let env: Envelope = serde_json::from_slice(line)
+                    .map_err(|e| Error::bad(format!("{}:{}: {e}", segment.path.display(), segment.lines)))?;
+                self.checker.line(&segment.path, segment.number, segment.lines, &env)?;
+                each(segment.number, env)?;
+            }
+            segment.torn = rest.len();
+        }
+        Ok(())
+    }
+}
+
+/// The bytes of `path` from `offset` to its end now.
+fn appended(path: &Path, offset: u64) -> Result<Vec<u8>> {
+    let unreadable = |e| Error::unreadable(path, e);
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let len = file.metadata().map_err(unreadable)?.len();
+    if len < offset {
+        return Err(Error::bad(format!(
+            "{}: {len} bytes, shorter than the {offset} already read: the log was rewritten (it is append-only)",
+            path.display()
+        )));
+    }
+    let mut bytes = Vec::with_capacity((len - offset) as usize);
+    file.seek(SeekFrom::Start(offset)).map_err(unreadable)?;
+    file.read_to_end(&mut bytes).map_err(unreadable)?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+    use inferbench_schemas::event::{Event, RoundClosed, SegmentOpened};
+    use std::io::Write;
+
+    pub fn opened(segment: u32) -> Event {
+        Event::SegmentOpened(SegmentOpened {
+            segment,
+            wall_clock_unix_ns: 1_000_000_000,
+            code_version: "c".into(),
+            schedule_sha256: "s".into(),
+            scheduled_requests: 1,
+            already_terminal: 0,
+            endpoint_mode: "simulated".into(),
+            deadline_ms: 1000,
+            max_event_bytes: 1,
+            max_response_bytes: 1,
+            http_version: Some("1.1".into()),
+            execution_region: "r".into(),
+            host_sha256_16: "h".into(),
+            os: "linux".into(),
+            arch: "x86_64".into(),
+        })
+    }
+
+    pub fn line(seq: u64, event: Event) -> Vec<u8> {
+        let env = Envelope { v: 1, run_id: "run-a".into(), seq, t_ns: seq * 1_000_000, event };
+        let mut bytes = serde_json::to_vec(&env).unwrap();
+        bytes.push(b'\n');
+        bytes
+    }
+
+    fn closed() -> Event {
+        Event::RoundClosed(RoundClosed {
+            round_id: "r".into(),
+            round_index: 0,
+            launch_skew_ns: 0,
+            resumed_partial_round: false,
+        })
+    }
+
+    fn append(path: &Path, bytes: &[u8]) {
+        std::fs::OpenOptions::new().create(true).append(true).open(path).unwrap().write_all(bytes).unwrap();
+    }
+
+    fn seqs(follower: &mut Follower) -> Result<Vec<u64>> {
+        let mut seen = Vec::new();
+        follower.poll(|_, env| {
+            seen.push(env.seq);
+            Ok(())
+        })?;
+        Ok(seen)
+    }
+
+    fn setup() -> (tempfile::TempDir, RunDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        std::fs::create_dir_all(run.events_dir()).unwrap();
+        let seg = run.segment(1);
+        (dir, run, seg)
+    }
+
+    #[test]
+    fn a_partial_trailing_line_is_read_once_it_is_complete() {
+        let (_dir, run, seg) = setup();
+        let mut follower = Follower::new(run, "run-a");
+        assert_eq!(seqs(&mut follower).unwrap(), Vec::<u64>::new(), "no log yet");
+        let second = line(1, closed());
+        append(&seg, &line(0, opened(1)));
+        append(&seg, &second[..10]);
+        assert_eq!(seqs(&mut follower).unwrap(), [0]);
+        assert_eq!((follower.last_seq(), follower.torn_tail()), (Some(0), 10));
+        assert_eq!(seqs(&mut follower).unwrap(), Vec::<u64>::new(), "still partial: nothing new");
+        append(&seg, &second[10..]);
+        assert_eq!(seqs(&mut follower).unwrap(), [1]);
+        assert_eq!((follower.last_seq(), follower.torn_tail()), (Some(1), 0));
+    }
+
+    #[test]
+    fn a_corrupt_complete_line_is_refused_naming_file_and_line() {
+        let (_dir, run, seg) = setup();
+        append(&seg, &line(0, opened(1)));
+        append(&seg, b"{\"v\":1,\"torn\n");
+        append(&seg, &line(1, closed()));
+        let err = seqs(&mut Follower::new(run, "run-a")).unwrap_err();
+        assert!(err.is_bad_input() && err.to_string().contains("0001.jsonl:2: "), "{err}");
+    }
+
+    #[test]
+    fn a_torn_line_left_by_a_kill_stays_unread_when_the_next_segment_opens() {
+        let (_dir, run, seg) = setup();
+        append(&seg, &line(0, opened(1)));
+        append(&seg, b"{\"v\":1,\"run_id\":\"run-a\",\"se");
+        append(&run.segment(2), &line(1, opened(2)));
+        let mut follower = Follower::new(run, "run-a");
+        assert_eq!(seqs(&mut follower).unwrap(), [0, 1]);
+        assert_eq!(follower.torn_tail(), 0, "the last segment ends cleanly");
+    }
+
+    #[test]
+    fn gaps_foreign_lines_and_rewritten_segments_are_refused() {
+        let (_dir, run, seg) = setup();
+        append(&seg, &line(0, opened(1)));
+        append(&seg, &line(2, closed()));
+        let err = seqs(&mut Follower::new(run.clone(), "run-a")).unwrap_err();
+        assert!(err.to_string().contains("seq: 2 where 1 was expected (lines are missing)"), "{err}");
+        let err = seqs(&mut Follower::new(run.clone(), "run-b")).unwrap_err();
+        assert!(err.to_string().contains("is not this run"), "{err}");
+
+        std::fs::write(&seg, line(0, opened(1))).unwrap();
+        let mut follower = Follower::new(run.clone(), "run-a");
+        seqs(&mut follower).unwrap();
+        std::fs::write(&seg, b"").unwrap();
+        let err = seqs(&mut follower).unwrap_err();
+        assert!(err.to_string().contains("the log was rewritten"), "{err}");
+    }
+}
