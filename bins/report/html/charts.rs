@@ -21,7 +21,7 @@ pub const CURVE_POINTS: usize = 202;
 const W: f64 = 640.0;
 const H: f64 = 340.0;
 const LEFT: f64 = 64.0;
-const RIGHT: f64 = 16.0;
+const RIGHT: f64 = 30.0;
 const TOP: f64 = 14.0;
 const BOTTOM: f64 = 44.0;
 
@@ -101,22 +101,27 @@ fn nice_max(max: f64) -> (f64, f64) {
     (top, s)
 }
 
-/// Tick label of a value shown as `kind`, without the unit for compactness.
+/// Tick label of a value shown as `kind`, without the unit for compactness: as many decimals
+/// as the value needs, at most three.
 fn tick(x: f64, kind: Kind) -> String {
+    let decimals = |v: f64| {
+        (0..3)
+            .find(|d| {
+                let f = (v * 10f64.powi(*d)).fract().abs();
+                f.min(1.0 - f) < 1e-6
+            })
+            .unwrap_or(3) as usize
+    };
     match kind {
         Kind::Ms | Kind::DiffMs => {
             let s = x / 1000.0;
-            let d = if s.fract().abs() < 1e-9 {
-                0
-            } else if (s * 10.0).fract().abs() < 1e-6 {
-                1
-            } else {
-                2
-            };
-            grouped(s, d)
+            grouped(s, decimals(s))
         }
-        Kind::Rate => format!("{}%", grouped(100.0 * x, 0)),
-        _ => grouped(x, if x.fract().abs() < 1e-9 { 0 } else { 1 }),
+        Kind::Rate => {
+            let p = 100.0 * x;
+            format!("{}%", grouped(p, decimals(p)))
+        }
+        _ => grouped(x, decimals(x)),
     }
 }
 
@@ -126,11 +131,38 @@ struct Axes {
     x1: f64,
     y0: f64,
     y1: f64,
+    /// A logarithmic x axis (x0 > 0).
+    log: bool,
 }
 
 impl Axes {
     fn x(&self, v: f64) -> f64 {
-        LEFT + (v - self.x0) / (self.x1 - self.x0).max(f64::MIN_POSITIVE) * (W - LEFT - RIGHT)
+        let f = |v: f64| if self.log { v.max(self.x0).log10() } else { v };
+        LEFT + (f(v) - f(self.x0)) / (f(self.x1) - f(self.x0)).max(f64::MIN_POSITIVE) * (W - LEFT - RIGHT)
+    }
+
+    /// The x ticks: multiples of `step`, or 1-2-5 of each decade on a log axis.
+    fn x_ticks(&self, step: f64) -> Vec<f64> {
+        let mut ticks = Vec::new();
+        if self.log {
+            let mut decade = 10f64.powf(self.x0.log10().floor());
+            while decade <= self.x1 * (1.0 + 1e-9) {
+                for m in [1.0, 2.0, 5.0] {
+                    let v = decade * m;
+                    if v >= self.x0 * (1.0 - 1e-9) && v <= self.x1 * (1.0 + 1e-9) {
+                        ticks.push(v);
+                    }
+                }
+                decade *= 10.0;
+            }
+            return ticks;
+        }
+        let mut v = (self.x0 / step).ceil() * step;
+        while v <= self.x1 + step * 1e-9 {
+            ticks.push(v);
+            v += step;
+        }
+        ticks
     }
     fn y(&self, v: f64) -> f64 {
         H - BOTTOM - (v - self.y0) / (self.y1 - self.y0).max(f64::MIN_POSITIVE) * (H - TOP - BOTTOM)
@@ -148,8 +180,7 @@ impl Axes {
         y_title: &str,
     ) {
         let mut g = Element::new("g").a("class", "axes");
-        let mut v = (self.x0 / x_step).ceil() * x_step;
-        while v <= self.x1 + x_step * 1e-9 {
+        for v in self.x_ticks(x_step) {
             let x = self.x(v);
             g.push(
                 Element::new("line")
@@ -166,7 +197,6 @@ impl Axes {
                     .a("text-anchor", "middle")
                     .text(&tick(v, x_kind)),
             );
-            v += x_step;
         }
         let mut v = (self.y0 / y_step).ceil() * y_step;
         while v <= self.y1 + y_step * 1e-9 {
@@ -277,6 +307,7 @@ pub fn distributions(page: &Page) -> String {
     select.push_str("</select></p>");
     let mut body = select;
     for metric in &METRICS {
+        body.push_str(&Element::new("h3").text(metric.title.trim_end_matches(" (s)")).close());
         for scope in &scopes {
             body.push_str(&ecdf_figure(page, metric, scope));
         }
@@ -307,13 +338,25 @@ fn ecdf_figure(page: &Page, metric: &Metric, scope: &str) -> String {
     }
     let drawn: Vec<String> =
         series.iter().filter(|(_, _, v)| !v.is_empty()).map(|(_, p, _)| p.id.to_string()).collect();
-    let max = series.iter().filter_map(|(_, _, v)| v.last().copied()).fold(0.0, f64::max);
-    let (x1, xs) = nice_max(max);
-    let axes = Axes { x0: 0.0, x1, y0: 0.0, y1: 1.0 };
+    // A log axis: latencies and speeds span decades, and a linear one hides all but the tail.
+    let max = series.iter().filter_map(|(_, _, v)| v.last().copied()).fold(f64::MIN_POSITIVE, f64::max);
+    let min = series.iter().filter_map(|(_, _, v)| v.iter().copied().find(|x| *x > 0.0)).fold(max, f64::min);
+    let x0 = 10f64.powf(min.log10().floor());
+    let x1 = 10f64.powf(max.log10().ceil()).max(x0 * 10.0);
+    let axes = Axes { x0, x1, y0: 0.0, y1: 1.0, log: true };
+    let xs = 1.0;
     let chart = format!("distribution-{}", metric.name);
     let label = format!("{} by provider, {scope}", metric.title);
     let mut s = svg::svg(&chart, &drawn, W, H, &label).a("data-scope", scope).flag("hidden", scope != "pooled");
-    axes.draw(&mut s, xs, metric.kind, metric.title, 0.25, Kind::Rate, "Share of samples ≤ value");
+    axes.draw(
+        &mut s,
+        xs,
+        metric.kind,
+        &format!("{} — log scale", metric.title),
+        0.25,
+        Kind::Rate,
+        "Share of samples ≤ value",
+    );
     let mut legend = Vec::new();
     for (i, p, v) in &series {
         let c = colour(*i);
@@ -375,7 +418,7 @@ pub fn speed_vs_start(page: &Page) -> String {
     let series: Vec<String> = points.iter().map(|(_, p, ..)| p.id.to_string()).collect();
     let (x1, xs) = nice_max(points.iter().map(|t| t.2).fold(0.0, f64::max));
     let (y1, ys) = nice_max(points.iter().map(|t| t.3).fold(0.0, f64::max));
-    let axes = Axes { x0: 0.0, x1, y0: 0.0, y1 };
+    let axes = Axes { x0: 0.0, x1, y0: 0.0, y1, log: false };
     let mut s =
         svg::svg("speed-vs-start", &series, W, H, "Tokens per second p50 against TTFA p95, one dot per provider");
     axes.draw(&mut s, xs, Kind::Ms, "TTFA p95 (s) — further left starts sooner", ys, Kind::Tps, "Tokens/s p50");
@@ -458,13 +501,39 @@ pub fn outcomes(page: &Page) -> String {
     let present: Vec<OperationalOutcome> =
         classes().into_iter().filter(|c| page.providers.iter().any(|p| count(p, *c).0 > 0.0)).collect();
     let series: Vec<String> = present.iter().map(|c| c.label().to_string()).collect();
-    let row_h = 22.0;
-    let left = 150.0;
-    let h = TOP + row_h * page.providers.len() as f64 + 34.0;
+    // Two panels: every request (0–100%), and the failures alone on a scale that shows them.
+    let (row_h, left, gap) = (22.0, 120.0, 24.0);
+    let full_w = (W - RIGHT - left - gap) * 0.45;
+    let fail_x = left + full_w + gap;
+    let fail_w = W - RIGHT - fail_x;
+    let submitted = |p: &Provider| page.value(&page.pooled(p, "submitted_count")).unwrap_or(0.0);
+    let worst = page
+        .providers
+        .iter()
+        .map(|p| {
+            let failed: f64 = present.iter().filter(|c| c.is_failure()).map(|c| count(p, *c).0).sum();
+            if submitted(p) > 0.0 {
+                failed / submitted(p)
+            } else {
+                0.0
+            }
+        })
+        .fold(0.0, f64::max);
+    let (scale, scale_step) = nice_max(if worst > 0.0 { worst } else { 0.01 });
+    let h = TOP + 18.0 + row_h * page.providers.len() as f64 + 30.0;
     let mut s = svg::svg("outcomes", &series, W, h, "Outcomes of each provider's requests, stacked by class");
+    s.push(Element::new("text").a("x", n(left)).a("y", n(TOP + 8.0)).a("class", "title").text("All requests"));
+    s.push(
+        Element::new("text")
+            .a("x", n(fail_x))
+            .a("y", n(TOP + 8.0))
+            .a("class", "title")
+            .text("Failures only (magnified)"),
+    );
+    let top = TOP + 18.0;
     for (k, p) in page.providers.iter().enumerate() {
-        let total: f64 = present.iter().map(|c| count(p, *c).0).sum();
-        let y = TOP + k as f64 * row_h;
+        let total = submitted(p);
+        let y = top + k as f64 * row_h;
         s.push(
             Element::new("text")
                 .a("x", n(left - 6.0))
@@ -472,43 +541,72 @@ pub fn outcomes(page: &Page) -> String {
                 .a("text-anchor", "end")
                 .text(p.label),
         );
-        let mut x = left;
+        let (mut x, mut fx) = (left, fail_x);
         for c in &present {
             let (v, ptr) = count(p, *c);
             if v <= 0.0 || total <= 0.0 {
                 continue;
             }
-            let w = v / total * (W - RIGHT - left);
-            let mut rect = Element::new("rect");
-            if *c == OperationalOutcome::Success {
-                rect = rect.a("data-derived-from", &ptr);
-            } else {
-                let exact = page.exact(&ptr);
-                rect = rect.a("data-metric", &ptr).a("data-value", exact);
-            }
-            s.push(
+            let title = format!("{}: {} {} of {}", p.label, grouped(v, 0), class_name(*c), grouped(total, 0));
+            let bar = |x: f64, w: f64| {
+                let mut rect = Element::new("rect");
+                if *c == OperationalOutcome::Success {
+                    rect = rect.a("data-derived-from", &ptr);
+                } else {
+                    rect = rect.a("data-metric", &ptr).a("data-value", page.exact(&ptr));
+                }
                 rect.a("x", n(x))
                     .a("y", n(y + 3.0))
                     .a("width", n(w.max(0.8)))
                     .a("height", n(row_h - 6.0))
                     .a("fill", outcome_colour(*c))
                     .a("data-series", c.label())
-                    .child(Element::new("title").text(&format!("{}: {} {}", p.label, grouped(v, 0), class_name(*c)))),
-            );
+                    .child(Element::new("title").text(&title))
+            };
+            let w = v / total * full_w;
+            s.push(bar(x, w));
             x += w;
+            if c.is_failure() {
+                let w = v / total / scale * fail_w;
+                s.push(bar(fx, w));
+                fx += w;
+            }
         }
     }
-    let axis_y = TOP + row_h * page.providers.len() as f64 + 4.0;
-    for q in [0.0, 0.25, 0.5, 0.75, 1.0] {
-        let x = left + q * (W - RIGHT - left);
+    let axis_y = top + row_h * page.providers.len() as f64 + 4.0;
+    for q in [0.0, 0.5, 1.0] {
+        let x = left + q * full_w;
         s.push(
             Element::new("text")
                 .a("x", n(x))
                 .a("y", n(axis_y + 12.0))
-                .a("text-anchor", "middle")
+                .a(
+                    "text-anchor",
+                    if q == 0.0 {
+                        "start"
+                    } else if q == 1.0 {
+                        "end"
+                    } else {
+                        "middle"
+                    },
+                )
                 .a("class", "tick")
                 .text(&format!("{}%", q * 100.0)),
         );
+    }
+    let mut v = 0.0;
+    while v <= scale * (1.0 + 1e-9) {
+        let x = fail_x + v / scale * fail_w;
+        s.push(Element::new("line").a("x1", n(x)).a("x2", n(x)).a("y1", n(top)).a("y2", n(axis_y)).a("class", "grid"));
+        s.push(
+            Element::new("text")
+                .a("x", n(x))
+                .a("y", n(axis_y + 12.0))
+                .a("text-anchor", if v == 0.0 { "start" } else { "middle" })
+                .a("class", "tick")
+                .text(&tick(v, Kind::Rate)),
+        );
+        v += scale_step;
     }
     let legend: Vec<String> = present.iter().map(|c| legend_item(outcome_colour(*c), &text(class_name(*c)))).collect();
     let counts: Vec<String> = page
@@ -517,8 +615,9 @@ pub fn outcomes(page: &Page) -> String {
         .map(|p| format!("{}: {}", text(p.label), page.metric(&page.pooled(p, "submitted_count"), Kind::Count)))
         .collect();
     let caption =
-        "Share of each provider's submitted requests by outcome: completed 2xx streams (submitted − failed), \
-                   then each failure class's count from metrics.json.";
+        "Each provider's submitted requests by outcome: completed 2xx streams (submitted − failed), then each \
+                   failure class's count from metrics.json. The right panel shows the failures alone, on a scale up to \
+                   the worst provider's failure share.";
     view(
         "outcomes",
         "How did each provider's requests end?",
@@ -546,7 +645,9 @@ pub fn timeline(page: &Page) -> String {
         "The run over time: one cell per round and provider, coloured by outcome, darker when slower",
     );
     let cell_w = (W - RIGHT - left) / rounds;
-    let deadline_ms = page.inputs.spec.inference.timeout_seconds * 1000.0;
+    // Shade relative to the slowest provider's pooled E2E p99 (darkest at or beyond it).
+    let slowest =
+        page.providers.iter().filter_map(|p| page.value(&page.pooled(p, "e2e_latency_p99"))).fold(0.0, f64::max);
     let mut by_provider: BTreeMap<&str, Vec<&ResponseRow>> = BTreeMap::new();
     for r in &page.inputs.responses {
         by_provider.entry(r.provider.as_str()).or_default().push(r);
@@ -567,8 +668,8 @@ pub fn timeline(page: &Page) -> String {
         for r in rows {
             let class = r.operational_outcome;
             let opacity = match (class, r.e2e_latency_ms) {
-                (OperationalOutcome::Success, Some(e2e)) if deadline_ms > 0.0 => {
-                    0.18 + 0.82 * (e2e / deadline_ms).clamp(0.0, 1.0).sqrt()
+                (OperationalOutcome::Success, Some(e2e)) if slowest > 0.0 => {
+                    0.15 + 0.85 * (e2e / slowest).clamp(0.0, 1.0).sqrt()
                 }
                 _ => 1.0,
             };
@@ -617,10 +718,10 @@ pub fn timeline(page: &Page) -> String {
         .map(|p| format!("{}: {}", text(p.label), page.metric(&page.pooled(p, "submitted_count"), Kind::Count)))
         .collect();
     let caption = format!(
-        "{} rounds, in the order they ran. A completed cell is shaded by its end-to-end latency (darker: closer to the \
-         {} deadline); failures are drawn in their class's colour.",
+        "{} rounds, in the order they ran. A completed cell is shaded by its end-to-end latency: darker is slower, \
+         darkest at or beyond {}, the slowest provider's E2E p99. Failures are drawn in their class's colour.",
         grouped(rounds, 0),
-        format_number(deadline_ms, Kind::Ms)
+        format_number(slowest, Kind::Ms)
     );
     view(
         "timeline",
@@ -737,7 +838,7 @@ fn histogram(
     }
     let top = *counts.iter().max().unwrap_or(&1) as f64;
     let (y1, ys) = nice_max(top);
-    let axes = Axes { x0: start, x1: start + width * count as f64, y0: 0.0, y1 };
+    let axes = Axes { x0: start, x1: start + width * count as f64, y0: 0.0, y1, log: false };
     let xs = step(axes.x1 - axes.x0, 6.0);
     axes.draw(s, xs, Kind::DiffMs, "Difference A − B (s)", ys, Kind::Count, "Rounds");
     for (k, c) in counts.iter().enumerate() {

@@ -3,34 +3,58 @@
 //! another, the failure log and the provenance. Figures come from `metrics.json` and
 //! `comparisons.json` through `Page::metric` and `Page::comparison`, which mark each with its
 //! pointer; the few derived numbers (Δ vs the fastest) say what they were derived from.
-use super::svg::{attr, text, Element};
+use super::svg::{self, attr, text, Element};
 use super::{format_number, grouped, view, Kind, Page, Provider};
 use inferbench_schemas::vocab::OperationalOutcome;
 use std::cmp::Ordering;
 
-/// A table in its own horizontally scrolling container; `cells` are markup.
+/// Columns whose cells are words, not figures: left-aligned.
+const TEXT_COLUMNS: [&str; 14] = [
+    "Provider",
+    "Status",
+    "Family",
+    "Class",
+    "Error type",
+    "Message",
+    "Request",
+    "Retry-After",
+    "Compared",
+    "File",
+    "SHA-256",
+    "Input",
+    "Figure",
+    "Samples",
+];
+
+/// A table in its own horizontally scrolling container; `cells` are markup. The provider (or
+/// figure, file) column heads each row.
 pub fn table(caption: &str, headers: &[&str], rows: &[Vec<String>]) -> String {
     let mut t = String::from("<div class=\"scroll\"><table>");
     if !caption.is_empty() {
         t.push_str(&Element::new("caption").text(caption).close());
     }
+    let row_header = headers.iter().position(|h| ["Provider", "Figure", "File", "Input"].contains(h));
+    let class = |i: usize| {
+        if Some(i) == row_header || TEXT_COLUMNS.contains(&headers[i]) {
+            " class=\"l\""
+        } else {
+            ""
+        }
+    };
     t.push_str("<thead><tr>");
-    for h in headers {
-        t.push_str(&Element::new("th").a("scope", "col").text(h).close());
+    for (i, h) in headers.iter().enumerate() {
+        t.push_str(&format!("<th scope=\"col\"{}>{}</th>", class(i), text(h)));
     }
     t.push_str("</tr></thead><tbody>");
     if rows.is_empty() {
-        t.push_str(&format!("<tr><td colspan=\"{}\">none</td></tr>", headers.len()));
+        t.push_str(&format!("<tr><td colspan=\"{}\" class=\"l\">none</td></tr>", headers.len()));
     }
-    let row_header = headers.iter().position(|h| *h == "Provider").unwrap_or(0);
     for row in rows {
         t.push_str("<tr>");
         for (i, cell) in row.iter().enumerate() {
-            if i == row_header {
-                t.push_str(&format!("<th scope=\"row\">{cell}</th>"));
-            } else {
-                t.push_str(&format!("<td>{cell}</td>"));
-            }
+            let tag = if Some(i) == row_header { "th scope=\"row\"" } else { "td" };
+            let close = if Some(i) == row_header { "th" } else { "td" };
+            t.push_str(&format!("<{tag}{}>{cell}</{close}>", class(i)));
         }
         t.push_str("</tr>");
     }
@@ -38,9 +62,15 @@ pub fn table(caption: &str, headers: &[&str], rows: &[Vec<String>]) -> String {
     t
 }
 
+/// Long text in a table cell: wraps, within a readable width.
+fn wide(markup: &str) -> String {
+    format!("<div class=\"wide\">{markup}</div>")
+}
+
 /// A provider's name as shown: its label, with its id when they differ.
 pub fn name(p: &Provider) -> String {
-    if p.label == p.id {
+    let plain = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
+    if plain(p.label) == plain(p.id) {
         text(p.label)
     } else {
         format!("{} <small>{}</small>", text(p.label), text(p.id))
@@ -108,16 +138,46 @@ fn samples(page: &Page, p: &Provider, metric: &str) -> String {
     )
 }
 
-/// Eligible, or the reasons (with what the run showed) it is not ranked.
-fn status(page: &Page, p: &Provider) -> String {
+/// Why a provider is not ranked, with what the run showed; empty when it is eligible.
+fn reasons(page: &Page, p: &Provider) -> Vec<String> {
     let row = &page.metrics["combined_provider_metrics"][p.row];
     if row["eligible"].as_bool() == Some(true) {
-        return "eligible".to_string();
+        return Vec::new();
     }
     let details = row["ineligibility_details"].as_array().filter(|d| !d.is_empty());
     let reasons = details.or(row["ineligibility_reasons"].as_array());
-    let list: Vec<String> = reasons.into_iter().flatten().filter_map(|r| r.as_str()).map(text).collect();
-    format!("<span class=\"ineligible\">ineligible: {}</span>", list.join("; "))
+    reasons.into_iter().flatten().filter_map(|r| r.as_str()).map(str::to_string).collect()
+}
+
+/// Eligible, or a pointer to the reasons listed under the table.
+fn status(page: &Page, p: &Provider) -> String {
+    match reasons(page, p).is_empty() {
+        true => "eligible".to_string(),
+        false => format!("<a class=\"ineligible\" href=\"#why-{}\">not ranked</a>", svg::attr(p.id)),
+    }
+}
+
+/// The reasons of every unranked provider, as a list under the leaderboard.
+fn reason_list(page: &Page) -> String {
+    let items: String = page
+        .providers
+        .iter()
+        .filter_map(|p| {
+            let r = reasons(page, p);
+            (!r.is_empty()).then(|| {
+                format!(
+                    "<li id=\"why-{}\"><strong>{}</strong>: {}</li>",
+                    svg::attr(p.id),
+                    text(p.label),
+                    text(&r.join("; "))
+                )
+            })
+        })
+        .collect();
+    match items.is_empty() {
+        true => String::new(),
+        false => format!("<p class=\"note\">Why a provider is not ranked:</p><ul class=\"reasons\">{items}</ul>"),
+    }
 }
 
 pub fn leaderboard(page: &Page) -> String {
@@ -166,7 +226,7 @@ pub fn leaderboard(page: &Page) -> String {
         "Which LLM inference provider ranks first? The leaderboard",
         "One row per provider, best first. Lower latency is better, higher tokens per second and task success are \
          better; the balanced pooled figures weigh every task family equally.",
-        &format!("{}<p class=\"note\">{policy}</p>", table("", &headers, &rows)),
+        &format!("{}<p class=\"note\">{policy}</p>{}", table("", &headers, &rows), reason_list(page)),
     )
 }
 
@@ -385,7 +445,7 @@ pub fn pair(page: &Page) -> String {
             c("difference_p99_ms", Kind::DiffMs),
             format!("{} of {}", c("paired_count", Kind::Count), c("total_round_count", Kind::Count)),
             c("coverage_rate", Kind::Rate),
-            if eligible { "yes".into() } else { format!("no: {}", reasons.join("; ")) },
+            if eligible { "yes".into() } else { wide(&format!("no: {}", reasons.join("; "))) },
         ]];
         let diffs = table(
             &format!("{la} − {lb}, E2E per round (negative: {la} was faster)"),
@@ -456,7 +516,7 @@ pub fn failure_log(page: &Page) -> String {
                 text(&r.error_type.map(|e| e.as_str().to_string()).unwrap_or_default()),
                 r.http_status.map_or(String::new(), |s| s.to_string()),
                 text(r.retry_after.as_deref().unwrap_or("")),
-                text(&message),
+                wide(&text(&message)),
                 format!("<code>{}</code>", text(&r.request_id)),
             ]
         })
