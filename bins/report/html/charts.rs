@@ -145,9 +145,12 @@ impl Axes {
     fn x_ticks(&self, step: f64) -> Vec<f64> {
         let mut ticks = Vec::new();
         if self.log {
+            // 1-2-5 in each decade; only the powers of ten when there are many decades.
+            let decades = (self.x1 / self.x0).log10().round();
+            let multiples: &[f64] = if decades > 3.0 { &[1.0] } else { &[1.0, 2.0, 5.0] };
             let mut decade = 10f64.powf(self.x0.log10().floor());
             while decade <= self.x1 * (1.0 + 1e-9) {
-                for m in [1.0, 2.0, 5.0] {
+                for m in multiples {
                     let v = decade * m;
                     if v >= self.x0 * (1.0 - 1e-9) && v <= self.x1 * (1.0 + 1e-9) {
                         ticks.push(v);
@@ -444,10 +447,13 @@ pub fn speed_vs_start(page: &Page) -> String {
                     format_number(*x, Kind::Ms)
                 ))),
         );
+        // Labels right of the dot, or left of it near the right edge.
+        let right_edge = axes.x(*x) > W - RIGHT - 90.0;
         g.push(
             Element::new("text")
-                .a("x", n(axes.x(*x) + 7.0))
+                .a("x", n(axes.x(*x) + if right_edge { -7.0 } else { 7.0 }))
                 .a("y", n(axes.y(*y) + 4.0))
+                .a("text-anchor", if right_edge { "end" } else { "start" })
                 .a("class", "point-label")
                 .a("data-series", p.id)
                 .text(p.label),

@@ -10,8 +10,13 @@
   };
   function show(attribute, value) {
     var nodes = document.querySelectorAll("[" + attribute + "]");
+    // The attribute, not the property: SVG elements have no `hidden` property.
     for (var i = 0; i < nodes.length; i++) {
-      nodes[i].hidden = nodes[i].getAttribute(attribute) !== value;
+      if (nodes[i].getAttribute(attribute) === value) {
+        nodes[i].removeAttribute("hidden");
+      } else {
+        nodes[i].setAttribute("hidden", "");
+      }
     }
   }
   function bind(selectId, attribute) {

@@ -500,10 +500,13 @@ pub fn failure_log(page: &Page) -> String {
     let rows: Vec<Vec<String>> = failed
         .iter()
         .map(|r| {
-            let mut message = r.error_message.clone().unwrap_or_default();
-            if message.chars().count() > MESSAGE_SHOWN {
-                message = message.chars().take(MESSAGE_SHOWN).collect::<String>() + "…";
-            }
+            // Cut as report.md cuts it.
+            let message = r.error_message.as_deref().unwrap_or("");
+            let message = if message.len() > MESSAGE_SHOWN {
+                format!("{}…", inferbench_schemas::stream::cap(message, MESSAGE_SHOWN))
+            } else {
+                message.to_string()
+            };
             vec![
                 r.round_index.to_string(),
                 text(page.label_of(&r.provider)),
@@ -609,6 +612,17 @@ pub fn provenance(page: &Page) -> String {
         table("Files this report was rendered from (SHA-256)", &["File", "SHA-256"], &hashes(&i.hashes)),
         table("Inputs the run is locked to (lock.json, SHA-256)", &["Input", "SHA-256"], &hashes(&lock.inputs)),
     );
+    let mut body = body;
+    if let Some(parity) = &i.parity {
+        // The comparison with the reference's scoring, as report.md words it.
+        let items: String = crate::parity::lines(parity, &i.table)
+            .iter()
+            .map(|l| format!("<li>{}</li>", inline_code(l.trim_start().trim_start_matches("- "))))
+            .collect();
+        body.push_str(&format!(
+            "<h3>Compared with the reference runner's scoring</h3><ul class=\"reasons\">{items}</ul>"
+        ));
+    }
     view(
         "provenance",
         "Where do these figures come from?",
@@ -616,4 +630,16 @@ pub fn provenance(page: &Page) -> String {
          re-deriving the same files with the same code gives the same page.",
         &body,
     )
+}
+
+/// Markdown text with `code` spans, as HTML.
+fn inline_code(line: &str) -> String {
+    let mut out = String::new();
+    for (k, part) in line.split('`').enumerate() {
+        match k % 2 {
+            0 => out.push_str(&text(part)),
+            _ => out.push_str(&format!("<code>{}</code>", text(part))),
+        }
+    }
+    out
 }
