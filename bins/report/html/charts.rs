@@ -246,13 +246,14 @@ fn legend_item(colour: &str, markup: &str) -> String {
 }
 
 /// A figure: the chart and, under it, its legend with sample counts.
+/// `caption` is markup.
 fn figure(svg: String, caption: &str, legend: &[String], scope: Option<(&str, &str, bool)>) -> String {
     let mut f = Element::new("figure");
     if let Some((attr, value, hidden)) = scope {
         f = f.a(attr, value).flag("hidden", hidden);
     }
     f.raw(&svg)
-        .child(Element::new("figcaption").text(caption).raw(&format!("<ul class=\"legend\">{}</ul>", legend.concat())))
+        .child(Element::new("figcaption").raw(caption).raw(&format!("<ul class=\"legend\">{}</ul>", legend.concat())))
         .close()
 }
 
@@ -401,7 +402,7 @@ fn ecdf_figure(page: &Page, metric: &Metric, scope: &str) -> String {
         metric.title,
         if scope == "pooled" { "all task families" } else { scope }
     );
-    figure(s.close(), &caption, &legend, Some(("data-scope", scope, scope != "pooled")))
+    figure(s.close(), &text(&caption), &legend, Some(("data-scope", scope, scope != "pooled")))
 }
 
 fn polyline_series(points: &[(f64, f64)], series: &str) -> Element {
@@ -482,7 +483,7 @@ pub fn speed_vs_start(page: &Page) -> String {
         "Does a fast stream start fast? Tokens per second against time to first token",
         "Best is the top left: a high median stream speed and a short p95 wait for the first answer token. A dot far to \
          the right streams quickly once it starts but often makes the user wait for the start.",
-        &figure(s.close(), &caption, &legend, None),
+        &figure(s.close(), &text(&caption), &legend, None),
     )
 }
 
@@ -631,7 +632,7 @@ pub fn outcomes(page: &Page) -> String {
          operational failure. Hover a segment for its count.",
         &format!(
             "{}<p class=\"note\">Submitted requests: {}.</p>",
-            figure(s.close(), caption, &legend, None),
+            figure(s.close(), &text(caption), &legend, None),
             counts.join("; ")
         ),
     )
@@ -723,11 +724,17 @@ pub fn timeline(page: &Page) -> String {
         .iter()
         .map(|p| format!("{}: {}", text(p.label), page.metric(&page.pooled(p, "submitted_count"), Kind::Count)))
         .collect();
+    let slowest_figure = page
+        .providers
+        .iter()
+        .map(|p| page.pooled(p, "e2e_latency_p99"))
+        .find(|ptr| page.value(ptr) == Some(slowest))
+        .map_or("—".to_string(), |ptr| page.metric(&ptr, Kind::Ms));
     let caption = format!(
         "{} rounds, in the order they ran. A completed cell is shaded by its end-to-end latency: darker is slower, \
-         darkest at or beyond {}, the slowest provider's E2E p99. Failures are drawn in their class's colour.",
+         darkest at or beyond {slowest_figure}, the slowest provider's E2E p99. Failures are drawn in their class's \
+         colour.",
         grouped(rounds, 0),
-        format_number(slowest, Kind::Ms)
     );
     view(
         "timeline",
@@ -811,7 +818,7 @@ pub fn pair_differences(page: &Page) -> String {
             },
         ];
         let caption = format!("{la} − {lb}: end-to-end latency difference per round (left of zero: {la} was faster).");
-        body.push_str(&figure(s.close(), &caption, &legend, Some(("data-pair", &key, hidden))));
+        body.push_str(&figure(s.close(), &text(&caption), &legend, Some(("data-pair", &key, hidden))));
     }
     view(
         "pair-differences",

@@ -86,20 +86,25 @@ pub fn header(page: &Page) -> String {
         Some(_) => "the providers' real endpoints",
         None => "no provider (nothing was fetched)",
     };
-    let rounds = page.comparisons.pointer("/fastest_provider_wins/0/total_round_count").and_then(|v| v.as_i64());
+    let rounds = match page.comparisons.pointer("/fastest_provider_wins/0/total_round_count") {
+        Some(_) => {
+            format!(", {} paired rounds", page.comparison("/fastest_provider_wins/0/total_round_count", Kind::Count))
+        }
+        None => String::new(),
+    };
     let mut out = Element::new("h1").text(&i.spec.name).close();
     out.push_str(
         &Element::new("p")
             .a("class", "lede")
-            .text(&format!(
-                "Run {} of {} providers serving {}, {} task families{}, measured against {mode}. Every figure below is \
-                 read from the run's metrics.json and comparisons.json; the distributions, the timeline and the paired \
-                 differences are drawn from its responses.",
-                i.lock.run_id,
+            .raw(&format!(
+                "Run {} of {} providers serving {}, {} task families{rounds}, measured against {}. Every figure below \
+                 is read from the run's metrics.json and comparisons.json; the distributions, the timeline and the \
+                 paired differences are drawn from its responses.",
+                text(&i.lock.run_id),
                 page.providers.len(),
-                i.spec.model,
+                text(&i.spec.model),
                 page.families.len(),
-                rounds.map_or(String::new(), |r| format!(", {r} paired rounds")),
+                text(mode),
             ))
             .close(),
     );
