@@ -77,7 +77,7 @@ pub fn ecdf(sorted: &[f64], max: usize) -> Vec<(f64, f64)> {
 
 /// A "nice" axis step for a range of `span` split in about `ticks` parts.
 fn step(span: f64, ticks: f64) -> f64 {
-    if !(span > 0.0) {
+    if span.is_nan() || span <= 0.0 {
         return 1.0;
     }
     let raw = span / ticks;
@@ -171,16 +171,12 @@ impl Axes {
         H - BOTTOM - (v - self.y0) / (self.y1 - self.y0).max(f64::MIN_POSITIVE) * (H - TOP - BOTTOM)
     }
 
-    /// Grid, tick labels and axis titles.
+    /// Grid, tick labels and axis titles; each axis as (tick step, kind of value, title).
     fn draw(
         &self,
         svg: &mut Element,
-        x_step: f64,
-        x_kind: Kind,
-        x_title: &str,
-        y_step: f64,
-        y_kind: Kind,
-        y_title: &str,
+        (x_step, x_kind, x_title): (f64, Kind, &str),
+        (y_step, y_kind, y_title): (f64, Kind, &str),
     ) {
         let mut g = Element::new("g").a("class", "axes");
         for v in self.x_ticks(x_step) {
@@ -352,15 +348,8 @@ fn ecdf_figure(page: &Page, metric: &Metric, scope: &str) -> String {
     let chart = format!("distribution-{}", metric.name);
     let label = format!("{} by provider, {scope}", metric.title);
     let mut s = svg::svg(&chart, &drawn, W, H, &label).a("data-scope", scope).flag("hidden", scope != "pooled");
-    axes.draw(
-        &mut s,
-        xs,
-        metric.kind,
-        &format!("{} — log scale", metric.title),
-        0.25,
-        Kind::Rate,
-        "Share of samples ≤ value",
-    );
+    let title = format!("{} — log scale", metric.title);
+    axes.draw(&mut s, (xs, metric.kind, &title), (0.25, Kind::Rate, "Share of samples ≤ value"));
     let mut legend = Vec::new();
     for (i, p, v) in &series {
         let c = colour(*i);
@@ -425,7 +414,7 @@ pub fn speed_vs_start(page: &Page) -> String {
     let axes = Axes { x0: 0.0, x1, y0: 0.0, y1, log: false };
     let mut s =
         svg::svg("speed-vs-start", &series, W, H, "Tokens per second p50 against TTFA p95, one dot per provider");
-    axes.draw(&mut s, xs, Kind::Ms, "TTFA p95 (s) — further left starts sooner", ys, Kind::Tps, "Tokens/s p50");
+    axes.draw(&mut s, (xs, Kind::Ms, "TTFA p95 (s) — further left starts sooner"), (ys, Kind::Tps, "Tokens/s p50"));
     let mut legend = Vec::new();
     for (i, p, x, y, px, py) in &points {
         let c = colour(*i);
@@ -853,7 +842,7 @@ fn histogram(
     let (y1, ys) = nice_max(top);
     let axes = Axes { x0: start, x1: start + width * count as f64, y0: 0.0, y1, log: false };
     let xs = step(axes.x1 - axes.x0, 6.0);
-    axes.draw(s, xs, Kind::DiffMs, "Difference A − B (s)", ys, Kind::Count, "Rounds");
+    axes.draw(s, (xs, Kind::DiffMs, "Difference A − B (s)"), (ys, Kind::Count, "Rounds"));
     for (k, c) in counts.iter().enumerate() {
         if *c == 0 {
             continue;
