@@ -13,6 +13,22 @@
 //!
 //! Views: `views.rs` (tables), `charts.rs` (figures). Each is a `<section class="view">`
 //! whose heading is the question it answers.
+//!
+//! What a browser test may rely on (keep it):
+//! - `<html lang="en" data-report-ready="0">`; the script sets `data-report-ready="1"` at the
+//!   end of its setup, and `data-report-error` (the message) if anything throws.
+//! - Each view is `<section class="view" id="view-NAME" data-view="NAME">` with an `<h2>`, a
+//!   `<p class="how-to-read">` and a `<table>` or a chart; NAME is one of leaderboard,
+//!   tokens-per-second, e2e-tail, ttfa, accuracy-failures, pair, distributions,
+//!   speed-vs-start, outcomes, timeline, pair-differences, failure-log, provenance.
+//! - Each chart is `<svg data-chart="…" data-series="s1,s2,…">`, and every listed series has
+//!   a drawn element inside it carrying `data-series="s1"` (provider ids; outcome classes
+//!   for the outcome bars; the pair key `A|B` for the pair differences).
+//! - Every figure of metrics.json is an element with `data-metric` (the pointer) and
+//!   `data-value` (the number's text, or `null`); of comparisons.json, `data-comparison`.
+//! - `#scope-select` (values `pooled` and the family names) shows the `[data-scope]` elements
+//!   of its value and hides the others with the `hidden` attribute; `#pair-select` (values
+//!   `A|B`) likewise the `[data-pair]` elements.
 mod charts;
 mod json;
 mod svg;
