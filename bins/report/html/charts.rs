@@ -341,8 +341,9 @@ fn ecdf_figure(page: &Page, metric: &Metric, scope: &str) -> String {
     // A log axis: latencies and speeds span decades, and a linear one hides all but the tail.
     let max = series.iter().filter_map(|(_, _, v)| v.last().copied()).fold(f64::MIN_POSITIVE, f64::max);
     let min = series.iter().filter_map(|(_, _, v)| v.iter().copied().find(|x| *x > 0.0)).fold(max, f64::min);
-    let x0 = 10f64.powf(min.log10().floor());
-    let x1 = 10f64.powf(max.log10().ceil()).max(x0 * 10.0);
+    let x1 = 10f64.powf(max.log10().ceil()).max(1e-3);
+    // At most twelve decades: a zero-ish sample must not stretch the axis to 1e-308.
+    let x0 = 10f64.powf(min.log10().floor()).max(x1 / 1e12).min(x1 / 10.0);
     let axes = Axes { x0, x1, y0: 0.0, y1: 1.0, log: true };
     let xs = 1.0;
     let chart = format!("distribution-{}", metric.name);

@@ -297,6 +297,7 @@ pub fn render(inputs: &ReportInputs, metrics: &Doc, comparisons: &Doc) -> String
     let mut out = String::with_capacity(1 << 20);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\" data-report-ready=\"0\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    out.push_str("<meta name=\"color-scheme\" content=\"light\">\n");
     out.push_str(&Element::new("title").text(&title).close());
     out.push_str("\n<style>\n");
     out.push_str(CSS);

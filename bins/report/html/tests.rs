@@ -297,3 +297,38 @@ fn a_full_size_run_stays_small() {
     eprintln!("full-size page: {} bytes in {:?}", html.len(), started.elapsed());
     assert!(html.len() < 2_000_000, "{} bytes", html.len());
 }
+
+/// The bundled sample (three providers, one not comparable, no responses at all) renders a
+/// whole page: empty charts say so and still keep the contract.
+#[test]
+fn a_run_without_responses_still_renders_every_view() {
+    let inputs = sample::inputs();
+    let text = |v: Value| serde_json::to_string_pretty(&v).unwrap();
+    let metrics = Doc::parse(&text(sample::metrics())).unwrap();
+    let comparisons = Doc::parse(&text(sample::comparisons())).unwrap();
+    let html = render(&inputs, &metrics, &comparisons);
+    assert_eq!(html.matches("<section class=\"view\"").count(), 13);
+    for (at, _) in html.match_indices("<svg ") {
+        let svg = &html[at..at + html[at..].find("</svg>").unwrap()];
+        let series = marked(svg, "data-series", "").into_iter().next().unwrap().0;
+        for s in series.split(',').filter(|s| !s.is_empty()) {
+            assert!(svg[1..].contains(&format!("data-series=\"{}\"", svg::attr(s))), "{s}");
+        }
+    }
+    assert!(html.contains("No paired rounds to compare") && html.contains("0 failed request(s) of 0 responses"));
+    assert!(html.contains("data-metric=\"/combined_provider_metrics/2/rank\" data-value=\"null\">—</span>"));
+}
+
+#[test]
+fn a_log_axis_never_spans_more_than_twelve_decades() {
+    let (mut inputs, metrics, comparisons) = fixture();
+    for r in &mut inputs.responses {
+        if r.ttfa_ms.is_some() {
+            r.ttfa_ms = Some(1e-300);
+        }
+    }
+    let html = render(&inputs, &metrics, &comparisons);
+    let at = html.find("data-chart=\"distribution-ttfa\"").unwrap();
+    let svg = &html[at..at + html[at..].find("</svg>").unwrap()];
+    assert!(svg.matches("class=\"grid\"").count() < 30, "{}", svg.matches("class=\"grid\"").count());
+}

@@ -97,9 +97,9 @@ pub fn header(page: &Page) -> String {
         &Element::new("p")
             .a("class", "lede")
             .raw(&format!(
-                "Run {} of {} providers serving {}, {} task families{rounds}, measured against {}. Every figure below \
-                 is read from the run's metrics.json and comparisons.json; the distributions, the timeline and the \
-                 paired differences are drawn from its responses.",
+                "Run <code>{}</code>: {} providers serving {}, {} task families{rounds}, measured against {}. Every \
+                 figure below is read from the run's metrics.json and comparisons.json; the distributions, the \
+                 timeline and the paired differences are drawn from its responses.",
                 text(&i.lock.run_id),
                 page.providers.len(),
                 text(&i.spec.model),
