@@ -417,7 +417,24 @@ pub fn speed_vs_start(page: &Page) -> String {
         svg::svg("speed-vs-start", &series, W, H, "Tokens per second p50 against TTFA p95, one dot per provider");
     axes.draw(&mut s, (xs, Kind::Ms, "TTFA p95 (s) — further left starts sooner"), (ys, Kind::Tps, "Tokens/s p50"));
     let mut legend = Vec::new();
-    for (i, p, x, y, px, py) in &points {
+    // Label positions: beside each dot, moved down a line while they would overprint a label
+    // already placed (points taken from the top).
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by(|a, b| axes.y(points[*a].3).total_cmp(&axes.y(points[*b].3)).then(a.cmp(b)));
+    let mut placed: Vec<(f64, f64, f64)> = Vec::new();
+    let mut label_y = vec![0.0; points.len()];
+    for k in order {
+        let (_, p, x, y, ..) = &points[k];
+        let (cx, mut ly) = (axes.x(*x), axes.y(*y) + 4.0);
+        let width = 6.5 * p.label.chars().count() as f64 + 8.0;
+        let (x0, x1) = if cx > W - RIGHT - 90.0 { (cx - width, cx) } else { (cx, cx + width) };
+        while placed.iter().any(|(a, b, py)| (ly - py).abs() < 12.0 && x0 < *b && *a < x1) {
+            ly += 12.0;
+        }
+        placed.push((x0, x1, ly));
+        label_y[k] = ly;
+    }
+    for (k, (i, p, x, y, px, py)) in points.iter().enumerate() {
         let c = colour(*i);
         let exact = |ptr: &str| page.exact(ptr).to_string();
         let mut g = Element::new("g").a("data-series", p.id).a("fill", c);
@@ -443,7 +460,7 @@ pub fn speed_vs_start(page: &Page) -> String {
         g.push(
             Element::new("text")
                 .a("x", n(axes.x(*x) + if right_edge { -7.0 } else { 7.0 }))
-                .a("y", n(axes.y(*y) + 4.0))
+                .a("y", n(label_y[k]))
                 .a("text-anchor", if right_edge { "end" } else { "start" })
                 .a("class", "point-label")
                 .a("data-series", p.id)

@@ -96,7 +96,7 @@ fn every_metric_carries_its_pointer_and_equals_metrics_json() {
             "task_success_rate",
             "failure_rate",
             "http_429_count",
-            "truncated_rate",
+            "truncated_count",
             "cost/total_cost_usd",
         ] {
             assert!(html.contains(&format!("data-metric=\"/combined_provider_metrics/{i}/{key}\"")), "{i} {key}");

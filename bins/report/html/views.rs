@@ -43,7 +43,8 @@ pub fn table(caption: &str, headers: &[&str], rows: &[Vec<String>]) -> String {
     };
     t.push_str("<thead><tr>");
     for (i, h) in headers.iter().enumerate() {
-        t.push_str(&format!("<th scope=\"col\"{}>{}</th>", class(i), text(h)));
+        // Class names (`other_http_4xx`) may break after an underscore.
+        t.push_str(&format!("<th scope=\"col\"{}>{}</th>", class(i), text(h).replace('_', "_<wbr>")));
     }
     t.push_str("</tr></thead><tbody>");
     if rows.is_empty() {
@@ -359,7 +360,8 @@ pub fn class_name(class: OperationalOutcome) -> &'static str {
 }
 
 pub fn accuracy_failures(page: &Page) -> String {
-    let mut headers = vec!["Provider", "Task success", "Correct", "Wrong answer", "Invalid answer", "Failure rate"];
+    let mut headers =
+        vec!["Provider", "Task success (correct of submitted)", "Wrong answer", "Invalid answer", "Failure rate"];
     headers.extend(OperationalOutcome::FAILURES.iter().map(|c| c.label()));
     let rows: Vec<Vec<String>> = page
         .providers
@@ -368,19 +370,26 @@ pub fn accuracy_failures(page: &Page) -> String {
             let m = |key: &str, kind| page.metric(&page.pooled(p, key), kind);
             let mut cells = vec![
                 name(p),
-                m("task_success_rate", Kind::Rate),
-                format!("{} of {}", m("correct_count", Kind::Count), m("submitted_count", Kind::Count)),
+                format!(
+                    "{}<br><small>{} of {}</small>",
+                    m("task_success_rate", Kind::Rate),
+                    m("correct_count", Kind::Count),
+                    m("submitted_count", Kind::Count)
+                ),
                 m("incorrect_result_count", Kind::Count),
                 m("invalid_result_count", Kind::Count),
                 format!("{} ({})", m("failure_rate", Kind::Rate), m("failed_request_count", Kind::Count)),
             ];
+            // As report.md: the count, and its rate when there is any.
             for class in OperationalOutcome::FAILURES {
                 let l = class.label();
-                cells.push(format!(
-                    "{}<br><small>{}</small>",
-                    m(&format!("{l}_count"), Kind::Count),
-                    m(&format!("{l}_rate"), Kind::Rate)
-                ));
+                let count = format!("{l}_count");
+                cells.push(match page.value(&page.pooled(p, &count)) {
+                    Some(c) if c > 0.0 => {
+                        format!("{}<br><small>{}</small>", m(&count, Kind::Count), m(&format!("{l}_rate"), Kind::Rate))
+                    }
+                    _ => m(&count, Kind::Count),
+                });
             }
             cells
         })
@@ -389,7 +398,8 @@ pub fn accuracy_failures(page: &Page) -> String {
         "accuracy-failures",
         "Speed, accuracy and failures",
         "Task success counts an answer only when it is schema-valid and exactly correct; failed requests stay in the \
-         denominator. Each failed request falls in exactly one class (count, then its rate over submitted requests): \
+         denominator. Each failed request falls in exactly one class (its count, and when there is any its rate over \
+         submitted requests): \
          timeout, http_429, other_http_4xx, http_5xx, transport_error (connection), other_http (1xx/3xx), \
          invalid_stream (not a valid event stream), stream_error (an error inside a 2xx stream), truncated (no [DONE] \
          or finish_reason).",
