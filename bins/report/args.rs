@@ -8,7 +8,8 @@ use inferbench_schemas::cli::{RunArg, SpecArg};
 /// timeout, required metric columns) and its provider table (whose labels are the names the
 /// report shows), checks that they all belong to the same run and lock, and writes report.md:
 /// the leaderboard, the balanced pooled summary, one table per task family, the paired
-/// comparisons and the provenance.
+/// comparisons and the provenance; and report.html, the same as one self-contained page with
+/// charts (per-provider distributions, outcomes, the run's timeline, paired differences).
 /// Then writes manifest.json: every file of the run with its size and SHA-256, the run's
 /// status, and where and when it was fetched (execution region, hashed host name, OS).
 /// Run ib-aggregate first. Both are byte-identical when re-rendered from the same inputs.

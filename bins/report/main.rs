@@ -6,6 +6,7 @@ mod args;
 mod execution;
 mod failures;
 mod format;
+mod html;
 mod inputs;
 mod labels;
 mod leaderboard;

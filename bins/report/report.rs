@@ -1,23 +1,32 @@
 //! The stage, in order: read the inputs and check that they belong together (`inputs`),
-//! render the whole document in memory (`render`), and only then write `report.md`
-//! atomically.
+//! render the whole document in memory (`render`, and `html` for `report.html`), and only
+//! then write `report.md` and `report.html` atomically.
 use crate::args::Args;
 use crate::{inputs, render};
 use inferbench_schemas::atomic;
+use inferbench_schemas::canonical::sha256_hex;
+use inferbench_schemas::manifest::FileEntry;
 use inferbench_schemas::run::RunDir;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let inputs = inputs::load(&args)?;
     let text = render::render(&inputs);
     let run = RunDir::new(&args.run);
-    let manifest = crate::manifest::build(&run, &inputs, text.as_bytes())?;
-    // The manifest inventories this report.md: the two are published together.
+    let (metrics, comparisons) = crate::html::documents(&run, &inputs)?;
+    let html = crate::html::render(&inputs, &metrics, &comparisons);
+    let html_path = run.root().join("report.html");
+    let mut manifest = crate::manifest::build(&run, &inputs, text.as_bytes())?;
+    manifest
+        .files
+        .insert("report.html".to_string(), FileEntry { bytes: html.len() as u64, sha256: sha256_hex(html.as_bytes()) });
+    // The manifest inventories this report.md and report.html: all three are published together.
     let mut outputs = atomic::Group::new(run.root());
     outputs.add(&run.report_md(), text.as_bytes())?;
+    outputs.add(&html_path, html.as_bytes())?;
     outputs.add(&run.manifest(), &atomic::json_bytes(&run.manifest(), &manifest)?)?;
     outputs.commit()?;
     eprintln!(
-        "ib-report: wrote report.md ({} providers) and manifest.json (run {})",
+        "ib-report: wrote report.md, report.html ({} providers) and manifest.json (run {})",
         inputs.metrics.combined_provider_metrics.len(),
         manifest.status
     );

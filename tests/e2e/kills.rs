@@ -86,7 +86,7 @@ const STAGES: [(&str, &[&str]); 4] = [
     ("ib-reconstruct", &["responses.parquet"]),
     ("ib-evaluate", &["evaluations.parquet"]),
     ("ib-aggregate", &["metrics.json", "metrics.parquet", "comparisons.json"]),
-    ("ib-report", &["report.md", "manifest.json"]),
+    ("ib-report", &["report.md", "report.html", "manifest.json"]),
 ];
 
 /// The derived files of the run's two states: computed from the first log segment (old),

@@ -244,13 +244,14 @@ pub fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// The derived files a rescore rewrites.
-pub const DERIVED: [&str; 7] = [
+pub const DERIVED: [&str; 8] = [
     "responses.parquet",
     "evaluations.parquet",
     "metrics.json",
     "metrics.parquet",
     "comparisons.json",
     "report.md",
+    "report.html",
     "manifest.json",
 ];
 
@@ -277,11 +278,14 @@ pub fn check_metrics_group(run: &Path) {
     assert_eq!(provenance_inputs(&run.join("comparisons.json")), metrics, "comparisons.json and metrics.json differ");
 }
 
-/// The report group comes from one run of `ib-report`: the manifest inventories this report.md.
+/// The report group comes from one run of `ib-report`: the manifest inventories this report.md
+/// and this report.html.
 pub fn check_report_group(run: &Path) {
     let manifest: Manifest = serde_json::from_value(json(&run.join("manifest.json"))).unwrap();
-    let listed = &manifest.files["report.md"];
-    assert_eq!(listed.sha256, file_sha256(&run.join("report.md")).unwrap(), "manifest.json lists another report.md");
+    for name in ["report.md", "report.html"] {
+        let listed = &manifest.files[name];
+        assert_eq!(listed.sha256, file_sha256(&run.join(name)).unwrap(), "manifest.json lists another {name}");
+    }
 }
 
 /// A seeded generator (SplitMix64) of the kill delays: the same seed draws the same delays.

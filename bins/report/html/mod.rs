@@ -1,0 +1,320 @@
+//! `report.html`: the same run as `report.md`, as one self-contained page that a person reads
+//! in a browser (phone included) and a test reads by its attributes. Styles and the one
+//! script are inlined (`page.css`, `page.js`), fonts are the system's, charts are SVG written
+//! here (`svg.rs`): nothing is fetched, so the page works from `file://` and offline.
+//!
+//! Every figure is taken from `metrics.json` or `comparisons.json`, never recomputed, and
+//! carries where it came from: `data-metric` (or `data-comparison`), an RFC 6901 pointer into
+//! the file, and `data-value`, the exact JSON number text. The documents are read here as
+//! JSON values, from the very bytes `inputs` hashed, so the pointers and the number text are
+//! the file's own. What the charts draw from the responses (distributions, the timeline, the
+//! paired differences) uses the samples `ib-aggregate` counted, and the figure under each
+//! chart says how many.
+//!
+//! Views: `views.rs` (tables), `charts.rs` (figures). Each is a `<section class="view">`
+//! whose heading is the question it answers.
+//!
+//! What a browser test may rely on (keep it):
+//! - `<html lang="en" data-report-ready="0">`; the script sets `data-report-ready="1"` at the
+//!   end of its setup, and `data-report-error` (the message) if anything throws.
+//! - Each view is `<section class="view" id="view-NAME" data-view="NAME">` with an `<h2>`, a
+//!   `<p class="how-to-read">` and a `<table>` or a chart; NAME is one of leaderboard,
+//!   tokens-per-second, e2e-tail, ttfa, accuracy-failures, pair, distributions,
+//!   speed-vs-start, outcomes, timeline, pair-differences, failure-log, provenance.
+//! - Each chart is `<svg data-chart="…" data-series="s1,s2,…">`, and every listed series has
+//!   a drawn element inside it carrying `data-series="s1"` (provider ids; outcome classes
+//!   for the outcome bars; the pair key `A|B` for the pair differences).
+//! - Every figure of metrics.json is an element with `data-metric` (the pointer) and
+//!   `data-value` (the number's text, or `null`); of comparisons.json, `data-comparison`.
+//! - `#scope-select` (values `pooled` and the family names) shows the `[data-scope]` elements
+//!   of its value and hides the others with the `hidden` attribute; `#pair-select` (values
+//!   `A|B`) likewise the `[data-pair]` elements.
+mod charts;
+mod json;
+mod svg;
+mod views;
+
+use crate::inputs::{label, ReportInputs};
+use inferbench_schemas::run::{file_sha256, RunDir};
+use inferbench_schemas::Error;
+pub use json::Doc;
+use serde_json::Value;
+use svg::Element;
+
+const CSS: &str = include_str!("page.css");
+const JS: &str = include_str!("page.js");
+
+/// `metrics.json` and `comparisons.json` as JSON values, read again from the run and checked
+/// to be the bytes the report's inputs were loaded and verified from.
+pub fn documents(run: &RunDir, inputs: &ReportInputs) -> anyhow::Result<(Doc, Doc)> {
+    let read = |path: std::path::PathBuf, name: &str| -> anyhow::Result<Doc> {
+        let text = std::fs::read_to_string(&path)?;
+        if inputs.hashes.get(name) != Some(&file_sha256(&path)?) {
+            return Err(Error::bad(format!("{}: changed while the report was being rendered", path.display())).into());
+        }
+        Ok(Doc::parse(&text).map_err(|e| Error::bad(format!("{}: {e}", path.display())))?)
+    };
+    Ok((read(run.metrics_json(), "metrics.json")?, read(run.comparisons(), "comparisons.json")?))
+}
+
+/// A provider as the page shows it, in `metrics.json`'s pooled order (ranked first).
+pub struct Provider<'a> {
+    pub id: &'a str,
+    pub label: &'a str,
+    /// Index in `combined_provider_metrics`.
+    pub row: usize,
+}
+
+/// What every view is rendered from.
+pub struct Page<'a> {
+    pub inputs: &'a ReportInputs,
+    pub metrics: &'a Value,
+    pub comparisons: &'a Value,
+    metrics_doc: &'a Doc,
+    comparisons_doc: &'a Doc,
+    pub providers: Vec<Provider<'a>>,
+    pub families: Vec<String>,
+}
+
+/// How a figure is shown.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Kind {
+    /// Milliseconds, shown in seconds with three significant digits (`7.11 s`).
+    Ms,
+    /// A signed difference in milliseconds, shown like `Ms` with a sign.
+    DiffMs,
+    /// Tokens per second, one decimal.
+    Tps,
+    /// A fraction, as a percentage with two decimals.
+    Rate,
+    /// A whole count.
+    Count,
+    /// US dollars; null is `unknown`.
+    Usd,
+    /// Tokens, whole.
+    Tokens,
+}
+
+impl<'a> Page<'a> {
+    pub fn new(inputs: &'a ReportInputs, metrics_doc: &'a Doc, comparisons_doc: &'a Doc) -> Self {
+        let (metrics, comparisons) = (&metrics_doc.value, &comparisons_doc.value);
+        let rows = metrics["combined_provider_metrics"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let providers = rows
+            .iter()
+            .enumerate()
+            .filter_map(|(row, r)| {
+                let id = r["provider"].as_str()?;
+                Some(Provider { id, label: label(id, &inputs.table), row })
+            })
+            .collect();
+        let families = inputs.spec.families.iter().map(|f| f.name.clone()).collect();
+        Page { inputs, metrics, comparisons, metrics_doc, comparisons_doc, providers, families }
+    }
+
+    /// The pointer of a pooled row's key.
+    pub fn pooled(&self, p: &Provider, key: &str) -> String {
+        format!("/combined_provider_metrics/{}/{key}", p.row)
+    }
+
+    /// The pointer of a provider × family row's key, when the row exists.
+    pub fn family(&self, provider: &str, family: &str, key: &str) -> Option<String> {
+        let rows = self.metrics["task_family_metrics"].as_array()?;
+        let i = rows.iter().position(|r| r["provider"] == provider && r["task_family"] == family)?;
+        Some(format!("/task_family_metrics/{i}/{key}"))
+    }
+
+    /// The pointer into `metrics.json` of `key` for `provider` in `scope` (`pooled` or a family).
+    pub fn scoped(&self, p: &Provider, scope: &str, key: &str) -> Option<String> {
+        if scope == "pooled" {
+            Some(self.pooled(p, key))
+        } else {
+            self.family(p.id, scope, key)
+        }
+    }
+
+    /// A number of `metrics.json` at `pointer`, as a float (None for null or absent).
+    pub fn value(&self, pointer: &str) -> Option<f64> {
+        self.metrics.pointer(pointer).and_then(Value::as_f64)
+    }
+
+    /// The exact text of the number (or null) of `metrics.json` at `pointer`.
+    pub fn exact(&self, pointer: &str) -> &str {
+        self.metrics_doc.literal(pointer).unwrap_or("null")
+    }
+
+    /// The exact text of the number (or null) of `comparisons.json` at `pointer`.
+    pub fn exact_comparison(&self, pointer: &str) -> &str {
+        self.comparisons_doc.literal(pointer).unwrap_or("null")
+    }
+
+    /// A figure of `metrics.json`, marked with its pointer and exact value.
+    pub fn metric(&self, pointer: &str, kind: Kind) -> String {
+        figure("data-metric", pointer, self.metrics.pointer(pointer), self.metrics_doc.literal(pointer), kind)
+    }
+
+    /// A figure of `comparisons.json`, marked with its pointer and exact value.
+    pub fn comparison(&self, pointer: &str, kind: Kind) -> String {
+        figure(
+            "data-comparison",
+            pointer,
+            self.comparisons.pointer(pointer),
+            self.comparisons_doc.literal(pointer),
+            kind,
+        )
+    }
+
+    /// The pair rows of `comparisons.json`: (index, provider_a, provider_b).
+    pub fn pairs(&self) -> Vec<(usize, &'a str, &'a str)> {
+        let rows = self.comparisons["pairwise_e2e_latency_differences"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        rows.iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((i, r["provider_a"].as_str()?, r["provider_b"].as_str()?)))
+            .collect()
+    }
+
+    pub fn label_of(&self, id: &'a str) -> &'a str {
+        label(id, &self.inputs.table)
+    }
+}
+
+/// A figure as a `<span>` carrying its source (`attribute` = pointer) and exact JSON text
+/// (`literal`, the file's own; the parsed value only decides what is shown).
+fn figure(attribute: &str, pointer: &str, value: Option<&Value>, literal: Option<&str>, kind: Kind) -> String {
+    let (exact, shown) = match value {
+        Some(Value::Number(x)) => {
+            (literal.map_or_else(|| x.to_string(), str::to_string), format_number(x.as_f64().unwrap_or(f64::NAN), kind))
+        }
+        _ => ("null".to_string(), if kind == Kind::Usd { "unknown" } else { "—" }.to_string()),
+    };
+    Element::new("span").a(attribute, pointer).a("data-value", exact).text(&shown).close()
+}
+
+/// `x` shown as `kind` (the page's one formatting of each kind of figure).
+pub fn format_number(x: f64, kind: Kind) -> String {
+    match kind {
+        Kind::Ms => format!("{} s", significant(x / 1000.0)),
+        Kind::DiffMs => {
+            let s = significant(x / 1000.0);
+            match s.starts_with('-') || s.trim_start_matches(['0', '.']).is_empty() {
+                true => format!("{s} s"),
+                false => format!("+{s} s"),
+            }
+        }
+        Kind::Tps => format!("{} tok/s", grouped(x, 1)),
+        Kind::Rate => format!("{}%", grouped(100.0 * x, 2)),
+        Kind::Count | Kind::Tokens => grouped(x, 0),
+        Kind::Usd => format!("${}", grouped(x, 4)),
+    }
+}
+
+/// Three significant digits, at most three decimals: `7.11`, `15.0`, `0.177`, `123`.
+fn significant(x: f64) -> String {
+    let a = x.abs();
+    let decimals = if a >= 100.0 {
+        0
+    } else if a >= 10.0 {
+        1
+    } else if a >= 1.0 {
+        2
+    } else {
+        3
+    };
+    grouped(x, decimals)
+}
+
+/// `x` with `decimals` decimals and a comma every three integer digits; never `-0`.
+pub fn grouped(x: f64, decimals: usize) -> String {
+    let text = format!("{x:.decimals$}");
+    let (sign, digits) = match text.strip_prefix('-') {
+        Some(rest) if rest.chars().any(|c| c.is_ascii_digit() && c != '0') => ("-", rest),
+        Some(rest) => ("", rest),
+        None => ("", text.as_str()),
+    };
+    let (int, frac) = digits.split_once('.').map_or((digits, None), |(i, f)| (i, Some(f)));
+    let mut out = String::from(sign);
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
+    }
+    out
+}
+
+/// A view: `<section class="view" id="view-NAME" data-view="NAME">` with its question, how
+/// to read it, and its body.
+pub fn view(name: &str, question: &str, how_to_read: &str, body: &str) -> String {
+    Element::new("section")
+        .a("class", "view")
+        .a("id", format!("view-{name}"))
+        .a("data-view", name)
+        .child(Element::new("h2").text(question))
+        .child(Element::new("p").a("class", "how-to-read").text(how_to_read))
+        .raw(body)
+        .close()
+}
+
+/// The whole page, deterministic for the same inputs.
+pub fn render(inputs: &ReportInputs, metrics: &Doc, comparisons: &Doc) -> String {
+    let page = Page::new(inputs, metrics, comparisons);
+    let views = [
+        views::leaderboard(&page),
+        views::tokens_per_second(&page),
+        views::e2e_tail(&page),
+        views::ttfa(&page),
+        views::accuracy_failures(&page),
+        charts::speed_vs_start(&page),
+        charts::outcomes(&page),
+        charts::distributions(&page),
+        charts::timeline(&page),
+        views::pair(&page),
+        charts::pair_differences(&page),
+        views::failure_log(&page),
+        views::provenance(&page),
+    ];
+    let nav: String = [
+        ("leaderboard", "Leaderboard"),
+        ("tokens-per-second", "Tokens/s"),
+        ("e2e-tail", "p99 tail"),
+        ("ttfa", "First token"),
+        ("accuracy-failures", "Accuracy & failures"),
+        ("speed-vs-start", "Speed vs start"),
+        ("outcomes", "Outcomes"),
+        ("distributions", "Distributions"),
+        ("timeline", "Timeline"),
+        ("pair", "A vs B"),
+        ("failure-log", "Failure log"),
+        ("provenance", "Provenance"),
+    ]
+    .iter()
+    .map(|(id, name)| Element::new("a").a("href", format!("#view-{id}")).text(name).close())
+    .collect();
+    let title = format!("{} — run {}", inputs.spec.name, inputs.lock.run_id);
+    let mut out = String::with_capacity(1 << 20);
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\" data-report-ready=\"0\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    out.push_str("<meta name=\"color-scheme\" content=\"light\">\n");
+    out.push_str(&Element::new("title").text(&title).close());
+    out.push_str("\n<style>\n");
+    out.push_str(CSS);
+    out.push_str("</style>\n</head>\n<body>\n");
+    out.push_str(&Element::new("header").raw(&views::header(&page)).close());
+    out.push('\n');
+    out.push_str(&Element::new("nav").a("class", "views").a("aria-label", "Views").raw(&nav).close());
+    out.push_str("\n<main>\n");
+    for v in views {
+        out.push_str(&v);
+        out.push('\n');
+    }
+    out.push_str("</main>\n<script>\n");
+    out.push_str(JS);
+    out.push_str("</script>\n</body>\n</html>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,660 @@
+//! The page's table views: the leaderboard, the rankings by tokens/s, by the E2E p99 tail and
+//! by time to first answer token, accuracy and failures by class, one provider against
+//! another, the failure log and the provenance. Figures come from `metrics.json` and
+//! `comparisons.json` through `Page::metric` and `Page::comparison`, which mark each with its
+//! pointer; the few derived numbers (Δ vs the fastest) say what they were derived from.
+use super::svg::{self, attr, text, Element};
+use super::{format_number, grouped, view, Kind, Page, Provider};
+use inferbench_schemas::vocab::OperationalOutcome;
+use std::cmp::Ordering;
+
+/// Columns whose cells are words, not figures: left-aligned.
+const TEXT_COLUMNS: [&str; 14] = [
+    "Provider",
+    "Status",
+    "Family",
+    "Class",
+    "Error type",
+    "Message",
+    "Request",
+    "Retry-After",
+    "Compared",
+    "File",
+    "SHA-256",
+    "Input",
+    "Figure",
+    "Samples",
+];
+
+/// A table in its own horizontally scrolling container; `cells` are markup. The provider (or
+/// figure, file) column heads each row.
+pub fn table(caption: &str, headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut t = String::from("<div class=\"scroll\"><table>");
+    if !caption.is_empty() {
+        t.push_str(&Element::new("caption").text(caption).close());
+    }
+    let row_header = headers.iter().position(|h| ["Provider", "Figure", "File", "Input"].contains(h));
+    let class = |i: usize| {
+        if Some(i) == row_header || TEXT_COLUMNS.contains(&headers[i]) {
+            " class=\"l\""
+        } else {
+            ""
+        }
+    };
+    t.push_str("<thead><tr>");
+    for (i, h) in headers.iter().enumerate() {
+        // Class names (`other_http_4xx`) may break after an underscore.
+        t.push_str(&format!("<th scope=\"col\"{}>{}</th>", class(i), text(h).replace('_', "_<wbr>")));
+    }
+    t.push_str("</tr></thead><tbody>");
+    if rows.is_empty() {
+        t.push_str(&format!("<tr><td colspan=\"{}\" class=\"l\">none</td></tr>", headers.len()));
+    }
+    for row in rows {
+        t.push_str("<tr>");
+        for (i, cell) in row.iter().enumerate() {
+            let tag = if Some(i) == row_header { "th scope=\"row\"" } else { "td" };
+            let close = if Some(i) == row_header { "th" } else { "td" };
+            t.push_str(&format!("<{tag}{}>{cell}</{close}>", class(i)));
+        }
+        t.push_str("</tr>");
+    }
+    t.push_str("</tbody></table></div>");
+    t
+}
+
+/// Long text in a table cell: wraps, within a readable width.
+fn wide(markup: &str) -> String {
+    format!("<div class=\"wide\">{markup}</div>")
+}
+
+/// A provider's name as shown: its label, with its id when they differ.
+pub fn name(p: &Provider) -> String {
+    let plain = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
+    if plain(p.label) == plain(p.id) {
+        text(p.label)
+    } else {
+        format!("{} <small>{}</small>", text(p.label), text(p.id))
+    }
+}
+
+/// The run in two sentences, above the views.
+pub fn header(page: &Page) -> String {
+    let i = page.inputs;
+    let mode = match i.execution.endpoint_mode.as_deref() {
+        Some("simulated") => "simulated providers (ib-sim), not the real endpoints",
+        Some(inferbench_schemas::event::IMPORTED) => "records imported from the reference runner",
+        Some(_) => "the providers' real endpoints",
+        None => "no provider (nothing was fetched)",
+    };
+    let rounds = match page.comparisons.pointer("/fastest_provider_wins/0/total_round_count") {
+        Some(_) => {
+            format!(", {} paired rounds", page.comparison("/fastest_provider_wins/0/total_round_count", Kind::Count))
+        }
+        None => String::new(),
+    };
+    let mut out = Element::new("h1").text(&i.spec.name).close();
+    out.push_str(
+        &Element::new("p")
+            .a("class", "lede")
+            .raw(&format!(
+                "Run <code>{}</code>: {} providers serving {}, {} task families{rounds}, measured against {}. Every \
+                 figure below is read from the run's metrics.json and comparisons.json; the distributions, the \
+                 timeline and the paired differences are drawn from its responses.",
+                text(&i.lock.run_id),
+                page.providers.len(),
+                text(&i.spec.model),
+                page.families.len(),
+                text(mode),
+            ))
+            .close(),
+    );
+    out
+}
+
+/// Providers ordered by a pooled figure (`None` last, then by metrics.json order).
+fn ordered<'p>(page: &'p Page, key: &str, higher_first: bool) -> Vec<&'p Provider<'p>> {
+    let mut v: Vec<&Provider> = page.providers.iter().collect();
+    v.sort_by(|a, b| {
+        let (x, y) = (page.value(&page.pooled(a, key)), page.value(&page.pooled(b, key)));
+        match (x, y) {
+            (Some(x), Some(y)) => {
+                let o = x.total_cmp(&y);
+                if higher_first {
+                    o.reverse()
+                } else {
+                    o
+                }
+            }
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        }
+        .then(a.row.cmp(&b.row))
+    });
+    v
+}
+
+/// `population/submitted` of a metric's samples, both marked.
+fn samples(page: &Page, p: &Provider, metric: &str) -> String {
+    format!(
+        "{} of {}",
+        page.metric(&page.pooled(p, &format!("{metric}/population_count")), Kind::Count),
+        page.metric(&page.pooled(p, "submitted_count"), Kind::Count)
+    )
+}
+
+/// Why a provider is not ranked, with what the run showed; empty when it is eligible.
+fn reasons(page: &Page, p: &Provider) -> Vec<String> {
+    let row = &page.metrics["combined_provider_metrics"][p.row];
+    if row["eligible"].as_bool() == Some(true) {
+        return Vec::new();
+    }
+    let details = row["ineligibility_details"].as_array().filter(|d| !d.is_empty());
+    let reasons = details.or(row["ineligibility_reasons"].as_array());
+    reasons.into_iter().flatten().filter_map(|r| r.as_str()).map(str::to_string).collect()
+}
+
+/// Eligible, or a pointer to the reasons listed under the table.
+fn status(page: &Page, p: &Provider) -> String {
+    match reasons(page, p).is_empty() {
+        true => "eligible".to_string(),
+        false => format!("<a class=\"ineligible\" href=\"#why-{}\">not ranked</a>", svg::attr(p.id)),
+    }
+}
+
+/// The reasons of every unranked provider, as a list under the leaderboard.
+fn reason_list(page: &Page) -> String {
+    let items: String = page
+        .providers
+        .iter()
+        .filter_map(|p| {
+            let r = reasons(page, p);
+            (!r.is_empty()).then(|| {
+                format!(
+                    "<li id=\"why-{}\"><strong>{}</strong>: {}</li>",
+                    svg::attr(p.id),
+                    text(p.label),
+                    text(&r.join("; "))
+                )
+            })
+        })
+        .collect();
+    match items.is_empty() {
+        true => String::new(),
+        false => format!("<p class=\"note\">Why a provider is not ranked:</p><ul class=\"reasons\">{items}</ul>"),
+    }
+}
+
+pub fn leaderboard(page: &Page) -> String {
+    let headers = [
+        "Rank",
+        "Provider",
+        "E2E p99",
+        "E2E p50",
+        "TTFA p95",
+        "Tokens/s p50",
+        "Task success",
+        "Failure rate",
+        "Cost",
+        "E2E samples",
+        "Status",
+    ];
+    let rows: Vec<Vec<String>> = page
+        .providers
+        .iter()
+        .map(|p| {
+            let m = |key: &str, kind| page.metric(&page.pooled(p, key), kind);
+            vec![
+                m("rank", Kind::Count),
+                name(p),
+                m("e2e_latency_p99", Kind::Ms),
+                m("e2e_latency_p50", Kind::Ms),
+                m("ttfa_p95", Kind::Ms),
+                m("output_tokens_per_second_p50", Kind::Tps),
+                m("task_success_rate", Kind::Rate),
+                m("failure_rate", Kind::Rate),
+                m("cost/total_cost_usd", Kind::Usd),
+                samples(page, p, "e2e_latency_ms"),
+                status(page, p),
+            ]
+        })
+        .collect();
+    let policy = format!(
+        "Ranked by the lowest pooled end-to-end p99 among eligible providers: task success of at least {} and an \
+         operational failure rate of at most {}. Unranked providers (rank —) follow, with the reason. Cost is unknown \
+         unless every response reported its token usage.",
+        page.metric("/eligibility/min_task_success_rate", Kind::Rate),
+        page.metric("/eligibility/max_failure_rate", Kind::Rate),
+    );
+    view(
+        "leaderboard",
+        "Which LLM inference provider ranks first? The leaderboard",
+        "One row per provider, best first. Lower latency is better, higher tokens per second and task success are \
+         better; the balanced pooled figures weigh every task family equally.",
+        &format!("{}<p class=\"note\">{policy}</p>{}", table("", &headers, &rows), reason_list(page)),
+    )
+}
+
+pub fn tokens_per_second(page: &Page) -> String {
+    let key = "output_tokens_per_second_p50";
+    let order = ordered(page, key, true);
+    let fastest = order.first().and_then(|p| page.value(&page.pooled(p, key)).map(|v| (p, v)));
+    let rows: Vec<Vec<String>> = order
+        .iter()
+        .map(|p| {
+            let m = |key: &str, kind| page.metric(&page.pooled(p, key), kind);
+            let delta = match (page.value(&page.pooled(p, key)), fastest) {
+                (Some(v), Some((f, best))) => Element::new("span")
+                    .a("data-derived", "difference")
+                    .a("data-of", format!("{} {}", page.pooled(p, key), page.pooled(f, key)))
+                    .text(&format_number(v - best, Kind::Tps))
+                    .close(),
+                _ => "—".to_string(),
+            };
+            vec![
+                name(p),
+                m(key, Kind::Tps),
+                delta,
+                m("output_tokens_per_second_p95", Kind::Tps),
+                m("output_tokens_per_second_p99", Kind::Tps),
+                m("ttfa_p95", Kind::Ms),
+                m("e2e_latency_p99", Kind::Ms),
+                samples(page, p, "output_tokens_per_second"),
+            ]
+        })
+        .collect();
+    let headers = [
+        "Provider",
+        "Tokens/s p50",
+        "Δ vs fastest p50",
+        "Tokens/s p95",
+        "Tokens/s p99",
+        "TTFA p95",
+        "E2E p99",
+        "Samples",
+    ];
+    let why = "Why a fast stream can still start slowly: tokens per second is measured from the first visible answer \
+               token to the last, so it leaves out the wait before the answer begins (queueing, prefill, hidden \
+               reasoning). A provider can stream quickly once it starts and still keep the user waiting for the start: \
+               read its TTFA p95 and E2E p99 beside its speed.";
+    view(
+        "tokens-per-second",
+        "Fastest LLM inference API by tokens per second",
+        "Ordered by median visible-answer tokens per second, higher is better. The p95 and p99 columns are slow-speed \
+         floors: 95% and 99% of complete responses streamed at least that fast. Samples are complete responses.",
+        &format!("{}<p class=\"note\">{}</p>", table("", &headers, &rows), text(why)),
+    )
+}
+
+pub fn e2e_tail(page: &Page) -> String {
+    let rows: Vec<Vec<String>> = ordered(page, "e2e_latency_p99", false)
+        .iter()
+        .map(|p| {
+            let m = |key: &str, kind| page.metric(&page.pooled(p, key), kind);
+            vec![
+                name(p),
+                m("e2e_latency_p99", Kind::Ms),
+                m("e2e_latency_p95", Kind::Ms),
+                m("e2e_latency_p50", Kind::Ms),
+                m("timeout_rate", Kind::Rate),
+                m("failure_rate", Kind::Rate),
+                samples(page, p, "e2e_latency_ms"),
+            ]
+        })
+        .collect();
+    view(
+        "e2e-tail",
+        "Lowest latency: the p99 tail",
+        "Ordered by end-to-end p99, lower is better: one request in a hundred took at least this long from send to the \
+         last answer token. Failed requests are not latency samples; their share is in the failure columns.",
+        &table("", &["Provider", "E2E p99", "E2E p95", "E2E p50", "Timeouts", "Failure rate", "Samples"], &rows),
+    )
+}
+
+pub fn ttfa(page: &Page) -> String {
+    let rows: Vec<Vec<String>> = ordered(page, "ttfa_p95", false)
+        .iter()
+        .map(|p| {
+            let m = |key: &str, kind| page.metric(&page.pooled(p, key), kind);
+            vec![
+                name(p),
+                m("ttfa_p50", Kind::Ms),
+                m("ttfa_p95", Kind::Ms),
+                m("ttfa_p99", Kind::Ms),
+                m("ttfo_p50", Kind::Ms),
+                m("reasoning_emission_rate", Kind::Rate),
+                m("pre_answer_reasoning_tokens_p50", Kind::Tokens),
+                samples(page, p, "ttfa_ms"),
+            ]
+        })
+        .collect();
+    view(
+        "ttfa",
+        "Time to first token",
+        "Ordered by the p95 time to the first visible answer token (TTFA), lower is better. TTFO is the first output of \
+         any kind, reasoning included; the reasoning columns show how often, and how much, the model reasoned before \
+         answering.",
+        &table(
+            "",
+            &["Provider", "TTFA p50", "TTFA p95", "TTFA p99", "TTFO p50", "Reasoned first", "Reasoning tokens p50", "Samples"],
+            &rows,
+        ),
+    )
+}
+
+/// A failure class's name as the page shows it.
+pub fn class_name(class: OperationalOutcome) -> &'static str {
+    match class {
+        OperationalOutcome::Success => "2xx completed",
+        OperationalOutcome::Timeout => "timeout",
+        OperationalOutcome::Http429 => "HTTP 429",
+        OperationalOutcome::Other4xx => "other HTTP 4xx",
+        OperationalOutcome::Http5xx => "HTTP 5xx",
+        OperationalOutcome::TransportError => "transport error",
+        OperationalOutcome::OtherHttp => "other HTTP (1xx/3xx)",
+        OperationalOutcome::InvalidStream => "invalid stream",
+        OperationalOutcome::StreamError => "stream error",
+        OperationalOutcome::Truncated => "truncated",
+    }
+}
+
+pub fn accuracy_failures(page: &Page) -> String {
+    let mut headers =
+        vec!["Provider", "Task success (correct of submitted)", "Wrong answer", "Invalid answer", "Failure rate"];
+    headers.extend(OperationalOutcome::FAILURES.iter().map(|c| c.label()));
+    let rows: Vec<Vec<String>> = page
+        .providers
+        .iter()
+        .map(|p| {
+            let m = |key: &str, kind| page.metric(&page.pooled(p, key), kind);
+            let mut cells = vec![
+                name(p),
+                format!(
+                    "{}<br><small>{} of {}</small>",
+                    m("task_success_rate", Kind::Rate),
+                    m("correct_count", Kind::Count),
+                    m("submitted_count", Kind::Count)
+                ),
+                m("incorrect_result_count", Kind::Count),
+                m("invalid_result_count", Kind::Count),
+                format!("{} ({})", m("failure_rate", Kind::Rate), m("failed_request_count", Kind::Count)),
+            ];
+            // As report.md: the count, and its rate when there is any.
+            for class in OperationalOutcome::FAILURES {
+                let l = class.label();
+                let count = format!("{l}_count");
+                cells.push(match page.value(&page.pooled(p, &count)) {
+                    Some(c) if c > 0.0 => {
+                        format!("{}<br><small>{}</small>", m(&count, Kind::Count), m(&format!("{l}_rate"), Kind::Rate))
+                    }
+                    _ => m(&count, Kind::Count),
+                });
+            }
+            cells
+        })
+        .collect();
+    view(
+        "accuracy-failures",
+        "Speed, accuracy and failures",
+        "Task success counts an answer only when it is schema-valid and exactly correct; failed requests stay in the \
+         denominator. Each failed request falls in exactly one class (its count, and when there is any its rate over \
+         submitted requests): \
+         timeout, http_429, other_http_4xx, http_5xx, transport_error (connection), other_http (1xx/3xx), \
+         invalid_stream (not a valid event stream), stream_error (an error inside a 2xx stream), truncated (no [DONE] \
+         or finish_reason).",
+        &table("", &headers, &rows),
+    )
+}
+
+/// The pair selector and, for each pair of `comparisons.json`, the two providers side by side
+/// with their paired E2E differences.
+pub fn pair(page: &Page) -> String {
+    let pairs = page.pairs();
+    let mut select =
+        String::from("<p class=\"selector\"><label for=\"pair-select\">Compare </label><select id=\"pair-select\">");
+    let first = default_pair(page);
+    for (i, a, b) in &pairs {
+        select.push_str(
+            &Element::new("option")
+                .a("value", format!("{a}|{b}"))
+                .flag("selected", Some(*i) == first)
+                .text(&format!("{} vs {}", page.label_of(a), page.label_of(b)))
+                .close(),
+        );
+    }
+    select.push_str("</select></p>");
+    let mut body = select;
+    for (i, a, b) in &pairs {
+        let key = format!("{a}|{b}");
+        let c = |k: &str, kind| page.comparison(&format!("/pairwise_e2e_latency_differences/{i}/{k}"), kind);
+        let find = |id: &str| page.providers.iter().find(|p| p.id == id);
+        let side = |p: Option<&Provider>, key: &str, kind| {
+            p.map_or("—".to_string(), |p| page.metric(&page.pooled(p, key), kind))
+        };
+        let (pa, pb) = (find(a), find(b));
+        let figures = [
+            ("E2E p50", "e2e_latency_p50", Kind::Ms),
+            ("E2E p99", "e2e_latency_p99", Kind::Ms),
+            ("TTFA p50", "ttfa_p50", Kind::Ms),
+            ("TTFA p95", "ttfa_p95", Kind::Ms),
+            ("Tokens/s p50", "output_tokens_per_second_p50", Kind::Tps),
+            ("Tokens/s p95", "output_tokens_per_second_p95", Kind::Tps),
+            ("Task success", "task_success_rate", Kind::Rate),
+            ("Failure rate", "failure_rate", Kind::Rate),
+            ("Rank", "rank", Kind::Count),
+        ];
+        let rows: Vec<Vec<String>> = figures
+            .iter()
+            .map(|(label, key, kind)| vec![text(label), side(pa, key, *kind), side(pb, key, *kind)])
+            .collect();
+        let (la, lb) = (page.label_of(a), page.label_of(b));
+        let side_by_side = table("", &["Figure", la, lb], &rows);
+        let row = &page.comparisons["pairwise_e2e_latency_differences"][*i];
+        let eligible = row["eligible_comparison"].as_bool() == Some(true);
+        let reasons: Vec<String> =
+            row["exclusion_reasons"].as_array().into_iter().flatten().filter_map(|r| r.as_str()).map(text).collect();
+        let diff_rows = vec![vec![
+            c("difference_p50_ms", Kind::DiffMs),
+            c("difference_p95_ms", Kind::DiffMs),
+            c("difference_p99_ms", Kind::DiffMs),
+            format!("{} of {}", c("paired_count", Kind::Count), c("total_round_count", Kind::Count)),
+            c("coverage_rate", Kind::Rate),
+            if eligible { "yes".into() } else { wide(&format!("no: {}", reasons.join("; "))) },
+        ]];
+        let diffs = table(
+            &format!("{la} − {lb}, E2E per round (negative: {la} was faster)"),
+            &["Difference p50", "Difference p95", "Difference p99", "Paired rounds", "Coverage", "Compared"],
+            &diff_rows,
+        );
+        body.push_str(
+            &Element::new("div")
+                .a("class", "pair")
+                .a("data-pair", &key)
+                .flag("hidden", Some(*i) != first)
+                .raw(&side_by_side)
+                .raw(&diffs)
+                .close(),
+        );
+    }
+    view(
+        "pair",
+        "Provider A vs provider B",
+        "Choose two providers. Their pooled figures are side by side, then the distribution of the per-round \
+         differences of end-to-end latency, A − B over the rounds in which both completed the same item at the same \
+         time: a negative difference means A was faster.",
+        &body,
+    )
+}
+
+/// The pair shown first: the first comparable pair with paired rounds, else the first.
+pub fn default_pair(page: &Page) -> Option<usize> {
+    let rows = page.comparisons["pairwise_e2e_latency_differences"].as_array()?;
+    let ranked: Vec<&str> = page.metrics["ranking"].as_array()?.iter().filter_map(|v| v.as_str()).collect();
+    let best = |r: &&serde_json::Value| {
+        ranked.len() >= 2
+            && ((r["provider_a"] == ranked[0] && r["provider_b"] == ranked[1])
+                || (r["provider_a"] == ranked[1] && r["provider_b"] == ranked[0]))
+    };
+    let usable = |r: &serde_json::Value| r["paired_count"].as_i64().unwrap_or(0) > 0;
+    rows.iter().position(|r| best(&r) && usable(r)).or_else(|| rows.iter().position(usable)).or(if rows.is_empty() {
+        None
+    } else {
+        Some(0)
+    })
+}
+
+/// Longest error message shown (the full text is in responses.parquet).
+const MESSAGE_SHOWN: usize = 160;
+
+pub fn failure_log(page: &Page) -> String {
+    let mut failed: Vec<_> = page.inputs.responses.iter().filter(|r| r.operational_outcome.is_failure()).collect();
+    failed.sort_by(|a, b| {
+        (a.round_index, a.started_t_ns, &a.request_id).cmp(&(b.round_index, b.started_t_ns, &b.request_id))
+    });
+    let rows: Vec<Vec<String>> = failed
+        .iter()
+        .map(|r| {
+            // Cut as report.md cuts it.
+            let message = r.error_message.as_deref().unwrap_or("");
+            let message = if message.len() > MESSAGE_SHOWN {
+                format!("{}…", inferbench_schemas::stream::cap(message, MESSAGE_SHOWN))
+            } else {
+                message.to_string()
+            };
+            vec![
+                r.round_index.to_string(),
+                text(page.label_of(&r.provider)),
+                text(r.task_family.as_str()),
+                format!(
+                    "<span class=\"o-{}\">{}</span>",
+                    attr(r.operational_outcome.label()),
+                    text(r.operational_outcome.label())
+                ),
+                text(&r.error_type.map(|e| e.as_str().to_string()).unwrap_or_default()),
+                r.http_status.map_or(String::new(), |s| s.to_string()),
+                text(r.retry_after.as_deref().unwrap_or("")),
+                wide(&text(&message)),
+                format!("<code>{}</code>", text(&r.request_id)),
+            ]
+        })
+        .collect();
+    let count = format!(
+        "{} failed request(s) of {} responses, in the order they ran. The full message and error body of each are in \
+         responses.parquet (error_message, error_body).",
+        grouped(failed.len() as f64, 0),
+        grouped(page.inputs.responses.len() as f64, 0)
+    );
+    view(
+        "failure-log",
+        "Which requests failed, and why?",
+        "Every request with an operational failure: its round, provider, family, failure class, what ended it, the HTTP \
+         status and Retry-After when there was one, and the start of the error message.",
+        &format!(
+            "<p class=\"note\">{}</p>{}",
+            text(&count),
+            table(
+                "",
+                &["Round", "Provider", "Family", "Class", "Error type", "HTTP", "Retry-After", "Message", "Request"],
+                &rows
+            )
+        ),
+    )
+}
+
+pub fn provenance(page: &Page) -> String {
+    let i = page.inputs;
+    let lock = &i.lock;
+    let mode = match i.execution.endpoint_mode.as_deref() {
+        Some("simulated") => "simulated providers (ib-sim on this machine)",
+        Some(inferbench_schemas::event::IMPORTED) => "imported from the reference runner's records (ib-import)",
+        Some(_) => "real providers",
+        None => "nothing was fetched",
+    };
+    let rules = if inferbench_schemas::rules::Rules::of(&i.metrics.provenance.inputs).is_reference() {
+        "the reference runner's rules (--rules reference)"
+    } else {
+        "inferbench's rules (the reference's definitions with the documented differences)"
+    };
+    let period =
+        i.execution.wall_clock_period.as_ref().map_or("unknown".to_string(), |p| format!("{} to {}", p.start, p.end));
+    let facts: Vec<(&str, String)> = vec![
+        ("Run id", format!("<code>{}</code>", text(&lock.run_id))),
+        ("Providers", text(mode)),
+        ("Fetched", text(&period)),
+        ("Fetch segments", i.execution.segments.len().to_string()),
+        (
+            "Resumed rounds, re-sent attempts",
+            format!("{}, {}", i.execution.resumed_rounds, i.execution.resent_attempts),
+        ),
+        ("Scoring rules", text(rules)),
+        ("Percentiles", text(&i.metrics.percentile_convention)),
+        ("Report code version", format!("<code>{}</code>", text(inferbench_schemas::CODE_VERSION))),
+        ("Metrics code version", format!("<code>{}</code>", text(&i.metrics.provenance.code_version))),
+        ("Run created by", format!("<code>{}</code>", text(&lock.code_version))),
+        ("Dataset release hash", format!("<code>{}</code>", text(&lock.dataset_release_hash))),
+        (
+            "Selection",
+            text(&format!(
+                "{}, {} items per task family{}",
+                lock.selection.algorithm_version,
+                lock.selection.selected_items_per_task_family,
+                if lock.selection.sample { " (sample dataset)" } else { "" }
+            )),
+        ),
+        (
+            "Tokenizer",
+            format!(
+                "{} ({}), vocabulary SHA-256 <code>{}</code>",
+                text(&lock.tokenizer.encoding),
+                text(&lock.tokenizer.implementation),
+                text(&lock.tokenizer.vocabulary_sha256)
+            ),
+        ),
+    ];
+    let mut dl = String::from("<dl class=\"facts\">");
+    for (k, v) in facts {
+        dl.push_str(&format!("<dt>{}</dt><dd>{v}</dd>", text(k)));
+    }
+    dl.push_str("</dl>");
+    let hashes = |map: &std::collections::BTreeMap<String, String>| -> Vec<Vec<String>> {
+        map.iter()
+            .map(|(n, h)| vec![format!("<code>{}</code>", text(n)), format!("<code>{}</code>", text(h))])
+            .collect()
+    };
+    let body = format!(
+        "{dl}{}{}",
+        table("Files this report was rendered from (SHA-256)", &["File", "SHA-256"], &hashes(&i.hashes)),
+        table("Inputs the run is locked to (lock.json, SHA-256)", &["Input", "SHA-256"], &hashes(&lock.inputs)),
+    );
+    let mut body = body;
+    if let Some(parity) = &i.parity {
+        // The comparison with the reference's scoring, as report.md words it.
+        let items: String = crate::parity::lines(parity, &i.table)
+            .iter()
+            .map(|l| format!("<li>{}</li>", inline_code(l.trim_start().trim_start_matches("- "))))
+            .collect();
+        body.push_str(&format!(
+            "<h3>Compared with the reference runner's scoring</h3><ul class=\"reasons\">{items}</ul>"
+        ));
+    }
+    view(
+        "provenance",
+        "Where do these figures come from?",
+        "The run, the code that fetched, scored and rendered it, and the SHA-256 of every file it was derived from: \
+         re-deriving the same files with the same code gives the same page.",
+        &body,
+    )
+}
+
+/// Markdown text with `code` spans, as HTML.
+fn inline_code(line: &str) -> String {
+    let mut out = String::new();
+    for (k, part) in line.split('`').enumerate() {
+        match k % 2 {
+            0 => out.push_str(&text(part)),
+            _ => out.push_str(&format!("<code>{}</code>", text(part))),
+        }
+    }
+    out
+}
