@@ -200,8 +200,9 @@ fn bench_reconstruct() -> (usize, u64, f64) {
     (events, bytes, elapsed.as_secs_f64())
 }
 
-/// `ib-import` of a 600-round full reference run; returns (records, MB of records, seconds).
-fn bench_import() -> (usize, f64, f64) {
+/// `ib-import` of a 600-round full reference run; returns (records, MB of records, seconds),
+/// and the directory holding the imported runs (`imported-1` …), kept for the report bench.
+fn bench_import() -> (usize, f64, f64, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let from = dir.path().join("reference-full");
     let run = reference_run::full_run(&from, 200);
@@ -224,14 +225,43 @@ fn bench_import() -> (usize, f64, f64) {
             .unwrap();
         assert!(status.success());
     });
-    (records, bytes as f64 / 1e6, elapsed.as_secs_f64())
+    (records, bytes as f64 / 1e6, elapsed.as_secs_f64(), dir)
+}
+
+fn stage(binary: &str, args: &[&std::ffi::OsStr]) {
+    let status = std::process::Command::new(binary).args(args).stderr(std::process::Stdio::null()).status().unwrap();
+    assert!(status.success(), "{binary} failed");
+}
+
+/// `ib-report` (report.md, report.html, manifest) and `ib-watch --once --json` on a full-size
+/// imported run, re-scored first; returns (report seconds, report.html MB, watch seconds).
+fn bench_report(imported: &std::path::Path) -> (f64, f64, f64) {
+    let run = imported.join("imported-1");
+    let spec = reference_run::fixture("spec.yaml");
+    let dataset = reference_run::fixture("data/micro-single-task");
+    let (run_arg, spec_arg, dataset_arg) = (run.as_os_str(), spec.as_os_str(), dataset.as_os_str());
+    let (r, s, d) = (std::ffi::OsStr::new("--run"), std::ffi::OsStr::new("--spec"), std::ffi::OsStr::new("--dataset"));
+    stage(env!("CARGO_BIN_EXE_ib-reconstruct"), &[r, run_arg]);
+    stage(env!("CARGO_BIN_EXE_ib-evaluate"), &[r, run_arg, s, spec_arg, d, dataset_arg]);
+    stage(env!("CARGO_BIN_EXE_ib-aggregate"), &[r, run_arg, s, spec_arg]);
+    let report = best_of(3, || stage(env!("CARGO_BIN_EXE_ib-report"), &[r, run_arg, s, spec_arg]));
+    let html = std::fs::metadata(run.join("report.html")).unwrap().len() as f64 / 1e6;
+    let watch = best_of(3, || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ib-watch"))
+            .args([r, run_arg, std::ffi::OsStr::new("--once"), std::ffi::OsStr::new("--json")])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "ib-watch failed");
+    });
+    (report.as_secs_f64(), html, watch.as_secs_f64())
 }
 
 fn main() {
     let (mb_s, events_s) = bench_sse();
     let timing_rate = bench_timing();
     let (events, bytes, reconstruct_secs) = bench_reconstruct();
-    let (records, record_mb, import_secs) = bench_import();
+    let (records, record_mb, import_secs, imported) = bench_import();
+    let (report_secs, html_mb, watch_secs) = bench_report(imported.path());
     println!("| what | figure |");
     println!("|---|---|");
     println!("| SSE framing, 1 KiB reads | {mb_s:.0} MB/s ({:.2} M events/s) |", events_s / 1e6);
@@ -241,4 +271,6 @@ fn main() {
         bytes as f64 / 1e6
     );
     println!("| `ib-import`, a full reference run ({records} records, {record_mb:.0} MB) | {import_secs:.2} s |");
+    println!("| `ib-report` of that run, report.md + report.html ({html_mb:.2} MB) + manifest | {report_secs:.2} s |");
+    println!("| `ib-watch --once --json` of that run | {watch_secs:.2} s |");
 }

@@ -14,8 +14,8 @@
 //! not the reference's per-record check, so a single HTTP error does not exclude a provider
 //! (reference §12.2 item 10).
 use crate::join::Observation;
-use inferbench_schemas::percentile::Samples;
 use inferbench_schemas::documents::{PairRow, PooledMetrics, ProviderEligibility, WinRow};
+use inferbench_schemas::percentile::Samples;
 use inferbench_schemas::providers::Provider;
 use inferbench_schemas::rules::Rules;
 use inferbench_schemas::tables::ScheduleRow;

@@ -6,11 +6,11 @@
 //! shows up as a missing sample rather than vanishing. Percentiles of the pooled row are taken
 //! over the concatenated samples, never averaged from the family rows.
 use crate::join::Observation;
-use inferbench_schemas::percentile::{self, Samples};
 use inferbench_schemas::documents::{
     Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries, PercentileValue,
     Percentiles, PriceUsd, RateDetail, StreamDiagnostics, Summary, Usage,
 };
+use inferbench_schemas::percentile::{self, Samples};
 use inferbench_schemas::providers::Price;
 use inferbench_schemas::tables::ResponseRow;
 use inferbench_schemas::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
