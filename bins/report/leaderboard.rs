@@ -23,7 +23,8 @@ pub const HEADERS: [&str; 10] = [
 const NOTE: &str = "How to read this: lower latency is better; higher speed and task success are \
 better. E2E and TTFA are milliseconds from sending the request, over each provider's balanced \
 pooled requests. Tokens/s p50 is the median visible-answer speed; the tokens/s p95 floor is the \
-speed at least 95% of eligible responses achieved, not an upper-tail speed. Failed requests are \
+speed that at least 95% of the provider's complete responses reached (the slow end), not an \
+upper-tail speed. Failed requests are \
 excluded from latency and speed but stay in the task-success denominator. Percentiles are \
 nearest-rank over the observed samples, not confidence intervals. Only eligible providers are \
 ranked, by pooled E2E p99; an unranked provider shows `—` and the reasons it was not ranked.";

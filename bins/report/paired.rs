@@ -5,8 +5,11 @@ use inferbench_schemas::documents::{ComparisonsDocument, PairRow};
 use inferbench_schemas::providers::ProviderTable;
 
 const INTRO: &str = "Every round sent the same item to every provider at once, so a per-round \
-difference compares providers under the same conditions. Only eligible providers take part; a \
-round counts for a provider when its response was complete.";
+difference compares providers under the same conditions. Every provider takes part unless its model or \
+request configuration is incompatible or its records are incomplete (as the reference defines the paired \
+comparisons); the task-success and failure-rate thresholds decide the leaderboard's ranking only, so a \
+provider can be paired here and unranked there. A round counts for a provider when its response was \
+complete.";
 
 pub const WINS_RULE: &str = "Fastest-provider wins split credit equally across exact ties.";
 
@@ -26,10 +29,10 @@ pub fn section(c: &ComparisonsDocument, table: &ProviderTable) -> Vec<String> {
 
 /// Providers by credited wins, most first.
 fn wins_table(c: &ComparisonsDocument, label: &dyn Fn(&str) -> String) -> Vec<String> {
-    let headers = ["Provider", "Win rate", "Credited wins", "Outright", "Tied", "Covered rounds", "Eligibility"];
+    let headers = ["Provider", "Win rate", "Credited wins", "Outright", "Tied", "Covered rounds", "Paired"];
     let mut wins = Table::new(&headers);
     let mut rows: Vec<_> = c.fastest_provider_wins.iter().collect();
-    // Eligible providers first (the others cannot win), then by credit, then by name.
+    // Paired providers first (the others cannot win), then by credit, then by name.
     rows.sort_by(|a, b| {
         (!a.eligible)
             .cmp(&!b.eligible)
@@ -44,7 +47,7 @@ fn wins_table(c: &ComparisonsDocument, label: &dyn Fn(&str) -> String) -> Vec<St
             w.outright_wins.to_string(),
             w.tied_fastest_rounds.to_string(),
             coverage(w.eligible_e2e_sample_count, w.total_round_count),
-            (if w.eligible { "eligible" } else { "ineligible" }).to_string(),
+            (if w.eligible { "yes" } else { "excluded" }).to_string(),
         ]);
     }
     wins.lines()
@@ -91,7 +94,7 @@ fn comparison(p: &PairRow, label: &dyn Fn(&str) -> String) -> String {
     }
     match excluded.is_empty() {
         true => "excluded".to_string(),
-        false => format!("excluded: {} not eligible", excluded.join(", ")),
+        false => format!("excluded: {} not comparable", excluded.join(", ")),
     }
 }
 
@@ -105,14 +108,11 @@ mod tests {
         let inputs = sample::inputs();
         let lines = section(&inputs.comparisons, &inputs.table);
         assert!(lines.contains(&WINS_RULE.to_string()) && lines.contains(&DIFFERENCE_DEFINITION.to_string()));
-        assert!(
-            lines.iter().any(|l| l == "| Provider b | 66.58% | 399.50 | 399 | 1 | 600/600 | eligible |"),
-            "{lines:#?}"
-        );
+        assert!(lines.iter().any(|l| l == "| Provider b | 66.58% | 399.50 | 399 | 1 | 600/600 | yes |"), "{lines:#?}");
         let at = |row: &str| lines.iter().position(|l| l.as_str() == row).unwrap();
-        let c = at("| Provider c | unavailable | 0.00 | 0 | 0 | 0/600 | ineligible |");
-        let a = at("| Provider a | 33.42% | 200.50 | 200 | 1 | 600/600 | eligible |");
-        let b = at("| Provider b | 66.58% | 399.50 | 399 | 1 | 600/600 | eligible |");
+        let c = at("| Provider c | unavailable | 0.00 | 0 | 0 | 0/600 | excluded |");
+        let a = at("| Provider a | 33.42% | 200.50 | 200 | 1 | 600/600 | yes |");
+        let b = at("| Provider b | 66.58% | 399.50 | 399 | 1 | 600/600 | yes |");
         assert!(b < a && a < c, "eligible by credit first, then the ineligible");
         assert!(
             lines
@@ -121,7 +121,7 @@ mod tests {
             "{lines:#?}"
         );
         assert!(
-            lines.iter().any(|l| l.ends_with("| 0/600 (0.00%) | excluded: Provider c not eligible |")),
+            lines.iter().any(|l| l.ends_with("| 0/600 (0.00%) | excluded: Provider c not comparable |")),
             "{lines:#?}"
         );
     }

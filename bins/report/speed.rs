@@ -73,16 +73,24 @@ pub fn section(pooled: &[PooledMetrics], table: &ProviderTable) -> Vec<String> {
     let mut lines = vec!["## Which provider streams the most tokens per second?".to_string(), String::new()];
     if let Some(first) = ordered.first().filter(|_| fastest.is_some()) {
         let p = &first.metrics.percentiles;
-        lines.extend([
-            format!(
-                "{} led median speed at {} tokens/s; its p99 floor was {} tokens/s, with a TTFA p95 of {} ms.",
-                label(&first.metrics.provider, table),
-                figure(p.output_tokens_per_second_p50),
-                figure(p.output_tokens_per_second_p99),
-                figure(p.ttfa_p95),
-            ),
-            String::new(),
-        ]);
+        let mut finding = format!(
+            "{}{} led median speed at {} tokens/s; its p99 floor was {} tokens/s, with a TTFA p95 of {} ms.",
+            label(&first.metrics.provider, table),
+            if first.rank.is_none() { " (not ranked: see the leaderboard)" } else { "" },
+            figure(p.output_tokens_per_second_p50),
+            figure(p.output_tokens_per_second_p99),
+            figure(p.ttfa_p95),
+        );
+        let ranked =
+            ordered.iter().find(|r| r.rank.is_some() && r.metrics.percentiles.output_tokens_per_second_p50.is_some());
+        if let Some(ranked) = ranked.filter(|_| first.rank.is_none()) {
+            finding.push_str(&format!(
+                " Among ranked providers, {} led at {} tokens/s.",
+                label(&ranked.metrics.provider, table),
+                figure(ranked.metrics.percentiles.output_tokens_per_second_p50)
+            ));
+        }
+        lines.extend([finding, String::new()]);
     }
     lines.extend(t.lines());
     lines.extend([String::new(), NOTE.to_string()]);
@@ -119,5 +127,27 @@ mod tests {
         let lines = section(&pooled, &sample::inputs().table);
         let last = lines.iter().rfind(|l| l.starts_with("| Provider ") && !l.starts_with("| Provider |")).unwrap();
         assert!(last.contains("| unavailable | unavailable |"), "{last}");
+    }
+
+    #[test]
+    fn an_unranked_fastest_provider_is_said_so_and_the_fastest_ranked_one_named() {
+        let inputs = sample::inputs();
+        let mut pooled = inputs.metrics.combined_provider_metrics.clone();
+        let fastest = order(&pooled)[0].metrics.provider.clone();
+        pooled.iter_mut().find(|r| r.metrics.provider == fastest).unwrap().rank = None;
+        let next = order(&pooled).into_iter().find(|r| r.rank.is_some()).unwrap();
+        let expected = format!(
+            "Among ranked providers, {} led at {} tokens/s.",
+            label(&next.metrics.provider, &inputs.table),
+            figure(next.metrics.percentiles.output_tokens_per_second_p50)
+        );
+        let lines = section(&pooled, &inputs.table);
+        assert!(
+            lines[2].contains("(not ranked: see the leaderboard)") && lines[2].ends_with(&expected),
+            "{}",
+            lines[2]
+        );
+        let ranked = section(&inputs.metrics.combined_provider_metrics, &inputs.table);
+        assert!(!ranked[2].contains("Among ranked providers"), "{}", ranked[2]);
     }
 }

@@ -35,19 +35,21 @@ fn colour(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
 }
 
-/// The colour of an outcome class.
+/// The colour of an outcome class: a palette of its own, sharing no colour with the provider
+/// series (`PALETTE`), so a failure class is never read as a provider. Success is pale, so
+/// the failures stand out beside it. page.css colours the timeline's cells with the same values.
 pub fn outcome_colour(class: OperationalOutcome) -> &'static str {
     match class {
-        OperationalOutcome::Success => "#3a78b5",
-        OperationalOutcome::Timeout => "#d62728",
-        OperationalOutcome::Http429 => "#ff7f0e",
-        OperationalOutcome::Other4xx => "#8c564b",
-        OperationalOutcome::Http5xx => "#9467bd",
-        OperationalOutcome::TransportError => "#e377c2",
-        OperationalOutcome::OtherHttp => "#7f7f7f",
-        OperationalOutcome::InvalidStream => "#bcbd22",
-        OperationalOutcome::StreamError => "#17becf",
-        OperationalOutcome::Truncated => "#2b2b2b",
+        OperationalOutcome::Success => "#5b7083",
+        OperationalOutcome::Timeout => "#7a0019",
+        OperationalOutcome::Http429 => "#e9b10a",
+        OperationalOutcome::Other4xx => "#6d597a",
+        OperationalOutcome::Http5xx => "#c2185b",
+        OperationalOutcome::TransportError => "#264653",
+        OperationalOutcome::OtherHttp => "#a0a7ae",
+        OperationalOutcome::InvalidStream => "#2a9d8f",
+        OperationalOutcome::StreamError => "#f06c4b",
+        OperationalOutcome::Truncated => "#000000",
     }
 }
 
@@ -933,5 +935,24 @@ mod tests {
         assert_eq!(step(1000.0, 5.0), 200.0);
         assert_eq!(step(7.3, 5.0), 2.0);
         assert_eq!(nice_max(17_070.0), (20_000.0, 5_000.0));
+    }
+}
+
+#[cfg(test)]
+mod palette_tests {
+    use super::*;
+
+    #[test]
+    fn outcome_colours_are_distinct_and_never_a_provider_colour() {
+        let colours: Vec<&str> = classes().into_iter().map(outcome_colour).collect();
+        for (i, c) in colours.iter().enumerate() {
+            assert!(!PALETTE.contains(c), "{c} is also a provider colour");
+            assert!(!colours[..i].contains(c), "{c} is used twice");
+        }
+        let css = include_str!("page.css");
+        for class in classes() {
+            let rule = format!("rect.o-{} {{ fill: {}; }}", class.label(), outcome_colour(class));
+            assert!(css.contains(&rule), "page.css lacks `{rule}`");
+        }
     }
 }

@@ -268,8 +268,8 @@ pub fn tokens_per_second(page: &Page) -> String {
         "Provider",
         "Tokens/s p50",
         "Δ vs fastest p50",
-        "Tokens/s p95",
-        "Tokens/s p99",
+        "Tokens/s p95 floor",
+        "Tokens/s p99 floor",
         "TTFA p95",
         "E2E p99",
         "Samples",
@@ -362,7 +362,7 @@ pub fn class_name(class: OperationalOutcome) -> &'static str {
 pub fn accuracy_failures(page: &Page) -> String {
     let mut headers =
         vec!["Provider", "Task success (correct of submitted)", "Wrong answer", "Invalid answer", "Failure rate"];
-    headers.extend(OperationalOutcome::FAILURES.iter().map(|c| c.label()));
+    headers.extend(OperationalOutcome::FAILURES.iter().map(|c| class_name(*c)));
     let rows: Vec<Vec<String>> = page
         .providers
         .iter()
@@ -400,9 +400,9 @@ pub fn accuracy_failures(page: &Page) -> String {
         "Task success counts an answer only when it is schema-valid and exactly correct; failed requests stay in the \
          denominator. Each failed request falls in exactly one class (its count, and when there is any its rate over \
          submitted requests): \
-         timeout, http_429, other_http_4xx, http_5xx, transport_error (connection), other_http (1xx/3xx), \
-         invalid_stream (not a valid event stream), stream_error (an error inside a 2xx stream), truncated (no [DONE] \
-         or finish_reason).",
+         timeout, HTTP 429, other HTTP 4xx, HTTP 5xx, transport error (the connection failed or broke), other HTTP \
+         (1xx/3xx), invalid stream (not a valid event stream), stream error (an error inside a 2xx stream), truncated \
+         (neither [DONE] nor a finish reason).",
         &table("", &headers, &rows),
     )
 }
@@ -439,7 +439,7 @@ pub fn pair(page: &Page) -> String {
             ("TTFA p50", "ttfa_p50", Kind::Ms),
             ("TTFA p95", "ttfa_p95", Kind::Ms),
             ("Tokens/s p50", "output_tokens_per_second_p50", Kind::Tps),
-            ("Tokens/s p95", "output_tokens_per_second_p95", Kind::Tps),
+            ("Tokens/s p95 floor", "output_tokens_per_second_p95", Kind::Tps),
             ("Task success", "task_success_rate", Kind::Rate),
             ("Failure rate", "failure_rate", Kind::Rate),
             ("Rank", "rank", Kind::Count),
