@@ -459,6 +459,18 @@ pub fn speed_vs_start(page: &Page) -> String {
         );
         // Labels right of the dot, or left of it near the right edge.
         let right_edge = axes.x(*x) > W - RIGHT - 90.0;
+        // A label pushed away from its dot by another gets a thin line back to it.
+        if (label_y[k] - 4.0 - axes.y(*y)).abs() > 6.0 {
+            g.push(
+                Element::new("line")
+                    .a("x1", n(axes.x(*x)))
+                    .a("y1", n(axes.y(*y)))
+                    .a("x2", n(axes.x(*x) + if right_edge { -6.0 } else { 6.0 }))
+                    .a("y2", n(label_y[k] - 4.0))
+                    .a("stroke", c)
+                    .a("stroke-width", "1"),
+            );
+        }
         g.push(
             Element::new("text")
                 .a("x", n(axes.x(*x) + if right_edge { -7.0 } else { 7.0 }))
@@ -472,11 +484,12 @@ pub fn speed_vs_start(page: &Page) -> String {
         legend.push(legend_item(
             c,
             &format!(
-                "{}: {} at {} <span class=\"n\">({} samples)</span>",
+                "{}: {} <span class=\"n\">({} samples)</span> at {} <span class=\"n\">({} samples)</span>",
                 text(p.label),
                 page.metric(py, Kind::Tps),
+                page.metric(&page.pooled(p, "output_tokens_per_second/population_count"), Kind::Count),
                 page.metric(px, Kind::Ms),
-                page.metric(&page.pooled(p, "output_tokens_per_second/population_count"), Kind::Count)
+                page.metric(&page.pooled(p, "ttfa_ms/population_count"), Kind::Count)
             ),
         ));
     }

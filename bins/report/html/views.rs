@@ -396,7 +396,7 @@ pub fn accuracy_failures(page: &Page) -> String {
         .collect();
     view(
         "accuracy-failures",
-        "Speed, accuracy and failures",
+        "Speed, accuracy and failures: how often was the answer right, and how did requests fail?",
         "Task success counts an answer only when it is schema-valid and exactly correct; failed requests stay in the \
          denominator. Each failed request falls in exactly one class (its count, and when there is any its rate over \
          submitted requests): \
