@@ -75,18 +75,18 @@ INPUTS_MK    := runs/.deps/$(subst /,_,$(SPEC))+$(subst /,_,$(DATASET))+$(PER_FA
 
 all: bins
 	@$(MAKE) -f $(SELF) --no-print-directory $(SIM_RUN)/report.md RUN=$(SIM_RUN) ENDPOINTS=simulated
-	@echo "report: $(SIM_RUN)/report.md"
+	@echo "report: $(SIM_RUN)/report.md (as a page: $(SIM_RUN)/report.html)"
 
 run: bins
 	@$(MAKE) -f $(SELF) --no-print-directory $(RUN)/report.md RUN=$(RUN) ENDPOINTS=providers
-	@echo "report: $(RUN)/report.md"
+	@echo "report: $(RUN)/report.md (as a page: $(RUN)/report.html)"
 
 # Re-score an archived run offline with the current code: the same rules, with the log and
 # what it was fetched for as sources (RESCORE, below), and every rule after the fetch made
 # unconditionally (--always-make), whatever order a copied run's mtimes are in.
 rescore: bins
 	@$(MAKE) -f $(SELF) --no-print-directory --always-make $(RUN)/report.md RUN=$(RUN) RESCORE=1
-	@echo "report: $(RUN)/report.md"
+	@echo "report: $(RUN)/report.md (as a page: $(RUN)/report.html)"
 
 # A reference runner's run directory (FROM) as a new inferbench run (RUN), bound to SPEC and
 # DATASET; then `make rescore RUN=…` scores it. Nothing in FROM is modified.
@@ -225,7 +225,7 @@ $(RUN)/evaluations.parquet: $(RUN)/responses.parquet $(BIN)/ib-evaluate
 $(RUN)/metrics.json $(RUN)/metrics.parquet $(RUN)/comparisons.json &: $(RUN)/responses.parquet $(RUN)/evaluations.parquet $(RUN)/schedule.parquet $(BIN)/ib-aggregate
 	$(BIN)/ib-aggregate --run $(RUN) --spec $(SPEC)
 
-$(RUN)/report.md $(RUN)/manifest.json &: $(RUN)/metrics.json $(RUN)/metrics.parquet $(RUN)/comparisons.json $(RUN)/responses.parquet $(RUN)/schedule.parquet $(BIN)/ib-report
+$(RUN)/report.md $(RUN)/report.html $(RUN)/manifest.json &: $(RUN)/metrics.json $(RUN)/metrics.parquet $(RUN)/comparisons.json $(RUN)/responses.parquet $(RUN)/schedule.parquet $(BIN)/ib-report
 	$(BIN)/ib-report --run $(RUN) --spec $(SPEC)
 
 endif # the run's rules

@@ -26,7 +26,7 @@ const DERIVED: [&str; 4] = [RECONSTRUCT, EVALUATE, AGGREGATE, REPORT];
 const CHECKED: [&str; 1] = [SELECT];
 
 /// Every file a run holds, in the order the pipeline writes them.
-const RUN_FILES: [&str; 12] = [
+const RUN_FILES: [&str; 13] = [
     "selection.parquet",
     "lock.json",
     "schedule.parquet",
@@ -38,6 +38,7 @@ const RUN_FILES: [&str; 12] = [
     "metrics.parquet",
     "comparisons.json",
     "report.md",
+    "report.html",
     "manifest.json",
 ];
 
@@ -71,7 +72,7 @@ case $name in
   ib-reconstruct) outs=responses.parquet ;;
   ib-evaluate) outs=evaluations.parquet ;;
   ib-aggregate) outs="metrics.json metrics.parquet comparisons.json" ;;
-  ib-report) outs="report.md manifest.json" ;;
+  ib-report) outs="report.md report.html manifest.json" ;;
 esac
 for out in $outs; do echo "$name" >"$run/$out"; done
 [ ! -f "fail/$name" ]
