@@ -245,10 +245,9 @@ mod tests {
         assert_eq!(shown, expected);
         assert_eq!(header_cells.len(), required.len());
         assert!(
-            lines
-                .iter()
-                .any(|l| l
-                    == "| Provider b | 600 | 575 | 1 | 2 | 0 | 598/600 | 598/600 | 597/600 | 590/600 | 0 | yes |"),
+            lines.iter().any(
+                |l| l == "| Provider b | 600 | 575 | 1 | 2 | 0 | 598/600 | 598/600 | 597/600 | 590/600 | 0 | yes |"
+            ),
             "{lines:#?}"
         );
     }
