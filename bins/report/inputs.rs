@@ -4,12 +4,13 @@
 //! Both documents are read as the types `ib-aggregate` writes them with
 //! (`inferbench_schemas::documents`), so the reader cannot drift from the writer.
 use crate::args::Args;
+use inferbench_schemas::canonical::sha256_hex;
 use inferbench_schemas::documents::{ComparisonsDocument, MetricsDocument, METRICS_VERSION};
 use inferbench_schemas::lock::Lock;
 use inferbench_schemas::manifest::Execution;
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::providers::ProviderTable;
-use inferbench_schemas::run::{file_sha256, WriterLock};
+use inferbench_schemas::run::WriterLock;
 use inferbench_schemas::spec::Spec;
 use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
 use inferbench_schemas::{atomic, Error};
@@ -32,6 +33,9 @@ pub struct ReportInputs {
     pub lock: Lock,
     pub metrics: MetricsDocument,
     pub comparisons: ComparisonsDocument,
+    /// The two documents' text as read (and hashed), for report.html's exact number text.
+    pub metrics_text: String,
+    pub comparisons_text: String,
     /// Logical name → SHA-256 of every file read, for the report's provenance section.
     pub hashes: BTreeMap<String, String>,
     /// Requests in `schedule.parquet`.
@@ -54,8 +58,8 @@ pub fn load(args: &Args) -> anyhow::Result<ReportInputs> {
     // (exit 3, naming the file and line), which the provenance checks below would only see
     // as derived files gone stale, sending the operator to a rerun that must fail.
     let execution = crate::execution::read(&run, &pipeline.lock.run_id)?;
-    let metrics_json = read(&run.metrics_json(), &mut pipeline.hashes)?;
-    let comparisons_json = read(&run.comparisons(), &mut pipeline.hashes)?;
+    let (metrics_json, metrics_text) = read(&run.metrics_json(), &mut pipeline.hashes)?;
+    let (comparisons_json, comparisons_text) = read(&run.comparisons(), &mut pipeline.hashes)?;
     let missing = missing_columns(&metrics_json, &pipeline.spec.required_columns);
     if !missing.is_empty() {
         return Err(Error::Invalid(missing).into());
@@ -79,6 +83,8 @@ pub fn load(args: &Args) -> anyhow::Result<ReportInputs> {
     let inputs = ReportInputs {
         metrics,
         comparisons,
+        metrics_text,
+        comparisons_text,
         spec,
         table,
         lock,
@@ -93,15 +99,18 @@ pub fn load(args: &Args) -> anyhow::Result<ReportInputs> {
     Ok(inputs)
 }
 
-/// Reads a JSON file and records its hash under its file name.
-fn read(path: &Path, hashes: &mut BTreeMap<String, String>) -> anyhow::Result<Value> {
+/// Reads a JSON file once: its value, its text (report.html shows each number as the file
+/// spells it) and, under its file name, the hash of the very bytes parsed.
+fn read(path: &Path, hashes: &mut BTreeMap<String, String>) -> anyhow::Result<(Value, String)> {
     if !path.exists() {
         return Err(Error::bad(format!("{}: missing; run ib-aggregate first", path.display())).into());
     }
-    let value = atomic::read_json(path)?;
+    let bytes = atomic::read(path)?;
+    let text = String::from_utf8(bytes).map_err(|e| Error::bad(format!("{}: not UTF-8: {e}", path.display())))?;
+    let value = serde_json::from_str(&text).map_err(|e| Error::bad(format!("{}:{}: {e}", path.display(), e.line())))?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    hashes.insert(name, file_sha256(path)?);
-    Ok(value)
+    hashes.insert(name, sha256_hex(text.as_bytes()));
+    Ok((value, text))
 }
 
 /// A document `read` returned, as its shared type; a shape error names the file.

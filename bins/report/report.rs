@@ -12,7 +12,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let inputs = inputs::load(&args)?;
     let text = render::render(&inputs);
     let run = RunDir::new(&args.run);
-    let (metrics, comparisons) = crate::html::documents(&run, &inputs)?;
+    let (metrics, comparisons) = crate::html::documents(&inputs)?;
     let html = crate::html::render(&inputs, &metrics, &comparisons);
     let html_path = run.root().join("report.html");
     let mut manifest = crate::manifest::build(&run, &inputs, text.as_bytes())?;

@@ -301,6 +301,8 @@ pub fn inputs() -> ReportInputs {
         spec,
         table: provider_table(),
         lock: lock(),
+        metrics_text: serde_json::to_string(&metrics).unwrap(),
+        comparisons_text: serde_json::to_string(&comparisons).unwrap(),
         metrics,
         comparisons,
         hashes,

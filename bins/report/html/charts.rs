@@ -10,7 +10,8 @@
 //! spaced ranks, the exact minimum and maximum included), so a full run's page stays small.
 use super::svg::{self, n, text, Element};
 use super::views::{class_name, default_pair};
-use super::{format_number, grouped, view, Kind, Page, Provider};
+use super::{format_number, view, Kind, Page, Provider};
+use crate::format::fixed;
 use inferbench_schemas::tables::ResponseRow;
 use inferbench_schemas::vocab::OperationalOutcome;
 use std::collections::BTreeMap;
@@ -117,13 +118,13 @@ fn tick(x: f64, kind: Kind) -> String {
     match kind {
         Kind::Ms | Kind::DiffMs => {
             let s = x / 1000.0;
-            grouped(s, decimals(s))
+            fixed(s, decimals(s))
         }
         Kind::Rate => {
             let p = 100.0 * x;
-            format!("{}%", grouped(p, decimals(p)))
+            format!("{}%", fixed(p, decimals(p)))
         }
-        _ => grouped(x, decimals(x)),
+        _ => fixed(x, decimals(x)),
     }
 }
 
@@ -576,7 +577,7 @@ pub fn outcomes(page: &Page) -> String {
             if v <= 0.0 || total <= 0.0 {
                 continue;
             }
-            let title = format!("{}: {} {} of {}", p.label, grouped(v, 0), class_name(*c), grouped(total, 0));
+            let title = format!("{}: {} {} of {}", p.label, fixed(v, 0), class_name(*c), fixed(total, 0));
             let bar = |x: f64, w: f64| {
                 let mut rect = Element::new("rect");
                 if *c == OperationalOutcome::Success {
@@ -726,7 +727,7 @@ pub fn timeline(page: &Page) -> String {
                 .a("y", n(axis_y + 14.0))
                 .a("text-anchor", "middle")
                 .a("class", "tick")
-                .text(&grouped(v, 0)),
+                .text(&fixed(v, 0)),
         );
         v += st;
     }
@@ -756,7 +757,7 @@ pub fn timeline(page: &Page) -> String {
         "{} rounds, in the order they ran. A completed cell is shaded by its end-to-end latency: darker is slower, \
          darkest at or beyond {slowest_figure}, the slowest provider's E2E p99. Failures are drawn in their class's \
          colour.",
-        grouped(rounds, 0),
+        fixed(rounds, 0),
     );
     view(
         "timeline",

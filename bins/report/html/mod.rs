@@ -34,8 +34,8 @@ mod json;
 mod svg;
 mod views;
 
+use crate::format::fixed;
 use crate::inputs::{label, ReportInputs};
-use inferbench_schemas::run::{file_sha256, RunDir};
 use inferbench_schemas::Error;
 pub use json::Doc;
 use serde_json::Value;
@@ -44,17 +44,13 @@ use svg::Element;
 const CSS: &str = include_str!("page.css");
 const JS: &str = include_str!("page.js");
 
-/// `metrics.json` and `comparisons.json` as JSON values, read again from the run and checked
-/// to be the bytes the report's inputs were loaded and verified from.
-pub fn documents(run: &RunDir, inputs: &ReportInputs) -> anyhow::Result<(Doc, Doc)> {
-    let read = |path: std::path::PathBuf, name: &str| -> anyhow::Result<Doc> {
-        let text = std::fs::read_to_string(&path)?;
-        if inputs.hashes.get(name) != Some(&file_sha256(&path)?) {
-            return Err(Error::bad(format!("{}: changed while the report was being rendered", path.display())).into());
-        }
-        Ok(Doc::parse(&text).map_err(|e| Error::bad(format!("{}: {e}", path.display())))?)
+/// `metrics.json` and `comparisons.json` as JSON values that keep each number's text, parsed
+/// from the bytes the report's inputs were read, hashed and verified from.
+pub fn documents(inputs: &ReportInputs) -> anyhow::Result<(Doc, Doc)> {
+    let parse = |text: &str, name: &str| -> anyhow::Result<Doc> {
+        Ok(Doc::parse(text).map_err(|e| Error::bad(format!("{name}: {e}")))?)
     };
-    Ok((read(run.metrics_json(), "metrics.json")?, read(run.comparisons(), "comparisons.json")?))
+    Ok((parse(&inputs.metrics_text, "metrics.json")?, parse(&inputs.comparisons_text, "comparisons.json")?))
 }
 
 /// A provider as the page shows it, in `metrics.json`'s pooled order (ranked first).
@@ -200,10 +196,10 @@ pub fn format_number(x: f64, kind: Kind) -> String {
                 false => format!("+{s} s"),
             }
         }
-        Kind::Tps => format!("{} tok/s", grouped(x, 1)),
-        Kind::Rate => format!("{}%", grouped(100.0 * x, 2)),
-        Kind::Count | Kind::Tokens => grouped(x, 0),
-        Kind::Usd => format!("${}", grouped(x, 4)),
+        Kind::Tps => format!("{} tok/s", fixed(x, 1)),
+        Kind::Rate => format!("{}%", fixed(100.0 * x, 2)),
+        Kind::Count | Kind::Tokens => fixed(x, 0),
+        Kind::Usd => format!("${}", fixed(x, 4)),
     }
 }
 
@@ -219,30 +215,7 @@ fn significant(x: f64) -> String {
     } else {
         3
     };
-    grouped(x, decimals)
-}
-
-/// `x` with `decimals` decimals and a comma every three integer digits; never `-0`.
-pub fn grouped(x: f64, decimals: usize) -> String {
-    let text = format!("{x:.decimals$}");
-    let (sign, digits) = match text.strip_prefix('-') {
-        Some(rest) if rest.chars().any(|c| c.is_ascii_digit() && c != '0') => ("-", rest),
-        Some(rest) => ("", rest),
-        None => ("", text.as_str()),
-    };
-    let (int, frac) = digits.split_once('.').map_or((digits, None), |(i, f)| (i, Some(f)));
-    let mut out = String::from(sign);
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if let Some(f) = frac {
-        out.push('.');
-        out.push_str(f);
-    }
-    out
+    fixed(x, decimals)
 }
 
 /// A view: `<section class="view" id="view-NAME" data-view="NAME">` with its question, how

@@ -6,31 +6,26 @@ use std::fmt::Write;
 
 /// `text` safe as element content: `&`, `<` and `>` escaped.
 pub fn text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(c),
-        }
-    }
-    out
+    escaped(s, false)
 }
 
 /// `s` safe inside a double-quoted attribute value: also `"` and `'` escaped, and control
 /// characters other than tab and newline dropped (they cannot appear in XML).
 pub fn attr(s: &str) -> String {
+    escaped(s, true)
+}
+
+fn escaped(s: &str, attribute: bool) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\t' | '\n' => out.push(c),
-            c if c.is_control() => {}
+            '"' if attribute => out.push_str("&quot;"),
+            '\'' if attribute => out.push_str("&#39;"),
+            '\t' | '\n' if attribute => out.push(c),
+            c if attribute && c.is_control() => {}
             c => out.push(c),
         }
     }

@@ -4,7 +4,8 @@
 //! `comparisons.json` through `Page::metric` and `Page::comparison`, which mark each with its
 //! pointer; the few derived numbers (Δ vs the fastest) say what they were derived from.
 use super::svg::{self, attr, text, Element};
-use super::{format_number, grouped, view, Kind, Page, Provider};
+use super::{format_number, view, Kind, Page, Provider};
+use crate::format::fixed;
 use inferbench_schemas::vocab::OperationalOutcome;
 use std::cmp::Ordering;
 
@@ -542,8 +543,8 @@ pub fn failure_log(page: &Page) -> String {
     let count = format!(
         "{} failed request(s) of {} responses, in the order they ran. The full message and error body of each are in \
          responses.parquet (error_message, error_body).",
-        grouped(failed.len() as f64, 0),
-        grouped(page.inputs.responses.len() as f64, 0)
+        fixed(failed.len() as f64, 0),
+        fixed(page.inputs.responses.len() as f64, 0)
     );
     view(
         "failure-log",
