@@ -348,3 +348,184 @@ fn kind(event: &Event) -> &'static str {
         Event::SegmentClosed(_) => "segment_closed",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{RequestStarted, RequestTerminal, SegmentOpened, SseEvent};
+    use crate::event_log;
+    use crate::jsonl::AppendWriter;
+
+    fn opened(segment: u32) -> Event {
+        Event::SegmentOpened(SegmentOpened {
+            segment,
+            wall_clock_unix_ns: 1_700_000_000_000_000_000,
+            code_version: "c".into(),
+            schedule_sha256: "s".into(),
+            scheduled_requests: 1,
+            already_terminal: 0,
+            endpoint_mode: "simulated".into(),
+            deadline_ms: 1000,
+            max_event_bytes: 1,
+            max_response_bytes: 1,
+            http_version: Some("1.1".into()),
+            execution_region: "r".into(),
+            host_sha256_16: "h".into(),
+            os: "linux".into(),
+            arch: "x86_64".into(),
+        })
+    }
+
+    fn started() -> Event {
+        Event::RequestStarted(RequestStarted {
+            request_id: "q1".into(),
+            attempt: 1,
+            round_id: "r0".into(),
+            round_index: 3,
+            provider: "p".into(),
+            task_family: "ticket_triage".into(),
+            item_id: "i".into(),
+            endpoint: "http://x".into(),
+            body: serde_json::json!({"model": "m"}),
+            headers: Default::default(),
+            intended_t_ns: 0,
+        })
+    }
+
+    fn sse(index: u32, data: &str) -> Event {
+        Event::SseEvent(SseEvent {
+            request_id: "q1".into(),
+            attempt: 1,
+            index,
+            data: Some(data.into()),
+            event: None,
+            id: None,
+            retry: None,
+            comment: None,
+            redacted: false,
+        })
+    }
+
+    fn terminal() -> Event {
+        Event::RequestTerminal(RequestTerminal {
+            request_id: "q1".into(),
+            attempt: 1,
+            outcome: Outcome::Completed,
+            http_status: Some(200),
+            error_type: None,
+            error_message: None,
+            error_body: None,
+            bytes_received: 10,
+            done_seen: true,
+        })
+    }
+
+    /// A complete one-request run: its log, with a torn last line a killed writer left.
+    fn complete_run(dir: &Path) -> RunDir {
+        let run = RunDir::new(dir);
+        std::fs::create_dir_all(run.events_dir()).unwrap();
+        std::fs::write(run.lock(), "{}").unwrap();
+        let mut w = AppendWriter::open(&run.segment(1)).unwrap();
+        let events = [
+            opened(1),
+            started(),
+            sse(0, r#"{"model":"m1","choices":[{"delta":{"content":"Hel"}}]}"#),
+            sse(
+                1,
+                r#"{"choices":[{"delta":{"content":"lo"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}"#,
+            ),
+            sse(2, "[DONE]"),
+            terminal(),
+        ];
+        for (seq, event) in events.into_iter().enumerate() {
+            let seq = seq as u64;
+            w.append(&Envelope { v: 1, run_id: "run-a".into(), seq, t_ns: 1000 + seq * 2_000_000, event }).unwrap();
+        }
+        drop(w);
+        std::fs::OpenOptions::new().append(true).open(run.segment(1)).unwrap().write_all(b"{\"v\":1,\"ru").unwrap();
+        run
+    }
+
+    #[test]
+    fn sealing_compresses_losslessly_records_hashes_and_keeps_the_log_readable() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = complete_run(dir.path());
+        let original = std::fs::read(run.segment(1)).unwrap();
+        let before = event_log::read(&run, "run-a").unwrap();
+        let sealed = seal(&run, "run-a").unwrap();
+        assert!(sealed.complete);
+        assert_eq!(sealed.events, 6);
+        assert!(!run.segment(1).exists() && run.sealed_segment(1).exists());
+        let entry = &SealRecord::read(&run).unwrap().unwrap().segments[0];
+        assert_eq!(entry.original_bytes, original.len() as u64);
+        assert_eq!(entry.original_sha256, crate::canonical::sha256_hex(&original));
+        let compressed = std::fs::read(run.sealed_segment(1)).unwrap();
+        assert_eq!(entry.compressed_sha256, crate::canonical::sha256_hex(&compressed));
+        assert_eq!(zstd::decode_all(compressed.as_slice()).unwrap(), original, "a standard zstd frame of the bytes");
+        let after = event_log::read(&run, "run-a").unwrap();
+        assert_eq!(after[0].records, before[0].records);
+        assert_eq!(after[0].torn_tail, Some(10));
+        assert_eq!(segment_sha256(&run, 1).unwrap(), Some(entry.original_sha256.clone()));
+        // Sealing again changes nothing.
+        let table = std::fs::read(run.events_parquet()).unwrap();
+        seal(&run, "run-a").unwrap();
+        assert_eq!(std::fs::read(run.sealed_segment(1)).unwrap(), compressed);
+        assert_eq!(std::fs::read(run.events_parquet()).unwrap(), table);
+        // A modified sealed file is refused where provenance looks at it.
+        std::fs::write(run.sealed_segment(1), zstd::encode_all(&original[..original.len() - 3], 3).unwrap()).unwrap();
+        assert!(segment_sha256(&run, 1).unwrap_err().to_string().contains("the sealed log was modified"));
+    }
+
+    #[test]
+    fn a_seal_killed_before_the_plain_files_went_is_readable_and_finished_by_sealing_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = complete_run(dir.path());
+        let original = std::fs::read(run.segment(1)).unwrap();
+        seal(&run, "run-a").unwrap();
+        // As if killed after the record was written, before the plain file was removed, and
+        // with a stray temporary of a compression in progress.
+        std::fs::write(run.segment(1), &original).unwrap();
+        std::fs::write(run.events_dir().join(".0001.jsonl.zst.99.tmp"), b"partial").unwrap();
+        assert_eq!(run.segments().unwrap()[0].1, run.segment(1), "the plain file is read while it exists");
+        assert_eq!(event_log::read(&run, "run-a").unwrap()[0].records.len(), 6);
+        seal(&run, "run-a").unwrap();
+        assert!(!run.segment(1).exists());
+        assert_eq!(zstd::decode_all(std::fs::File::open(run.sealed_segment(1)).unwrap()).unwrap(), original);
+    }
+
+    #[test]
+    fn an_incomplete_run_is_not_compressed() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = complete_run(dir.path());
+        let text = std::fs::read_to_string(run.segment(1)).unwrap();
+        let kept: Vec<&str> = text.split_inclusive('\n').take(3).collect();
+        std::fs::write(run.segment(1), kept.concat()).unwrap();
+        let sealed = seal(&run, "run-a").unwrap();
+        assert!(!sealed.complete && sealed.segments.is_empty());
+        assert!(run.segment(1).exists() && !run.sealed_segment(1).exists() && !run.seal_record().exists());
+    }
+
+    #[test]
+    fn the_events_table_has_typed_columns_beside_the_raw_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = complete_run(dir.path());
+        seal(&run, "run-a").unwrap();
+        let rows = crate::parquet_io::read::<EventRow>(&run.events_parquet()).unwrap().rows;
+        assert_eq!(
+            rows.iter().map(|r| r.kind.as_str()).collect::<Vec<_>>()[..3],
+            ["segment_opened", "request_started", "sse_event"]
+        );
+        let first = &rows[2];
+        assert_eq!(first.answer_delta.as_deref(), Some("Hel"));
+        assert_eq!(first.model.as_deref(), Some("m1"));
+        assert_eq!((first.round_index, first.offset_ms), (Some(3), Some(2.0)));
+        assert_eq!(first.provider.as_deref(), Some("p"));
+        assert_eq!(rows[3].finish_reason.as_deref(), Some("stop"));
+        assert_eq!((rows[3].usage_prompt_tokens, rows[3].usage_completion_tokens), (Some(5), Some(2)));
+        assert_eq!(rows[4].sse_data.as_deref(), Some("[DONE]"));
+        assert_eq!(rows[4].answer_delta, None);
+        let data: serde_json::Value = serde_json::from_str(rows[1].data.as_deref().unwrap()).unwrap();
+        assert_eq!(data["body"]["model"], "m", "one level of JSON, the body an object in it");
+        assert!(rows[2].data.is_none());
+    }
+}
