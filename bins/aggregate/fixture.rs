@@ -142,14 +142,8 @@ impl Req {
 pub fn evaluation_for(r: &ResponseRow, classification: Classification) -> EvaluationRow {
     EvaluationRow {
         request_id: r.request_id.clone(),
-        round_id: r.round_id.clone(),
-        round_index: r.round_index,
-        provider: r.provider.clone(),
-        task_family: r.task_family,
-        item_id: r.item_id.clone(),
-        operational_outcome: r.operational_outcome,
         classification,
-        error_type: None,
+        evaluation_error_type: None,
         schema_valid: matches!(classification, Classification::ValidResult | Classification::IncorrectResult),
         correct: classification == Classification::ValidResult,
         correct_field_count: None,

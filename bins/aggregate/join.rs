@@ -158,16 +158,6 @@ fn check_response(response: &ResponseRow, scheduled: Option<&ScheduleRow>, probl
 
 fn check_evaluation(evaluation: &EvaluationRow, response: &ResponseRow, problems: &mut Vec<InputError>) {
     let id = &evaluation.request_id;
-    let pairs = [
-        ("provider", evaluation.provider.as_str(), response.provider.as_str()),
-        ("task_family", evaluation.task_family.as_str(), response.task_family.as_str()),
-        ("operational_outcome", evaluation.operational_outcome.as_str(), response.operational_outcome.as_str()),
-    ];
-    for (field, found, expected) in pairs {
-        if found != expected {
-            problems.push(disagree(EVALUATIONS, id, field, found, RESPONSES, expected));
-        }
-    }
     let class = evaluation.classification;
     // A request either failed operationally or was judged; the two must never overlap, or
     // a request would count both as a failure and as a wrong answer.
@@ -227,7 +217,7 @@ mod tests {
     #[test]
     fn a_response_without_evaluation_and_an_unscheduled_response_are_named() {
         let mut tables = fixture::tables(&two_providers());
-        tables.evaluations.retain(|e| e.provider != "b");
+        tables.evaluations.retain(|e| e.request_id != fixture::request_id(0, "b"));
         tables.schedule.retain(|s| s.provider != "a");
         let problems = run(tables).unwrap_err();
         assert!(problems.contains(&InputError::NoEvaluation { request_id: fixture::request_id(0, "b") }));
@@ -235,12 +225,14 @@ mod tests {
     }
 
     #[test]
-    fn an_evaluation_for_another_provider_is_refused() {
+    fn a_verdict_contradicting_its_response_is_refused() {
         let mut tables = fixture::tables(&two_providers());
-        tables.evaluations[0].provider = "b".into();
+        tables.evaluations[0].classification = Classification::FailedRequest;
         let problems = run(tables).unwrap_err();
         assert!(
-            problems.iter().any(|p| p.to_string().contains("provider: `b` differs from responses.parquet's `a`")),
+            problems.iter().any(|p| p
+                .to_string()
+                .contains("classification: `failed_request` contradicts operational_outcome `2xx`")),
             "{problems:?}"
         );
     }
@@ -253,7 +245,7 @@ mod tests {
         tables.evaluations[1].correct = false;
         let text: Vec<String> = run(tables).unwrap_err().iter().map(ToString::to_string).collect();
         assert!(
-            text.iter().any(|t| t.contains("operational_outcome: `2xx` differs from responses.parquet's `5xx`")),
+            text.iter().any(|t| t.contains("classification: `valid_result` contradicts operational_outcome `5xx`")),
             "{text:?}"
         );
         assert!(text.iter().any(|t| t.contains("ttfa_ms: `NaN`")), "{text:?}");

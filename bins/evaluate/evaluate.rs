@@ -10,9 +10,9 @@ use inferbench_schemas::dataset::Dataset;
 use inferbench_schemas::parquet_io::{self, Inputs};
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::rules::Rules;
-use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
+use inferbench_schemas::tables::{ContractFieldCorrect, EvaluationRow, ParsedOutput, ResponseRow};
 use inferbench_schemas::vocab::{Classification, EvaluationError, OperationalOutcome};
-use inferbench_schemas::{canonical, Error};
+use inferbench_schemas::Error;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -95,14 +95,8 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
 
     let mut row = EvaluationRow {
         request_id: response.request_id.clone(),
-        round_id: response.round_id.clone(),
-        round_index: response.round_index,
-        provider: response.provider.clone(),
-        task_family: family,
-        item_id: response.item_id.clone(),
-        operational_outcome: class,
         classification: Classification::FailedRequest,
-        error_type: class.failure_type(),
+        evaluation_error_type: class.failure_type(),
         schema_valid: false,
         correct: false,
         correct_field_count: None,
@@ -117,21 +111,24 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
         // The answer was withheld from responses.parquet; it is not scored, and it is not a
         // success: a provider that leaks a key has not answered the task.
         row.classification = Classification::InvalidResult;
-        row.error_type = Some(EvaluationError::CredentialEcho);
+        row.evaluation_error_type = Some(EvaluationError::CredentialEcho);
         return Ok(row);
     }
     let verdict = rubric::evaluate(family, &response.answer, &item.gold, &item.aliases)
         .map_err(|e| format!("gold of item `{}` in {}.jsonl: {e}", item.id, item.family))?;
     row.classification = verdict.outcome.classification();
-    row.error_type = verdict.outcome.error_type();
+    row.evaluation_error_type = verdict.outcome.error_type();
     row.schema_valid = verdict.outcome.schema_valid();
     row.correct = verdict.outcome.correct();
-    row.parsed_output = verdict.parsed.as_ref().map(canonical::to_string);
+    row.parsed_output = verdict.parsed.as_ref().and_then(|parsed| ParsedOutput::of(family, parsed));
     if let Some(fields) = &verdict.fields {
         // At most ten fields: the casts cannot truncate.
         row.correct_field_count = Some(fields.correct_count() as i64);
         row.field_count_total = Some(fields.total() as i64);
-        row.field_correct = Some(canonical::to_string(&fields.to_json()));
+        row.field_correct = Some(
+            ContractFieldCorrect::of(&fields.flags)
+                .ok_or_else(|| format!("field scores {:?} are not the contract's fields", fields.flags))?,
+        );
     }
     Ok(row)
 }
@@ -148,6 +145,7 @@ fn summary(rows: &[EvaluationRow], out: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use inferbench_schemas::canonical;
     use inferbench_schemas::cli::{exit_for, Exit};
     use inferbench_schemas::dataset::{self, Item, LoadOptions};
     use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
@@ -296,49 +294,56 @@ mod tests {
             let row =
                 one(response("req-1", TICKET, "t-1", operational, status, r#"{"category":"bug","priority":"p2"}"#));
             assert_eq!(row.classification.as_str(), "failed_request", "{operational}");
-            assert_eq!(row.error_type.map(EvaluationError::as_str), Some(error_type), "{operational}");
-            assert_eq!(row.operational_outcome.as_str(), operational);
+            assert_eq!(row.evaluation_error_type.map(EvaluationError::as_str), Some(error_type), "{operational}");
             assert!(!row.schema_valid && !row.correct);
             assert_eq!((row.parsed_output, row.correct_field_count, row.field_correct), (None, None, None));
         }
     }
 
     #[test]
-    fn identity_is_copied_from_the_response() {
+    fn the_row_holds_the_request_id_and_the_verdict_only() {
         let row = one(response("req-9", CONTRACT, "c-1", "5xx", Some(503), ""));
-        assert_eq!(
-            (
-                row.request_id.as_str(),
-                row.round_id.as_str(),
-                row.round_index,
-                row.provider.as_str(),
-                row.item_id.as_str()
-            ),
-            ("req-9", "round-1", 3, "acme", "c-1")
-        );
-        assert_eq!((row.task_family.as_str(), row.field_count_total), (CONTRACT, None));
+        assert_eq!((row.request_id.as_str(), row.field_count_total), ("req-9", None));
+        let columns: Vec<String> = inferbench_schemas::parquet_io::fields::<EvaluationRow>()
+            .unwrap()
+            .iter()
+            .map(|f| f.name().to_string())
+            .collect();
+        let response_columns: Vec<String> = inferbench_schemas::parquet_io::fields::<ResponseRow>()
+            .unwrap()
+            .iter()
+            .map(|f| f.name().to_string())
+            .collect();
+        let shared: Vec<&String> = columns.iter().filter(|c| response_columns.contains(c)).collect();
+        assert_eq!(shared, ["request_id"], "evaluations join responses on request_id alone");
     }
 
     #[test]
     fn a_2xx_oops_is_malformed_json() {
         let row = one(ok(MEETING, "m-1", "oops"));
         assert_eq!(
-            (row.classification.as_str(), row.error_type.map(EvaluationError::as_str)),
+            (row.classification.as_str(), row.evaluation_error_type.map(EvaluationError::as_str)),
             ("invalid_result", Some("malformed_json"))
         );
         assert_eq!(row.parsed_output, None);
         let empty = one(ok(TICKET, "t-1", ""));
-        assert_eq!(empty.error_type.map(EvaluationError::as_str), Some("malformed_json"));
+        assert_eq!(empty.evaluation_error_type.map(EvaluationError::as_str), Some("malformed_json"));
+    }
+
+    fn meeting_answer(row: &EvaluationRow) -> Option<&str> {
+        row.parsed_output.as_ref()?.meeting_notes_lookup.as_ref()?.answer.as_deref()
     }
 
     #[test]
-    fn a_2xx_answer_is_scored_and_its_parse_stored_as_canonical_json() {
+    fn a_2xx_answer_is_scored_and_its_parse_stored_as_typed_fields() {
         let meeting = one(ok(MEETING, "m-1", r#"  {"answer": "  ADA   LOVELACE "}  "#));
         assert_eq!(
-            (meeting.classification.as_str(), meeting.error_type, meeting.schema_valid, meeting.correct),
+            (meeting.classification.as_str(), meeting.evaluation_error_type, meeting.schema_valid, meeting.correct),
             ("valid_result", None, true, true)
         );
-        assert_eq!(meeting.parsed_output.as_deref(), Some(r#"{"answer":"  ADA   LOVELACE "}"#));
+        assert_eq!(meeting_answer(&meeting), Some("  ADA   LOVELACE "));
+        let parsed = meeting.parsed_output.as_ref().unwrap();
+        assert_eq!((parsed.ticket_triage.as_ref(), parsed.contract_terms_extraction.as_ref()), (None, None));
         assert_eq!(meeting.field_count_total, None);
 
         let ticket = one(ok(TICKET, "t-1", r#"{"priority":"p1","category":"bug"}"#));
@@ -346,14 +351,23 @@ mod tests {
             (ticket.classification.as_str(), ticket.schema_valid, ticket.correct),
             ("incorrect_result", true, false)
         );
-        assert_eq!(ticket.parsed_output.as_deref(), Some(r#"{"category":"bug","priority":"p1"}"#));
+        let triage = ticket.parsed_output.unwrap().ticket_triage.unwrap();
+        assert_eq!((triage.category.as_deref(), triage.priority.as_deref()), (Some("bug"), Some("p1")));
 
+        // Parsed, but not of the contract's type: the object is kept, the field is null.
         let schema = one(ok(MEETING, "m-1", r#"{"answer":1}"#));
         assert_eq!(
-            (schema.classification.as_str(), schema.error_type.map(EvaluationError::as_str)),
+            (schema.classification.as_str(), schema.evaluation_error_type.map(EvaluationError::as_str)),
             ("invalid_result", Some("schema_invalid"))
         );
-        assert_eq!(schema.parsed_output.as_deref(), Some(r#"{"answer":1}"#));
+        assert!(schema.parsed_output.as_ref().unwrap().meeting_notes_lookup.is_some());
+        assert_eq!(meeting_answer(&schema), None);
+        // Parsed, but not an object: nothing to hold.
+        let array = one(ok(MEETING, "m-1", r#"["Ada"]"#));
+        assert_eq!(
+            (array.evaluation_error_type.map(EvaluationError::as_str), array.parsed_output),
+            (Some("schema_invalid"), None)
+        );
     }
 
     #[test]
@@ -362,18 +376,15 @@ mod tests {
         answer["renewal_term_months"] = json!(true);
         let row = one(ok(CONTRACT, "c-1", &answer.to_string()));
         assert_eq!(
-            (row.classification.as_str(), row.error_type.map(EvaluationError::as_str)),
+            (row.classification.as_str(), row.evaluation_error_type.map(EvaluationError::as_str)),
             ("invalid_result", Some("schema_invalid"))
         );
         assert_eq!((row.correct_field_count, row.field_count_total), (Some(9), Some(10)));
-        assert_eq!(
-            row.field_correct.as_deref(),
-            Some(concat!(
-                r#"{"agreement_type":true,"auto_renews":true,"effective_date":true,"initial_term_end_date":true,"#,
-                r#""non_renewal_notice_days":true,"payment_terms_days":true,"renewal_term_months":false,"#,
-                r#""security_incident_notice_hours":true,"termination_for_convenience":true,"termination_notice_days":true}"#
-            ))
-        );
+        let flags = row.field_correct.as_ref().unwrap();
+        assert!(!flags.renewal_term_months && flags.auto_renews && flags.termination_notice_days);
+        let extracted = row.parsed_output.as_ref().unwrap().contract_terms_extraction.as_ref().unwrap();
+        assert_eq!((extracted.renewal_term_months, extracted.payment_terms_days), (None, Some(30)));
+        assert_eq!((extracted.auto_renews, extracted.termination_notice_days), (Some(true), None));
         let valid = one(ok(CONTRACT, "c-1", &contract_gold().to_string()));
         assert_eq!((valid.classification.as_str(), valid.correct_field_count), ("valid_result", Some(10)));
     }
@@ -428,7 +439,7 @@ mod tests {
         {
             let row = one(response("r", TICKET, "t-1", class, Some(200), r#"{"category":"bug","priority":"p2"}"#));
             assert_eq!(
-                (row.classification.as_str(), row.error_type.map(EvaluationError::as_str)),
+                (row.classification.as_str(), row.evaluation_error_type.map(EvaluationError::as_str)),
                 ("failed_request", Some(error_type))
             );
         }
@@ -436,7 +447,7 @@ mod tests {
         echoed.credential_echo = true;
         let row = one(echoed);
         assert_eq!(
-            (row.classification, row.error_type, row.parsed_output),
+            (row.classification, row.evaluation_error_type, row.parsed_output),
             (Classification::InvalidResult, Some(EvaluationError::CredentialEcho), None)
         );
     }
@@ -547,8 +558,11 @@ mod tests {
         assert_eq!(std::fs::read(run_dir.evaluations()).unwrap(), first);
 
         let table = parquet_io::read::<EvaluationRow>(&run_dir.evaluations()).unwrap();
-        let verdicts: Vec<(&str, Option<&str>)> =
-            table.rows.iter().map(|r| (r.classification.as_str(), r.error_type.map(EvaluationError::as_str))).collect();
+        let verdicts: Vec<(&str, Option<&str>)> = table
+            .rows
+            .iter()
+            .map(|r| (r.classification.as_str(), r.evaluation_error_type.map(EvaluationError::as_str)))
+            .collect();
         assert_eq!(
             verdicts,
             [("valid_result", None), ("invalid_result", Some("malformed_json")), ("failed_request", Some("timeout"))]
