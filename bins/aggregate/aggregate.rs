@@ -77,7 +77,7 @@ mod tests {
                 q.with(|r| r.response_model = Some(model.into()))
             })
             .collect();
-        let t = fixture::tables(&reqs);
+        let t = fixture::rows(&reqs);
         let lock_only = provenance(dir);
         parquet_io::write::<ScheduleRow>(&dir.join("schedule.parquet"), &t.schedule, &lock_only).unwrap();
         parquet_io::write::<ResponseRow>(&dir.join("responses.parquet"), &t.responses, &lock_only).unwrap();

@@ -153,8 +153,25 @@ pub fn evaluation_for(r: &ResponseRow, classification: Classification) -> Evalua
     }
 }
 
-/// The schedule that `reqs` answer (one row per request), and the rows themselves.
+/// The schedule that `reqs` answer, and the facts of their rows, as the stage reads them.
 pub fn tables(reqs: &[Req]) -> Tables {
+    let rows = rows(reqs);
+    Tables {
+        schedule: rows.schedule,
+        responses: rows.responses.into_iter().map(Into::into).collect(),
+        evaluations: rows.evaluations.into_iter().map(Into::into).collect(),
+    }
+}
+
+/// The rows of a run's three tables, as files hold them.
+pub struct Rows {
+    pub schedule: Vec<ScheduleRow>,
+    pub responses: Vec<ResponseRow>,
+    pub evaluations: Vec<EvaluationRow>,
+}
+
+/// The schedule that `reqs` answer (one row per request), and the rows themselves.
+pub fn rows(reqs: &[Req]) -> Rows {
     let schedule = reqs
         .iter()
         .map(|q| ScheduleRow {
@@ -167,7 +184,7 @@ pub fn tables(reqs: &[Req]) -> Tables {
             request_id: q.response.request_id.clone(),
         })
         .collect();
-    Tables {
+    Rows {
         schedule,
         responses: reqs.iter().map(|q| q.response.clone()).collect(),
         evaluations: reqs.iter().map(|q| q.evaluation.clone()).collect(),
