@@ -27,46 +27,115 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let _writer = pipeline.run.lock_for_writing("ib-evaluate")?;
     let dataset = pipeline.dataset(args.dataset.as_deref())?;
     let responses_path = pipeline.run.responses();
-    let responses: Vec<ResponseRow> = pipeline.table(&responses_path, "ib-reconstruct")?;
-    let run_dir = pipeline.run;
-    let rows = evaluate_rows(&responses, &dataset, &responses_path)?;
+    let reader = pipeline.reader::<ResponseRow>(&responses_path, "ib-reconstruct")?;
 
     // Provenance: the dataset files, the spec and provider table, and the responses, and the
     // scoring rules the responses were judged under (carried on for the later stages).
     let mut inputs: Inputs = pipeline.hashes;
-    Rules::of(&parquet_io::read_inputs::<ResponseRow>(&responses_path)?).record(&mut inputs);
-    let out = run_dir.evaluations();
-    parquet_io::write(&out, &rows, &inputs)?;
-    eprintln!("ib-evaluate: {}", summary(&rows, &out));
+    Rules::of(&reader.inputs).record(&mut inputs);
+    let out = pipeline.run.evaluations();
+    // A batch of responses in, a batch of evaluations out: memory stays bounded whatever the
+    // run's size. The table is published only once every row has been checked; a problem
+    // anywhere drops the writer, which removes its temporary file and leaves any previous
+    // evaluations.parquet as it was.
+    let mut writer = parquet_io::Writer::<EvaluationRow>::create(&out, &inputs)?;
+    let mut checker = Checker::new(&responses_path);
+    for batch in reader {
+        let rows = checker.batch(&batch?, &dataset);
+        if checker.problems.is_empty() {
+            writer.write(&rows)?;
+        }
+    }
+    let counts = checker.finish()?;
+    writer.finish()?;
+    eprintln!("ib-evaluate: {}", summary(&counts, &out));
     Ok(())
 }
 
 /// Evaluates every response, in order. Fails with every row problem found (up to a cap),
 /// each naming the file, the row, the request and the field.
+#[cfg(test)]
 pub fn evaluate_rows(responses: &[ResponseRow], dataset: &Dataset, path: &Path) -> Result<Vec<EvaluationRow>, Error> {
-    let mut rows = Vec::with_capacity(responses.len());
-    let mut problems = Vec::new();
-    let mut seen = HashSet::new();
-    for (index, response) in responses.iter().enumerate() {
-        let at = format!("{}: row {} (request `{}`)", path.display(), index + 1, response.request_id);
-        if !seen.insert(response.request_id.as_str()) {
-            problems.push(format!("{at}: request_id: duplicate"));
-            continue;
+    let mut checker = Checker::new(path);
+    let rows = checker.batch(responses, dataset);
+    checker.finish()?;
+    Ok(rows)
+}
+
+/// The evaluation of a table's rows batch by batch: every row is checked, duplicates across
+/// batches included, and the problems are collected (up to a cap) rather than stopping at the
+/// first, so one run of the stage names every bad row.
+struct Checker<'a> {
+    path: &'a Path,
+    /// Rows seen so far, for the row numbers of messages.
+    offset: usize,
+    seen: HashSet<String>,
+    problems: Vec<String>,
+    hidden: usize,
+    /// Rows of each classification, in `Classification::ALL` order.
+    counts: [usize; 4],
+}
+
+impl<'a> Checker<'a> {
+    fn new(path: &'a Path) -> Checker<'a> {
+        Checker { path, offset: 0, seen: HashSet::new(), problems: Vec::new(), hidden: 0, counts: [0; 4] }
+    }
+
+    fn problem(&mut self, text: String) {
+        if self.problems.len() < MAX_PROBLEMS_SHOWN {
+            self.problems.push(text);
+        } else {
+            self.hidden += 1;
         }
-        match evaluate_row(response, dataset) {
-            Ok(row) => rows.push(row),
-            Err(why) => problems.push(format!("{at}: {why}")),
+    }
+
+    /// Evaluates one batch, in order; the rows of problems are left out (and recorded).
+    fn batch(&mut self, responses: &[ResponseRow], dataset: &Dataset) -> Vec<EvaluationRow> {
+        let at = |index: usize, id: &str| format!("{}: row {} (request `{id}`)", self.path.display(), index + 1);
+        let mut duplicate = vec![false; responses.len()];
+        for (i, response) in responses.iter().enumerate() {
+            duplicate[i] = !self.seen.insert(response.request_id.clone());
         }
+        // The rubric is the stage's work: the two halves of a batch are scored on two threads.
+        let half = responses.len().div_ceil(2).max(1);
+        let verdicts: Vec<Result<EvaluationRow, String>> = std::thread::scope(|scope| {
+            let parts: Vec<_> = responses
+                .chunks(half)
+                .map(|part| scope.spawn(move || part.iter().map(|r| evaluate_row(r, dataset)).collect::<Vec<_>>()))
+                .collect();
+            parts.into_iter().flat_map(|p| p.join().expect("the rubric does not panic")).collect()
+        });
+        let mut rows = Vec::with_capacity(responses.len());
+        for (i, (response, verdict)) in responses.iter().zip(verdicts).enumerate() {
+            let index = self.offset + i;
+            if duplicate[i] {
+                self.problem(format!("{}: request_id: duplicate", at(index, &response.request_id)));
+                continue;
+            }
+            match verdict {
+                Ok(row) => {
+                    let class = Classification::ALL.iter().position(|c| *c == row.classification);
+                    self.counts[class.expect("a classification of the vocabulary")] += 1;
+                    rows.push(row);
+                }
+                Err(why) => self.problem(format!("{}: {why}", at(index, &response.request_id))),
+            }
+        }
+        self.offset += responses.len();
+        rows
     }
-    if problems.is_empty() {
-        return Ok(rows);
+
+    /// The classification counts, or every problem found.
+    fn finish(self) -> Result<[usize; 4], Error> {
+        if self.problems.is_empty() {
+            return Ok(self.counts);
+        }
+        let mut problems = self.problems;
+        if self.hidden > 0 {
+            problems.push(format!("… and {} more", self.hidden));
+        }
+        Err(Error::Invalid(problems))
     }
-    let hidden = problems.len().saturating_sub(MAX_PROBLEMS_SHOWN);
-    problems.truncate(MAX_PROBLEMS_SHOWN);
-    if hidden > 0 {
-        problems.push(format!("… and {hidden} more"));
-    }
-    Err(Error::Invalid(problems))
 }
 
 /// Checks one response against the taxonomy and the dataset, then scores it.
@@ -134,12 +203,9 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
 }
 
 /// One line: how many rows of each classification were written, and where.
-fn summary(rows: &[EvaluationRow], out: &Path) -> String {
-    let counts: Vec<String> = Classification::ALL
-        .iter()
-        .map(|c| format!("{c} {}", rows.iter().filter(|r| r.classification == *c).count()))
-        .collect();
-    format!("{} evaluations written to {} ({})", rows.len(), out.display(), counts.join(", "))
+fn summary(counts: &[usize; 4], out: &Path) -> String {
+    let each: Vec<String> = Classification::ALL.iter().zip(counts).map(|(c, n)| format!("{c} {n}")).collect();
+    format!("{} evaluations written to {} ({})", counts.iter().sum::<usize>(), out.display(), each.join(", "))
 }
 
 #[cfg(test)]
