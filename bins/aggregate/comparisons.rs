@@ -154,23 +154,32 @@ fn win_row(e: &ProviderEligibility, tally: Option<&Tally>, eligible_rounds: i64,
 pub fn pairwise(rounds: &Rounds, eligibility: &[ProviderEligibility]) -> Vec<PairRow> {
     let mut sorted: Vec<&ProviderEligibility> = eligibility.iter().collect();
     sorted.sort_by(|x, y| x.provider.cmp(&y.provider));
+    // Each provider's E2E by round, looked up once: a pair is then two columns zipped, not a
+    // map lookup per round and provider (n² pairs × rounds for a fleet of providers).
+    let columns: Vec<Vec<Option<f64>>> =
+        sorted.iter().map(|p| rounds.iter().map(|r| r.get(&p.provider).copied()).collect()).collect();
+    let total = rounds.len() as i64;
     let mut rows = Vec::new();
     for (i, a) in sorted.iter().enumerate() {
-        for b in &sorted[i + 1..] {
-            rows.push(pair(rounds, a, b));
+        for (j, b) in sorted.iter().enumerate().skip(i + 1) {
+            rows.push(pair(total, &columns[i], &columns[j], a, b));
         }
     }
     rows
 }
 
-fn pair(rounds: &Rounds, a: &ProviderEligibility, b: &ProviderEligibility) -> PairRow {
+fn pair(
+    total: i64,
+    a_e2e: &[Option<f64>],
+    b_e2e: &[Option<f64>],
+    a: &ProviderEligibility,
+    b: &ProviderEligibility,
+) -> PairRow {
     let both = a.eligible && b.eligible;
-    let diffs =
-        Samples::new(rounds.iter().filter(|_| both).filter_map(|r| Some(r.get(&a.provider)? - r.get(&b.provider)?)));
+    let diffs = Samples::new(a_e2e.iter().zip(b_e2e).filter(|_| both).filter_map(|(x, y)| Some((*x)? - (*y)?)));
     let mut reasons: Vec<String> =
         [a, b].iter().flat_map(|e| e.exclusion_reasons.iter().map(move |r| format!("{}: {r}", e.provider))).collect();
     reasons.sort();
-    let total = rounds.len() as i64;
     let paired = diffs.len() as i64;
     PairRow {
         provider_a: a.provider.clone(),
