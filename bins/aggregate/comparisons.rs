@@ -159,13 +159,23 @@ pub fn pairwise(rounds: &Rounds, eligibility: &[ProviderEligibility]) -> Vec<Pai
     let columns: Vec<Vec<Option<f64>>> =
         sorted.iter().map(|p| rounds.iter().map(|r| r.get(&p.provider).copied()).collect()).collect();
     let total = rounds.len() as i64;
-    let mut rows = Vec::new();
-    for (i, a) in sorted.iter().enumerate() {
-        for (j, b) in sorted.iter().enumerate().skip(i + 1) {
-            rows.push(pair(total, &columns[i], &columns[j], a, b));
-        }
-    }
-    rows
+    // The pairs of provider `i` with every later one; the two cores take alternate `i`s (so
+    // both get about half the n²/2 pairs), and the rows are put back in order.
+    let row_of = |i: usize| -> Vec<PairRow> {
+        (i + 1..sorted.len()).map(|j| pair(total, &columns[i], &columns[j], sorted[i], sorted[j])).collect()
+    };
+    let n = sorted.len();
+    let mut by_first: Vec<(usize, Vec<PairRow>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..2)
+            .map(|t| {
+                let row_of = &row_of;
+                scope.spawn(move || (t..n).step_by(2).map(|i| (i, row_of(i))).collect::<Vec<_>>())
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("pairing does not panic")).collect()
+    });
+    by_first.sort_by_key(|(i, _)| *i);
+    by_first.into_iter().flat_map(|(_, rows)| rows).collect()
 }
 
 fn pair(
