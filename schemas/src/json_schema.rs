@@ -17,6 +17,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("metrics.schema.json", schema_for!(MetricRow)),
         ("pooled.schema.json", schema_for!(PooledRow)),
         ("events-table.schema.json", schema_for!(EventRow)),
+        ("seal.schema.json", schema_for!(crate::sealed::SealRecord)),
         ("metrics-json.schema.json", schema_for!(crate::documents::MetricsDocument)),
         ("comparisons.schema.json", schema_for!(crate::documents::ComparisonsDocument)),
     ]
