@@ -154,23 +154,42 @@ fn win_row(e: &ProviderEligibility, tally: Option<&Tally>, eligible_rounds: i64,
 pub fn pairwise(rounds: &Rounds, eligibility: &[ProviderEligibility]) -> Vec<PairRow> {
     let mut sorted: Vec<&ProviderEligibility> = eligibility.iter().collect();
     sorted.sort_by(|x, y| x.provider.cmp(&y.provider));
-    let mut rows = Vec::new();
-    for (i, a) in sorted.iter().enumerate() {
-        for b in &sorted[i + 1..] {
-            rows.push(pair(rounds, a, b));
-        }
-    }
-    rows
+    // Each provider's E2E by round, looked up once: a pair is then two columns zipped, not a
+    // map lookup per round and provider (n² pairs × rounds for a fleet of providers).
+    let columns: Vec<Vec<Option<f64>>> =
+        sorted.iter().map(|p| rounds.iter().map(|r| r.get(&p.provider).copied()).collect()).collect();
+    let total = rounds.len() as i64;
+    // The pairs of provider `i` with every later one; the two cores take alternate `i`s (so
+    // both get about half the n²/2 pairs), and the rows are put back in order.
+    let row_of = |i: usize| -> Vec<PairRow> {
+        (i + 1..sorted.len()).map(|j| pair(total, &columns[i], &columns[j], sorted[i], sorted[j])).collect()
+    };
+    let n = sorted.len();
+    let mut by_first: Vec<(usize, Vec<PairRow>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..2)
+            .map(|t| {
+                let row_of = &row_of;
+                scope.spawn(move || (t..n).step_by(2).map(|i| (i, row_of(i))).collect::<Vec<_>>())
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("pairing does not panic")).collect()
+    });
+    by_first.sort_by_key(|(i, _)| *i);
+    by_first.into_iter().flat_map(|(_, rows)| rows).collect()
 }
 
-fn pair(rounds: &Rounds, a: &ProviderEligibility, b: &ProviderEligibility) -> PairRow {
+fn pair(
+    total: i64,
+    a_e2e: &[Option<f64>],
+    b_e2e: &[Option<f64>],
+    a: &ProviderEligibility,
+    b: &ProviderEligibility,
+) -> PairRow {
     let both = a.eligible && b.eligible;
-    let diffs =
-        Samples::new(rounds.iter().filter(|_| both).filter_map(|r| Some(r.get(&a.provider)? - r.get(&b.provider)?)));
+    let diffs = Samples::new(a_e2e.iter().zip(b_e2e).filter(|_| both).filter_map(|(x, y)| Some((*x)? - (*y)?)));
     let mut reasons: Vec<String> =
         [a, b].iter().flat_map(|e| e.exclusion_reasons.iter().map(move |r| format!("{}: {r}", e.provider))).collect();
     reasons.sort();
-    let total = rounds.len() as i64;
     let paired = diffs.len() as i64;
     PairRow {
         provider_a: a.provider.clone(),

@@ -5,7 +5,6 @@
 use crate::error::InputError;
 use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
 use inferbench_schemas::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
-use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 
 const SCHEDULE: &str = "schedule.parquet";
@@ -118,51 +117,70 @@ pub struct Joined {
 pub fn join(tables: Tables, families: &[TaskFamily], providers: &[String]) -> Result<Joined, Vec<InputError>> {
     let Tables { schedule, responses, evaluations } = tables;
     let mut problems = Vec::new();
-    let scheduled = check_schedule(&schedule, families, providers, &mut problems);
-    let responses = index(responses, RESPONSES, |r| &r.request_id, &mut problems);
-    let mut evaluations = index(evaluations, EVALUATIONS, |e| &e.request_id, &mut problems);
-    for (id, response) in &responses {
-        check_response(response, scheduled.get(id.as_str()).copied(), &mut problems);
-    }
-    for (id, evaluation) in &evaluations {
-        match responses.get(id) {
-            Some(response) => check_evaluation(evaluation, response, &mut problems),
-            None => problems.push(InputError::NoResponse { request_id: id.clone() }),
+    // Both tables sorted by request id in place and merged: no index holds a second copy of a
+    // million rows or their keys.
+    let responses = sorted_unique(responses, RESPONSES, |r| &r.request_id, &mut problems);
+    let evaluations = sorted_unique(evaluations, EVALUATIONS, |e| &e.request_id, &mut problems);
+    {
+        let scheduled = check_schedule(&schedule, families, providers, &mut problems);
+        for response in &responses {
+            check_response(response, scheduled.get(response.request_id.as_str()).copied(), &mut problems);
         }
     }
-    for id in responses.keys().filter(|id| !evaluations.contains_key(*id)) {
-        problems.push(InputError::NoEvaluation { request_id: id.clone() });
+    let (mut r, mut e) = (0, 0);
+    while r < responses.len() || e < evaluations.len() {
+        match (responses.get(r), evaluations.get(e)) {
+            (Some(response), Some(evaluation)) if response.request_id == evaluation.request_id => {
+                check_evaluation(evaluation, response, &mut problems);
+                (r, e) = (r + 1, e + 1);
+            }
+            (Some(response), Some(evaluation)) if response.request_id < evaluation.request_id => {
+                problems.push(InputError::NoEvaluation { request_id: response.request_id.clone() });
+                r += 1;
+            }
+            (Some(response), None) => {
+                problems.push(InputError::NoEvaluation { request_id: response.request_id.clone() });
+                r += 1;
+            }
+            (_, Some(evaluation)) => {
+                problems.push(InputError::NoResponse { request_id: evaluation.request_id.clone() });
+                e += 1;
+            }
+            (None, None) => unreachable!("the loop runs while either table has a row"),
+        }
     }
     if !problems.is_empty() {
         return Err(problems);
     }
+    // Equal lengths and equal ids, row for row: checked just above.
     let observations = responses
         .into_iter()
-        .map(|(id, response)| {
-            let evaluation = evaluations.remove(&id).expect("every response was checked to have an evaluation");
-            Observation { response, evaluation }
-        })
+        .zip(evaluations)
+        .map(|(response, evaluation)| Observation { response, evaluation })
         .collect();
     Ok(Joined { schedule, observations })
 }
 
-/// Indexes rows by request id, reporting duplicates (the first row of an id is kept).
-fn index<T>(
-    rows: Vec<T>,
+/// Sorts rows by request id, reporting duplicates (the first row of an id, in table order, is
+/// kept).
+fn sorted_unique<T>(
+    mut rows: Vec<T>,
     table: &'static str,
     id: fn(&T) -> &String,
     problems: &mut Vec<InputError>,
-) -> BTreeMap<String, T> {
-    let mut map = BTreeMap::new();
-    for row in rows {
-        match map.entry(id(&row).clone()) {
-            Entry::Occupied(e) => problems.push(InputError::Duplicate { table, request_id: e.key().clone() }),
-            Entry::Vacant(e) => {
-                e.insert(row);
-            }
+) -> Vec<T> {
+    // Stable: of equal ids, the first in the table comes first and is the one kept.
+    rows.sort_by(|a, b| id(a).cmp(id(b)));
+    let mut duplicates = BTreeSet::new();
+    rows.dedup_by(|later, kept| {
+        let same = id(later) == id(kept);
+        if same {
+            duplicates.insert(id(kept).clone());
         }
-    }
-    map
+        same
+    });
+    problems.extend(duplicates.into_iter().map(|request_id| InputError::Duplicate { table, request_id }));
+    rows
 }
 
 fn check_schedule<'a>(

@@ -211,7 +211,6 @@ pub fn readable_texts(path: &Path) -> Vec<String> {
 }
 
 fn parquet_strings(path: &Path) -> Vec<String> {
-    use arrow_array::{Array, LargeStringArray, StringArray};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     let builder = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(path).unwrap()).unwrap();
     let mut out: Vec<String> = builder
@@ -225,16 +224,31 @@ fn parquet_strings(path: &Path) -> Vec<String> {
     for batch in builder.build().unwrap() {
         let batch = batch.unwrap();
         for column in batch.columns() {
-            if let Some(strings) = column.as_any().downcast_ref::<StringArray>() {
-                out.extend(strings.iter().flatten().map(str::to_string));
-            } else if let Some(strings) = column.as_any().downcast_ref::<LargeStringArray>() {
-                out.extend(strings.iter().flatten().map(str::to_string));
-            } else {
-                assert!(!column.data_type().is_nested(), "{}: a nested column the scan cannot read", path.display());
-            }
+            column_strings(path, column.as_ref(), &mut out);
         }
     }
     out
+}
+
+/// Every string of a column, nested ones (struct fields, list items) included.
+fn column_strings(path: &Path, column: &dyn arrow_array::Array, out: &mut Vec<String>) {
+    use arrow_array::{LargeListArray, LargeStringArray, ListArray, StringArray, StructArray};
+    let any = column.as_any();
+    if let Some(strings) = any.downcast_ref::<StringArray>() {
+        out.extend(strings.iter().flatten().map(str::to_string));
+    } else if let Some(strings) = any.downcast_ref::<LargeStringArray>() {
+        out.extend(strings.iter().flatten().map(str::to_string));
+    } else if let Some(fields) = any.downcast_ref::<StructArray>() {
+        for child in fields.columns() {
+            column_strings(path, child.as_ref(), out);
+        }
+    } else if let Some(list) = any.downcast_ref::<ListArray>() {
+        column_strings(path, list.values().as_ref(), out);
+    } else if let Some(list) = any.downcast_ref::<LargeListArray>() {
+        column_strings(path, list.values().as_ref(), out);
+    } else {
+        assert!(!column.data_type().is_nested(), "{}: a nested column the scan cannot read", path.display());
+    }
 }
 
 /// One layer of JSON string escapes decoded (`\\` → `\`, `\"` → `"`, `\uXXXX` → the char).
