@@ -49,6 +49,9 @@ pub fn run(args: Args) -> Result<()> {
         return Err(Error::bad(format!("{}: no event log; run ib-fetch first", run.events_dir().display())).into());
     }
     // The schedule the log was fetched for must itself belong to this run's lock.
+    // The log's first line is checked first (this run's id, its segment): a log from another
+    // run is named as such before anything it was fetched for.
+    let first = log.next().transpose()?;
     let schedule_inputs = parquet_io::read_inputs::<ScheduleRow>(&run.schedule())?;
     let mut current = provenance::Current::default();
     provenance::verify(&run, &mut current, "schedule.parquet", "ib-schedule", &schedule_inputs, &BTreeMap::new())?;
@@ -88,7 +91,7 @@ pub fn run(args: Args) -> Result<()> {
             }
             Ok(())
         });
-        let read = read_log(&mut log, &schedule_sha256, &jobs_tx);
+        let read = read_log(&mut log, first, &schedule_sha256, &jobs_tx);
         drop(jobs_tx);
         let sorted = sorting.join().expect("the sorter does not panic");
         read?;
@@ -286,13 +289,15 @@ impl RunRows {
 /// once its terminal event is read. Only the attempts still open are held.
 fn read_log(
     log: &mut event_log::LogReader,
+    first: Option<event_log::Entry>,
     schedule_sha256: &str,
     jobs: &std::sync::mpsc::SyncSender<Attempt>,
 ) -> Result<()> {
     let mut open: HashMap<(String, u32), Attempt> = HashMap::new();
     let mut imported = false;
     let mut anchor_ns: i128 = 0;
-    while let Some(entry) = log.next() {
+    let mut first = first.map(Ok);
+    while let Some(entry) = first.take().or_else(|| log.next()) {
         let env = entry?.env;
         if let Event::SegmentOpened(opened) = &env.event {
             if opened.schedule_sha256 != schedule_sha256 {
