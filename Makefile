@@ -119,7 +119,7 @@ ifneq ($(filter rescore,$(MAKECMDGOALS)),)
 ifeq ($(origin RUN),file)
 $(error rescore: which run? make rescore RUN=<run directory>)
 endif
-ifeq ($(wildcard $(RUN)/events/*.jsonl),)
+ifeq ($(wildcard $(RUN)/events/*.jsonl $(RUN)/events/*.jsonl.zst),)
 $(error rescore: $(RUN) has no event log ($(RUN)/events/); there is nothing to re-score)
 endif
 ifeq ($(wildcard $(RUN)/events.parquet),)

@@ -49,6 +49,9 @@ pub fn run(args: Args) -> Result<()> {
         return Err(Error::bad(format!("{}: no event log; run ib-fetch first", run.events_dir().display())).into());
     }
     // The schedule the log was fetched for must itself belong to this run's lock.
+    // The log's first line is checked first (this run's id, its segment): a log from another
+    // run is named as such before anything it was fetched for.
+    let first = log.next().transpose()?;
     let schedule_inputs = parquet_io::read_inputs::<ScheduleRow>(&run.schedule())?;
     let mut current = provenance::Current::default();
     provenance::verify(&run, &mut current, "schedule.parquet", "ib-schedule", &schedule_inputs, &BTreeMap::new())?;
@@ -64,8 +67,9 @@ pub fn run(args: Args) -> Result<()> {
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
     let (jobs_tx, jobs_rx) = std::sync::mpsc::sync_channel::<Attempt>(QUEUED);
     let jobs_rx = std::sync::Mutex::new(jobs_rx);
-    let (done_tx, done_rx) = std::sync::mpsc::channel::<Judged>();
-    let judged: Vec<Judged> = std::thread::scope(|scope| -> Result<Vec<Judged>> {
+    let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Judged>(QUEUED);
+    let mut sorter = Sorter::new(&run);
+    std::thread::scope(|scope| -> Result<()> {
         for _ in 0..workers {
             let (jobs_rx, done_tx) = (&jobs_rx, done_tx.clone());
             scope.spawn(move || loop {
@@ -80,40 +84,31 @@ pub fn run(args: Args) -> Result<()> {
             });
         }
         drop(done_tx);
-        let read = read_log(&mut log, &schedule_sha256, &jobs_tx);
+        let sorter = &mut sorter;
+        let sorting = scope.spawn(move || -> Result<()> {
+            for judged in done_rx {
+                sorter.add(judged)?;
+            }
+            Ok(())
+        });
+        let read = read_log(&mut log, first, &schedule_sha256, &jobs_tx);
         drop(jobs_tx);
-        let judged: Vec<Judged> = done_rx.iter().collect();
+        let sorted = sorting.join().expect("the sorter does not panic");
         read?;
-        Ok(judged)
+        sorted
     })?;
     for segment in log.segments() {
         inputs.insert(format!("events/{:04}.jsonl", segment.number), segment.sha256.clone());
     }
     rules.record(&mut inputs);
-    // The final attempt of each request: its highest-numbered attempt that ended other than
-    // `interrupted`. A request whose every attempt was interrupted has no row: it is missing.
-    let mut finals: HashMap<String, (u32, (u64, u64), Result<ResponseRow>)> = HashMap::new();
-    for (request_id, number, key, row) in judged {
-        match finals.entry(request_id) {
-            std::collections::hash_map::Entry::Occupied(mut e) if e.get().0 < number => {
-                *e.get_mut() = (number, key, row);
-            }
-            std::collections::hash_map::Entry::Occupied(_) => {}
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert((number, key, row));
-            }
-        }
-    }
-    let mut rows: Vec<((u64, u64), Result<ResponseRow>)> = finals.into_values().map(|(_, k, r)| (k, r)).collect();
-    rows.sort_by_key(|(key, _)| *key);
     let mut writer = parquet_io::Writer::<ResponseRow>::create(&run.responses(), &inputs)?;
     let (mut total, mut completed) = (0usize, 0usize);
-    for (_, row) in rows {
-        let row = row?;
+    sorter.finish(|row| {
         total += 1;
         completed += usize::from(row.complete);
         writer.write(std::slice::from_ref(&row))?;
-    }
+        Ok(())
+    })?;
     writer.finish()?;
     eprintln!(
         "ib-reconstruct: {total} responses ({completed} complete{}) → {}",
@@ -123,17 +118,186 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
+/// Rows held in memory before a sorted run of them is spilled to a temporary table.
+const SPILL_ROWS: usize = 16_384;
+
+/// The rows in key order, whatever order the judges finish in, in bounded memory: rows are
+/// sorted in runs of [`SPILL_ROWS`], each spilled to a temporary table beside the output, and
+/// the runs merged at the end. Only each request's final attempt is written: its
+/// highest-numbered attempt that ended other than `interrupted` (a request whose every
+/// attempt was interrupted has no row: it is missing).
+struct Sorter {
+    dir: std::path::PathBuf,
+    /// request id → its final attempt so far.
+    finals: HashMap<String, u32>,
+    held: Vec<((u64, u64), ResponseRow)>,
+    /// Rows held before a run is spilled ([`SPILL_ROWS`]; smaller in tests).
+    spill_rows: usize,
+    /// The spilled runs: each table's path and its rows' keys, in order.
+    runs: Vec<(std::path::PathBuf, Vec<(u64, u64)>)>,
+    /// Attempts whose row could not be derived: (request, attempt, key, why).
+    failed: Vec<(String, u32, (u64, u64), anyhow::Error)>,
+}
+
+impl Sorter {
+    fn new(run: &RunDir) -> Sorter {
+        Sorter {
+            dir: run.root().to_path_buf(),
+            finals: HashMap::new(),
+            held: Vec::new(),
+            spill_rows: SPILL_ROWS,
+            runs: Vec::new(),
+            failed: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, (request_id, number, key, row): Judged) -> Result<()> {
+        let best = self.finals.entry(request_id.clone()).or_insert(number);
+        if *best > number {
+            return Ok(());
+        }
+        *best = number;
+        match row {
+            Ok(row) => self.held.push((key, row)),
+            Err(e) => self.failed.push((request_id, number, key, e)),
+        }
+        if self.held.len() >= self.spill_rows {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    /// Whether `row` is its request's final attempt.
+    fn is_final(finals: &HashMap<String, u32>, row: &ResponseRow) -> bool {
+        finals.get(&row.request_id).is_some_and(|n| i64::from(*n) == row.attempt)
+    }
+
+    fn spill(&mut self) -> Result<()> {
+        let mut held = std::mem::take(&mut self.held);
+        held.sort_by_key(|(key, _)| *key);
+        let path = self.dir.join(format!(".responses.sort-{}.{}.tmp", self.runs.len(), std::process::id()));
+        let mut writer = parquet_io::Writer::<Spilled>::create(&path, &BTreeMap::new())?;
+        let mut keys = Vec::with_capacity(held.len());
+        let mut batch = Vec::with_capacity(SPILL_BATCH);
+        for (key, row) in held {
+            if Self::is_final(&self.finals, &row) {
+                keys.push(key);
+                batch.push(Spilled(row));
+                if batch.len() == SPILL_BATCH {
+                    writer.write(&batch)?;
+                    batch.clear();
+                }
+            }
+        }
+        writer.write(&batch)?;
+        writer.finish()?;
+        self.runs.push((path, keys));
+        Ok(())
+    }
+
+    /// Hands every final row to `each`, in key order; removes the spilled runs.
+    fn finish(mut self, mut each: impl FnMut(ResponseRow) -> Result<()>) -> Result<()> {
+        let result = self.merge(&mut each);
+        for (path, _) in &self.runs {
+            let _ = std::fs::remove_file(path);
+        }
+        result
+    }
+
+    fn merge(&mut self, each: &mut impl FnMut(ResponseRow) -> Result<()>) -> Result<()> {
+        // The failure of the first final row in key order, so the error does not depend on
+        // which judge finished first.
+        let finals = &self.finals;
+        let mut failed: Vec<_> =
+            std::mem::take(&mut self.failed).into_iter().filter(|(id, n, _, _)| finals.get(id) == Some(n)).collect();
+        failed.sort_by_key(|(_, _, key, _)| *key);
+        if let Some((_, _, _, e)) = failed.into_iter().next() {
+            return Err(e);
+        }
+        let mut held = std::mem::take(&mut self.held);
+        held.sort_by_key(|(key, _)| *key);
+        held.retain(|(_, row)| Self::is_final(&self.finals, row));
+        let mut heads: Vec<(std::iter::Peekable<std::vec::IntoIter<(u64, u64)>>, RunRows)> = Vec::new();
+        for (path, keys) in &self.runs {
+            heads.push((keys.clone().into_iter().peekable(), RunRows::open(path)?));
+        }
+        let mut memory = held.into_iter().peekable();
+        loop {
+            // The smallest key among the runs' next rows and the rows still in memory.
+            let mut best: Option<(usize, (u64, u64))> = memory.peek().map(|(k, _)| (usize::MAX, *k));
+            for (i, (keys, _)) in heads.iter_mut().enumerate() {
+                if let Some(k) = keys.peek() {
+                    if best.is_none_or(|(_, b)| *k < b) {
+                        best = Some((i, *k));
+                    }
+                }
+            }
+            let Some((from, _)) = best else { return Ok(()) };
+            let row = if from == usize::MAX {
+                memory.next().expect("peeked").1
+            } else {
+                let (keys, rows) = &mut heads[from];
+                keys.next();
+                rows.next()?
+            };
+            // A spilled row may have been superseded by a later attempt since.
+            if Self::is_final(&self.finals, &row) {
+                each(row)?;
+            }
+        }
+    }
+}
+
+/// A row of a spilled run: small row groups and batches, so that merging many runs holds
+/// little of each.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+struct Spilled(ResponseRow);
+impl parquet_io::Table for Spilled {
+    const NAME: &'static str = "responses-sorted-run";
+    const ROW_GROUP_ROWS: usize = SPILL_BATCH;
+}
+
+/// Rows per row group and per read batch of a spilled run.
+const SPILL_BATCH: usize = 256;
+
+/// The rows of a spilled run, read a batch at a time.
+struct RunRows {
+    reader: parquet_io::Reader<Spilled>,
+    batch: std::vec::IntoIter<Spilled>,
+}
+
+impl RunRows {
+    fn open(path: &std::path::Path) -> Result<RunRows> {
+        Ok(RunRows { reader: parquet_io::Reader::open_batched(path, SPILL_BATCH)?, batch: Vec::new().into_iter() })
+    }
+
+    fn next(&mut self) -> Result<ResponseRow> {
+        loop {
+            if let Some(Spilled(row)) = self.batch.next() {
+                return Ok(row);
+            }
+            match self.reader.next() {
+                Some(batch) => self.batch = batch?.into_iter(),
+                None => anyhow::bail!("a spilled run of sorted responses ended early"),
+            }
+        }
+    }
+}
+
 /// Reads the whole log, sending each attempt that ended other than `interrupted` to the judges
 /// once its terminal event is read. Only the attempts still open are held.
 fn read_log(
     log: &mut event_log::LogReader,
+    first: Option<event_log::Entry>,
     schedule_sha256: &str,
     jobs: &std::sync::mpsc::SyncSender<Attempt>,
 ) -> Result<()> {
     let mut open: HashMap<(String, u32), Attempt> = HashMap::new();
     let mut imported = false;
     let mut anchor_ns: i128 = 0;
-    while let Some(entry) = log.next() {
+    let mut first = first.map(Ok);
+    while let Some(entry) = first.take().or_else(|| log.next()) {
         let env = entry?.env;
         if let Event::SegmentOpened(opened) = &env.event {
             if opened.schedule_sha256 != schedule_sha256 {
@@ -301,6 +465,74 @@ fn row(a: Attempt, rules: Rules) -> Result<ResponseRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn judged(request: u32, attempt: u32, seq: u64) -> Judged {
+        let started = RequestStarted {
+            request_id: format!("req-{request}"),
+            attempt,
+            round_id: format!("round-{}", request / 3),
+            round_index: u64::from(request / 3),
+            provider: "p".into(),
+            task_family: "ticket-triage".into(),
+            item_id: "i".into(),
+            endpoint: "http://x".into(),
+            body: serde_json::json!({}),
+            headers: Default::default(),
+            intended_t_ns: 0,
+        };
+        let terminal = RequestTerminal {
+            request_id: started.request_id.clone(),
+            attempt,
+            outcome: Outcome::Completed,
+            http_status: Some(200),
+            error_type: None,
+            error_message: None,
+            error_body: None,
+            bytes_received: 1,
+            done_seen: false,
+        };
+        let key = (started.round_index, seq);
+        let id = started.request_id.clone();
+        let a =
+            Attempt { started: Some((seq, started)), terminal: Some(terminal), first_seq: seq, ..Attempt::default() };
+        (id, attempt, key, row(a, Rules::Inferbench))
+    }
+
+    fn sorted(order: &[Judged], spill_rows: usize, dir: &std::path::Path) -> Vec<(String, i64)> {
+        let mut sorter = Sorter::new(&RunDir::new(dir));
+        sorter.spill_rows = spill_rows;
+        for (id, n, key, row) in order {
+            let row = row.as_ref().map(Clone::clone).map_err(|e| anyhow::anyhow!("{e}"));
+            sorter.add((id.clone(), *n, *key, row)).unwrap();
+        }
+        let mut out = Vec::new();
+        sorter.finish(|r| Ok(out.push((r.request_id, r.attempt)))).unwrap();
+        assert_eq!(std::fs::read_dir(dir).unwrap().count(), 0, "the spilled runs are removed");
+        out
+    }
+
+    #[test]
+    fn rows_come_out_in_key_order_with_final_attempts_whatever_the_arrival_order_and_spilling() {
+        let dir = tempfile::tempdir().unwrap();
+        // Request 1's attempt 1 (seq 10) is superseded by its attempt 2, sent later (seq 90).
+        let mut all: Vec<Judged> = (0..12).map(|r| judged(r, 1, u64::from(r) * 10)).collect();
+        all.push(judged(1, 2, 90));
+        let expected = sorted(&all, usize::MAX, dir.path());
+        assert_eq!(expected.len(), 12);
+        assert!(expected.contains(&("req-1".into(), 2)) && !expected.contains(&("req-1".into(), 1)));
+        let mut keys: Vec<(u64, u64)> = Vec::new();
+        for (id, n) in &expected {
+            keys.push(all.iter().find(|j| &j.0 == id && i64::from(j.1) == *n).unwrap().2);
+        }
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "key order: {keys:?}");
+        let mut reversed: Vec<Judged> =
+            all.iter().rev().map(|j| judged(j.0[4..].parse().unwrap(), j.1, j.2 .1)).collect();
+        for spill_rows in [1, 2, 5, usize::MAX] {
+            assert_eq!(sorted(&reversed, spill_rows, dir.path()), expected, "reversed, spilling every {spill_rows}");
+        }
+        reversed.rotate_left(5);
+        assert_eq!(sorted(&reversed, 3, dir.path()), expected, "rotated, spilling every 3");
+    }
 
     #[test]
     fn retry_after_is_delta_seconds_or_an_http_date() {

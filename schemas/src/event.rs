@@ -13,8 +13,9 @@ use std::collections::BTreeMap;
 
 pub use crate::vocab::{ErrorKind, Outcome};
 
-/// One line of the event log. (Deserialised by hand, below: the same fields, read without
-/// buffering the whole line as `#[serde(flatten)]` would.)
+// Deserialised by hand (below): the same fields, read without buffering the whole line as
+// `#[serde(flatten)]` would.
+/// One line of the event log.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Envelope {
     /// Format major version ([`crate::FORMAT_VERSION`]).

@@ -288,9 +288,14 @@ pub struct Reader<T: Table> {
 
 impl<T: Table> Reader<T> {
     pub fn open(path: &Path) -> Result<Self> {
+        Self::open_batched(path, BATCH_ROWS)
+    }
+
+    /// Opens a table to read `batch_rows` rows at a time (e.g. many tables merged at once).
+    pub fn open_batched(path: &Path, batch_rows: usize) -> Result<Self> {
         let Header { builder, inputs, code_version } = open::<T>(path)?;
         let total_rows = builder.metadata().file_metadata().num_rows().max(0) as u64;
-        let batches = builder.with_batch_size(BATCH_ROWS).build().map_err(|e| corrupt(path, e))?;
+        let batches = builder.with_batch_size(batch_rows.max(1)).build().map_err(|e| corrupt(path, e))?;
         Ok(Reader {
             path: path.to_path_buf(),
             batches,
