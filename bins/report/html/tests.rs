@@ -1,6 +1,7 @@
 //! The page against a fixture run: the golden run of `tests/golden/own` (25 providers, every
 //! outcome class), whose metrics, comparisons and responses are checked in.
 use super::*;
+use crate::responses::Responses;
 use crate::sample;
 use inferbench_schemas::providers::ProviderTable;
 use inferbench_schemas::spec::Spec;
@@ -10,6 +11,11 @@ use std::path::Path;
 fn golden(file: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/own").join(file);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The golden run's responses.
+fn rows() -> Vec<ResponseRow> {
+    golden("expected/responses.jsonl").lines().map(|l| serde_json::from_str::<ResponseRow>(l).unwrap()).collect()
 }
 
 /// The golden run as the report's inputs, with its metrics and comparisons as JSON.
@@ -23,8 +29,7 @@ fn fixture() -> (ReportInputs, Doc, Doc) {
     inputs.spec = spec;
     inputs.metrics = serde_json::from_value(metrics.value.clone()).unwrap();
     inputs.comparisons = serde_json::from_value(comparisons.value.clone()).unwrap();
-    inputs.responses =
-        golden("expected/responses.jsonl").lines().map(|l| serde_json::from_str::<ResponseRow>(l).unwrap()).collect();
+    inputs.responses = Responses::from_rows(&rows());
     (inputs, metrics, comparisons)
 }
 
@@ -203,7 +208,7 @@ fn pair_histograms_use_the_aggregate_samples() {
     let mut checked = 0;
     for row in comparisons.value["pairwise_e2e_latency_differences"].as_array().unwrap() {
         let (a, b) = (row["provider_a"].as_str().unwrap(), row["provider_b"].as_str().unwrap());
-        let mut diffs = charts::differences(&inputs.responses, a, b);
+        let mut diffs = charts::E2eByRound::new(&inputs.responses).differences(&inputs.responses, a, b);
         if row["eligible_comparison"] != true {
             continue;
         }
@@ -223,11 +228,12 @@ fn pair_histograms_use_the_aggregate_samples() {
 
 #[test]
 fn distribution_curves_count_the_samples_metrics_json_counts() {
-    let (inputs, metrics, _) = fixture();
+    let (_, metrics, _) = fixture();
+    let responses = rows();
     for row in metrics.value["combined_provider_metrics"].as_array().unwrap() {
         let provider = row["provider"].as_str().unwrap();
         let of = |f: fn(&ResponseRow) -> Option<f64>| {
-            inputs.responses.iter().filter(|r| r.provider == provider).filter_map(f).count() as i64
+            responses.iter().filter(|r| r.provider == provider).filter_map(f).count() as i64
         };
         assert_eq!(of(|r| r.ttfa_ms), row["ttfa_ms"]["population_count"].as_i64().unwrap(), "{provider}");
         assert_eq!(of(|r| r.e2e_latency_ms), row["e2e_latency_ms"]["population_count"].as_i64().unwrap());
@@ -270,7 +276,7 @@ fn a_full_size_run_stays_small() {
         Doc::parse(&serde_json::to_string_pretty(&m).unwrap()).unwrap(),
         Doc::parse(&serde_json::to_string_pretty(&c).unwrap()).unwrap(),
     );
-    let template = inputs.responses.iter().find(|r| r.complete).unwrap().clone();
+    let template = rows().into_iter().find(|r| r.complete).unwrap();
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
         state ^= state << 13;
@@ -278,7 +284,7 @@ fn a_full_size_run_stays_small() {
         state ^= state << 17;
         (state >> 11) as f64 / (1u64 << 53) as f64
     };
-    inputs.responses.clear();
+    let mut responses = Vec::new();
     for round in 0..600 {
         for p in &providers {
             let mut r = template.clone();
@@ -289,9 +295,10 @@ fn a_full_size_run_stays_small() {
             r.ttfa_ms = Some(200.0 + 5000.0 * next());
             r.e2e_latency_ms = Some(r.ttfa_ms.unwrap() + 3000.0 * next());
             r.output_tokens_per_second = Some(20.0 + 300.0 * next());
-            inputs.responses.push(r);
+            responses.push(r);
         }
     }
+    inputs.responses = Responses::from_rows(&responses);
     let started = std::time::Instant::now();
     let html = render(&inputs, &metrics, &comparisons);
     eprintln!("full-size page: {} bytes in {:?}", html.len(), started.elapsed());
@@ -322,11 +329,13 @@ fn a_run_without_responses_still_renders_every_view() {
 #[test]
 fn a_log_axis_never_spans_more_than_twelve_decades() {
     let (mut inputs, metrics, comparisons) = fixture();
-    for r in &mut inputs.responses {
+    let mut responses = rows();
+    for r in &mut responses {
         if r.ttfa_ms.is_some() {
             r.ttfa_ms = Some(1e-300);
         }
     }
+    inputs.responses = Responses::from_rows(&responses);
     let html = render(&inputs, &metrics, &comparisons);
     let at = html.find("data-chart=\"distribution-ttfa\"").unwrap();
     let svg = &html[at..at + html[at..].find("</svg>").unwrap()];

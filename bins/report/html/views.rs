@@ -5,7 +5,6 @@
 //! pointer; the few derived numbers (Δ vs the fastest) say what they were derived from.
 use super::svg::{self, attr, text, Element};
 use super::{format_number, view, Kind, Page, Provider};
-use crate::format::fixed;
 use inferbench_schemas::vocab::OperationalOutcome;
 use std::cmp::Ordering;
 
@@ -411,7 +410,7 @@ pub fn accuracy_failures(page: &Page) -> String {
 /// The pair selector and, for each pair of `comparisons.json`, the two providers side by side
 /// with their paired E2E differences.
 pub fn pair(page: &Page) -> String {
-    let pairs = page.pairs();
+    let pairs = page.shown_pairs().to_vec();
     let mut select =
         String::from("<p class=\"selector\"><label for=\"pair-select\">Compare </label><select id=\"pair-select\">");
     let first = default_pair(page);
@@ -490,7 +489,9 @@ pub fn pair(page: &Page) -> String {
 
 /// The pair shown first: the first comparable pair with paired rounds, else the first.
 pub fn default_pair(page: &Page) -> Option<usize> {
-    let rows = page.comparisons["pairwise_e2e_latency_differences"].as_array()?;
+    let all = page.comparisons["pairwise_e2e_latency_differences"].as_array()?;
+    let rows: Vec<&serde_json::Value> = page.shown_pairs().iter().map(|(i, ..)| &all[*i]).collect();
+    let at = |k: usize| page.shown_pairs()[k].0;
     let ranked: Vec<&str> = page.metrics["ranking"].as_array()?.iter().filter_map(|v| v.as_str()).collect();
     let best = |r: &&serde_json::Value| {
         ranked.len() >= 2
@@ -498,61 +499,43 @@ pub fn default_pair(page: &Page) -> Option<usize> {
                 || (r["provider_a"] == ranked[1] && r["provider_b"] == ranked[0]))
     };
     let usable = |r: &serde_json::Value| r["paired_count"].as_i64().unwrap_or(0) > 0;
-    rows.iter().position(|r| best(&r) && usable(r)).or_else(|| rows.iter().position(usable)).or(if rows.is_empty() {
-        None
-    } else {
-        Some(0)
-    })
+    let k = rows.iter().position(|r| best(r) && usable(r)).or_else(|| rows.iter().position(|r| usable(r)));
+    k.or(if rows.is_empty() { None } else { Some(0) }).map(at)
 }
 
-/// Longest error message shown (the full text is in responses.parquet).
-const MESSAGE_SHOWN: usize = 160;
-
 pub fn failure_log(page: &Page) -> String {
-    let mut failed: Vec<_> = page.inputs.responses.iter().filter(|r| r.operational_outcome.is_failure()).collect();
-    failed.sort_by(|a, b| {
-        (a.round_index, a.started_t_ns, &a.request_id).cmp(&(b.round_index, b.started_t_ns, &b.request_id))
-    });
-    let rows: Vec<Vec<String>> = failed
+    let responses = &page.inputs.responses;
+    let rows: Vec<Vec<String>> = responses
+        .failures
         .iter()
         .map(|r| {
-            // Cut as report.md cuts it.
-            let message = r.error_message.as_deref().unwrap_or("");
-            let message = if message.len() > MESSAGE_SHOWN {
-                format!("{}…", inferbench_schemas::stream::cap(message, MESSAGE_SHOWN))
-            } else {
-                message.to_string()
-            };
             vec![
                 r.round_index.to_string(),
                 text(page.label_of(&r.provider)),
                 text(r.task_family.as_str()),
-                format!(
-                    "<span class=\"o-{}\">{}</span>",
-                    attr(r.operational_outcome.label()),
-                    text(r.operational_outcome.label())
-                ),
+                format!("<span class=\"o-{}\">{}</span>", attr(r.outcome.label()), text(r.outcome.label())),
                 text(&r.error_type.map(|e| e.as_str().to_string()).unwrap_or_default()),
                 r.http_status.map_or(String::new(), |s| s.to_string()),
                 text(r.retry_after.as_deref().unwrap_or("")),
-                wide(&text(&message)),
+                // Cut as report.md cuts it.
+                wide(&text(&crate::failures::shown_message(r))),
                 format!("<code>{}</code>", text(&r.request_id)),
             ]
         })
         .collect();
-    let count = format!(
-        "{} failed request(s) of {} responses, in the order they ran. The full message and error body of each are in \
-         responses.parquet (error_message, error_body).",
-        fixed(failed.len() as f64, 0),
-        fixed(page.inputs.responses.len() as f64, 0)
-    );
+    let count = crate::failures::count_note(responses, "error_message, error_body");
+    let query = if responses.failed_total > responses.failures.len() {
+        format!("<p class=\"note\">Every failed request: <code>{}</code></p>", text(crate::responses::FAILURES_QUERY))
+    } else {
+        String::new()
+    };
     view(
         "failure-log",
         "Which requests failed, and why?",
-        "Every request with an operational failure: its round, provider, family, failure class, what ended it, the HTTP \
-         status and Retry-After when there was one, and the start of the error message.",
+        "Requests with an operational failure, the first in the order they ran: round, provider, family, failure \
+         class, what ended it, the HTTP status and Retry-After when there was one, and the start of the error message.",
         &format!(
-            "<p class=\"note\">{}</p>{}",
+            "<p class=\"note\">{}</p>{query}{}",
             text(&count),
             table(
                 "",
