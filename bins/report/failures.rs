@@ -1,8 +1,10 @@
 //! What went wrong, per provider and per request: the failure classes with their counts, how
 //! the 2xx streams ended (missing `[DONE]`, missing `finish_reason`, usage that disagrees with
-//! the local token count), and the failure log: every failed request with its provider,
-//! family, outcome, error type and message, HTTP status and Retry-After, so a malformed stream
-//! is told apart from a dropped connection and a 429 storm from a slow provider.
+//! the local token count), and the failure log: the first failed requests in the order they
+//! ran (at most `responses::FAILURE_LOG_CAP`, with the total and the query that lists every
+//! one) with provider, family, outcome, error type and message, HTTP status and Retry-After,
+//! so a malformed stream is told apart from a dropped connection and a 429 storm from a slow
+//! provider.
 use crate::format::fixed;
 use crate::format::{percent, Table};
 use crate::inputs::label;

@@ -132,4 +132,16 @@ mod tests {
         assert_eq!(files.keys().collect::<Vec<_>>(), vec!["events/0001.jsonl"]);
         assert_eq!(files["events/0001.jsonl"].bytes, 2);
     }
+
+    #[test]
+    fn a_file_hashed_in_blocks_hashes_as_a_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big");
+        // Over two blocks, not a multiple of one.
+        let bytes: Vec<u8> = (0..(2 << 20) + 12_345).map(|i: u32| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let entry = hash_file(&path).unwrap();
+        assert_eq!(entry.bytes, bytes.len() as u64);
+        assert_eq!(entry.sha256, sha256_hex(&bytes));
+    }
 }

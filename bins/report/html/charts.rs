@@ -675,6 +675,15 @@ pub fn outcomes(page: &Page) -> String {
 /// consecutive rounds, so the page stays the same size for a million requests.
 pub const TIMELINE_BINS: usize = 600;
 
+/// Most cells the timeline draws (rows × columns): a full run of 10 providers keeps one
+/// column per round, more rows get fewer, wider columns.
+pub const TIMELINE_CELLS: usize = 6000;
+
+/// The timeline's columns for `rounds` rounds and `rows` providers.
+pub fn timeline_bins(rounds: usize, rows: usize) -> usize {
+    rounds.min(TIMELINE_BINS).min((TIMELINE_CELLS / rows.max(1)).max(60)).max(1)
+}
+
 /// One provider's responses in one timeline column.
 #[derive(Clone, Copy, Default)]
 struct Bin {
@@ -700,11 +709,11 @@ pub fn timeline(page: &Page) -> String {
     let cells = &page.inputs.responses.cells;
     let rounds_n = cells.iter().map(|c| c.round as usize + 1).max().unwrap_or(0).max(1);
     let rounds = rounds_n as f64;
-    let bins = rounds_n.min(TIMELINE_BINS);
+    let shown = page.charted();
+    let bins = timeline_bins(rounds_n, shown.len());
     let per_bin = rounds / bins as f64;
     let row_h = 14.0;
     let left = 110.0;
-    let shown = page.charted();
     let h = TOP + row_h * shown.len() as f64 + BOTTOM;
     let series: Vec<String> = shown.iter().map(|p| p.id.to_string()).collect();
     let mut s = svg::svg(
@@ -805,7 +814,7 @@ pub fn timeline(page: &Page) -> String {
         .map_or("—".to_string(), |ptr| page.metric(&ptr, Kind::Ms));
     let binned = if bins < rounds_n {
         format!(
-            " Each column is a bin of about {} consecutive rounds (at most {TIMELINE_BINS} columns are drawn): its colour \
+            " Each column is a bin of about {} consecutive rounds ({bins} columns): its colour \
              is the bin's most frequent failure class when any request in it failed, and its shade the bin's slowest \
              completed response.",
             fixed(per_bin, 1)

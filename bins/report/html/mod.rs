@@ -28,7 +28,15 @@
 //!   `data-value` (the number's text, or `null`); of comparisons.json, `data-comparison`.
 //! - `#scope-select` (values `pooled` and the family names) shows the `[data-scope]` elements
 //!   of its value and hides the others with the `hidden` attribute; `#pair-select` (values
-//!   `A|B`) likewise the `[data-pair]` elements.
+//!   `A|B`) likewise the `[data-pair]` elements. The pair view (`#pair-drawn`) is drawn by the
+//!   script for the chosen pair from `#pair-data` (each provider's figure cells once, each
+//!   pair's differences table), with the same `data-metric`/`data-comparison` marks.
+//!
+//! Bounded whatever the run's size: the per-provider charts draw the first
+//! [`CHART_PROVIDERS`] providers in leaderboard order (the tables list all, long ones scroll
+//! within their own height), the pair views the [`SHOWN_PAIRS`] pairs among them, the
+//! timeline at most `charts::TIMELINE_BINS` columns (bins of rounds), a curve
+//! `charts::CURVE_POINTS` points, and the failure log `responses::FAILURE_LOG_CAP` rows.
 mod charts;
 mod json;
 mod svg;
