@@ -129,14 +129,12 @@ fn table_rows<T: parquet_io::Table>(
     let Some(entry) = files.get(&name).filter(|_| path.exists()) else {
         return Err(Error::bad(format!("{}: missing; run {writer} first", path.display())).into());
     };
-    let recorded = parquet_io::read_inputs::<T>(path)?;
-    pipeline.verify(&name, writer, &recorded)?;
+    // Opened, not read: the footer gives the provenance and the row count.
+    let table = parquet_io::Reader::<T>::open(path)?;
+    pipeline.verify(&name, writer, &table.inputs)?;
     pipeline.current.insert(&name, &entry.sha256);
     pipeline.hashes.insert(name, entry.sha256.clone());
-    let file = std::fs::File::open(path).map_err(|e| Error::unreadable(path, e))?;
-    let reader = parquet::file::reader::SerializedFileReader::new(file)
-        .map_err(|e| Error::Parquet { path: path.to_path_buf(), message: e.to_string() })?;
-    Ok(usize::try_from(parquet::file::reader::FileReader::metadata(&reader).file_metadata().num_rows()).unwrap_or(0))
+    Ok(usize::try_from(table.total_rows).unwrap_or(usize::MAX))
 }
 
 /// Reads a JSON file once: its value, its text (report.html shows each number as the file

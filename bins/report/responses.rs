@@ -7,6 +7,7 @@
 //! into a [`Responses`]: a compact [`Cell`] per response (about 40 bytes; a million responses
 //! fit in 40 MB) plus the first [`FAILURE_LOG_CAP`] failures in the order they ran. Memory is
 //! bounded by the batch and by those, never by the table's text.
+#[cfg(test)]
 use inferbench_schemas::tables::ResponseRow;
 use inferbench_schemas::vocab::{ErrorKind, OperationalOutcome, TaskFamily};
 use inferbench_schemas::Error;

@@ -462,6 +462,15 @@ fn many_providers_and_rounds_give_a_bounded_page() {
     assert_eq!(listed, crate::responses::FAILURE_LOG_CAP.min(failed));
     assert!(md.contains(&format!("the first {} in the order they ran are listed", crate::responses::FAILURE_LOG_CAP)));
     assert!(md.contains("WHERE operational_outcome <> '2xx'"));
+    let all_pairs = providers * (providers - 1) / 2;
+    let md_pairs = md.lines().filter(|l| l.starts_with("| p0") && l.ends_with("| paired |")).count();
+    assert_eq!(md_pairs, SHOWN_PAIRS.min(all_pairs), "report.md's pair rows");
+    if all_pairs > SHOWN_PAIRS {
+        assert!(md.contains(&format!(
+            "of {} pairs; `pairwise_e2e_latency_differences`",
+            crate::format::fixed(all_pairs as f64, 0)
+        )));
+    }
     // The leaderboard lists every provider.
     for i in 0..providers {
         assert!(html.contains(&format!("data-metric=\"/combined_provider_metrics/{i}/e2e_latency_p99\"")), "{i}");
