@@ -1,15 +1,18 @@
 //! What went wrong, per provider and per request: the failure classes with their counts, how
 //! the 2xx streams ended (missing `[DONE]`, missing `finish_reason`, usage that disagrees with
-//! the local token count), and the failure log: every failed request with its provider,
-//! family, outcome, error type and message, HTTP status and Retry-After, so a malformed stream
-//! is told apart from a dropped connection and a 429 storm from a slow provider.
+//! the local token count), and the failure log: the first failed requests in the order they
+//! ran (at most `responses::FAILURE_LOG_CAP`, with the total and the query that lists every
+//! one) with provider, family, outcome, error type and message, HTTP status and Retry-After,
+//! so a malformed stream is told apart from a dropped connection and a 429 storm from a slow
+//! provider.
+use crate::format::fixed;
 use crate::format::{percent, Table};
 use crate::inputs::label;
 use crate::leaderboard;
+use crate::responses::{Failure, Responses, FAILURES_QUERY};
 use inferbench_schemas::documents::PooledMetrics;
 use inferbench_schemas::providers::ProviderTable;
 use inferbench_schemas::stream::cap;
-use inferbench_schemas::tables::ResponseRow;
 use inferbench_schemas::vocab::OperationalOutcome;
 
 /// A failure class's column heading.
@@ -44,7 +47,7 @@ tokenizer, so some disagreement is expected.";
 /// Longest error message shown in the failure log (the full text is in responses.parquet).
 const MESSAGE_SHOWN: usize = 160;
 
-pub fn section(pooled: &[PooledMetrics], responses: &[ResponseRow], table: &ProviderTable) -> Vec<String> {
+pub fn section(pooled: &[PooledMetrics], responses: &Responses, table: &ProviderTable) -> Vec<String> {
     let ordered = leaderboard::order(pooled);
     let mut lines = vec!["## Failures".to_string(), String::new(), "### Failures by class".to_string()];
     lines.extend([String::new(), CLASSES_NOTE.to_string(), String::new()]);
@@ -88,34 +91,52 @@ pub fn section(pooled: &[PooledMetrics], responses: &[ResponseRow], table: &Prov
     lines
 }
 
-/// Every failed request, in the order it ran.
-fn failure_log(responses: &[ResponseRow], table: &ProviderTable) -> Vec<String> {
-    let failed: Vec<&ResponseRow> = responses.iter().filter(|r| r.operational_outcome.is_failure()).collect();
+/// A failure's message as the failure logs show it: its first `MESSAGE_SHOWN` bytes.
+pub fn shown_message(r: &Failure) -> String {
+    if r.message.len() > MESSAGE_SHOWN || r.message_cut {
+        format!("{}…", cap(&r.message, MESSAGE_SHOWN))
+    } else {
+        r.message.clone()
+    }
+}
+
+/// How many requests failed and how many the log lists; `columns` names where the rest is.
+pub fn count_note(responses: &Responses, columns: &str) -> String {
+    let (total, listed) = (responses.failed_total, responses.failures.len());
+    let of = format!("{} failed request(s) of {} responses", fixed(total as f64, 0), fixed(responses.len() as f64, 0));
+    if listed < total {
+        format!(
+            "{of}; the first {} in the order they ran are listed. Every failed request, with its full error message \
+             and body ({columns}), is in responses.parquet: the query below lists them.",
+            fixed(listed as f64, 0)
+        )
+    } else {
+        format!(
+            "{of}, in the order they ran. The full error message and body of each are in responses.parquet ({columns})."
+        )
+    }
+}
+
+/// The first failed requests, in the order they ran (at most `FAILURE_LOG_CAP`).
+fn failure_log(responses: &Responses, table: &ProviderTable) -> Vec<String> {
     let mut lines = vec![String::new(), "### Failure log".to_string(), String::new()];
-    lines.push(format!(
-        "{} failed request(s), in the order they ran. The full error message and body of each are in \
-         responses.parquet (`error_message`, `error_body`).",
-        failed.len()
-    ));
+    lines.push(count_note(responses, "`error_message`, `error_body`"));
+    if responses.failed_total > responses.failures.len() {
+        lines.extend([String::new(), format!("```sql\n{FAILURES_QUERY}\n```")]);
+    }
     lines.push(String::new());
     let mut log =
         Table::new(&["Round", "Provider", "Family", "Outcome", "Error type", "HTTP", "Retry-After", "Message"]);
-    for r in failed {
-        let message = r.error_message.as_deref().unwrap_or("");
-        let shown = if message.len() > MESSAGE_SHOWN {
-            format!("{}…", cap(message, MESSAGE_SHOWN))
-        } else {
-            message.to_string()
-        };
+    for r in &responses.failures {
         log.row(vec![
             r.round_index.to_string(),
             label(&r.provider, table).to_string(),
             r.task_family.to_string(),
-            r.operational_outcome.to_string(),
+            r.outcome.to_string(),
             r.error_type.map_or(String::new(), |e| e.to_string()),
             r.http_status.map_or(String::new(), |s| s.to_string()),
             r.retry_after.clone().unwrap_or_default(),
-            shown,
+            shown_message(r),
         ]);
     }
     lines.extend(log.lines());
@@ -130,11 +151,11 @@ mod tests {
     #[test]
     fn classes_show_count_and_rate_and_the_log_counts_failed_requests() {
         let inputs = sample::inputs();
-        let lines = section(&inputs.metrics.combined_provider_metrics, &[], &inputs.table);
+        let lines = section(&inputs.metrics.combined_provider_metrics, &Responses::default(), &inputs.table);
         let header = lines.iter().find(|l| l.starts_with("| Provider | Submitted | Timeout |")).unwrap();
         assert!(header.ends_with("| Invalid stream | Stream error | Truncated | Failure rate |"), "{header}");
         // Provider c: 9 of 600 timed out (the sample's 1.48% timeout rate).
         assert!(lines.iter().any(|l| l.starts_with("| Provider c | 600 | 9 (1.48%) | 0 |")), "{lines:#?}");
-        assert!(lines.iter().any(|l| l == "0 failed request(s), in the order they ran. The full error message and body of each are in responses.parquet (`error_message`, `error_body`)."));
+        assert!(lines.iter().any(|l| l == "0 failed request(s) of 0 responses, in the order they ran. The full error message and body of each are in responses.parquet (`error_message`, `error_body`)."), "{lines:#?}");
     }
 }

@@ -3,11 +3,12 @@
 //! lock and from the same files, so the report never mixes two runs or a stale aggregate.
 //! Both documents are read as the types `ib-aggregate` writes them with
 //! (`inferbench_schemas::documents`), so the reader cannot drift from the writer.
-use crate::args::Args;
+use crate::responses::Responses;
 use inferbench_schemas::canonical::sha256_hex;
 use inferbench_schemas::documents::{ComparisonsDocument, MetricsDocument, METRICS_VERSION};
 use inferbench_schemas::lock::Lock;
-use inferbench_schemas::manifest::Execution;
+use inferbench_schemas::manifest::{Execution, FileEntry};
+use inferbench_schemas::parquet_io;
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::providers::ProviderTable;
 use inferbench_schemas::run::WriterLock;
@@ -40,8 +41,10 @@ pub struct ReportInputs {
     pub hashes: BTreeMap<String, String>,
     /// Requests in `schedule.parquet`.
     pub scheduled_requests: usize,
-    /// Every response, for the failure log.
-    pub responses: Vec<ResponseRow>,
+    /// What the charts and the failure log take from `responses.parquet`.
+    pub responses: Responses,
+    /// The run's files with their sizes and hashes as this stage found them, for the manifest.
+    pub files: BTreeMap<String, FileEntry>,
     /// How the run was made, from its event log.
     pub execution: Execution,
     /// For a run imported from a reference run: how its scoring compares with the reference's.
@@ -50,14 +53,23 @@ pub struct ReportInputs {
     pub _writer: Option<WriterLock>,
 }
 
-pub fn load(args: &Args) -> anyhow::Result<ReportInputs> {
-    let mut pipeline = Pipeline::open(&args.run, &args.spec)?;
+/// Loads and checks the inputs of the run `pipeline` opened, whose writer lock `writer` is.
+/// `inventory` gives the run's files with their hashes (computed beside this work, see
+/// `report.rs`); the provenance checks use those hashes, so no file is read twice.
+pub fn load(
+    mut pipeline: Pipeline,
+    writer: WriterLock,
+    inventory: impl FnOnce() -> anyhow::Result<BTreeMap<String, FileEntry>>,
+) -> anyhow::Result<ReportInputs> {
     let run = pipeline.run.clone();
-    let writer = run.lock_for_writing("ib-report")?;
     // The raw log is read first: an edited, merged or incomplete log is itself bad input
     // (exit 3, naming the file and line), which the provenance checks below would only see
     // as derived files gone stale, sending the operator to a rerun that must fail.
     let execution = crate::execution::read(&run, &pipeline.lock.run_id)?;
+    let files = inventory()?;
+    for (name, entry) in &files {
+        pipeline.current.insert(name, &entry.sha256);
+    }
     let (metrics_json, metrics_text) = read(&run.metrics_json(), &mut pipeline.hashes)?;
     let (comparisons_json, comparisons_text) = read(&run.comparisons(), &mut pipeline.hashes)?;
     let missing = missing_columns(&metrics_json, &pipeline.spec.required_columns);
@@ -70,13 +82,17 @@ pub fn load(args: &Args) -> anyhow::Result<ReportInputs> {
     // now are stale: refused, never rendered.
     pipeline.verify("metrics.json", "ib-aggregate", &metrics.provenance.inputs)?;
     pipeline.verify("comparisons.json", "ib-aggregate", &comparisons.provenance.inputs)?;
-    let schedule: Vec<ScheduleRow> = pipeline.table(&run.schedule(), "ib-schedule")?;
-    let responses: Vec<ResponseRow> = pipeline.table(&run.responses(), "ib-reconstruct")?;
+    let scheduled_requests = table_rows::<ScheduleRow>(&mut pipeline, &files, &run.schedule(), "ib-schedule")?;
+    table_rows::<ResponseRow>(&mut pipeline, &files, &run.responses(), "ib-reconstruct")?;
+    let responses = crate::responses::read(&run.responses())?;
     let parity = match pipeline.lock.imported_from.clone() {
         None => None,
         Some(from) => {
+            // Imported runs are the reference's size (thousands of rows): the parity section
+            // compares them whole.
+            let rows: Vec<ResponseRow> = parquet_io::read(&run.responses())?.rows;
             let evaluations: Vec<EvaluationRow> = pipeline.table(&run.evaluations(), "ib-evaluate")?;
-            crate::parity::compare(&run, Some(&from), &responses, &evaluations, &metrics, &comparisons)?
+            crate::parity::compare(&run, Some(&from), &rows, &evaluations, &metrics, &comparisons)?
         }
     };
     let Pipeline { spec, providers: table, lock, hashes, .. } = pipeline;
@@ -89,14 +105,36 @@ pub fn load(args: &Args) -> anyhow::Result<ReportInputs> {
         table,
         lock,
         hashes,
-        scheduled_requests: schedule.len(),
+        scheduled_requests,
         responses,
+        files,
         execution,
         parity,
         _writer: Some(writer),
     };
     check(&inputs).map_err(Error::Invalid)?;
     Ok(inputs)
+}
+
+/// Checks a table of the run as `Pipeline::table` does (present, its name and format
+/// version, its provenance) without reading its rows, records its hash from the inventory,
+/// and returns its row count from the file's metadata.
+fn table_rows<T: parquet_io::Table>(
+    pipeline: &mut Pipeline,
+    files: &BTreeMap<String, FileEntry>,
+    path: &Path,
+    writer: &str,
+) -> anyhow::Result<usize> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let Some(entry) = files.get(&name).filter(|_| path.exists()) else {
+        return Err(Error::bad(format!("{}: missing; run {writer} first", path.display())).into());
+    };
+    // Opened, not read: the footer gives the provenance and the row count.
+    let table = parquet_io::Reader::<T>::open(path)?;
+    pipeline.verify(&name, writer, &table.inputs)?;
+    pipeline.current.insert(&name, &entry.sha256);
+    pipeline.hashes.insert(name, entry.sha256.clone());
+    Ok(usize::try_from(table.total_rows).unwrap_or(usize::MAX))
 }
 
 /// Reads a JSON file once: its value, its text (report.html shows each number as the file

@@ -15,6 +15,7 @@ mod paired;
 mod parity;
 mod render;
 mod report;
+mod responses;
 mod results;
 #[cfg(test)]
 mod sample;

@@ -3,21 +3,45 @@
 //! a hash of the host name, OS, architecture, wall-clock anchors). Written last, after the
 //! report, so the inventory covers everything; deterministic for the same run directory.
 use crate::inputs::ReportInputs;
-use inferbench_schemas::canonical::sha256_hex;
+use anyhow::Context;
+use inferbench_schemas::canonical::{hex, sha256_hex};
 use inferbench_schemas::manifest::{FileEntry, Manifest};
 use inferbench_schemas::provenance::{self, Current};
-use inferbench_schemas::run::{file_sha256, RunDir};
+use inferbench_schemas::run::RunDir;
 use inferbench_schemas::tables::EventRow;
 use inferbench_schemas::{parquet_io, CODE_VERSION, FORMAT_VERSION};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Every non-hidden file under `root` except the manifest itself, by relative path.
-fn inventory(root: &Path) -> anyhow::Result<BTreeMap<String, FileEntry>> {
+/// SHA-256 and size of a file, read in blocks (a sealed log may be several gigabytes).
+pub fn hash_file(path: &Path) -> anyhow::Result<FileEntry> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut bytes = 0u64;
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(anyhow::Error::new(e).context(format!("{}: cannot read", path.display()))),
+        };
+        hasher.update(&buf[..n]);
+        bytes += n as u64;
+    }
+    Ok(FileEntry { bytes, sha256: hex(&hasher.finalize()) })
+}
+
+/// Every non-hidden file under `root` except the manifest itself, by relative path, each
+/// read once. Runs beside the rest of the report's work (see `report.rs`); the stage takes
+/// the hashes it verifies provenance with from here rather than reading the files again.
+pub fn inventory(root: &Path) -> anyhow::Result<BTreeMap<String, FileEntry>> {
     let mut files = BTreeMap::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)? {
+        for entry in std::fs::read_dir(&dir).with_context(|| format!("{}: cannot list", dir.display()))? {
             let path = entry?.path();
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if name.starts_with('.') {
@@ -29,8 +53,7 @@ fn inventory(root: &Path) -> anyhow::Result<BTreeMap<String, FileEntry>> {
             }
             let rel = path.strip_prefix(root)?.to_string_lossy().replace('\\', "/");
             if rel != "manifest.json" {
-                let bytes = std::fs::metadata(&path)?.len();
-                files.insert(rel, FileEntry { bytes, sha256: file_sha256(&path)? });
+                files.insert(rel, hash_file(&path)?);
             }
         }
     }
@@ -40,7 +63,7 @@ fn inventory(root: &Path) -> anyhow::Result<BTreeMap<String, FileEntry>> {
 /// The run's `manifest.json`, as it will be once `report` (the new `report.md`'s bytes) is
 /// published with it.
 pub fn build(run: &RunDir, inputs: &ReportInputs, report: &[u8]) -> anyhow::Result<Manifest> {
-    let mut files = inventory(run.root())?;
+    let mut files = inputs.files.clone();
     files.insert("report.md".to_string(), FileEntry { bytes: report.len() as u64, sha256: sha256_hex(report) });
     let reasons = incomplete_because(run, inputs, &files);
     let lock = &inputs.lock;
@@ -58,6 +81,15 @@ pub fn build(run: &RunDir, inputs: &ReportInputs, report: &[u8]) -> anyhow::Resu
         execution: inputs.execution.clone(),
         files,
     })
+}
+
+/// The run's files as provenance checks see them, from the inventory.
+pub fn current(files: &BTreeMap<String, FileEntry>) -> Current {
+    let mut current = Current::default();
+    for (name, entry) in files {
+        current.insert(name, &entry.sha256);
+    }
+    current
 }
 
 /// What keeps the run from being complete. The report's own inputs were checked before it was
@@ -82,7 +114,8 @@ fn incomplete_because(run: &RunDir, inputs: &ReportInputs, files: &BTreeMap<Stri
     }
     if files.contains_key("events.parquet") {
         let sealed = parquet_io::read_inputs::<EventRow>(&run.events_parquet()).and_then(|recorded| {
-            provenance::verify(run, &mut Current::default(), "events.parquet", "ib-fetch", &recorded, &BTreeMap::new())
+            // The segments' hashes are the inventory's: the log is not read again.
+            provenance::verify(run, &mut current(files), "events.parquet", "ib-fetch", &recorded, &BTreeMap::new())
         });
         if let Err(e) = sealed {
             reasons.push(format!("events.parquet is not the sealed copy of the current log: {e}"));
@@ -105,5 +138,17 @@ mod tests {
         let files = inventory(dir.path()).unwrap();
         assert_eq!(files.keys().collect::<Vec<_>>(), vec!["events/0001.jsonl"]);
         assert_eq!(files["events/0001.jsonl"].bytes, 2);
+    }
+
+    #[test]
+    fn a_file_hashed_in_blocks_hashes_as_a_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big");
+        // Over two blocks, not a multiple of one.
+        let bytes: Vec<u8> = (0..(2 << 20) + 12_345).map(|i: u32| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let entry = hash_file(&path).unwrap();
+        assert_eq!(entry.bytes, bytes.len() as u64);
+        assert_eq!(entry.sha256, sha256_hex(&bytes));
     }
 }

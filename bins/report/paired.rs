@@ -17,13 +17,36 @@ pub const DIFFERENCE_DEFINITION: &str = "Pairwise differences are `provider A E2
 B E2E latency`, in milliseconds over the rounds where both have a complete response; negative \
 values favor provider A. The p95 and p99 differences are upper-tail nearest-rank percentiles.";
 
-pub fn section(c: &ComparisonsDocument, table: &ProviderTable) -> Vec<String> {
+/// Pairs listed in report.md: every pair when there are at most this many, else the pairs
+/// among the first `CHART_PROVIDERS` providers of metrics.json (as report.html draws them);
+/// comparisons.json has every pair.
+const LISTED_PAIRS: usize = crate::html::SHOWN_PAIRS;
+
+pub fn section(c: &ComparisonsDocument, table: &ProviderTable, leading: &[&str]) -> Vec<String> {
     let label = |name: &str| table.get(name).map_or(name.to_string(), |p| p.label().to_string());
     let mut lines = vec!["## Paired comparisons".to_string(), String::new(), INTRO.to_string()];
     lines.extend(["", "### Fastest-provider wins", "", WINS_RULE, ""].map(String::from));
     lines.extend(wins_table(c, &label));
     lines.extend(["", "### Pairwise E2E differences", "", DIFFERENCE_DEFINITION, ""].map(String::from));
-    lines.extend(pairs_table(c, &label));
+    let all = &c.pairwise_e2e_latency_differences;
+    let listed: Vec<&PairRow> = if all.len() <= LISTED_PAIRS {
+        all.iter().collect()
+    } else {
+        let leading: std::collections::HashSet<&str> = leading.iter().copied().collect();
+        let among = |p: &&PairRow| leading.contains(p.provider_a.as_str()) && leading.contains(p.provider_b.as_str());
+        all.iter().filter(among).take(LISTED_PAIRS).collect()
+    };
+    if listed.len() < all.len() {
+        lines.push(format!(
+            "The {} pairs among the first {} providers of metrics.json (ranked ones first) are listed, of {} pairs; \
+             `pairwise_e2e_latency_differences` in comparisons.json has every pair.",
+            fixed(listed.len() as f64, 0),
+            leading.len(),
+            fixed(all.len() as f64, 0)
+        ));
+        lines.push(String::new());
+    }
+    lines.extend(pairs_table(&listed, &label));
     lines
 }
 
@@ -53,7 +76,7 @@ fn wins_table(c: &ComparisonsDocument, label: &dyn Fn(&str) -> String) -> Vec<St
     wins.lines()
 }
 
-fn pairs_table(c: &ComparisonsDocument, label: &dyn Fn(&str) -> String) -> Vec<String> {
+fn pairs_table(listed: &[&PairRow], label: &dyn Fn(&str) -> String) -> Vec<String> {
     let headers = [
         "Provider A",
         "Provider B",
@@ -64,7 +87,7 @@ fn pairs_table(c: &ComparisonsDocument, label: &dyn Fn(&str) -> String) -> Vec<S
         "Comparison",
     ];
     let mut pairs = Table::new(&headers);
-    for p in &c.pairwise_e2e_latency_differences {
+    for p in listed {
         let paired = format!("{} ({})", coverage(p.paired_count, p.total_round_count), percent(p.coverage_rate));
         pairs.row(vec![
             label(&p.provider_a),
@@ -106,7 +129,7 @@ mod tests {
     #[test]
     fn wins_and_pairs_render_with_split_credit_and_coverage() {
         let inputs = sample::inputs();
-        let lines = section(&inputs.comparisons, &inputs.table);
+        let lines = section(&inputs.comparisons, &inputs.table, &["a", "b", "c"]);
         assert!(lines.contains(&WINS_RULE.to_string()) && lines.contains(&DIFFERENCE_DEFINITION.to_string()));
         assert!(lines.iter().any(|l| l == "| Provider b | 66.58% | 399.50 | 399 | 1 | 600/600 | yes |"), "{lines:#?}");
         let at = |row: &str| lines.iter().position(|l| l.as_str() == row).unwrap();

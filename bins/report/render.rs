@@ -17,7 +17,7 @@ pub fn render(inputs: &ReportInputs) -> String {
         results::pooled_section(&m.combined_provider_metrics, required, &inputs.table),
         results::family_sections(&m.task_family_metrics, &families, required, &inputs.table),
         failures::section(&m.combined_provider_metrics, &inputs.responses, &inputs.table),
-        paired::section(&inputs.comparisons, &inputs.table),
+        paired::section(&inputs.comparisons, &inputs.table, &leading(inputs)),
         provenance(inputs),
         column_names(required),
     ];
@@ -25,6 +25,13 @@ pub fn render(inputs: &ReportInputs) -> String {
     text.truncate(text.trim_end().len());
     text.push('\n');
     text
+}
+
+/// The first `CHART_PROVIDERS` providers of metrics.json's pooled rows (ranked ones first), as
+/// report.html takes them: the ones whose pairs are listed when there are too many to list.
+fn leading(inputs: &ReportInputs) -> Vec<&str> {
+    let pooled = &inputs.metrics.combined_provider_metrics;
+    pooled.iter().take(crate::html::CHART_PROVIDERS).map(|r| r.metrics.provider.as_str()).collect()
 }
 
 fn header(inputs: &ReportInputs, families: &[String]) -> Vec<String> {

@@ -6,14 +6,30 @@ use crate::{inputs, render};
 use inferbench_schemas::atomic;
 use inferbench_schemas::canonical::sha256_hex;
 use inferbench_schemas::manifest::FileEntry;
-use inferbench_schemas::run::RunDir;
+use inferbench_schemas::pipeline::Pipeline;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let inputs = inputs::load(&args)?;
-    let text = render::render(&inputs);
-    let run = RunDir::new(&args.run);
-    let (metrics, comparisons) = crate::html::documents(&inputs)?;
-    let html = crate::html::render(&inputs, &metrics, &comparisons);
+    let pipeline = Pipeline::open(&args.run, &args.spec)?;
+    let run = pipeline.run.clone();
+    let writer = run.lock_for_writing("ib-report")?;
+    // Hashing every file of the run (the manifest's inventory, and the hashes the provenance
+    // checks compare) is the largest single piece of work on a big run: it runs on its own
+    // core while the other reads the log and the tables.
+    let (inputs, text, html) = std::thread::scope(|scope| -> anyhow::Result<_> {
+        let hashing = scope.spawn(|| crate::manifest::inventory(run.root()));
+        let inventory =
+            || hashing.join().unwrap_or_else(|_| Err(anyhow::anyhow!("hashing the run's files stopped unexpectedly")));
+        let inputs = inputs::load(pipeline, writer, inventory)?;
+        let (metrics, comparisons) = crate::html::documents(&inputs)?;
+        // The two documents are independent: report.html on one core, report.md on the other.
+        let (text, html) = std::thread::scope(|inner| {
+            let html = inner.spawn(|| crate::html::render(&inputs, &metrics, &comparisons));
+            let text = render::render(&inputs);
+            (text, html.join())
+        });
+        let html = html.map_err(|_| anyhow::anyhow!("rendering report.html stopped unexpectedly"))?;
+        Ok((inputs, text, html))
+    })?;
     let html_path = run.root().join("report.html");
     let mut manifest = crate::manifest::build(&run, &inputs, text.as_bytes())?;
     manifest

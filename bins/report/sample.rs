@@ -307,7 +307,8 @@ pub fn inputs() -> ReportInputs {
         comparisons,
         hashes,
         scheduled_requests: 1800,
-        responses: Vec::new(),
+        responses: crate::responses::Responses::default(),
+        files: BTreeMap::new(),
         execution: inferbench_schemas::manifest::Execution {
             segments: Vec::new(),
             wall_clock_period: None,

@@ -402,6 +402,28 @@ try {
       }
       const charts = await page.evaluate(chartsInPage);
       checkCharts(charts, seen, `#${id} = "${value}"`);
+      if (picked.includes(value) && id === "pair-select") {
+        // The pair view is drawn by the page's script for the chosen pair: its figures keep
+        // the same contract as those written into the page.
+        const drawn = await page.evaluate((value) => {
+          const holders = [...document.querySelectorAll("#view-pair [data-pair]")].filter((el) => el.getAttribute("data-pair") === value);
+          if (holders.length === 0) return null;
+          const marks = (attr) => holders.flatMap((h) => [...h.querySelectorAll(`[${attr}]`)]).map((el) => ({
+            attr, pointer: el.getAttribute(attr), value: el.getAttribute("data-value"), valueAttr: "data-value",
+            where: `#view-pair [data-pair="${value}"]`,
+          }));
+          return { metrics: marks("data-metric"), comparisons: marks("data-comparison") };
+        }, value);
+        if (drawn === null) {
+          problem(`#${id} = "${value}": #view-pair shows no [data-pair="${value}"]`);
+        } else {
+          if (drawn.metrics.length + drawn.comparisons.length === 0) {
+            problem(`#${id} = "${value}": #view-pair [data-pair="${value}"] shows no [data-metric] or [data-comparison] figure`);
+          }
+          summary.metrics_checked += checkValues(drawn.metrics, metrics, path.basename(metricsArg));
+          summary.comparisons_checked += checkValues(drawn.comparisons, comparisons, path.basename(comparisonsArg));
+        }
+      }
       if (picked.includes(value)) {
         const mine = charts.filter((c) => c.visible && (attr === "data-pair" ? c.pair : c.scope) === value
           && (chartView === null || c.view === chartView));

@@ -12,9 +12,8 @@ use super::svg::{self, n, text, Element};
 use super::views::{class_name, default_pair};
 use super::{format_number, view, Kind, Page, Provider};
 use crate::format::fixed;
-use inferbench_schemas::tables::ResponseRow;
+use crate::responses::{Cell, Responses};
 use inferbench_schemas::vocab::OperationalOutcome;
-use std::collections::BTreeMap;
 
 /// Points kept per ECDF curve.
 pub const CURVE_POINTS: usize = 202;
@@ -265,7 +264,7 @@ struct Metric {
     title: &'static str,
     kind: Kind,
     floors: bool,
-    sample: fn(&ResponseRow) -> Option<f64>,
+    sample: fn(&Cell) -> Option<f64>,
 }
 
 const METRICS: [Metric; 3] = [
@@ -285,7 +284,7 @@ const METRICS: [Metric; 3] = [
         title: "End-to-end latency (s)",
         kind: Kind::Ms,
         floors: false,
-        sample: |r| r.e2e_latency_ms,
+        sample: |r| r.e2e_ms,
     },
     Metric {
         name: "tokens-per-second",
@@ -294,7 +293,7 @@ const METRICS: [Metric; 3] = [
         title: "Visible-answer tokens per second",
         kind: Kind::Tps,
         floors: true,
-        sample: |r| r.output_tokens_per_second,
+        sample: |r| r.tokens_per_second,
     },
 ];
 
@@ -311,8 +310,9 @@ pub fn distributions(page: &Page) -> String {
     let mut body = select;
     for metric in &METRICS {
         body.push_str(&Element::new("h3").text(metric.title.trim_end_matches(" (s)")).close());
-        for scope in &scopes {
-            body.push_str(&ecdf_figure(page, metric, scope));
+        let mut samples = samples_by_scope(page, metric, &scopes);
+        for (scope, by_provider) in scopes.iter().zip(samples.iter_mut()) {
+            body.push_str(&ecdf_figure(page, metric, scope, std::mem::take(by_provider)));
         }
     }
     view(
@@ -325,20 +325,27 @@ pub fn distributions(page: &Page) -> String {
     )
 }
 
-fn ecdf_figure(page: &Page, metric: &Metric, scope: &str) -> String {
-    let mut series: Vec<(usize, &Provider, Vec<f64>)> = Vec::new();
-    for (i, p) in page.providers.iter().enumerate() {
-        let mut v: Vec<f64> = page
-            .inputs
-            .responses
-            .iter()
-            .filter(|r| r.provider == p.id && (scope == "pooled" || r.task_family.as_str() == scope))
-            .filter_map(metric.sample)
-            .filter(|x| x.is_finite())
-            .collect();
-        v.sort_by(f64::total_cmp);
-        series.push((i, p, v));
+/// The finite samples of `metric`, sorted, by scope (in `scopes` order: pooled, then the
+/// families) and page provider: one pass over the responses, whatever their number.
+fn samples_by_scope(page: &Page, metric: &Metric, scopes: &[String]) -> Vec<Vec<Vec<f64>>> {
+    let mut out = vec![vec![Vec::new(); page.charted().len()]; scopes.len()];
+    for cell in &page.inputs.responses.cells {
+        let Some(p) = page.slot(cell.provider).filter(|p| *p < page.charted().len()) else { continue };
+        let Some(x) = (metric.sample)(cell).filter(|x| x.is_finite()) else { continue };
+        out[0][p].push(x);
+        if let Some(f) = scopes.iter().position(|s| s == cell.family.as_str()) {
+            out[f][p].push(x);
+        }
     }
+    for v in out.iter_mut().flatten() {
+        v.sort_by(f64::total_cmp);
+    }
+    out
+}
+
+fn ecdf_figure(page: &Page, metric: &Metric, scope: &str, samples: Vec<Vec<f64>>) -> String {
+    let series: Vec<(usize, &Provider, Vec<f64>)> =
+        page.charted().iter().zip(samples).enumerate().map(|(i, (p, v))| (i, p, v)).collect();
     let drawn: Vec<String> =
         series.iter().filter(|(_, _, v)| !v.is_empty()).map(|(_, p, _)| p.id.to_string()).collect();
     // A log axis: latencies and speeds span decades, and a linear one hides all but the tail.
@@ -391,9 +398,10 @@ fn ecdf_figure(page: &Page, metric: &Metric, scope: &str) -> String {
     }
     let caption = format!(
         "{} — {}. n is each provider's sample count in metrics.json; a curve keeps at most {CURVE_POINTS} points \
-         including the exact minimum and maximum.",
+         including the exact minimum and maximum.{}",
         metric.title,
-        if scope == "pooled" { "all task families" } else { scope }
+        if scope == "pooled" { "all task families" } else { scope },
+        page.charted_note()
     );
     figure(s.close(), &text(&caption), &legend, Some(("data-scope", scope, scope != "pooled")))
 }
@@ -404,7 +412,7 @@ fn polyline_series(points: &[(f64, f64)], series: &str) -> Element {
 
 pub fn speed_vs_start(page: &Page) -> String {
     let points: Vec<(usize, &Provider, f64, f64, String, String)> = page
-        .providers
+        .charted()
         .iter()
         .enumerate()
         .filter_map(|(i, p)| {
@@ -495,12 +503,13 @@ pub fn speed_vs_start(page: &Page) -> String {
         ));
     }
     let missing: Vec<&str> =
-        page.providers.iter().filter(|p| !series.iter().any(|s| s == p.id)).map(|p| p.label).collect();
+        page.charted().iter().filter(|p| !series.iter().any(|s| s == p.id)).map(|p| p.label).collect();
     let mut caption =
         "Tokens/s p50 (up is faster streaming) against TTFA p95 (left is a sooner start), pooled.".to_string();
     if !missing.is_empty() {
         caption.push_str(&format!(" Not drawn (no samples): {}.", missing.join(", ")));
     }
+    caption.push_str(&page.charted_note());
     view(
         "speed-vs-start",
         "Does a fast stream start fast? Tokens per second against time to first token",
@@ -511,6 +520,7 @@ pub fn speed_vs_start(page: &Page) -> String {
 }
 
 pub fn outcomes(page: &Page) -> String {
+    let shown = page.charted();
     // Counts per class and provider, from metrics.json: 2xx = submitted − failed.
     let count = |p: &Provider, class: OperationalOutcome| -> (f64, String) {
         match class {
@@ -529,7 +539,7 @@ pub fn outcomes(page: &Page) -> String {
         }
     };
     let present: Vec<OperationalOutcome> =
-        classes().into_iter().filter(|c| page.providers.iter().any(|p| count(p, *c).0 > 0.0)).collect();
+        classes().into_iter().filter(|c| shown.iter().any(|p| count(p, *c).0 > 0.0)).collect();
     let series: Vec<String> = present.iter().map(|c| c.label().to_string()).collect();
     // Two panels: every request (0–100%), and the failures alone on a scale that shows them.
     let (row_h, left, gap) = (22.0, 120.0, 24.0);
@@ -537,8 +547,7 @@ pub fn outcomes(page: &Page) -> String {
     let fail_x = left + full_w + gap;
     let fail_w = W - RIGHT - fail_x;
     let submitted = |p: &Provider| page.value(&page.pooled(p, "submitted_count")).unwrap_or(0.0);
-    let worst = page
-        .providers
+    let worst = shown
         .iter()
         .map(|p| {
             let failed: f64 = present.iter().filter(|c| c.is_failure()).map(|c| count(p, *c).0).sum();
@@ -550,7 +559,7 @@ pub fn outcomes(page: &Page) -> String {
         })
         .fold(0.0, f64::max);
     let (scale, scale_step) = nice_max(if worst > 0.0 { worst } else { 0.01 });
-    let h = TOP + 18.0 + row_h * page.providers.len() as f64 + 30.0;
+    let h = TOP + 18.0 + row_h * shown.len() as f64 + 30.0;
     let mut s = svg::svg("outcomes", &series, W, h, "Outcomes of each provider's requests, stacked by class");
     s.push(Element::new("text").a("x", n(left)).a("y", n(TOP + 8.0)).a("class", "title").text("All requests"));
     s.push(
@@ -561,7 +570,7 @@ pub fn outcomes(page: &Page) -> String {
             .text("Failures only (magnified)"),
     );
     let top = TOP + 18.0;
-    for (k, p) in page.providers.iter().enumerate() {
+    for (k, p) in shown.iter().enumerate() {
         let total = submitted(p);
         let y = top + k as f64 * row_h;
         s.push(
@@ -603,7 +612,7 @@ pub fn outcomes(page: &Page) -> String {
             }
         }
     }
-    let axis_y = top + row_h * page.providers.len() as f64 + 4.0;
+    let axis_y = top + row_h * shown.len() as f64 + 4.0;
     for q in [0.0, 0.5, 1.0] {
         let x = left + q * full_w;
         s.push(
@@ -639,15 +648,16 @@ pub fn outcomes(page: &Page) -> String {
         v += scale_step;
     }
     let legend: Vec<String> = present.iter().map(|c| legend_item(outcome_colour(*c), &text(class_name(*c)))).collect();
-    let counts: Vec<String> = page
-        .providers
+    let counts: Vec<String> = shown
         .iter()
         .map(|p| format!("{}: {}", text(p.label), page.metric(&page.pooled(p, "submitted_count"), Kind::Count)))
         .collect();
-    let caption =
-        "Each provider's submitted requests by outcome: completed 2xx streams (submitted − failed), then each \
-                   failure class's count from metrics.json. The right panel shows the failures alone, on a scale up to \
-                   the worst provider's failure share.";
+    let caption = format!(
+        "Each provider's submitted requests by outcome: completed 2xx streams (submitted − failed), then each failure \
+         class's count from metrics.json. The right panel shows the failures alone, on a scale up to the worst \
+         provider's failure share.{}",
+        page.charted_note()
+    );
     view(
         "outcomes",
         "How did each provider's requests end?",
@@ -655,18 +665,57 @@ pub fn outcomes(page: &Page) -> String {
          operational failure. Hover a segment for its count.",
         &format!(
             "{}<p class=\"note\">Submitted requests: {}.</p>",
-            figure(s.close(), &text(caption), &legend, None),
+            figure(s.close(), &text(&caption), &legend, None),
             counts.join("; ")
         ),
     )
 }
 
+/// Most columns the timeline draws: beyond this many rounds, each column is a bin of
+/// consecutive rounds, so the page stays the same size for a million requests.
+pub const TIMELINE_BINS: usize = 600;
+
+/// Most cells the timeline draws (rows × columns): a full run of 10 providers keeps one
+/// column per round, more rows get fewer, wider columns.
+pub const TIMELINE_CELLS: usize = 6000;
+
+/// The timeline's columns for `rounds` rounds and `rows` providers.
+pub fn timeline_bins(rounds: usize, rows: usize) -> usize {
+    rounds.min(TIMELINE_BINS).min((TIMELINE_CELLS / rows.max(1)).max(60)).max(1)
+}
+
+/// One provider's responses in one timeline column.
+#[derive(Clone, Copy, Default)]
+struct Bin {
+    responses: u32,
+    /// Responses per class, in `classes()` order.
+    by_class: [u32; 10],
+    /// The slowest completed response's E2E.
+    slowest_e2e: Option<f64>,
+}
+
+impl Bin {
+    /// The class the cell is drawn in: the most frequent failure class when any failed (ties:
+    /// the first in `classes()` order), else success.
+    fn class(&self) -> OperationalOutcome {
+        let all = classes();
+        let worst =
+            (1..all.len()).filter(|k| self.by_class[*k] > 0).max_by_key(|k| (self.by_class[*k], usize::MAX - k));
+        all[worst.unwrap_or(0)]
+    }
+}
+
 pub fn timeline(page: &Page) -> String {
-    let rounds = page.inputs.responses.iter().map(|r| r.round_index).max().map_or(0, |m| m + 1).max(1) as f64;
+    let cells = &page.inputs.responses.cells;
+    let rounds_n = cells.iter().map(|c| c.round as usize + 1).max().unwrap_or(0).max(1);
+    let rounds = rounds_n as f64;
+    let shown = page.charted();
+    let bins = timeline_bins(rounds_n, shown.len());
+    let per_bin = rounds / bins as f64;
     let row_h = 14.0;
     let left = 110.0;
-    let h = TOP + row_h * page.providers.len() as f64 + BOTTOM;
-    let series: Vec<String> = page.providers.iter().map(|p| p.id.to_string()).collect();
+    let h = TOP + row_h * shown.len() as f64 + BOTTOM;
+    let series: Vec<String> = shown.iter().map(|p| p.id.to_string()).collect();
     let mut s = svg::svg(
         "timeline",
         &series,
@@ -674,15 +723,25 @@ pub fn timeline(page: &Page) -> String {
         h,
         "The run over time: one cell per round and provider, coloured by outcome, darker when slower",
     );
-    let cell_w = (W - RIGHT - left) / rounds;
+    let cell_w = (W - RIGHT - left) / bins as f64;
     // Shade relative to the slowest provider's pooled E2E p99 (darkest at or beyond it).
     let slowest =
         page.providers.iter().filter_map(|p| page.value(&page.pooled(p, "e2e_latency_p99"))).fold(0.0, f64::max);
-    let mut by_provider: BTreeMap<&str, Vec<&ResponseRow>> = BTreeMap::new();
-    for r in &page.inputs.responses {
-        by_provider.entry(r.provider.as_str()).or_default().push(r);
+    let class_index = |c: OperationalOutcome| classes().iter().position(|k| *k == c).unwrap_or(0);
+    let mut grid = vec![vec![Bin::default(); bins]; shown.len()];
+    for c in cells {
+        let Some(p) = page.slot(c.provider).filter(|p| *p < shown.len()) else { continue };
+        let b = ((c.round as usize * bins) / rounds_n).min(bins - 1);
+        let bin = &mut grid[p][b];
+        bin.responses += 1;
+        bin.by_class[class_index(c.outcome)] += 1;
+        if c.outcome == OperationalOutcome::Success {
+            if let Some(e2e) = c.e2e_ms {
+                bin.slowest_e2e = Some(bin.slowest_e2e.map_or(e2e, |m: f64| m.max(e2e)));
+            }
+        }
     }
-    for (k, p) in page.providers.iter().enumerate() {
+    for (k, (p, row)) in shown.iter().zip(&grid).enumerate() {
         let y = TOP + k as f64 * row_h;
         let mut g = Element::new("g").a("data-series", p.id);
         g.push(
@@ -693,18 +752,19 @@ pub fn timeline(page: &Page) -> String {
                 .a("data-series", p.id)
                 .text(p.label),
         );
-        let mut rows = by_provider.get(p.id).cloned().unwrap_or_default();
-        rows.sort_by_key(|r| r.round_index);
-        for r in rows {
-            let class = r.operational_outcome;
-            let opacity = match (class, r.e2e_latency_ms) {
+        for (b, bin) in row.iter().enumerate() {
+            if bin.responses == 0 {
+                continue;
+            }
+            let class = bin.class();
+            let opacity = match (class, bin.slowest_e2e) {
                 (OperationalOutcome::Success, Some(e2e)) if slowest > 0.0 => {
                     0.15 + 0.85 * (e2e / slowest).clamp(0.0, 1.0).sqrt()
                 }
                 _ => 1.0,
             };
             let mut rect = Element::new("rect")
-                .a("x", n(left + r.round_index as f64 * cell_w))
+                .a("x", n(left + b as f64 * cell_w))
                 .a("y", n(y + 1.0))
                 .a("width", n(cell_w.max(0.6)))
                 .a("height", n(row_h - 2.0))
@@ -716,11 +776,11 @@ pub fn timeline(page: &Page) -> String {
         }
         s.push(g);
     }
-    let axis_y = TOP + row_h * page.providers.len() as f64;
+    let axis_y = TOP + row_h * shown.len() as f64;
     let (top, st) = nice_max(rounds);
     let mut v = 0.0;
     while v <= top.min(rounds) {
-        let x = left + v * cell_w;
+        let x = left + v / per_bin * cell_w;
         s.push(
             Element::new("text")
                 .a("x", n(x))
@@ -742,8 +802,7 @@ pub fn timeline(page: &Page) -> String {
     let mut legend: Vec<String> =
         classes().iter().map(|c| legend_item(outcome_colour(*c), &text(class_name(*c)))).collect();
     legend.push("<li>blank: no response (missing)</li>".to_string());
-    let counts: Vec<String> = page
-        .providers
+    let counts: Vec<String> = shown
         .iter()
         .map(|p| format!("{}: {}", text(p.label), page.metric(&page.pooled(p, "submitted_count"), Kind::Count)))
         .collect();
@@ -753,11 +812,22 @@ pub fn timeline(page: &Page) -> String {
         .map(|p| page.pooled(p, "e2e_latency_p99"))
         .find(|ptr| page.value(ptr) == Some(slowest))
         .map_or("—".to_string(), |ptr| page.metric(&ptr, Kind::Ms));
+    let binned = if bins < rounds_n {
+        format!(
+            " Each column is a bin of about {} consecutive rounds ({bins} columns): its colour \
+             is the bin's most frequent failure class when any request in it failed, and its shade the bin's slowest \
+             completed response.",
+            fixed(per_bin, 1)
+        )
+    } else {
+        String::new()
+    };
     let caption = format!(
         "{} rounds, in the order they ran. A completed cell is shaded by its end-to-end latency: darker is slower, \
          darkest at or beyond {slowest_figure}, the slowest provider's E2E p99. Failures are drawn in their class's \
-         colour.",
+         colour.{binned}{}",
         fixed(rounds, 0),
+        page.charted_note(),
     );
     view(
         "timeline",
@@ -772,31 +842,54 @@ pub fn timeline(page: &Page) -> String {
     )
 }
 
-/// Per-round E2E differences `a − b` over the rounds where both have an E2E, as
-/// `ib-aggregate` pairs them; none when the comparison is not eligible.
-pub fn differences(responses: &[ResponseRow], a: &str, b: &str) -> Vec<f64> {
-    let mut rounds: BTreeMap<&str, (Option<f64>, Option<f64>)> = BTreeMap::new();
-    for r in responses {
-        if let Some(e2e) = r.e2e_latency_ms {
-            let entry = rounds.entry(r.round_id.as_str()).or_default();
-            if r.provider == a {
-                entry.0 = Some(e2e);
-            } else if r.provider == b {
-                entry.1 = Some(e2e);
+/// Each provider's E2E by round (ascending), indexed like [`Responses::providers`]: the
+/// pairs' differences are a merge of two of these.
+pub struct E2eByRound(Vec<Vec<(u32, f64)>>);
+
+impl E2eByRound {
+    pub fn new(responses: &Responses) -> E2eByRound {
+        let mut by = vec![Vec::new(); responses.providers.len()];
+        for c in &responses.cells {
+            if let Some(e2e) = c.e2e_ms {
+                by[c.provider as usize].push((c.round, e2e));
             }
         }
+        for v in &mut by {
+            v.sort_by_key(|(round, _)| *round);
+        }
+        E2eByRound(by)
     }
-    rounds.values().filter_map(|(x, y)| Some((*x)? - (*y)?)).collect()
+
+    /// Per-round E2E differences `a − b` over the rounds where both have an E2E, as
+    /// `ib-aggregate` pairs them.
+    pub fn differences(&self, responses: &Responses, a: &str, b: &str) -> Vec<f64> {
+        let get = |p: &str| responses.provider_index(p).map_or(&[][..], |i| self.0[i as usize].as_slice());
+        let (xs, ys) = (get(a), get(b));
+        let (mut i, mut j, mut out) = (0, 0, Vec::new());
+        while i < xs.len() && j < ys.len() {
+            match xs[i].0.cmp(&ys[j].0) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    out.push(xs[i].1 - ys[j].1);
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        out
+    }
 }
 
 pub fn pair_differences(page: &Page) -> String {
     let first = default_pair(page);
     let mut body = String::new();
-    for (i, a, b) in page.pairs() {
+    let by_round = E2eByRound::new(&page.inputs.responses);
+    for &(i, a, b) in page.shown_pairs() {
         let key = format!("{a}|{b}");
         let row = &page.comparisons["pairwise_e2e_latency_differences"][i];
         let eligible = row["eligible_comparison"].as_bool() == Some(true);
-        let mut diffs = if eligible { differences(&page.inputs.responses, a, b) } else { Vec::new() };
+        let mut diffs = if eligible { by_round.differences(&page.inputs.responses, a, b) } else { Vec::new() };
         diffs.sort_by(f64::total_cmp);
         let hidden = Some(i) != first;
         let (la, lb) = (page.label_of(a), page.label_of(b));

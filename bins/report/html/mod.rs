@@ -28,7 +28,15 @@
 //!   `data-value` (the number's text, or `null`); of comparisons.json, `data-comparison`.
 //! - `#scope-select` (values `pooled` and the family names) shows the `[data-scope]` elements
 //!   of its value and hides the others with the `hidden` attribute; `#pair-select` (values
-//!   `A|B`) likewise the `[data-pair]` elements.
+//!   `A|B`) likewise the `[data-pair]` elements. The pair view (`#pair-drawn`) is drawn by the
+//!   script for the chosen pair from `#pair-data` (each provider's figure cells once, each
+//!   pair's differences table), with the same `data-metric`/`data-comparison` marks.
+//!
+//! Bounded whatever the run's size: the per-provider charts draw the first
+//! [`CHART_PROVIDERS`] providers in leaderboard order (the tables list all, long ones scroll
+//! within their own height), the pair views the [`SHOWN_PAIRS`] pairs among them, the
+//! timeline at most `charts::TIMELINE_BINS` columns (bins of rounds), a curve
+//! `charts::CURVE_POINTS` points, and the failure log `responses::FAILURE_LOG_CAP` rows.
 mod charts;
 mod json;
 mod svg;
@@ -39,6 +47,7 @@ use crate::inputs::{label, ReportInputs};
 use inferbench_schemas::Error;
 pub use json::Doc;
 use serde_json::Value;
+use std::collections::HashMap;
 use svg::Element;
 
 const CSS: &str = include_str!("page.css");
@@ -70,7 +79,23 @@ pub struct Page<'a> {
     comparisons_doc: &'a Doc,
     pub providers: Vec<Provider<'a>>,
     pub families: Vec<String>,
+    /// `Responses::providers` index → index in `providers`.
+    slots: Vec<Option<usize>>,
+    /// (provider, family) → index in `task_family_metrics`.
+    family_rows: HashMap<(&'a str, &'a str), usize>,
+    /// The pairs drawn (see [`Page::shown_pairs`]).
+    shown_pairs: Vec<(usize, &'a str, &'a str)>,
 }
+
+/// Providers drawn in the per-provider charts (distributions, outcomes, timeline, the
+/// scatter), in leaderboard order; the tables list every provider. More curves or rows than
+/// this are unreadable, and the page would grow with the number of providers squared.
+pub const CHART_PROVIDERS: usize = 25;
+
+/// Pairs with a precomputed view (side by side, differences): every pair among the first
+/// providers in leaderboard order, so that at most this many are drawn whatever the number of
+/// providers (1,000 providers have 499,500 pairs); comparisons.json has them all.
+pub const SHOWN_PAIRS: usize = CHART_PROVIDERS * (CHART_PROVIDERS - 1) / 2;
 
 /// How a figure is shown.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -104,7 +129,70 @@ impl<'a> Page<'a> {
             })
             .collect();
         let families = inputs.spec.families.iter().map(|f| f.name.clone()).collect();
-        Page { inputs, metrics, comparisons, metrics_doc, comparisons_doc, providers, families }
+        let providers: Vec<Provider> = providers;
+        let slots = inputs
+            .responses
+            .providers
+            .iter()
+            .map(|name| providers.iter().position(|p| p.id == name.as_str()))
+            .collect();
+        let family_rows = metrics["task_family_metrics"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some(((r["provider"].as_str()?, r["task_family"].as_str()?), i)))
+            .rev()
+            .collect();
+        let charted: Vec<&str> = providers.iter().take(CHART_PROVIDERS).map(|p| p.id).collect();
+        let rows = comparisons["pairwise_e2e_latency_differences"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let shown_pairs = rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((i, r["provider_a"].as_str()?, r["provider_b"].as_str()?)))
+            .filter(|(_, a, b)| rows.len() <= SHOWN_PAIRS || (charted.contains(a) && charted.contains(b)))
+            .take(SHOWN_PAIRS)
+            .collect();
+        Page {
+            inputs,
+            metrics,
+            comparisons,
+            metrics_doc,
+            comparisons_doc,
+            providers,
+            families,
+            slots,
+            family_rows,
+            shown_pairs,
+        }
+    }
+
+    /// The page index of the provider `Responses::providers[index]`.
+    pub fn slot(&self, index: u32) -> Option<usize> {
+        self.slots.get(index as usize).copied().flatten()
+    }
+
+    /// The providers the per-provider charts draw.
+    pub fn charted(&self) -> &[Provider<'a>] {
+        &self.providers[..self.providers.len().min(CHART_PROVIDERS)]
+    }
+
+    /// A sentence for a chart's caption when it leaves providers out, else nothing.
+    pub fn charted_note(&self) -> String {
+        match self.providers.len() {
+            n if n <= CHART_PROVIDERS => String::new(),
+            n => format!(
+                " It draws the first {CHART_PROVIDERS} of the {n} providers in leaderboard order; the tables list every \
+                 provider, and responses.parquet has every response."
+            ),
+        }
+    }
+
+    /// The pairs with a view: every pair of `comparisons.json` when there are at most
+    /// [`SHOWN_PAIRS`], else the pairs among the [`CHART_PROVIDERS`] first providers.
+    pub fn shown_pairs(&self) -> &[(usize, &'a str, &'a str)] {
+        &self.shown_pairs
     }
 
     /// The pointer of a pooled row's key.
@@ -114,8 +202,7 @@ impl<'a> Page<'a> {
 
     /// The pointer of a provider × family row's key, when the row exists.
     pub fn family(&self, provider: &str, family: &str, key: &str) -> Option<String> {
-        let rows = self.metrics["task_family_metrics"].as_array()?;
-        let i = rows.iter().position(|r| r["provider"] == provider && r["task_family"] == family)?;
+        let i = self.family_rows.get(&(provider, family))?;
         Some(format!("/task_family_metrics/{i}/{key}"))
     }
 
@@ -157,15 +244,6 @@ impl<'a> Page<'a> {
             self.comparisons_doc.literal(pointer),
             kind,
         )
-    }
-
-    /// The pair rows of `comparisons.json`: (index, provider_a, provider_b).
-    pub fn pairs(&self) -> Vec<(usize, &'a str, &'a str)> {
-        let rows = self.comparisons["pairwise_e2e_latency_differences"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-        rows.iter()
-            .enumerate()
-            .filter_map(|(i, r)| Some((i, r["provider_a"].as_str()?, r["provider_b"].as_str()?)))
-            .collect()
     }
 
     pub fn label_of(&self, id: &'a str) -> &'a str {

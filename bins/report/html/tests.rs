@@ -1,6 +1,7 @@
 //! The page against a fixture run: the golden run of `tests/golden/own` (25 providers, every
 //! outcome class), whose metrics, comparisons and responses are checked in.
 use super::*;
+use crate::responses::Responses;
 use crate::sample;
 use inferbench_schemas::providers::ProviderTable;
 use inferbench_schemas::spec::Spec;
@@ -10,6 +11,11 @@ use std::path::Path;
 fn golden(file: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/own").join(file);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The golden run's responses.
+fn rows() -> Vec<ResponseRow> {
+    golden("expected/responses.jsonl").lines().map(|l| serde_json::from_str::<ResponseRow>(l).unwrap()).collect()
 }
 
 /// The golden run as the report's inputs, with its metrics and comparisons as JSON.
@@ -23,8 +29,7 @@ fn fixture() -> (ReportInputs, Doc, Doc) {
     inputs.spec = spec;
     inputs.metrics = serde_json::from_value(metrics.value.clone()).unwrap();
     inputs.comparisons = serde_json::from_value(comparisons.value.clone()).unwrap();
-    inputs.responses =
-        golden("expected/responses.jsonl").lines().map(|l| serde_json::from_str::<ResponseRow>(l).unwrap()).collect();
+    inputs.responses = Responses::from_rows(&rows());
     (inputs, metrics, comparisons)
 }
 
@@ -203,7 +208,7 @@ fn pair_histograms_use_the_aggregate_samples() {
     let mut checked = 0;
     for row in comparisons.value["pairwise_e2e_latency_differences"].as_array().unwrap() {
         let (a, b) = (row["provider_a"].as_str().unwrap(), row["provider_b"].as_str().unwrap());
-        let mut diffs = charts::differences(&inputs.responses, a, b);
+        let mut diffs = charts::E2eByRound::new(&inputs.responses).differences(&inputs.responses, a, b);
         if row["eligible_comparison"] != true {
             continue;
         }
@@ -223,11 +228,12 @@ fn pair_histograms_use_the_aggregate_samples() {
 
 #[test]
 fn distribution_curves_count_the_samples_metrics_json_counts() {
-    let (inputs, metrics, _) = fixture();
+    let (_, metrics, _) = fixture();
+    let responses = rows();
     for row in metrics.value["combined_provider_metrics"].as_array().unwrap() {
         let provider = row["provider"].as_str().unwrap();
         let of = |f: fn(&ResponseRow) -> Option<f64>| {
-            inputs.responses.iter().filter(|r| r.provider == provider).filter_map(f).count() as i64
+            responses.iter().filter(|r| r.provider == provider).filter_map(f).count() as i64
         };
         assert_eq!(of(|r| r.ttfa_ms), row["ttfa_ms"]["population_count"].as_i64().unwrap(), "{provider}");
         assert_eq!(of(|r| r.e2e_latency_ms), row["e2e_latency_ms"]["population_count"].as_i64().unwrap());
@@ -270,7 +276,7 @@ fn a_full_size_run_stays_small() {
         Doc::parse(&serde_json::to_string_pretty(&m).unwrap()).unwrap(),
         Doc::parse(&serde_json::to_string_pretty(&c).unwrap()).unwrap(),
     );
-    let template = inputs.responses.iter().find(|r| r.complete).unwrap().clone();
+    let template = rows().into_iter().find(|r| r.complete).unwrap();
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
         state ^= state << 13;
@@ -278,7 +284,7 @@ fn a_full_size_run_stays_small() {
         state ^= state << 17;
         (state >> 11) as f64 / (1u64 << 53) as f64
     };
-    inputs.responses.clear();
+    let mut responses = Vec::new();
     for round in 0..600 {
         for p in &providers {
             let mut r = template.clone();
@@ -289,9 +295,10 @@ fn a_full_size_run_stays_small() {
             r.ttfa_ms = Some(200.0 + 5000.0 * next());
             r.e2e_latency_ms = Some(r.ttfa_ms.unwrap() + 3000.0 * next());
             r.output_tokens_per_second = Some(20.0 + 300.0 * next());
-            inputs.responses.push(r);
+            responses.push(r);
         }
     }
+    inputs.responses = Responses::from_rows(&responses);
     let started = std::time::Instant::now();
     let html = render(&inputs, &metrics, &comparisons);
     eprintln!("full-size page: {} bytes in {:?}", html.len(), started.elapsed());
@@ -322,13 +329,153 @@ fn a_run_without_responses_still_renders_every_view() {
 #[test]
 fn a_log_axis_never_spans_more_than_twelve_decades() {
     let (mut inputs, metrics, comparisons) = fixture();
-    for r in &mut inputs.responses {
+    let mut responses = rows();
+    for r in &mut responses {
         if r.ttfa_ms.is_some() {
             r.ttfa_ms = Some(1e-300);
         }
     }
+    inputs.responses = Responses::from_rows(&responses);
     let html = render(&inputs, &metrics, &comparisons);
     let at = html.find("data-chart=\"distribution-ttfa\"").unwrap();
     let svg = &html[at..at + html[at..].find("</svg>").unwrap()];
     assert!(svg.matches("class=\"grid\"").count() < 30, "{}", svg.matches("class=\"grid\"").count());
+}
+
+/// A run of `providers` providers × `rounds` rounds (every pair compared, one request in
+/// seven failed), made from the golden run's rows. The sizes default to more providers than
+/// the charts draw and more rounds than the timeline has columns; `IB_REPORT_PROVIDERS` and
+/// `IB_REPORT_ROUNDS` scale it up to measure (e.g. 1,000 × 1,000).
+fn scaled(providers: usize, rounds: usize) -> (ReportInputs, Doc, Doc) {
+    let (mut inputs, metrics, comparisons) = fixture();
+    let names: Vec<String> = (0..providers).map(|i| format!("p{i:04}")).collect();
+    let mut m = metrics.value.clone();
+    let pooled = m["combined_provider_metrics"][0].clone();
+    let family: Vec<Value> = m["task_family_metrics"].as_array().unwrap().iter().take(3).cloned().collect();
+    m["combined_provider_metrics"] = names
+        .iter()
+        .map(|n| {
+            let mut r = pooled.clone();
+            r["provider"] = n.as_str().into();
+            r
+        })
+        .collect();
+    m["task_family_metrics"] = names
+        .iter()
+        .flat_map(|n| {
+            family.iter().map(move |f| {
+                let mut r = f.clone();
+                r["provider"] = n.as_str().into();
+                r
+            })
+        })
+        .collect();
+    m["ranking"] = names.iter().take(2).map(|n| Value::from(n.as_str())).collect();
+    let mut c = comparisons.value.clone();
+    for list in ["provider_eligibility", "fastest_provider_wins"] {
+        let template = c[list][0].clone();
+        c[list] = names
+            .iter()
+            .map(|n| {
+                let mut r = template.clone();
+                r["provider"] = n.as_str().into();
+                r
+            })
+            .collect();
+    }
+    let template = c["pairwise_e2e_latency_differences"][0].clone();
+    let mut pairs = Vec::with_capacity(providers * providers.saturating_sub(1) / 2);
+    for (i, a) in names.iter().enumerate() {
+        for b in &names[i + 1..] {
+            let mut r = template.clone();
+            r["provider_a"] = a.as_str().into();
+            r["provider_b"] = b.as_str().into();
+            pairs.push(r);
+        }
+    }
+    c["pairwise_e2e_latency_differences"] = pairs.into();
+    // The report reads none of the text columns: left empty, a million rows fit in memory.
+    let slim = |mut r: ResponseRow| {
+        (r.answer, r.reasoning, r.error_body) = (String::new(), String::new(), None);
+        r
+    };
+    let template = slim(rows().into_iter().find(|r| r.complete).unwrap());
+    let failed = slim(rows().into_iter().find(|r| r.operational_outcome.is_failure()).unwrap());
+    let mut responses = Vec::with_capacity(providers * rounds);
+    for round in 0..rounds {
+        for (k, p) in names.iter().enumerate() {
+            let mut r = if (round * providers + k) % 7 == 3 { failed.clone() } else { template.clone() };
+            r.provider = p.clone();
+            r.round_index = round as i64;
+            r.request_id = format!("req-{round}-{p}");
+            r.e2e_latency_ms = r.e2e_latency_ms.map(|e| e + (round % 97) as f64);
+            responses.push(r);
+        }
+    }
+    inputs.responses = Responses::from_rows(&responses);
+    drop(responses);
+    let started = std::time::Instant::now();
+    let text = |v: &Value| serde_json::to_string_pretty(v).unwrap();
+    let (metrics, comparisons) = (Doc::parse(&text(&m)).unwrap(), Doc::parse(&text(&c)).unwrap());
+    inputs.metrics = serde_json::from_value(m).unwrap();
+    inputs.comparisons = serde_json::from_value(c).unwrap();
+    eprintln!("scaled inputs: documents parsed in {:?}", started.elapsed());
+    (inputs, metrics, comparisons)
+}
+
+fn env_size(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// Many providers and many rounds: the page and report.md stay bounded (per-provider charts
+/// draw `CHART_PROVIDERS`, the pair views `SHOWN_PAIRS`, the timeline `TIMELINE_BINS` columns,
+/// the failure logs `FAILURE_LOG_CAP` rows), and the tables still list every provider.
+#[test]
+fn many_providers_and_rounds_give_a_bounded_page() {
+    let (providers, rounds) = (env_size("IB_REPORT_PROVIDERS", 40), env_size("IB_REPORT_ROUNDS", 1500));
+    let (inputs, metrics, comparisons) = scaled(providers, rounds);
+    let started = std::time::Instant::now();
+    let html = render(&inputs, &metrics, &comparisons);
+    let md = crate::render::render(&inputs);
+    eprintln!(
+        "{providers} providers × {rounds} rounds: report.html {} bytes, report.md {} bytes, in {:?}",
+        html.len(),
+        md.len(),
+        started.elapsed()
+    );
+    for section in html.split("<section class=\"view\"").skip(1) {
+        eprintln!("  {:>9} bytes {}", section.len(), &section[..section.find('>').unwrap_or(0).min(60)]);
+    }
+    assert_eq!(charts::timeline_bins(600, 10), 600, "a full run keeps a column per round");
+    let pairs = html.matches("<option value=\"p0").count();
+    assert_eq!(pairs, SHOWN_PAIRS.min(providers * (providers - 1) / 2), "pair options");
+    let at = html.find("data-chart=\"timeline\"").unwrap();
+    let timeline = &html[at..at + html[at..].find("</svg>").unwrap()];
+    let rows = CHART_PROVIDERS.min(providers);
+    let bins = charts::timeline_bins(rounds, rows);
+    assert!(bins < rounds && bins * rows <= charts::TIMELINE_CELLS, "{bins}");
+    assert_eq!(timeline.matches("<rect").count(), bins * rows);
+    assert!(html.contains(&format!("{} rounds, in the order they ran.", crate::format::fixed(rounds as f64, 0))));
+    let failed = (0..providers * rounds).filter(|i| i % 7 == 3).count();
+    assert_eq!(inputs.responses.failed_total, failed);
+    let listed = html[html.find("id=\"view-failure-log\"").unwrap()..].matches("<code>req-").count();
+    assert_eq!(listed, crate::responses::FAILURE_LOG_CAP.min(failed));
+    assert!(md.contains(&format!("the first {} in the order they ran are listed", crate::responses::FAILURE_LOG_CAP)));
+    assert!(md.contains("WHERE operational_outcome <> '2xx'"));
+    let all_pairs = providers * (providers - 1) / 2;
+    let md_pairs = md.lines().filter(|l| l.starts_with("| p0") && l.ends_with("| paired |")).count();
+    assert_eq!(md_pairs, SHOWN_PAIRS.min(all_pairs), "report.md's pair rows");
+    if all_pairs > SHOWN_PAIRS {
+        assert!(md.contains(&format!(
+            "of {} pairs; `pairwise_e2e_latency_differences`",
+            crate::format::fixed(all_pairs as f64, 0)
+        )));
+    }
+    // The leaderboard lists every provider.
+    for i in 0..providers {
+        assert!(html.contains(&format!("data-metric=\"/combined_provider_metrics/{i}/e2e_latency_p99\"")), "{i}");
+    }
+    let per_provider = 40_000;
+    assert!(html.len() < 1_500_000 + per_provider * providers, "{} bytes", html.len());
+    assert!(md.len() < 200_000 + 3_000 * providers, "{} bytes", md.len());
 }

@@ -5,8 +5,8 @@
 //! pointer; the few derived numbers (Δ vs the fastest) say what they were derived from.
 use super::svg::{self, attr, text, Element};
 use super::{format_number, view, Kind, Page, Provider};
-use crate::format::fixed;
 use inferbench_schemas::vocab::OperationalOutcome;
+use serde_json::Value;
 use std::cmp::Ordering;
 
 /// Columns whose cells are words, not figures: left-aligned.
@@ -30,7 +30,9 @@ const TEXT_COLUMNS: [&str; 14] = [
 /// A table in its own horizontally scrolling container; `cells` are markup. The provider (or
 /// figure, file) column heads each row.
 pub fn table(caption: &str, headers: &[&str], rows: &[Vec<String>]) -> String {
-    let mut t = String::from("<div class=\"scroll\"><table>");
+    // A long table scrolls within its own height, so the views after it stay in reach.
+    let tall = rows.len() > super::CHART_PROVIDERS;
+    let mut t = String::from(if tall { "<div class=\"scroll tall\"><table>" } else { "<div class=\"scroll\"><table>" });
     if !caption.is_empty() {
         t.push_str(&Element::new("caption").text(caption).close());
     }
@@ -408,10 +410,33 @@ pub fn accuracy_failures(page: &Page) -> String {
     )
 }
 
-/// The pair selector and, for each pair of `comparisons.json`, the two providers side by side
-/// with their paired E2E differences.
+/// The figures the pair view sets side by side: label, pooled key, kind.
+const PAIR_FIGURES: [(&str, &str, Kind); 9] = [
+    ("E2E p50", "e2e_latency_p50", Kind::Ms),
+    ("E2E p99", "e2e_latency_p99", Kind::Ms),
+    ("TTFA p50", "ttfa_p50", Kind::Ms),
+    ("TTFA p95", "ttfa_p95", Kind::Ms),
+    ("Tokens/s p50", "output_tokens_per_second_p50", Kind::Tps),
+    ("Tokens/s p95 floor", "output_tokens_per_second_p95", Kind::Tps),
+    ("Task success", "task_success_rate", Kind::Rate),
+    ("Failure rate", "failure_rate", Kind::Rate),
+    ("Rank", "rank", Kind::Count),
+];
+
+/// The side-by-side table of two providers, from their figure cells (`PAIR_FIGURES` order).
+/// page.js builds the same markup from the same cells when another pair is chosen.
+fn side_by_side(la: &str, lb: &str, a: &[String], b: &[String]) -> String {
+    let rows: Vec<Vec<String>> =
+        PAIR_FIGURES.iter().enumerate().map(|(k, (label, ..))| vec![text(label), a[k].clone(), b[k].clone()]).collect();
+    table("", &["Figure", la, lb], &rows)
+}
+
+/// The pair selector; the chosen pair's two providers side by side, then its paired E2E
+/// differences. The page carries each provider's figures once and each selectable pair's
+/// differences row, and page.js draws the chosen pair from them (the first is drawn here
+/// too, for a reader without scripts): the page grows with the providers, not their pairs.
 pub fn pair(page: &Page) -> String {
-    let pairs = page.pairs();
+    let pairs = page.shown_pairs().to_vec();
     let mut select =
         String::from("<p class=\"selector\"><label for=\"pair-select\">Compare </label><select id=\"pair-select\">");
     let first = default_pair(page);
@@ -425,32 +450,25 @@ pub fn pair(page: &Page) -> String {
         );
     }
     select.push_str("</select></p>");
-    let mut body = select;
+    let in_pairs: std::collections::BTreeSet<&str> = pairs.iter().flat_map(|(_, a, b)| [*a, *b]).collect();
+    // Each provider's figure cells, once.
+    let cells = |id: &str| -> Vec<String> {
+        let p = page.providers.iter().find(|p| p.id == id);
+        PAIR_FIGURES
+            .iter()
+            .map(|(_, key, kind)| p.map_or("—".to_string(), |p| page.metric(&page.pooled(p, key), *kind)))
+            .collect()
+    };
+    let providers: serde_json::Map<String, Value> = in_pairs
+        .iter()
+        .map(|id| (id.to_string(), serde_json::json!({"label": text(page.label_of(id)), "cells": cells(id)})))
+        .collect();
+    let mut differences = serde_json::Map::new();
+    let mut drawn = String::new();
     for (i, a, b) in &pairs {
         let key = format!("{a}|{b}");
         let c = |k: &str, kind| page.comparison(&format!("/pairwise_e2e_latency_differences/{i}/{k}"), kind);
-        let find = |id: &str| page.providers.iter().find(|p| p.id == id);
-        let side = |p: Option<&Provider>, key: &str, kind| {
-            p.map_or("—".to_string(), |p| page.metric(&page.pooled(p, key), kind))
-        };
-        let (pa, pb) = (find(a), find(b));
-        let figures = [
-            ("E2E p50", "e2e_latency_p50", Kind::Ms),
-            ("E2E p99", "e2e_latency_p99", Kind::Ms),
-            ("TTFA p50", "ttfa_p50", Kind::Ms),
-            ("TTFA p95", "ttfa_p95", Kind::Ms),
-            ("Tokens/s p50", "output_tokens_per_second_p50", Kind::Tps),
-            ("Tokens/s p95 floor", "output_tokens_per_second_p95", Kind::Tps),
-            ("Task success", "task_success_rate", Kind::Rate),
-            ("Failure rate", "failure_rate", Kind::Rate),
-            ("Rank", "rank", Kind::Count),
-        ];
-        let rows: Vec<Vec<String>> = figures
-            .iter()
-            .map(|(label, key, kind)| vec![text(label), side(pa, key, *kind), side(pb, key, *kind)])
-            .collect();
         let (la, lb) = (page.label_of(a), page.label_of(b));
-        let side_by_side = table("", &["Figure", la, lb], &rows);
         let row = &page.comparisons["pairwise_e2e_latency_differences"][*i];
         let eligible = row["eligible_comparison"].as_bool() == Some(true);
         let reasons: Vec<String> =
@@ -468,16 +486,22 @@ pub fn pair(page: &Page) -> String {
             &["Difference p50", "Difference p95", "Difference p99", "Paired rounds", "Coverage", "Compared"],
             &diff_rows,
         );
-        body.push_str(
-            &Element::new("div")
+        if Some(*i) == first || (first.is_none() && drawn.is_empty()) {
+            drawn = Element::new("div")
                 .a("class", "pair")
+                .a("id", "pair-drawn")
                 .a("data-pair", &key)
-                .flag("hidden", Some(*i) != first)
-                .raw(&side_by_side)
+                .raw(&side_by_side(la, lb, &cells(a), &cells(b)))
                 .raw(&diffs)
-                .close(),
-        );
+                .close();
+        }
+        differences.insert(key, Value::from(diffs));
     }
+    let figures: Vec<String> = PAIR_FIGURES.iter().map(|(label, ..)| text(label)).collect();
+    let data = serde_json::json!({"figures": figures, "providers": providers, "differences": differences});
+    // Inside <script>, `</` would end the element: JSON allows `<\/` for it.
+    let data = serde_json::to_string(&data).unwrap_or_default().replace("</", "<\\/");
+    let body = format!("{select}{drawn}<script type=\"application/json\" id=\"pair-data\">{data}</script>");
     view(
         "pair",
         "Provider A vs provider B",
@@ -490,7 +514,9 @@ pub fn pair(page: &Page) -> String {
 
 /// The pair shown first: the first comparable pair with paired rounds, else the first.
 pub fn default_pair(page: &Page) -> Option<usize> {
-    let rows = page.comparisons["pairwise_e2e_latency_differences"].as_array()?;
+    let all = page.comparisons["pairwise_e2e_latency_differences"].as_array()?;
+    let rows: Vec<&serde_json::Value> = page.shown_pairs().iter().map(|(i, ..)| &all[*i]).collect();
+    let at = |k: usize| page.shown_pairs()[k].0;
     let ranked: Vec<&str> = page.metrics["ranking"].as_array()?.iter().filter_map(|v| v.as_str()).collect();
     let best = |r: &&serde_json::Value| {
         ranked.len() >= 2
@@ -498,61 +524,43 @@ pub fn default_pair(page: &Page) -> Option<usize> {
                 || (r["provider_a"] == ranked[1] && r["provider_b"] == ranked[0]))
     };
     let usable = |r: &serde_json::Value| r["paired_count"].as_i64().unwrap_or(0) > 0;
-    rows.iter().position(|r| best(&r) && usable(r)).or_else(|| rows.iter().position(usable)).or(if rows.is_empty() {
-        None
-    } else {
-        Some(0)
-    })
+    let k = rows.iter().position(|r| best(r) && usable(r)).or_else(|| rows.iter().position(|r| usable(r)));
+    k.or(if rows.is_empty() { None } else { Some(0) }).map(at)
 }
 
-/// Longest error message shown (the full text is in responses.parquet).
-const MESSAGE_SHOWN: usize = 160;
-
 pub fn failure_log(page: &Page) -> String {
-    let mut failed: Vec<_> = page.inputs.responses.iter().filter(|r| r.operational_outcome.is_failure()).collect();
-    failed.sort_by(|a, b| {
-        (a.round_index, a.started_t_ns, &a.request_id).cmp(&(b.round_index, b.started_t_ns, &b.request_id))
-    });
-    let rows: Vec<Vec<String>> = failed
+    let responses = &page.inputs.responses;
+    let rows: Vec<Vec<String>> = responses
+        .failures
         .iter()
         .map(|r| {
-            // Cut as report.md cuts it.
-            let message = r.error_message.as_deref().unwrap_or("");
-            let message = if message.len() > MESSAGE_SHOWN {
-                format!("{}…", inferbench_schemas::stream::cap(message, MESSAGE_SHOWN))
-            } else {
-                message.to_string()
-            };
             vec![
                 r.round_index.to_string(),
                 text(page.label_of(&r.provider)),
                 text(r.task_family.as_str()),
-                format!(
-                    "<span class=\"o-{}\">{}</span>",
-                    attr(r.operational_outcome.label()),
-                    text(r.operational_outcome.label())
-                ),
+                format!("<span class=\"o-{}\">{}</span>", attr(r.outcome.label()), text(r.outcome.label())),
                 text(&r.error_type.map(|e| e.as_str().to_string()).unwrap_or_default()),
                 r.http_status.map_or(String::new(), |s| s.to_string()),
                 text(r.retry_after.as_deref().unwrap_or("")),
-                wide(&text(&message)),
+                // Cut as report.md cuts it.
+                wide(&text(&crate::failures::shown_message(r))),
                 format!("<code>{}</code>", text(&r.request_id)),
             ]
         })
         .collect();
-    let count = format!(
-        "{} failed request(s) of {} responses, in the order they ran. The full message and error body of each are in \
-         responses.parquet (error_message, error_body).",
-        fixed(failed.len() as f64, 0),
-        fixed(page.inputs.responses.len() as f64, 0)
-    );
+    let count = crate::failures::count_note(responses, "error_message, error_body");
+    let query = if responses.failed_total > responses.failures.len() {
+        format!("<p class=\"note\">Every failed request: <code>{}</code></p>", text(crate::responses::FAILURES_QUERY))
+    } else {
+        String::new()
+    };
     view(
         "failure-log",
         "Which requests failed, and why?",
-        "Every request with an operational failure: its round, provider, family, failure class, what ended it, the HTTP \
-         status and Retry-After when there was one, and the start of the error message.",
+        "Requests with an operational failure, the first in the order they ran: round, provider, family, failure \
+         class, what ended it, the HTTP status and Retry-After when there was one, and the start of the error message.",
         &format!(
-            "<p class=\"note\">{}</p>{}",
+            "<p class=\"note\">{}</p>{query}{}",
             text(&count),
             table(
                 "",
