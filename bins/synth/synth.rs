@@ -7,7 +7,7 @@ use crate::plan::{self, Request};
 use crate::profiles::{self, Shape};
 use crate::rng::SplitMix64;
 use crate::shares::{Class, Shares, Stratifier};
-use crate::writer::SegmentWriter;
+use crate::writer::{self, SegmentWriter};
 use anyhow::{Context, Result};
 use inferbench_schemas::dataset::Item;
 use inferbench_schemas::event::{Event, RequestStarted, RoundClosed, RoundReleased, SegmentClosed, SegmentOpened};
@@ -19,6 +19,8 @@ use inferbench_schemas::tables::ScheduleRow;
 use inferbench_schemas::{event_log, tokenizer, Error, CODE_VERSION, USER_AGENT};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::mpsc::sync_channel;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// The run clock between one round's close and the next round's release, and between the
@@ -148,118 +150,161 @@ pub fn run(args: Args) -> Result<()> {
         let mut reasoning_cache: HashMap<(usize, usize), Chunks> = HashMap::new();
         let mut system_tokens: HashMap<String, usize> = HashMap::new();
         let empty = sim::Dataset::default();
+        // Rounds are planned here in order, serialised by worker threads (the most of the
+        // cost) and written in order by one writer; every channel is bounded, so a few rounds
+        // are in memory at a time whatever the run's size.
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
+        let (work_tx, work_rx) = sync_channel::<(u64, u64, Vec<(u64, Event)>)>(threads * 2);
+        let work_rx = Arc::new(Mutex::new(work_rx));
+        let (done_tx, done_rx) = sync_channel::<Result<(u64, Vec<u8>, u64)>>(threads * 2);
+        let mut seq = log.lines();
         let mut clock = ROUND_GAP_NS;
-        for round in schedule.chunk_by(|a, b| a.round_index == b.round_index) {
-            let first = &round[0];
-            let item = items[&(first.task_family.as_str(), first.item_id.as_str())];
-            let sim_items = sim::Dataset::from_items(std::iter::once(item));
-            let sim_item = &sim_items.items()[0];
-            let system = *system_tokens.entry(item.system.clone()).or_insert_with(|| tokenizer::count(&item.system));
-            let prompt_tokens = 3 + (3 + system) + (3 + tokenizer::count(&item.user));
-            let gold = answer::render(&sim_item.gold);
-            let mut gold_chunks: HashMap<usize, Chunks> = HashMap::new();
+        let log = std::thread::scope(|scope| -> Result<SegmentWriter> {
+            for _ in 0..threads {
+                let (work_rx, done_tx, run_id) = (Arc::clone(&work_rx), done_tx.clone(), run_id.as_str());
+                scope.spawn(move || loop {
+                    let job = work_rx.lock().map_err(|_| ()).and_then(|rx| rx.recv().map_err(|_| ()));
+                    let Ok((n, first_seq, events)) = job else { break };
+                    let lines = events.len() as u64;
+                    let bytes = writer::serialize(run_id, first_seq, events).map(|b| (n, b, lines));
+                    if done_tx.send(bytes).is_err() {
+                        break;
+                    }
+                });
+            }
+            drop((work_rx, done_tx));
+            let writer = scope.spawn(move || -> Result<SegmentWriter> {
+                let mut pending = BTreeMap::new();
+                let mut next = 0;
+                for done in done_rx {
+                    let (n, bytes, lines) = done?;
+                    pending.insert(n, (bytes, lines));
+                    while let Some((bytes, lines)) = pending.remove(&next) {
+                        log.append_serialized(&bytes, lines)?;
+                        next += 1;
+                    }
+                }
+                Ok(log)
+            });
+            for round in schedule.chunk_by(|a, b| a.round_index == b.round_index) {
+                let first = &round[0];
+                let item = items[&(first.task_family.as_str(), first.item_id.as_str())];
+                let sim_items = sim::Dataset::from_items(std::iter::once(item));
+                let sim_item = &sim_items.items()[0];
+                let system =
+                    *system_tokens.entry(item.system.clone()).or_insert_with(|| tokenizer::count(&item.system));
+                let prompt_tokens = 3 + (3 + system) + (3 + tokenizer::count(&item.user));
+                let gold = answer::render(&sim_item.gold);
+                let mut gold_chunks: HashMap<usize, Chunks> = HashMap::new();
 
-            let mut events: Vec<(u64, Event)> = Vec::with_capacity(round.len() * 64 + 2);
-            events.push((
-                clock,
-                Event::RoundReleased(RoundReleased {
-                    round_id: first.round_id.clone(),
-                    round_index: first.round_index as u64,
-                    request_ids: round.iter().map(|r| r.request_id.clone()).collect(),
-                }),
-            ));
-            let mut sends = Vec::with_capacity(round.len());
-            for (i, row) in round.iter().enumerate() {
-                let (provider, shape) = providers[row.provider.as_str()];
-                let counter = counters.entry(row.provider.as_str()).or_insert(0);
-                let n = *counter;
-                *counter += 1;
-                let class = stratifiers.get_mut(row.provider.as_str()).map(|s| s.class(n)).unwrap_or(Class::Completed);
-                let mut rng = SplitMix64::new(args.seed ^ fnv(row.request_id.as_bytes()));
-                let accuracy = args.accuracy.unwrap_or(shape.accuracy);
-                let correct = rng.next_f64() < accuracy;
-                let tpc = shape.tokens_per_chunk;
-                let wrong_chunks;
-                let answer_chunks = if correct {
-                    &*gold_chunks.entry(tpc).or_insert_with(|| answer::tokenize(&gold, tpc))
-                } else {
-                    let text = match wrong.pick(item, &mut rng) {
-                        Some(text) => text,
-                        None => answer::render(&answer::wrong_gold(sim_item, &empty, &mut rng)),
-                    };
-                    wrong_chunks = answer::tokenize(&text, tpc);
-                    &wrong_chunks
-                };
-                let reasoning_tokens = if shape.reasoning_mean > 0.0 {
-                    let lo = (shape.reasoning_mean * 0.5).round().max(1.0) as usize;
-                    let hi = ((shape.reasoning_mean * 1.5).round() as usize).max(lo);
-                    lo + rng.below(hi - lo + 1)
-                } else {
-                    0
-                };
-                let reasoning = reasoning_cache
-                    .entry((reasoning_tokens, tpc))
-                    .or_insert_with(|| answer::reasoning(reasoning_tokens, tpc, false));
-                let send = clock + FIRST_SEND_NS + LAUNCH_STEP_NS * i as u64;
-                sends.push(send);
+                let mut events: Vec<(u64, Event)> = Vec::with_capacity(round.len() * 64 + 2);
                 events.push((
-                    send,
-                    Event::RequestStarted(RequestStarted {
-                        request_id: row.request_id.clone(),
-                        attempt: 1,
-                        round_id: row.round_id.clone(),
-                        round_index: row.round_index as u64,
-                        provider: row.provider.clone(),
-                        task_family: row.task_family.as_str().to_string(),
-                        item_id: row.item_id.clone(),
-                        endpoint: format!("http://127.0.0.1/{}/v1/chat/completions", slug(&provider.name)),
-                        body: provider.body(spec, &item.system, &item.user),
-                        headers: request_headers(provider),
-                        intended_t_ns: clock,
+                    clock,
+                    Event::RoundReleased(RoundReleased {
+                        round_id: first.round_id.clone(),
+                        round_index: first.round_index as u64,
+                        request_ids: round.iter().map(|r| r.request_id.clone()).collect(),
                     }),
                 ));
-                let provider_slug = slug(&provider.name);
-                let req = Request {
-                    request_id: &row.request_id,
-                    slug: &provider_slug,
-                    counter: n,
-                    model: &provider.model_id,
-                    shape,
-                    class,
-                    answer: answer_chunks,
-                    reasoning,
-                    prompt_tokens,
-                    usage: provider.stream_usage,
-                    time_scale: args.time_scale,
-                    deadline_ns,
-                };
-                for (offset, event) in plan::plan(&req, &mut rng) {
-                    events.push((send + offset, event));
+                let mut sends = Vec::with_capacity(round.len());
+                for (i, row) in round.iter().enumerate() {
+                    let (provider, shape) = providers[row.provider.as_str()];
+                    let counter = counters.entry(row.provider.as_str()).or_insert(0);
+                    let n = *counter;
+                    *counter += 1;
+                    let class =
+                        stratifiers.get_mut(row.provider.as_str()).map(|s| s.class(n)).unwrap_or(Class::Completed);
+                    let mut rng = SplitMix64::new(args.seed ^ fnv(row.request_id.as_bytes()));
+                    let accuracy = args.accuracy.unwrap_or(shape.accuracy);
+                    let correct = rng.next_f64() < accuracy;
+                    let tpc = shape.tokens_per_chunk;
+                    let wrong_chunks;
+                    let answer_chunks = if correct {
+                        &*gold_chunks.entry(tpc).or_insert_with(|| answer::tokenize(&gold, tpc))
+                    } else {
+                        let text = match wrong.pick(item, &mut rng) {
+                            Some(text) => text,
+                            None => answer::render(&answer::wrong_gold(sim_item, &empty, &mut rng)),
+                        };
+                        wrong_chunks = answer::tokenize(&text, tpc);
+                        &wrong_chunks
+                    };
+                    let reasoning_tokens = if shape.reasoning_mean > 0.0 {
+                        let lo = (shape.reasoning_mean * 0.5).round().max(1.0) as usize;
+                        let hi = ((shape.reasoning_mean * 1.5).round() as usize).max(lo);
+                        lo + rng.below(hi - lo + 1)
+                    } else {
+                        0
+                    };
+                    let reasoning = reasoning_cache
+                        .entry((reasoning_tokens, tpc))
+                        .or_insert_with(|| answer::reasoning(reasoning_tokens, tpc, false));
+                    let send = clock + FIRST_SEND_NS + LAUNCH_STEP_NS * i as u64;
+                    sends.push(send);
+                    events.push((
+                        send,
+                        Event::RequestStarted(RequestStarted {
+                            request_id: row.request_id.clone(),
+                            attempt: 1,
+                            round_id: row.round_id.clone(),
+                            round_index: row.round_index as u64,
+                            provider: row.provider.clone(),
+                            task_family: row.task_family.as_str().to_string(),
+                            item_id: row.item_id.clone(),
+                            endpoint: format!("http://127.0.0.1/{}/v1/chat/completions", slug(&provider.name)),
+                            body: provider.body(spec, &item.system, &item.user),
+                            headers: request_headers(provider),
+                            intended_t_ns: clock,
+                        }),
+                    ));
+                    let provider_slug = slug(&provider.name);
+                    let req = Request {
+                        request_id: &row.request_id,
+                        slug: &provider_slug,
+                        counter: n,
+                        model: &provider.model_id,
+                        shape,
+                        class,
+                        answer: answer_chunks,
+                        reasoning,
+                        prompt_tokens,
+                        usage: provider.stream_usage,
+                        time_scale: args.time_scale,
+                        deadline_ns,
+                    };
+                    for (offset, event) in plan::plan(&req, &mut rng) {
+                        events.push((send + offset, event));
+                    }
+                    *summary.outcomes.entry(class.operational().to_string()).or_insert(0) += 1;
+                    summary.correct_answers += u64::from(class == Class::Completed && correct);
                 }
-                *summary.outcomes.entry(class.operational().to_string()).or_insert(0) += 1;
-                summary.correct_answers += u64::from(class == Class::Completed && correct);
+                // Interleaved by arrival, as the requests of a round stream at once; a stable sort
+                // keeps each request's own order for events of the same instant.
+                events.sort_by_key(|(t, _)| *t);
+                let end = events.last().map(|(t, _)| *t).unwrap_or(clock);
+                let skew = sends.last().copied().unwrap_or(0) - sends.first().copied().unwrap_or(0);
+                events.push((
+                    end + 1_000,
+                    Event::RoundClosed(RoundClosed {
+                        round_id: first.round_id.clone(),
+                        round_index: first.round_index as u64,
+                        launch_skew_ns: skew,
+                        resumed_partial_round: false,
+                    }),
+                ));
+                let lines = events.len() as u64;
+                if work_tx.send((summary.rounds, seq, events)).is_err() {
+                    break;
+                }
+                seq += lines;
+                clock = end + 1_000 + ROUND_GAP_NS;
+                summary.rounds += 1;
+                summary.requests += round.len() as u64;
             }
-            // Interleaved by arrival, as the requests of a round stream at once; a stable sort
-            // keeps each request's own order for events of the same instant.
-            events.sort_by_key(|(t, _)| *t);
-            let end = events.last().map(|(t, _)| *t).unwrap_or(clock);
-            for (t, event) in events {
-                log.write(t, event)?;
-            }
-            let skew = sends.last().copied().unwrap_or(0) - sends.first().copied().unwrap_or(0);
-            log.write(
-                end + 1_000,
-                Event::RoundClosed(RoundClosed {
-                    round_id: first.round_id.clone(),
-                    round_index: first.round_index as u64,
-                    launch_skew_ns: skew,
-                    resumed_partial_round: false,
-                }),
-            )?;
-            clock = end + 1_000 + ROUND_GAP_NS;
-            summary.rounds += 1;
-            summary.requests += round.len() as u64;
-        }
+            drop(work_tx);
+            writer.join().map_err(|_| anyhow::anyhow!("the log writer panicked"))?
+        })?;
+        let mut log = log;
         log.write(
             clock,
             Event::SegmentClosed(SegmentClosed {
