@@ -43,7 +43,7 @@ pub struct Summary {
     pub correct_answers: u64,
     pub generate_seconds: f64,
     pub seal_seconds: Option<f64>,
-    pub sealed_rows: Option<usize>,
+    pub sealed_rows: Option<u64>,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -52,8 +52,8 @@ pub fn run(args: Args) -> Result<()> {
         let run_id = Lock::read(&run.lock())?.run_id;
         let _writer = run.lock_for_writing("ib-synth")?;
         let start = Instant::now();
-        let rows = event_log::seal(&run, &run_id)?;
-        eprintln!("ib-synth: sealed {rows} events in {:.2} s", start.elapsed().as_secs_f64());
+        let sealed = event_log::seal(&run, &run_id)?;
+        eprintln!("ib-synth: sealed {} events in {:.2} s", sealed.events, start.elapsed().as_secs_f64());
         return Ok(());
     }
     let shares = Shares::new([
@@ -331,7 +331,7 @@ pub fn run(args: Args) -> Result<()> {
     );
     if !args.no_seal {
         let start = Instant::now();
-        summary.sealed_rows = Some(event_log::seal(&run, &run_id)?);
+        summary.sealed_rows = Some(event_log::seal(&run, &run_id)?.events);
         summary.seal_seconds = Some(start.elapsed().as_secs_f64());
     }
     drop(writer_lock);
