@@ -7,7 +7,14 @@
 //! - importing a full-size reference run: 6,000 reference terminal records (copies of the
 //!   reference's own smoke records, `tests/e2e/reference_run.rs`) through the real `ib-import`.
 //!
-//! Each figure is the best of several repetitions; the run prints a Markdown table.
+//! - issue 9's targets (`targets` below): the offline rescore of a 6,000-request run made by
+//!   `ib-synth` (each stage's wall time and peak RSS), a run of `BENCH_REQUESTS` requests
+//!   (default 1,000,000; `0` skips it) made the same way (dataset, select, schedule,
+//!   `ib-synth`, the seal, then every rescore stage with its peak RSS), and the run
+//!   directory's bytes per request of both.
+//!
+//! Each figure of the first table is the best of several repetitions; the run prints Markdown
+//! tables.
 #[path = "../tests/e2e/reference_run.rs"]
 mod reference_run;
 #[path = "../bins/fetch/sse.rs"]
@@ -256,6 +263,9 @@ fn bench_report(imported: &std::path::Path) -> (f64, f64, f64) {
     (report.as_secs_f64(), html, watch.as_secs_f64())
 }
 
+#[path = "pipeline/targets.rs"]
+mod targets;
+
 fn main() {
     let (mb_s, events_s) = bench_sse();
     let timing_rate = bench_timing();
@@ -273,4 +283,6 @@ fn main() {
     println!("| `ib-import`, a full reference run ({records} records, {record_mb:.0} MB) | {import_secs:.2} s |");
     println!("| `ib-report` of that run, report.md + report.html ({html_mb:.2} MB) + manifest | {report_secs:.2} s |");
     println!("| `ib-watch --once --json` of that run | {watch_secs:.2} s |");
+    println!();
+    targets::run();
 }

@@ -39,10 +39,13 @@ pub fn select(
     for &family in families {
         let items = &dataset.items[family.as_str()];
         let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
+        // By id: a family of 100,000 items cannot afford a scan per selected item.
+        let by_id: std::collections::HashMap<&str, &inferbench_schemas::dataset::Item> =
+            items.iter().map(|i| (i.id.as_str(), i)).collect();
         let seed = family_seed(slug, release_hash, family.as_str());
         seeds.push((family.to_string(), big_endian_to_decimal(&seed)));
         for (position, id) in family_order(&seed, &ids).into_iter().enumerate() {
-            let item = items.iter().find(|i| i.id == id).expect("ids come from these items");
+            let item = by_id[id.as_str()];
             rows.push(SelectionRow {
                 task_family: family,
                 position: position as i64,

@@ -15,4 +15,5 @@ mod reference;
 mod reference_run;
 mod resume;
 mod support;
+mod synth;
 mod watch;

@@ -1,0 +1,34 @@
+//! `ib-synth`: the event log of a run of any size, written without a network, for benchmarks.
+//!
+//! Given a run that `ib-select` and `ib-schedule` prepared, it writes `events/0001.jsonl`
+//! exactly as `ib-fetch` would have written it against fast simulated providers (the same
+//! event types, the same request bodies and headers, streams of the same shape: reasoning
+//! deltas, then answer deltas, finish_reason, usage and `[DONE]`), with answers derived from
+//! the dataset's gold (right or plausibly wrong, as `ib-sim` answers) and a seeded share of
+//! failures of every class; then it seals the run with the one sealing entry point. Every
+//! stage after the fetch then runs on it unchanged.
+mod args;
+mod plan;
+mod profiles;
+mod shares;
+mod synth;
+mod writer;
+
+// The simulator's answers: the gold rendered as the model writes it, or a wrong answer of
+// the same schema, split into real o200k_base tokens.
+#[path = "../sim/answer.rs"]
+#[allow(dead_code)]
+mod answer;
+#[path = "../sim/dataset.rs"]
+#[allow(dead_code)]
+mod dataset;
+#[path = "../sim/rng.rs"]
+#[allow(dead_code)]
+mod rng;
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let args = args::Args::parse();
+    inferbench_schemas::cli::finish("ib-synth", synth::run(args))
+}
