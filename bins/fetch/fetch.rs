@@ -6,6 +6,7 @@ use crate::log::EventLog;
 use crate::nofile;
 use crate::resume::{self, LogState};
 use anyhow::{Context, Result};
+use futures_util::StreamExt;
 use inferbench_schemas::cli::Interrupted;
 use inferbench_schemas::dataset::Dataset;
 use inferbench_schemas::event::{
@@ -246,12 +247,22 @@ async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> {
         .collect();
     let total_rounds = plan.schedule.chunk_by(|a, b| a.round_index == b.round_index).count();
     let plan_arc = Arc::clone(&plan_owner);
-    let mut next = rounds.first().map(|round| prepare_round(&plan_arc, &state, &log, round));
+    // Rounds are built on blocking threads ahead of their turn, a few thousand requests ahead
+    // (at least two rounds): a thread that a busy machine holds back for a while is still done
+    // long before its round is due.
+    let ahead = (PREPARED_AHEAD / rounds.first().map_or(1, |r| r.len()).max(1)).clamp(2, 64);
+    let mut queued = std::collections::VecDeque::new();
+    let mut to_prepare = rounds.iter();
+    for round in to_prepare.by_ref().take(ahead) {
+        queued.push_back(prepare_round(&plan_arc, &state, &log, round));
+    }
     let mut syncing: Option<tokio::task::JoinHandle<std::io::Result<()>>> = None;
-    for (i, round) in rounds.iter().enumerate() {
-        let prepared = next.take().expect("prepared with the previous round").await.context("preparing a round")??;
-        // The next round is built on a blocking thread while this one runs.
-        next = rounds.get(i + 1).map(|round| prepare_round(&plan_arc, &state, &log, round));
+    for round in &rounds {
+        let next = queued.pop_front().expect("every round is queued for preparation");
+        let prepared = next.await.context("preparing a round")??;
+        if let Some(round) = to_prepare.next() {
+            queued.push_back(prepare_round(&plan_arc, &state, &log, round));
+        }
         progress.set_message(format!("{}/{}", round[0].round_index + 1, total_rounds));
         tokio::select! {
             done = run_round(plan, &log, round, prepared) => done?,
@@ -310,6 +321,9 @@ fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
     }
 }
 
+/// How many requests are built ahead of the round being sent.
+const PREPARED_AHEAD: usize = 4000;
+
 /// A round's requests still to send, each built and its log line serialised, on a blocking
 /// thread (a thousand bodies take milliseconds to build: never between two rounds).
 fn prepare_round(
@@ -349,24 +363,24 @@ async fn run_round(
         request_ids: prepared.iter().map(|p| p.unit.request_id.clone()).collect(),
     }))?;
     let count = prepared.len();
-    // A JoinSet aborts its requests when dropped, i.e. when a signal stops the round.
-    let mut tasks = tokio::task::JoinSet::new();
+    // The requests run in this task, not one task each: adding one to the set costs less than
+    // spawning it, and dropping the set (when a signal stops the round) drops them all.
+    let mut requests = futures_util::stream::FuturesUnordered::new();
     let mut lines = Vec::with_capacity(count);
     for client::Prepared { unit, client, sending, line } in prepared {
         let t_ns = log.now();
         let deadline_at = tokio::time::Instant::now() + plan.deadline;
         let sending = client::launch(sending);
         lines.push((line, t_ns));
-        let (task_log, deadline, limits) = (Arc::clone(log), plan.deadline, plan.limits);
-        tasks
-            .spawn(async move { client::run(&task_log, &client, &unit, sending, deadline_at, deadline, limits).await });
+        let (deadline, limits) = (plan.deadline, plan.limits);
+        requests.push(async move { client::run(log, &client, &unit, sending, deadline_at, deadline, limits).await });
     }
     log.write_started(&lines, released)?;
     let first = lines.iter().map(|(_, t)| *t).min().unwrap_or(0);
     let last = lines.iter().map(|(_, t)| *t).max().unwrap_or(0);
     drop(lines);
-    while let Some(result) = tasks.join_next().await {
-        result.context("request task panicked")??;
+    while let Some(result) = requests.next().await {
+        result?;
     }
     log.emit(Event::RoundClosed(RoundClosed {
         round_id: round[0].round_id.clone(),
