@@ -7,6 +7,10 @@
 //! Besides the latency and speed of the published providers it reproduces hostile wire
 //! behaviour (see `fault.rs`): mid-stream errors, non-SSE answers, hangs, endless and
 //! oversized lines, echoed credentials, odd line endings and split UTF-8.
+//!
+//! `ib-sim generate-fleet --providers N --out DIR [--zero-latency]` writes a pipeline of N
+//! simulated providers (spec, prompts, provider table, profiles) for measuring one `ib-fetch`
+//! against a large round; one `ib-sim` serves all of them (see `fleet.rs`).
 mod answer;
 mod credential;
 mod dataset;

@@ -17,7 +17,7 @@ fn fetch_drives_a_fleet_of_150_simulated_providers_round_by_round() {
     let dir = tempfile::tempdir().unwrap();
     let bins =
         Bins { sim: bin("ib-sim"), select: bin("ib-select"), schedule: bin("ib-schedule"), fetch: bin("ib-fetch") };
-    let dataset = repo().join("tests/fixtures/micro-single-task");
+    let dataset = repo().join("data/micro-single-task");
     let run = run_fleet(&bins, &repo(), dir.path(), &dataset, PROVIDERS, PER_FAMILY, true);
     let f = &run.figures;
     let rounds = 3 * PER_FAMILY;
@@ -52,7 +52,9 @@ fn fetch_drives_a_fleet_of_150_simulated_providers_round_by_round() {
     // either by tens of milliseconds, never by a second.
     let (skew_max, gap_max) = (*f.skews_ns.iter().max().unwrap(), *f.gaps_ns.iter().max().unwrap());
     eprintln!(
-        "fleet of {PROVIDERS}: skew p50 {} max {} ms, gap p50 {} max {} ms",
+        "fleet of {}: fetch {:.2} s; skew p50 {} max {} ms, gap p50 {} max {} ms",
+        run.providers,
+        run.fetch_wall.as_secs_f64(),
         ms(percentile(&f.skews_ns, 50)),
         ms(skew_max),
         ms(percentile(&f.gaps_ns, 50)),
