@@ -12,6 +12,7 @@
 //!
 //! `IB_FLEET_SIZES=1000x30,10x600` (providers × rounds, rounds a multiple of 3) changes the sizes.
 #[path = "../tests/e2e/fleet_run.rs"]
+#[allow(dead_code)]
 mod fleet_run;
 
 use fleet_run::{ms, percentile, run_fleet, Bins};
