@@ -321,9 +321,6 @@ fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
     }
 }
 
-/// How long the connections are polled between two rounds before the next is released.
-const SETTLE: Duration = Duration::from_micros(300);
-
 /// How many requests are built ahead of the round being sent.
 const PREPARED_AHEAD: usize = 4000;
 
@@ -358,17 +355,8 @@ async fn run_round(
     prepared: Vec<client::Prepared>,
 ) -> Result<()> {
     // Lets the previous round's connections go back to their pools (their release is a task
-    // of the HTTP client), so that this round finds them open; and gives a server that closes
-    // its keep-alive connection after a response without saying so (llama.cpp's does) time
-    // for its FIN to arrive: every yield polls the sockets, so a closing connection is seen
-    // and replaced rather than sent on. Part of the measured gap between rounds.
-    let settle = std::time::Instant::now() + SETTLE;
-    loop {
-        tokio::task::yield_now().await;
-        if std::time::Instant::now() >= settle {
-            break;
-        }
-    }
+    // of the HTTP client), so that this round finds them open.
+    tokio::task::yield_now().await;
     let released = log.emit(Event::RoundReleased(RoundReleased {
         round_id: round[0].round_id.clone(),
         round_index: round[0].round_index as u64,
