@@ -12,7 +12,7 @@
 //! version of every response in the log.
 use crate::credentials::{Credentials, REDACTED};
 use crate::echo::{Deltas, EchoGuard};
-use crate::log::EventLog;
+use crate::log::{EventLog, StartedLine};
 use crate::sse::{Frame, Parser};
 use anyhow::Result;
 use inferbench_schemas::event::{
@@ -25,6 +25,10 @@ use inferbench_schemas::timing;
 use inferbench_schemas::USER_AGENT;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -43,6 +47,7 @@ const REQUEST_HEADERS: [(&str, &str); 4] = [
 ];
 
 /// A provider's persistent connection and what it needs to sign requests.
+#[derive(Clone)]
 pub struct ProviderClient {
     pub provider: Provider,
     pub endpoint: String,
@@ -60,6 +65,7 @@ impl ProviderClient {
         http_version: HttpVersion,
     ) -> Result<Self> {
         let builder = reqwest::Client::builder()
+            .connector_layer(DeferConnect)
             .pool_max_idle_per_host(1)
             .redirect(reqwest::redirect::Policy::none())
             .retry(reqwest::retry::never())
@@ -71,7 +77,78 @@ impl ProviderClient {
             // http:// speaks HTTP/1.1, as no prior knowledge is assumed.
             HttpVersion::Http2 => builder,
         };
+        let builder = builder.tls_backend_preconfigured(tls_config(http_version)?);
         Ok(ProviderClient { provider, endpoint, credentials, http: builder.build()? })
+    }
+}
+
+/// The platform's certificate verifier, made once per process: reqwest would otherwise load
+/// and parse the system's root certificates again for every provider (seconds, for a fleet
+/// of a thousand).
+static VERIFIER: std::sync::OnceLock<std::result::Result<Arc<rustls_platform_verifier::Verifier>, String>> =
+    std::sync::OnceLock::new();
+
+/// What reqwest builds for itself with rustls (TLS 1.2 and 1.3, the platform's verifier), with
+/// the ALPN offer of `http_version`: `http/1.1` alone, or `h2` then `http/1.1`.
+fn tls_config(http_version: HttpVersion) -> Result<rustls::ClientConfig> {
+    let provider = rustls::crypto::CryptoProvider::get_default()
+        .cloned()
+        .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()));
+    let verifier = VERIFIER
+        .get_or_init(|| {
+            rustls_platform_verifier::Verifier::new(Arc::clone(&provider)).map(Arc::new).map_err(|e| e.to_string())
+        })
+        .clone()
+        .map_err(|e| anyhow::anyhow!("the platform's TLS certificate verifier: {e}"))?;
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()?
+        .dangerous()
+        .with_custom_certificate_verifier(verifier)
+        .with_no_client_auth();
+    config.alpn_protocols = match http_version {
+        HttpVersion::Http1 => vec![b"http/1.1".to_vec()],
+        HttpVersion::Http2 => vec![b"h2".to_vec(), b"http/1.1".to_vec()],
+    };
+    Ok(config)
+}
+
+/// Opens a connection one poll later than asked: the launch's first poll of a request that
+/// finds no pooled connection (the first round, or a provider that closed it) only queues
+/// the connect, so launching a round costs the same whether its connections are open or not.
+/// The connect then runs in the request's task and, like everything after the send time, is
+/// inside the request's measured latency (no warm-up request is ever sent).
+#[derive(Clone, Copy)]
+struct DeferConnect;
+
+impl<S> tower_layer::Layer<S> for DeferConnect {
+    type Service = Deferred<S>;
+    fn layer(&self, inner: S) -> Deferred<S> {
+        Deferred(inner)
+    }
+}
+
+#[derive(Clone)]
+struct Deferred<S>(S);
+
+impl<S, R> tower_service::Service<R> for Deferred<S>
+where
+    S: tower_service::Service<R>,
+    S::Future: Send + 'static,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: R) -> Self::Future {
+        let connect = self.0.call(request);
+        Box::pin(async move {
+            tokio::task::yield_now().await;
+            connect.await
+        })
     }
 }
 
@@ -172,21 +249,34 @@ fn error_text(err: &reqwest::Error) -> String {
     text
 }
 
-/// Sends `unit` and logs everything until its terminal event; returns the send time.
-pub async fn execute(
-    log: &EventLog,
-    client: &ProviderClient,
-    unit: &Unit,
-    intended_t_ns: u64,
-    deadline: Duration,
-    limits: Limits,
-) -> Result<u64> {
+/// A request's send, handed to the HTTP client.
+pub type Sending = Pin<Box<dyn Future<Output = reqwest::Result<reqwest::Response>> + Send>>;
+
+/// One request ready to launch, built ahead of the round so that the launch does nothing
+/// else: its send (the HTTP client's request future, which does nothing until polled) and its
+/// `request_started` line.
+pub struct Prepared {
+    pub unit: Unit,
+    pub client: Arc<ProviderClient>,
+    pub sending: Sending,
+    pub line: StartedLine,
+}
+
+/// Builds `unit`'s request (body, headers, credentials) and its log line.
+pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Result<Prepared> {
     let creds = &client.credentials;
     let mut logged_headers: BTreeMap<String, String> =
         REQUEST_HEADERS.iter().map(|(name, value)| (name.to_string(), value.to_string())).collect();
     let auth = creds.headers(&client.provider);
     for (name, _) in &auth {
         logged_headers.insert(name.clone(), REDACTED.to_string());
+    }
+    let mut request = client.http.post(&client.endpoint).body(serde_json::to_vec(&unit.body)?);
+    for (name, value) in REQUEST_HEADERS {
+        request = request.header(name, value);
+    }
+    for (name, value) in &auth {
+        request = request.header(name.as_str(), value.as_str());
     }
     let started = RequestStarted {
         request_id: unit.request_id.clone(),
@@ -199,12 +289,65 @@ pub async fn execute(
         endpoint: creds.redacted(&client.endpoint),
         body: unit.body.clone(),
         headers: logged_headers,
-        intended_t_ns,
+        // Filled in at the release.
+        intended_t_ns: 0,
     };
-    let start_t = log.emit(Event::RequestStarted(started))?;
+    let line = log.started_line(started)?;
+    // reqwest converts the request for hyper when the future is made, not when it is polled:
+    // that work is done here too.
+    let sending: Sending = match request.build() {
+        Ok(request) => Box::pin(client.http.execute(request)),
+        Err(e) => Box::pin(std::future::ready(Err(e))),
+    };
+    Ok(Prepared { unit, client, sending, line })
+}
+
+/// Hands a prepared request to the HTTP client: the client's first poll checks a pooled connection
+/// out and queues the request on it (a missing connection is opened on the next poll, see
+/// [`DeferConnect`]). On the fetch's single-threaded runtime no byte of it is written until
+/// the caller yields, which is how the caller logs `request_started` first.
+pub fn launch(mut sending: Sending) -> Sending {
+    // The task that runs the request polls it again with its own waker, so nothing that
+    // this first poll registers is lost.
+    let mut cx = Context::from_waker(Waker::noop());
+    match sending.as_mut().poll(&mut cx) {
+        Poll::Ready(result) => Box::pin(std::future::ready(result)),
+        Poll::Pending => sending,
+    }
+}
+
+/// Sends one prepared request on its own: launched now, its line logged, then run.
+#[cfg(test)]
+pub async fn execute(
+    log: &EventLog,
+    client: &ProviderClient,
+    unit: &Unit,
+    intended_t_ns: u64,
+    deadline: Duration,
+    limits: Limits,
+) -> Result<u64> {
+    let prepared = prepare(log, Arc::new(client.clone()), unit.clone())?;
+    let t_ns = log.now();
     let deadline_at = Instant::now() + deadline;
+    let sending = launch(prepared.sending);
+    log.write_started(&[(prepared.line, t_ns)], intended_t_ns)?;
+    run(log, client, unit, sending, deadline_at, deadline, limits).await?;
+    Ok(t_ns)
+}
+
+/// Reads the response of a launched request and logs everything until its terminal event.
+pub async fn run(
+    log: &EventLog,
+    client: &ProviderClient,
+    unit: &Unit,
+    sending: Sending,
+    deadline_at: Instant,
+    deadline: Duration,
+    limits: Limits,
+) -> Result<()> {
+    let creds = &client.credentials;
     let mut progress = Progress::default();
-    let exchange = exchange(log, client, unit, &auth, limits, &mut progress);
+    let exchange = exchange(log, client, unit, sending, limits, &mut progress);
     let end = match tokio::time::timeout_at(deadline_at, exchange).await {
         Ok(result) => {
             let (end, drain) = result?;
@@ -245,7 +388,7 @@ pub async fn execute(
         done_seen: progress.done,
     };
     log.emit(Event::RequestTerminal(terminal))?;
-    Ok(start_t)
+    Ok(())
 }
 
 /// The exchange up to the end of the stream, and the body still to drain when the stream
@@ -254,18 +397,11 @@ async fn exchange(
     log: &EventLog,
     client: &ProviderClient,
     unit: &Unit,
-    auth: &[(String, String)],
+    sending: Sending,
     limits: Limits,
     p: &mut Progress,
 ) -> Result<(StreamEnd, Option<Drain>)> {
-    let mut request = client.http.post(&client.endpoint).body(serde_json::to_vec(&unit.body)?);
-    for (name, value) in REQUEST_HEADERS {
-        request = request.header(name, value);
-    }
-    for (name, value) in auth {
-        request = request.header(name.as_str(), value.as_str());
-    }
-    let mut response = match request.send().await {
+    let mut response = match sending.await {
         Ok(r) => r,
         Err(e) => {
             let kind = if e.is_connect() { ErrorKind::Connect } else { ErrorKind::Request };

@@ -3,8 +3,10 @@ use crate::args::Args;
 use crate::client::{self, Limits, ProviderClient, Unit};
 use crate::credentials::{read_env_file, Credentials};
 use crate::log::EventLog;
+use crate::nofile;
 use crate::resume::{self, LogState};
 use anyhow::{Context, Result};
+use futures_util::StreamExt;
 use inferbench_schemas::cli::Interrupted;
 use inferbench_schemas::dataset::Dataset;
 use inferbench_schemas::event::{
@@ -41,8 +43,8 @@ pub fn run(args: Args) -> Result<()> {
     // installed once here. It fails only if a provider is already installed, which is fine.
     let _ = rustls::crypto::ring::default_provider().install_default();
     refuse_imported(&RunDir::new(&args.run))?;
-    let plan = prepare(args)?;
-    let state = resume::scan(&plan.run, &plan.run_id)?;
+    let plan = Arc::new(prepare(args)?);
+    let state = Arc::new(resume::scan(&plan.run, &plan.run_id)?);
     if let Some(mode) = state.endpoint_mode.as_deref().filter(|m| *m != plan.endpoint_mode) {
         return Err(Error::LockMismatch(format!(
             "{}: this run was fetched from {mode} providers; it cannot continue against {} ones (a run never \
@@ -60,8 +62,14 @@ pub fn run(args: Args) -> Result<()> {
         eprintln!("ib-fetch: every scheduled request is terminal; {}", sealed_summary(&sealed));
         return Ok(());
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    runtime.block_on(execute(&plan, state))?;
+    // One connection per provider: a fleet of a thousand needs more than the usual 1,024 files.
+    nofile::ensure(plan.clients.len() as u64, "ib-fetch").map_err(|e| Error::bad(format!("{e:#}")))?;
+    // One thread runs every request. A round's launch then queues all its requests before any
+    // byte of them is written, so their `request_started` lines go to the log in one write
+    // ahead of the wire, and no other work runs between two sends (see `run_round`). Preparing
+    // the next round and flushing the log run on blocking threads beside it.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(execute(Arc::clone(&plan), state))?;
     let sealed = event_log::seal(&plan.run, &plan.run_id)?;
     eprintln!("ib-fetch: {} ({})", sealed_summary(&sealed), plan.run.events_parquet().display());
     Ok(())
@@ -194,7 +202,8 @@ fn wall_clock_ns() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
 }
 
-async fn execute(plan: &Plan, state: LogState) -> Result<()> {
+async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> {
+    let plan = &*plan_owner;
     std::fs::create_dir_all(plan.run.events_dir())?;
     let wall = wall_clock_ns();
     // The run clock continues across processes: this segment starts at its wall-clock offset
@@ -247,15 +256,32 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
     // One listener for the whole run, so a signal between two rounds is not lost.
     let shutdown = shutdown_signal();
     tokio::pin!(shutdown);
-    for round in plan.schedule.chunk_by(|a, b| a.round_index == b.round_index) {
-        let missing: Vec<&ScheduleRow> = round.iter().filter(|r| !state.terminal.contains(&r.request_id)).collect();
-        if missing.is_empty() {
-            continue;
+    let rounds: Vec<&[ScheduleRow]> = plan
+        .schedule
+        .chunk_by(|a, b| a.round_index == b.round_index)
+        .filter(|round| round.iter().any(|r| !state.terminal.contains(&r.request_id)))
+        .collect();
+    let total_rounds = plan.schedule.chunk_by(|a, b| a.round_index == b.round_index).count();
+    let plan_arc = Arc::clone(&plan_owner);
+    // Rounds are built on blocking threads ahead of their turn, a few thousand requests ahead
+    // (at least two rounds): a thread that a busy machine holds back for a while is still done
+    // long before its round is due.
+    let ahead = (PREPARED_AHEAD / rounds.first().map_or(1, |r| r.len()).max(1)).clamp(2, 64);
+    let mut queued = std::collections::VecDeque::new();
+    let mut to_prepare = rounds.iter();
+    for round in to_prepare.by_ref().take(ahead) {
+        queued.push_back(prepare_round(&plan_arc, &state, &log, round));
+    }
+    let mut syncing: Option<tokio::task::JoinHandle<std::io::Result<()>>> = None;
+    for round in &rounds {
+        let next = queued.pop_front().expect("every round is queued for preparation");
+        let prepared = next.await.context("preparing a round")??;
+        if let Some(round) = to_prepare.next() {
+            queued.push_back(prepare_round(&plan_arc, &state, &log, round));
         }
-        progress.set_message(format!("{}/{}", round[0].round_index + 1, plan.schedule.len() / round.len().max(1)));
-        let units: Vec<Unit> = missing.iter().map(|row| unit(plan, &state, row)).collect();
+        progress.set_message(format!("{}/{}", round[0].round_index + 1, total_rounds));
         tokio::select! {
-            done = run_round(plan, &log, round, units) => done?,
+            done = run_round(plan, &log, round, prepared) => done?,
             _ = &mut shutdown => {
                 // Stop at once: in-flight attempts stay open in the log and the next fetch
                 // closes them as `interrupted` and sends them again.
@@ -264,7 +290,19 @@ async fn execute(plan: &Plan, state: LogState) -> Result<()> {
                 return Err(Interrupted.into());
             }
         }
+        // The round is on stable storage soon after it closes, without the next round's
+        // launch waiting for the disk; a failed flush stops the fetch at the next boundary.
+        if syncing.as_ref().is_none_or(|s| s.is_finished()) {
+            if let Some(done) = syncing.take() {
+                done.await.context("flushing the log")?.context("flushing the log")?;
+            }
+            let file = log.sync_handle()?;
+            syncing = Some(tokio::task::spawn_blocking(move || file.sync_data()));
+        }
         progress.set_position(before + log.terminals());
+    }
+    if let Some(done) = syncing.take() {
+        done.await.context("flushing the log")?.context("flushing the log")?;
     }
     progress.finish_and_clear();
     let terminal = log.close(state.next_segment, "complete", before)?;
@@ -299,32 +337,72 @@ fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
     }
 }
 
-/// Releases the prepared units together and waits for every terminal outcome.
-async fn run_round(plan: &Plan, log: &Arc<EventLog>, round: &[ScheduleRow], units: Vec<Unit>) -> Result<()> {
+/// How many requests are built ahead of the round being sent.
+const PREPARED_AHEAD: usize = 4000;
+
+/// A round's requests still to send, each built and its log line serialised, on a blocking
+/// thread (a thousand bodies take milliseconds to build: never between two rounds).
+fn prepare_round(
+    plan: &Arc<Plan>,
+    state: &Arc<LogState>,
+    log: &Arc<EventLog>,
+    round: &[ScheduleRow],
+) -> tokio::task::JoinHandle<Result<Vec<client::Prepared>>> {
+    let rows: Vec<ScheduleRow> = round.iter().filter(|r| !state.terminal.contains(&r.request_id)).cloned().collect();
+    let (plan, state, log) = (Arc::clone(plan), Arc::clone(state), Arc::clone(log));
+    tokio::task::spawn_blocking(move || {
+        rows.iter()
+            .map(|row| client::prepare(&log, Arc::clone(&plan.clients[&row.provider]), unit(&plan, &state, row)))
+            .collect::<Result<Vec<_>>>()
+    })
+}
+
+/// Releases the prepared requests together and waits for every terminal outcome.
+///
+/// The launch is one loop that never yields: per request, the send time is taken and the
+/// request handed to its provider's connection at once; then every `request_started` line
+/// goes to the log in one write. On the single-threaded runtime no connection writes a byte
+/// before this function yields, so every request is in the log before it is on the wire, and
+/// the launch skew (latest minus earliest send time) is the cost of the loop alone.
+async fn run_round(
+    plan: &Plan,
+    log: &Arc<EventLog>,
+    round: &[ScheduleRow],
+    prepared: Vec<client::Prepared>,
+) -> Result<()> {
+    // Lets the previous round's connections go back to their pools (their release is a task
+    // of the HTTP client), so that this round finds them open.
+    tokio::task::yield_now().await;
     let released = log.emit(Event::RoundReleased(RoundReleased {
         round_id: round[0].round_id.clone(),
         round_index: round[0].round_index as u64,
-        request_ids: units.iter().map(|u| u.request_id.clone()).collect(),
+        request_ids: prepared.iter().map(|p| p.unit.request_id.clone()).collect(),
     }))?;
-    let count = units.len();
-    // A JoinSet aborts its requests when dropped, i.e. when a signal stops the round.
-    let mut tasks = tokio::task::JoinSet::new();
-    for unit in units {
-        let (log, client, deadline) = (Arc::clone(log), Arc::clone(&plan.clients[&unit.provider]), plan.deadline);
-        let limits = plan.limits;
-        tasks.spawn(async move { client::execute(&log, &client, &unit, released, deadline, limits).await });
+    let count = prepared.len();
+    // The requests run in this task, not one task each: adding one to the set costs less than
+    // spawning it, and dropping the set (when a signal stops the round) drops them all.
+    let mut requests = futures_util::stream::FuturesUnordered::new();
+    let mut lines = Vec::with_capacity(count);
+    for client::Prepared { unit, client, sending, line } in prepared {
+        let t_ns = log.now();
+        let deadline_at = tokio::time::Instant::now() + plan.deadline;
+        let sending = client::launch(sending);
+        lines.push((line, t_ns));
+        let (deadline, limits) = (plan.deadline, plan.limits);
+        requests.push(async move { client::run(log, &client, &unit, sending, deadline_at, deadline, limits).await });
     }
-    let mut starts = Vec::with_capacity(count);
-    while let Some(result) = tasks.join_next().await {
-        starts.push(result.context("request task panicked")??);
+    log.write_started(&lines, released)?;
+    let first = lines.iter().map(|(_, t)| *t).min().unwrap_or(0);
+    let last = lines.iter().map(|(_, t)| *t).max().unwrap_or(0);
+    drop(lines);
+    while let Some(result) = requests.next().await {
+        result?;
     }
-    let skew = starts.iter().max().copied().unwrap_or(0) - starts.iter().min().copied().unwrap_or(0);
     log.emit(Event::RoundClosed(RoundClosed {
         round_id: round[0].round_id.clone(),
         round_index: round[0].round_index as u64,
-        launch_skew_ns: skew,
+        launch_skew_ns: last - first,
         resumed_partial_round: count != round.len(),
     }))?;
-    log.sync()?;
     Ok(())
 }

@@ -14,6 +14,8 @@ mod credentials;
 mod echo;
 mod fetch;
 mod log;
+#[path = "../sim/nofile.rs"]
+mod nofile;
 mod resume;
 mod sse;
 

@@ -7,12 +7,18 @@
 //! Besides the latency and speed of the published providers it reproduces hostile wire
 //! behaviour (see `fault.rs`): mid-stream errors, non-SSE answers, hangs, endless and
 //! oversized lines, echoed credentials, odd line endings and split UTF-8.
+//!
+//! `ib-sim generate-fleet --providers N --out DIR [--zero-latency]` writes a pipeline of N
+//! simulated providers (spec, prompts, provider table, profiles) for measuring one `ib-fetch`
+//! against a large round; one `ib-sim` serves all of them (see `fleet.rs`).
 mod answer;
 mod credential;
 mod dataset;
 mod draw;
 mod fault;
+mod fleet;
 mod log;
+mod nofile;
 mod play;
 mod profile;
 mod rng;
@@ -37,11 +43,13 @@ use std::time::Duration;
 
 /// Simulated OpenAI-compatible streaming providers for inferbench.
 #[derive(Debug, Parser)]
-#[command(name = "ib-sim", version)]
+#[command(name = "ib-sim", version, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// Provider profiles (YAML).
-    #[arg(long, value_name = "FILE")]
-    profiles: PathBuf,
+    #[arg(long, value_name = "FILE", required = true)]
+    profiles: Option<PathBuf>,
     /// The dataset the simulated providers answer from (validated by the pipeline's loader
     /// against the spec; a sample is accepted).
     #[command(flatten)]
@@ -66,6 +74,29 @@ struct Args {
     seed: u64,
 }
 
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Write a pipeline of N simulated providers into a directory: spec.yaml (the given spec
+    /// sized for N providers), prompts/, providers.yaml and sim-profiles.yaml. Serve it with
+    /// `ib-sim --profiles DIR/sim-profiles.yaml --spec DIR/spec.yaml` and fetch with
+    /// `ib-fetch --spec DIR/spec.yaml --endpoint-base URL`.
+    GenerateFleet {
+        /// How many providers (1 to 9999).
+        #[arg(long)]
+        providers: usize,
+        /// The directory to write (created if needed; the four outputs are replaced).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// The spec to size (its prompts/ directory is copied beside it).
+        #[command(flatten)]
+        spec: cli::SpecArg,
+        /// Profiles with no delay at all (`time_scale: 0`): rounds last as long as the client
+        /// and the simulator take.
+        #[arg(long)]
+        zero_latency: bool,
+    },
+}
+
 /// Exit codes are the contract's (`inferbench_schemas::cli`): 0 ok, 1 failure, 2 usage
 /// (clap), 3 bad input (profiles, time scale, spec contents, dataset).
 fn main() -> ExitCode {
@@ -73,9 +104,16 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(Command::GenerateFleet { providers, out, spec, zero_latency }) = args.command {
+        let fleet = fleet::Fleet { providers, out, spec: spec.path, zero_latency };
+        fleet::generate(&fleet).map_err(|e| Error::bad(format!("{e:#}")))?;
+        println!("wrote a fleet of {providers} simulated providers to {}", fleet.out.display());
+        return Ok(());
+    }
+    let profiles_path = args.profiles.as_deref().ok_or_else(|| Error::bad("--profiles is required"))?;
     // All inputs are validated before binding, so a bad file never leaves a half-started
     // server or a stale port file behind.
-    let profiles = profile::Profiles::load(&args.profiles).map_err(Error::from)?;
+    let profiles = profile::Profiles::load(profiles_path).map_err(Error::from)?;
     let time_scale = args.time_scale.unwrap_or(profiles.time_scale);
     if !(time_scale.is_finite() && time_scale >= 0.0) {
         return Err(Error::bad(format!("--time-scale: must be a finite number >= 0, got {time_scale}")).into());
@@ -96,6 +134,8 @@ fn run(args: Args) -> anyhow::Result<()> {
         }
         None => None,
     };
+    // One connection per provider per client: a fleet needs more than the usual 1,024 files.
+    nofile::ensure(profiles.providers.len() as u64, "ib-sim").map_err(|e| Error::bad(format!("{e:#}")))?;
     let app = Arc::new(server::App::new(profiles, dataset, time_scale, args.seed, log));
 
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
@@ -168,9 +208,15 @@ mod tests {
         .unwrap();
         assert_eq!((a.addr.port(), a.time_scale, a.seed, a.spec.to_str()), (8080, Some(0.5), 9, Some("s.yaml")));
         let a = Args::try_parse_from(["ib-sim", "--profiles", "p.yaml", "--dataset", "d"]).unwrap();
+        assert!(a.command.is_none());
         assert_eq!((a.addr.to_string().as_str(), a.time_scale, a.seed), ("127.0.0.1:0", None, 0));
         assert_eq!(a.spec.path, Path::new("pipelines/micro-single-task/spec.yaml"));
         assert!(Args::try_parse_from(["ib-sim", "--dataset", "d"]).is_err());
+        let g =
+            Args::try_parse_from(["ib-sim", "generate-fleet", "--providers", "1000", "--out", "f", "--zero-latency"])
+                .unwrap();
+        assert!(matches!(g.command, Some(Command::GenerateFleet { providers: 1000, zero_latency: true, .. })));
+        assert!(Args::try_parse_from(["ib-sim", "--profiles", "p.yaml", "generate-fleet", "--providers", "1"]).is_err());
     }
 
     /// Every bad input is the contract's exit code 3, and nothing is bound or written.
@@ -184,7 +230,8 @@ mod tests {
         std::fs::write(&bad_profiles, "providers: {x: {model: m}}\n").unwrap();
         let sample = repo.join("data/micro-single-task-sample");
         let args = |profiles: &Path, dataset: &Path, time_scale: Option<f64>| Args {
-            profiles: profiles.to_path_buf(),
+            command: None,
+            profiles: Some(profiles.to_path_buf()),
             dataset: cli::DatasetArg { path: Some(dataset.to_path_buf()) },
             spec: repo.join("pipelines/micro-single-task/spec.yaml").into(),
             addr: "127.0.0.1:0".parse().unwrap(),

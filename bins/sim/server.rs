@@ -221,14 +221,17 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: He
         Some(e) => (e.answer(&text, tokens_per_chunk), e.reasoning(&usual_reasoning)),
         None => (tokenize(&text, tokens_per_chunk), usual_reasoning),
     };
+    let usage = profile.usage_chunk.sends(include_usage);
     let plan = stream::plan(&Request {
         profile,
         draw: &draw,
         id: &id,
         answer: &answer,
         reasoning: &reasoning,
-        prompt_tokens: prompt_tokens(&request),
-        usage: profile.usage_chunk.sends(include_usage),
+        // Counted only for a usage chunk: tokenizing a long prompt costs more than the rest
+        // of the request, and a fleet of a thousand providers receives the same prompt at once.
+        prompt_tokens: if usage { prompt_tokens(&request) } else { 0 },
+        usage,
         echo: echo.as_ref(),
     });
     record.status = plan.head.status;

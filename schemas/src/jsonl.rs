@@ -32,6 +32,22 @@ impl AppendWriter {
         self.file.write_all(&line).map_err(|e| Error::io(&self.path, e))
     }
 
+    /// Writes lines already serialised (each ending in `\n`) with one `write`: a caller that
+    /// must have many records in the kernel before it acts pays one system call, not one each.
+    pub fn append_lines(&mut self, lines: &[u8]) -> Result<()> {
+        if !lines.is_empty() && !lines.ends_with(b"\n") {
+            let err = std::io::Error::new(std::io::ErrorKind::InvalidInput, "a batch of lines must end with a newline");
+            return Err(Error::io(&self.path, err));
+        }
+        self.file.write_all(lines).map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// A second handle on the file, to flush it to stable storage from another thread while
+    /// this one keeps appending.
+    pub fn sync_handle(&self) -> Result<File> {
+        self.file.try_clone().map_err(|e| Error::io(&self.path, e))
+    }
+
     /// Flushes the file to stable storage (fsync).
     pub fn sync(&mut self) -> Result<()> {
         self.file.sync_data().map_err(|e| Error::io(&self.path, e))

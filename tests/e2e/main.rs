@@ -2,6 +2,8 @@
 //! an ephemeral loopback port, checked end to end.
 mod bad_input;
 mod browser;
+mod fleet;
+mod fleet_run;
 mod golden;
 mod hostile;
 mod import;
