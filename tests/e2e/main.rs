@@ -2,12 +2,15 @@
 //! an ephemeral loopback port, checked end to end.
 mod bad_input;
 mod browser;
+mod compare;
 mod golden;
+mod hive;
 mod hostile;
 mod import;
 mod kills;
 mod llama;
 mod make;
+mod notebooks;
 mod operator;
 mod ops;
 mod pipeline;
