@@ -21,7 +21,7 @@ fn parent(path: &Path) -> &Path {
     path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 
-fn temporary(path: &Path) -> Result<PathBuf> {
+pub(crate) fn temporary(path: &Path) -> Result<PathBuf> {
     // A path without a file name is the caller's bug, not the user's input: a write failure.
     let name = path
         .file_name()

@@ -1,4 +1,6 @@
 //! Parquet tables: rows of a serde type in, an atomically written file out, with provenance.
+//! Small tables are written and read whole ([`write`], [`read`]); big ones a row group at a
+//! time ([`Writer`]) and a batch at a time ([`Reader`]), in bounded memory.
 //!
 //! Every table carries key-value metadata: `inferbench.table` (its name),
 //! `inferbench.format_version`, `inferbench.code_version` and `inferbench.inputs` (the canonical
@@ -14,14 +16,17 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 use serde::{de::DeserializeOwned, Serialize};
 use serde_arrow::schema::{SchemaLike, TracingOptions};
+use serde_arrow::ArrayBuilder;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A row type stored as a Parquet table.
 pub trait Table: Serialize + DeserializeOwned {
     /// The table's name, e.g. `responses`.
     const NAME: &'static str;
+    /// Rows per row group: what a [`Writer`] buffers before writing one out.
+    const ROW_GROUP_ROWS: usize = ROW_GROUP_ROWS;
 }
 
 /// Logical input name → SHA-256, recorded in the table's metadata.
@@ -53,30 +58,149 @@ pub fn fields<T: Table>() -> Result<Vec<FieldRef>> {
         .collect())
 }
 
-/// Serialises `rows` to Parquet bytes.
-pub fn to_bytes<T: Table>(rows: &[T], inputs: &Inputs) -> Result<Vec<u8>> {
-    let path = Path::new(T::NAME);
-    let fields = fields::<T>()?;
-    let batch = serde_arrow::to_record_batch(&fields, &rows).map_err(|e| parquet_err(path, e))?;
-    let inputs_json = serde_json::to_string(inputs).map_err(|e| parquet_err(path, e))?;
-    let metadata = vec![
+/// Rows per row group unless a table asks otherwise: bounds what a writer buffers (and a
+/// reader holds, one group at a time) while keeping groups big enough to compress well.
+pub const ROW_GROUP_ROWS: usize = 65_536;
+
+/// Rows per batch a [`Reader`] yields.
+pub const BATCH_ROWS: usize = 8_192;
+
+fn key_values<T: Table>(inputs: &Inputs) -> Result<Vec<KeyValue>> {
+    let inputs_json = serde_json::to_string(inputs).map_err(|e| parquet_err(Path::new(T::NAME), e))?;
+    Ok(vec![
         KeyValue::new("inferbench.table".into(), T::NAME.to_string()),
         KeyValue::new("inferbench.format_version".into(), FORMAT_VERSION.to_string()),
         KeyValue::new("inferbench.code_version".into(), CODE_VERSION.to_string()),
         KeyValue::new("inferbench.inputs".into(), inputs_json),
-    ];
-    let props =
-        WriterProperties::builder().set_compression(Compression::SNAPPY).set_key_value_metadata(Some(metadata)).build();
-    let mut bytes = Vec::new();
-    let mut writer = ArrowWriter::try_new(&mut bytes, batch.schema(), Some(props)).map_err(|e| parquet_err(path, e))?;
-    writer.write(&batch).map_err(|e| parquet_err(path, e))?;
-    writer.close().map_err(|e| parquet_err(path, e))?;
-    Ok(bytes)
+    ])
+}
+
+/// Rows of `T` encoded into Parquet on `W`, a bounded row group at a time.
+struct Encoder<W: std::io::Write + Send> {
+    /// The file being written, for messages.
+    path: PathBuf,
+    builder: ArrayBuilder,
+    writer: ArrowWriter<W>,
+    /// Rows in `builder`, not yet in a row group.
+    pending: usize,
+    group_rows: usize,
+}
+
+impl<W: std::io::Write + Send> Encoder<W> {
+    fn new<T: Table>(path: &Path, sink: W, inputs: &Inputs) -> Result<Self> {
+        let fields = fields::<T>()?;
+        let schema = Arc::new(arrow_schema::Schema::new(fields.clone()));
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_key_value_metadata(Some(key_values::<T>(inputs)?))
+            .set_max_row_group_row_count(Some(T::ROW_GROUP_ROWS))
+            .build();
+        let writer = ArrowWriter::try_new(sink, schema, Some(props)).map_err(|e| parquet_err(path, e))?;
+        let builder = ArrayBuilder::from_arrow(&fields).map_err(|e| parquet_err(path, e))?;
+        Ok(Encoder { path: path.to_path_buf(), builder, writer, pending: 0, group_rows: T::ROW_GROUP_ROWS })
+    }
+
+    fn write<T: Table>(&mut self, rows: &[T]) -> Result<()> {
+        for row in rows {
+            self.builder.push(row).map_err(|e| parquet_err(&self.path, e))?;
+            self.pending += 1;
+            if self.pending == self.group_rows {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the row group in progress.
+    fn flush(&mut self) -> Result<()> {
+        if self.pending == 0 {
+            return Ok(());
+        }
+        let batch = self.builder.to_record_batch().map_err(|e| parquet_err(&self.path, e))?;
+        self.writer.write(&batch).map_err(|e| parquet_err(&self.path, e))?;
+        self.writer.flush().map_err(|e| parquet_err(&self.path, e))?;
+        self.pending = 0;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<W> {
+        self.flush()?;
+        self.writer.into_inner().map_err(|e| parquet_err(&self.path, e))
+    }
+}
+
+/// Serialises `rows` to Parquet bytes (the same bytes a [`Writer`] given the same rows writes).
+pub fn to_bytes<T: Table>(rows: &[T], inputs: &Inputs) -> Result<Vec<u8>> {
+    let mut encoder = Encoder::new::<T>(Path::new(T::NAME), Vec::new(), inputs)?;
+    encoder.write(rows)?;
+    encoder.finish()
 }
 
 /// Writes `rows` to `path` atomically.
 pub fn write<T: Table>(path: &Path, rows: &[T], inputs: &Inputs) -> Result<()> {
-    atomic::write(path, &to_bytes(rows, inputs)?)
+    let mut writer = Writer::<T>::create(path, inputs)?;
+    writer.write(rows)?;
+    writer.finish()
+}
+
+/// A table written a row group at a time, for tables too big to hold in memory.
+///
+/// Rows go to a temporary file beside `path`; [`Writer::finish`] closes the table, syncs it
+/// and renames it over `path`, so a reader never sees a half-written table and a failure (or
+/// a writer dropped without `finish`) leaves the previous table untouched and no temporary
+/// file. It holds at most one row group ([`Table::ROW_GROUP_ROWS`] rows) in memory. The
+/// provenance is given up front: it is the table's metadata, and the inputs are known before
+/// the first row is derived.
+pub struct Writer<T: Table> {
+    path: PathBuf,
+    tmp: PathBuf,
+    encoder: Option<Encoder<std::io::BufWriter<std::fs::File>>>,
+    rows: u64,
+    _rows: std::marker::PhantomData<fn(&T)>,
+}
+
+impl<T: Table> Writer<T> {
+    /// Starts writing the table `path` (its directory must exist).
+    pub fn create(path: &Path, inputs: &Inputs) -> Result<Self> {
+        let tmp = atomic::temporary(path)?;
+        let file = std::fs::File::create(&tmp).map_err(|e| Error::io(path, e))?;
+        let mut writer =
+            Writer { path: path.to_path_buf(), tmp, encoder: None, rows: 0, _rows: std::marker::PhantomData };
+        // `writer` owns the temporary file from here: a failure below removes it on drop.
+        writer.encoder = Some(Encoder::new::<T>(path, std::io::BufWriter::with_capacity(1 << 20, file), inputs)?);
+        Ok(writer)
+    }
+
+    /// Appends rows; a row group is written out each time [`Table::ROW_GROUP_ROWS`] accumulate.
+    pub fn write(&mut self, rows: &[T]) -> Result<()> {
+        let encoder = self.encoder.as_mut().expect("a writer is only used before finish");
+        encoder.write(rows)?;
+        self.rows += rows.len() as u64;
+        Ok(())
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Writes the last row group and the footer, syncs the file and publishes it at `path`.
+    pub fn finish(mut self) -> Result<()> {
+        let encoder = self.encoder.take().expect("finish is called once");
+        let file = encoder.finish()?.into_inner().map_err(|e| Error::io(&self.path, e.into_error()))?;
+        file.sync_all().map_err(|e| Error::io(&self.path, e))?;
+        drop(file);
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&self.path, e))?;
+        Ok(())
+    }
+}
+
+impl<T: Table> Drop for Writer<T> {
+    fn drop(&mut self) {
+        // Not finished (an error, or the caller gave up): the table was never published. After
+        // a successful `finish` the temporary name no longer exists and this does nothing.
+        let _ = std::fs::remove_file(&self.tmp);
+    }
 }
 
 /// A table read back, with the provenance it carried.
@@ -129,17 +253,58 @@ pub fn read_inputs<T: Table>(path: &Path) -> Result<Inputs> {
     Ok(open::<T>(path)?.inputs)
 }
 
-/// Reads a table written by [`write`], checking its name and format version. Every failure
-/// to read it is bad input naming the file.
+/// Reads a whole table written by [`write`] or a [`Writer`], checking its name and format
+/// version. Every failure to read it is bad input naming the file.
 pub fn read<T: Table>(path: &Path) -> Result<ReadTable<T>> {
-    let Header { builder, inputs, code_version } = open::<T>(path)?;
+    let mut reader = Reader::<T>::open(path)?;
     let mut rows = Vec::new();
-    for batch in builder.build().map_err(|e| corrupt(path, e))? {
-        let batch = batch.map_err(|e| corrupt(path, e))?;
-        let mut part: Vec<T> = serde_arrow::from_record_batch(&batch).map_err(|e| corrupt(path, e))?;
-        rows.append(&mut part);
+    for batch in &mut reader {
+        rows.append(&mut batch?);
     }
+    let Reader { inputs, code_version, .. } = reader;
     Ok(ReadTable { rows, inputs, code_version })
+}
+
+/// A table read a bounded batch of rows at a time ([`BATCH_ROWS`]), with the same checks as
+/// [`read`]: the name, format version and provenance are checked when it is opened, and every
+/// batch that cannot be decoded as `T` is bad input naming the file.
+pub struct Reader<T: Table> {
+    path: PathBuf,
+    batches: parquet::arrow::arrow_reader::ParquetRecordBatchReader,
+    /// The logical inputs and their SHA-256 the table was derived from.
+    pub inputs: Inputs,
+    /// The code version that wrote it.
+    pub code_version: String,
+    /// Rows in the table, from its footer.
+    pub total_rows: u64,
+    _rows: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T: Table> Reader<T> {
+    pub fn open(path: &Path) -> Result<Self> {
+        let Header { builder, inputs, code_version } = open::<T>(path)?;
+        let total_rows = builder.metadata().file_metadata().num_rows().max(0) as u64;
+        let batches = builder.with_batch_size(BATCH_ROWS).build().map_err(|e| corrupt(path, e))?;
+        Ok(Reader {
+            path: path.to_path_buf(),
+            batches,
+            inputs,
+            code_version,
+            total_rows,
+            _rows: std::marker::PhantomData,
+        })
+    }
+}
+
+impl<T: Table> Iterator for Reader<T> {
+    type Item = Result<Vec<T>>;
+    fn next(&mut self) -> Option<Result<Vec<T>>> {
+        let batch = match self.batches.next()? {
+            Ok(batch) => batch,
+            Err(e) => return Some(Err(corrupt(&self.path, e))),
+        };
+        Some(serde_arrow::from_record_batch(&batch).map_err(|e| corrupt(&self.path, e)))
+    }
 }
 
 #[cfg(test)]
@@ -240,5 +405,59 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let err = read::<Wider>(&path).unwrap_err();
         assert!(err.is_bad_input() && err.to_string().contains("t.parquet"), "other columns: {err}");
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Small {
+        i: u64,
+        s: String,
+    }
+    impl Table for Small {
+        const NAME: &'static str = "small_groups";
+        const ROW_GROUP_ROWS: usize = 1000;
+    }
+
+    #[test]
+    fn a_streamed_table_is_written_in_bounded_row_groups_and_read_back_in_batches() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        let rows: Vec<Small> = (0..25_500).map(|i| Small { i, s: format!("row {}", i % 7) }).collect();
+        let inputs = Inputs::from([("events".to_string(), "cd".repeat(32))]);
+        let mut writer = Writer::<Small>::create(&path, &inputs).unwrap();
+        for chunk in rows.chunks(333) {
+            writer.write(chunk).unwrap();
+        }
+        assert_eq!(writer.rows(), 25_500);
+        assert!(!path.exists(), "nothing is published before finish");
+        writer.finish().unwrap();
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("t.parquet")], "no temporary file is left");
+        let file = std::fs::File::open(&path).unwrap();
+        let meta = ParquetRecordBatchReaderBuilder::try_new(file).unwrap().metadata().clone();
+        assert_eq!(meta.num_row_groups(), 26);
+        assert!(meta.row_groups().iter().all(|g| g.num_rows() <= 1000));
+        let mut reader = Reader::<Small>::open(&path).unwrap();
+        assert_eq!((reader.total_rows, &reader.inputs), (25_500, &inputs));
+        let mut back = Vec::new();
+        for batch in &mut reader {
+            let mut batch = batch.unwrap();
+            assert!(!batch.is_empty() && batch.len() <= BATCH_ROWS);
+            back.append(&mut batch);
+        }
+        assert_eq!(back, rows);
+        assert_eq!(std::fs::read(&path).unwrap(), to_bytes(&rows, &inputs).unwrap(), "streamed = whole-table bytes");
+    }
+
+    #[test]
+    fn an_unfinished_writer_leaves_the_old_table_and_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        let old = vec![Small { i: 1, s: "old".into() }];
+        write(&path, &old, &Inputs::new()).unwrap();
+        let mut writer = Writer::<Small>::create(&path, &Inputs::new()).unwrap();
+        writer.write(&(0..2500).map(|i| Small { i, s: "new".into() }).collect::<Vec<_>>()).unwrap();
+        drop(writer);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert_eq!(read::<Small>(&path).unwrap().rows, old);
     }
 }
