@@ -54,15 +54,31 @@ pub fn run(args: Args) -> Result<()> {
     }
     let pending = plan.schedule.iter().filter(|r| !state.terminal.contains(&r.request_id)).count();
     if pending == 0 && state.open.is_empty() {
-        let rows = event_log::seal(&plan.run, &plan.run_id)?;
-        eprintln!("ib-fetch: every scheduled request is terminal; sealed {rows} events");
+        // Nothing to send: a complete (perhaps already sealed) run. Sealing again finishes a
+        // seal a kill interrupted and otherwise changes nothing.
+        let sealed = event_log::seal(&plan.run, &plan.run_id)?;
+        eprintln!("ib-fetch: every scheduled request is terminal; {}", sealed_summary(&sealed));
         return Ok(());
     }
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(execute(&plan, state))?;
-    let rows = event_log::seal(&plan.run, &plan.run_id)?;
-    eprintln!("ib-fetch: sealed {rows} events into {}", plan.run.events_parquet().display());
+    let sealed = event_log::seal(&plan.run, &plan.run_id)?;
+    eprintln!("ib-fetch: {} ({})", sealed_summary(&sealed), plan.run.events_parquet().display());
     Ok(())
+}
+
+fn sealed_summary(sealed: &event_log::Sealed) -> String {
+    let (original, compressed) =
+        sealed.segments.iter().fold((0, 0), |(o, c), s| (o + s.original_bytes, c + s.compressed_bytes));
+    if sealed.complete {
+        format!(
+            "{} events; log sealed: {} segment(s), {original} bytes compressed to {compressed}",
+            sealed.events,
+            sealed.segments.len()
+        )
+    } else {
+        format!("{} events; the log stays open (requests remain)", sealed.events)
+    }
 }
 
 /// An imported run's log is the reference runner's record of its fetch: nothing is ever sent

@@ -31,31 +31,36 @@ pub fn scan(run: &RunDir, run_id: &str) -> Result<LogState> {
     let mut state = LogState { next_segment: 1, ..LogState::default() };
     let mut ended: BTreeSet<(String, u32)> = BTreeSet::new();
     let mut started: Vec<(String, u32)> = Vec::new();
-    for segment in event_log::read(run, run_id)? {
-        state.torn_lines += usize::from(segment.torn_tail.is_some());
-        state.next_segment = state.next_segment.max(segment.number + 1);
-        for env in segment.records {
-            state.next_seq = env.seq + 1;
-            state.last_t_ns = state.last_t_ns.max(env.t_ns);
-            match env.event {
-                Event::SegmentOpened(s) => {
-                    state.anchor_wall_ns.get_or_insert(s.wall_clock_unix_ns);
-                    state.endpoint_mode.get_or_insert(s.endpoint_mode);
-                }
-                Event::RequestStarted(s) => {
-                    let highest = state.attempts.entry(s.request_id.clone()).or_insert(0);
-                    *highest = (*highest).max(s.attempt);
-                    started.push((s.request_id, s.attempt));
-                }
-                Event::RequestTerminal(t) => {
-                    if t.outcome != Outcome::Interrupted {
-                        state.terminal.insert(t.request_id.clone());
-                    }
-                    ended.insert((t.request_id, t.attempt));
-                }
-                _ => {}
+    let mut log = event_log::LogReader::open(run, run_id)?;
+    while let Some(entry) = log.next() {
+        let entry = entry?;
+        state.next_segment = state.next_segment.max(entry.segment + 1);
+        let env = entry.env;
+        state.next_seq = env.seq + 1;
+        state.last_t_ns = state.last_t_ns.max(env.t_ns);
+        match env.event {
+            Event::SegmentOpened(s) => {
+                state.anchor_wall_ns.get_or_insert(s.wall_clock_unix_ns);
+                state.endpoint_mode.get_or_insert(s.endpoint_mode);
             }
+            Event::RequestStarted(s) => {
+                let highest = state.attempts.entry(s.request_id.clone()).or_insert(0);
+                *highest = (*highest).max(s.attempt);
+                started.push((s.request_id, s.attempt));
+            }
+            Event::RequestTerminal(t) => {
+                if t.outcome != Outcome::Interrupted {
+                    state.terminal.insert(t.request_id.clone());
+                }
+                ended.insert((t.request_id, t.attempt));
+            }
+            _ => {}
         }
+    }
+    for segment in log.segments() {
+        // An empty segment file (a fetch killed before its first line) still takes its number.
+        state.next_segment = state.next_segment.max(segment.number + 1);
+        state.torn_lines += usize::from(segment.torn_tail.is_some());
     }
     state.open = started.into_iter().filter(|key| !ended.contains(key)).collect();
     Ok(state)

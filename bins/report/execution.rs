@@ -30,8 +30,9 @@ pub fn read(run: &RunDir, run_id: &str) -> anyhow::Result<Execution> {
     let mut anchor: Option<u64> = None;
     let mut last_t_ns = 0;
     let (mut resumed_rounds, mut resent_attempts) = (0, 0);
-    for segment in event_log::read(run, run_id)? {
-        for env in segment.records {
+    for entry in event_log::LogReader::open(run, run_id)? {
+        {
+            let env = entry?.env;
             last_t_ns = last_t_ns.max(env.t_ns);
             match env.event {
                 Event::SegmentOpened(s) => {

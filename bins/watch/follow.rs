@@ -9,9 +9,9 @@
 //! (the log is append-only) or one that disappeared is refused as corrupt.
 use inferbench_schemas::event::Envelope;
 use inferbench_schemas::event_log::Checker;
-use inferbench_schemas::run::RunDir;
+use inferbench_schemas::run::{is_sealed_segment, RunDir};
 use inferbench_schemas::{Error, Result};
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{BufRead, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// One segment file as followed so far.
@@ -25,6 +25,8 @@ struct Followed {
     lines: usize,
     /// Bytes of the unterminated last line at the last poll.
     torn: usize,
+    /// A sealed segment read to its end (it never grows).
+    finished: bool,
 }
 
 /// The log of one run, read incrementally.
@@ -63,42 +65,74 @@ impl Follower {
         }
         for (number, path) in listed.into_iter().skip(self.segments.len()) {
             self.checker.segment(number, &path)?;
-            self.segments.push(Followed { number, path, offset: 0, lines: 0, torn: 0 });
+            self.segments.push(Followed { number, path, offset: 0, lines: 0, torn: 0, finished: false });
         }
         for segment in &mut self.segments {
-            let bytes = appended(&segment.path, segment.offset)?;
-            let mut rest = bytes.as_slice();
-            while let Some(end) = rest.iter().position(|&b| b == b'\n') {
-                let line = &rest[..end];
-                rest = &rest[end + 1..];
+            if segment.finished {
+                continue;
+            }
+            // A segment sealed since the last poll: the same bytes, compressed.
+            if !is_sealed_segment(&segment.path) && !segment.path.exists() {
+                let sealed = self.run.sealed_segment(segment.number);
+                if sealed.exists() {
+                    segment.path = sealed;
+                }
+            }
+            let sealed = is_sealed_segment(&segment.path);
+            let mut reader = appended(&segment.path, segment.offset)?;
+            let mut buf = Vec::new();
+            segment.torn = 0;
+            loop {
+                buf.clear();
+                let n = reader
+                    .read_until(b'\n', &mut buf)
+                    .map_err(|e| Error::bad(format!("{}: cannot read: {e}", segment.path.display())))?;
+                if n == 0 {
+                    break;
+                }
+                if buf.last() != Some(&b'\n') {
+                    segment.torn = n;
+                    break;
+                }
                 segment.lines += 1;
-                segment.offset += end as u64 + 1;
-                let env: Envelope = serde_json::from_slice(line)
+                segment.offset += n as u64;
+                let env: Envelope = serde_json::from_slice(&buf[..n - 1])
                     .map_err(|e| Error::bad(format!("{}:{}: {e}", segment.path.display(), segment.lines)))?;
                 self.checker.line(&segment.path, segment.number, segment.lines, &env)?;
                 each(segment.number, env)?;
             }
-            segment.torn = rest.len();
+            // A sealed segment never grows: it is read once.
+            segment.finished = sealed;
         }
         Ok(())
     }
 }
 
-/// The bytes of `path` from `offset` to its end now.
-fn appended(path: &Path, offset: u64) -> Result<Vec<u8>> {
+/// The bytes of segment file `path` from `offset` (in its JSONL, decompressed when sealed) to
+/// its end now, streamed.
+fn appended(path: &Path, offset: u64) -> Result<Box<dyn BufRead>> {
     let unreadable = |e| Error::unreadable(path, e);
     let mut file = std::fs::File::open(path).map_err(unreadable)?;
-    let len = file.metadata().map_err(unreadable)?.len();
-    if len < offset {
-        return Err(Error::bad(format!(
+    let shorter = |len: u64| {
+        Error::bad(format!(
             "{}: {len} bytes, shorter than the {offset} already read: the log was rewritten (it is append-only)",
             path.display()
-        )));
+        ))
+    };
+    if is_sealed_segment(path) {
+        let mut decoder = std::io::BufReader::new(zstd::stream::read::Decoder::new(file).map_err(unreadable)?);
+        let skipped = std::io::copy(&mut (&mut decoder).take(offset), &mut std::io::sink()).map_err(unreadable)?;
+        if skipped < offset {
+            return Err(shorter(skipped));
+        }
+        return Ok(Box::new(decoder));
     }
-    let mut bytes = Vec::with_capacity((len - offset) as usize);
+    let len = file.metadata().map_err(unreadable)?.len();
+    if len < offset {
+        return Err(shorter(len));
+    }
     file.seek(SeekFrom::Start(offset)).map_err(unreadable)?;
-    file.read_to_end(&mut bytes).map_err(unreadable)?;
-    Ok(bytes)
+    Ok(Box::new(std::io::BufReader::with_capacity(1 << 16, file)))
 }
 
 #[cfg(test)]

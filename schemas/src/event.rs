@@ -13,8 +13,9 @@ use std::collections::BTreeMap;
 
 pub use crate::vocab::{ErrorKind, Outcome};
 
-/// One line of the event log.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// One line of the event log. (Deserialised by hand, below: the same fields, read without
+/// buffering the whole line as `#[serde(flatten)]` would.)
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Envelope {
     /// Format major version ([`crate::FORMAT_VERSION`]).
     pub v: u32,
@@ -25,6 +26,105 @@ pub struct Envelope {
     pub t_ns: u64,
     #[serde(flatten)]
     pub event: Event,
+}
+
+/// The keys of an envelope.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "snake_case")]
+enum EnvelopeKey {
+    V,
+    RunId,
+    Seq,
+    TNs,
+    Type,
+    Data,
+    #[serde(other)]
+    Other,
+}
+
+const EVENT_TYPES: &[&str] = &[
+    "segment_opened",
+    "round_released",
+    "request_started",
+    "response_head",
+    "sse_event",
+    "credential_echo",
+    "request_terminal",
+    "round_closed",
+    "segment_closed",
+];
+
+/// The `data` of an event whose `type` is known.
+struct EventData<'k>(&'k str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for EventData<'_> {
+    type Value = Event;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Event, D::Error> {
+        Ok(match self.0 {
+            "segment_opened" => Event::SegmentOpened(Deserialize::deserialize(d)?),
+            "round_released" => Event::RoundReleased(Deserialize::deserialize(d)?),
+            "request_started" => Event::RequestStarted(Deserialize::deserialize(d)?),
+            "response_head" => Event::ResponseHead(Deserialize::deserialize(d)?),
+            "sse_event" => Event::SseEvent(Deserialize::deserialize(d)?),
+            "credential_echo" => Event::CredentialEcho(Deserialize::deserialize(d)?),
+            "request_terminal" => Event::RequestTerminal(Deserialize::deserialize(d)?),
+            "round_closed" => Event::RoundClosed(Deserialize::deserialize(d)?),
+            "segment_closed" => Event::SegmentClosed(Deserialize::deserialize(d)?),
+            other => return Err(serde::de::Error::unknown_variant(other, EVENT_TYPES)),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Envelope {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Envelope, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Envelope;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an event envelope")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Envelope, A::Error> {
+                use serde::de::Error;
+                let (mut v, mut run_id, mut seq, mut t_ns) = (None, None, None, None);
+                let mut kind: Option<String> = None;
+                let mut event: Option<Event> = None;
+                // `data` before `type` (never written so, but valid JSON): read once the type is.
+                let mut early: Option<Value> = None;
+                while let Some(key) = map.next_key::<EnvelopeKey>()? {
+                    match key {
+                        EnvelopeKey::V => v = Some(map.next_value()?),
+                        EnvelopeKey::RunId => run_id = Some(map.next_value()?),
+                        EnvelopeKey::Seq => seq = Some(map.next_value()?),
+                        EnvelopeKey::TNs => t_ns = Some(map.next_value()?),
+                        EnvelopeKey::Type => kind = Some(map.next_value()?),
+                        EnvelopeKey::Data => match &kind {
+                            Some(k) => event = Some(map.next_value_seed(EventData(k))?),
+                            None => early = Some(map.next_value()?),
+                        },
+                        EnvelopeKey::Other => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                let kind = kind.ok_or_else(|| A::Error::missing_field("type"))?;
+                let event = match (event, early) {
+                    (Some(event), _) => event,
+                    (None, Some(data)) => {
+                        serde::de::DeserializeSeed::deserialize(EventData(&kind), data).map_err(A::Error::custom)?
+                    }
+                    (None, None) => return Err(A::Error::missing_field("data")),
+                };
+                Ok(Envelope {
+                    v: v.ok_or_else(|| A::Error::missing_field("v"))?,
+                    run_id: run_id.ok_or_else(|| A::Error::missing_field("run_id"))?,
+                    seq: seq.ok_or_else(|| A::Error::missing_field("seq"))?,
+                    t_ns: t_ns.ok_or_else(|| A::Error::missing_field("t_ns"))?,
+                    event,
+                })
+            }
+        }
+        d.deserialize_map(Visit)
+    }
 }
 
 /// Every fact the log can hold.
@@ -251,5 +351,17 @@ mod tests {
         let line = r#"{"v":1,"run_id":"r","seq":0,"t_ns":0,"extra":1,"type":"segment_closed","data":{"segment":1,"status":"complete","terminal_requests":3,"new":true}}"#;
         let env: Envelope = serde_json::from_str(line).unwrap();
         assert!(matches!(env.event, Event::SegmentClosed(SegmentClosed { terminal_requests: 3, .. })));
+    }
+
+    #[test]
+    fn data_before_type_reads_the_same_and_an_unknown_type_or_missing_field_is_refused() {
+        let line = r#"{"data":{"segment":1,"status":"complete","terminal_requests":3},"type":"segment_closed","t_ns":0,"seq":4,"run_id":"r","v":1}"#;
+        let env: Envelope = serde_json::from_str(line).unwrap();
+        assert_eq!(env.seq, 4);
+        assert!(matches!(env.event, Event::SegmentClosed(SegmentClosed { terminal_requests: 3, .. })));
+        let unknown = r#"{"v":1,"run_id":"r","seq":0,"t_ns":0,"type":"nap","data":{}}"#;
+        assert!(serde_json::from_str::<Envelope>(unknown).unwrap_err().to_string().contains("unknown variant `nap`"));
+        let no_seq = r#"{"v":1,"run_id":"r","t_ns":0,"type":"segment_closed","data":{"segment":1,"status":"complete","terminal_requests":3}}"#;
+        assert!(serde_json::from_str::<Envelope>(no_seq).unwrap_err().to_string().contains("missing field `seq`"));
     }
 }

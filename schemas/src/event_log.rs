@@ -1,18 +1,160 @@
-//! Reading a run's whole event log, checked: every line is this run's, `seq` runs from 0
-//! without a gap or a repeat across the segments in order, and each segment opens with its
-//! own `segment_opened`. A duplicated, foreign or missing line means the log was edited,
-//! merged from another run or written by two processes at once, and every figure derived
-//! from it would be wrong, so it is refused (bad input, naming the file and line) rather than
-//! read. The one tolerated defect is the torn last line of a killed fetch.
+//! Reading a run's event log, checked: every line is this run's, `seq` runs from 0 without a
+//! gap or a repeat across the segments in order, and each segment opens with its own
+//! `segment_opened`. A duplicated, foreign or missing line means the log was edited, merged
+//! from another run or written by two processes at once, and every figure derived from it
+//! would be wrong, so it is refused (bad input, naming the file and line) rather than read.
+//! The one tolerated defect is the torn last line of a killed fetch.
+//!
+//! Every reader goes through [`LogReader`], which streams the log a line at a time (bounded
+//! memory whatever its size) and reads each segment in either of its two forms: the live
+//! `events/NNNN.jsonl` that `ib-fetch` appends, or the sealed `events/NNNN.jsonl.zst` that
+//! [`seal`] leaves once the run is complete (see [`crate::sealed`]).
 use crate::event::{Envelope, Event};
-use crate::run::{file_sha256, RunDir};
-use crate::tables::EventRow;
-use crate::{jsonl, parquet_io, Error, Result, FORMAT_VERSION};
-use serde_json::Value;
-use std::collections::BTreeMap;
+use crate::run::RunDir;
+use crate::{Error, Result, FORMAT_VERSION};
+use sha2::{Digest, Sha256};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-/// One segment file as read.
+pub use crate::sealed::{seal, segment_sha256, Sealed};
+
+/// One segment as a [`LogReader`] read it (complete once the reader moved past it).
+#[derive(Debug, Clone)]
+pub struct SegmentRead {
+    pub number: u32,
+    /// The file read: `NNNN.jsonl`, or `NNNN.jsonl.zst` when sealed.
+    pub path: PathBuf,
+    pub sealed: bool,
+    /// Bytes of the segment's JSONL (decompressed when sealed).
+    pub bytes: u64,
+    /// SHA-256 of those bytes: the hash provenance records as `events/NNNN.jsonl`.
+    pub sha256: String,
+    /// Complete lines.
+    pub lines: usize,
+    /// Bytes of an unterminated last line that was skipped.
+    pub torn_tail: Option<usize>,
+}
+
+/// One checked line of the log.
+#[derive(Debug)]
+pub struct Entry {
+    pub segment: u32,
+    /// 1-based line number within its segment.
+    pub line: usize,
+    pub env: Envelope,
+}
+
+/// One segment file being read.
+struct Open {
+    read: SegmentRead,
+    lines: Box<dyn BufRead + Send>,
+    hasher: Sha256,
+    buf: Vec<u8>,
+}
+
+/// The log of a run, streamed a line at a time across all its segments, every line checked
+/// by the same [`Checker`] rules (and messages) as every other reader. After the last line,
+/// [`LogReader::segments`] lists every segment with its size and hash.
+pub struct LogReader {
+    pending: std::collections::VecDeque<(u32, PathBuf)>,
+    open: Option<Open>,
+    checker: Checker,
+    done: Vec<SegmentRead>,
+    failed: bool,
+}
+
+impl LogReader {
+    /// Opens the log of `run`, whose lock names it `run_id`. No segment at all is an empty log.
+    pub fn open(run: &RunDir, run_id: &str) -> Result<LogReader> {
+        let listed = run.segments().map_err(|e| Error::unreadable(run.events_dir(), e))?;
+        Ok(LogReader {
+            pending: listed.into(),
+            open: None,
+            checker: Checker::new(run_id),
+            done: Vec::new(),
+            failed: false,
+        })
+    }
+
+    /// The segments read to their end so far (all of them once the iterator is exhausted).
+    pub fn segments(&self) -> &[SegmentRead] {
+        &self.done
+    }
+
+    /// The segment being read, if any.
+    pub fn current(&self) -> Option<&SegmentRead> {
+        self.open.as_ref().map(|o| &o.read)
+    }
+
+    /// Segment files listed (read or not).
+    pub fn segment_count(&self) -> usize {
+        self.done.len() + usize::from(self.open.is_some()) + self.pending.len()
+    }
+
+    fn start(&mut self, number: u32, path: PathBuf) -> Result<()> {
+        let sealed = crate::run::is_sealed_segment(&path);
+        let file = std::fs::File::open(&path).map_err(|e| Error::unreadable(&path, e))?;
+        let lines: Box<dyn BufRead + Send> = if sealed {
+            let decoder = zstd::stream::read::Decoder::new(file).map_err(|e| Error::unreadable(&path, e))?;
+            Box::new(std::io::BufReader::with_capacity(1 << 16, decoder))
+        } else {
+            Box::new(std::io::BufReader::with_capacity(1 << 16, file))
+        };
+        self.checker.segment(number, &path)?;
+        let read = SegmentRead { number, path, sealed, bytes: 0, sha256: String::new(), lines: 0, torn_tail: None };
+        self.open = Some(Open { read, lines, hasher: Sha256::new(), buf: Vec::with_capacity(1 << 12) });
+        Ok(())
+    }
+
+    fn step(&mut self) -> Result<Option<Entry>> {
+        loop {
+            let Some(open) = self.open.as_mut() else {
+                let Some((number, path)) = self.pending.pop_front() else { return Ok(None) };
+                self.start(number, path)?;
+                continue;
+            };
+            open.buf.clear();
+            let n = open.lines.read_until(b'\n', &mut open.buf).map_err(|e| {
+                Error::bad(format!("{}: cannot read (corrupt or truncated?): {e}", open.read.path.display()))
+            })?;
+            open.hasher.update(&open.buf);
+            open.read.bytes += n as u64;
+            if n == 0 || open.buf.last() != Some(&b'\n') {
+                // The end of the segment, after a torn last line if the buffer holds one.
+                let mut open = self.open.take().expect("open");
+                open.read.torn_tail = (n > 0).then_some(n);
+                open.read.sha256 = crate::canonical::hex(&open.hasher.finalize());
+                self.done.push(open.read);
+                continue;
+            }
+            open.read.lines += 1;
+            let line = open.read.lines;
+            let text = &open.buf[..n - 1];
+            let env: Envelope = serde_json::from_slice(text)
+                .map_err(|e| Error::bad(format!("{}:{line}: {e}", open.read.path.display())))?;
+            self.checker.line(&open.read.path, open.read.number, line, &env)?;
+            return Ok(Some(Entry { segment: open.read.number, line, env }));
+        }
+    }
+}
+
+impl Iterator for LogReader {
+    type Item = Result<Entry>;
+    fn next(&mut self) -> Option<Result<Entry>> {
+        if self.failed {
+            return None;
+        }
+        match self.step() {
+            Ok(entry) => entry.map(Ok),
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// One segment file as read whole by [`read`].
 #[derive(Debug)]
 pub struct Segment {
     pub number: u32,
@@ -92,49 +234,25 @@ impl Checker {
     }
 }
 
-/// Reads every segment of `run`, checking it belongs to `run_id`.
+/// Reads the whole log of `run` into memory, checking it belongs to `run_id`: for tests and
+/// small logs only. Stages stream it with [`LogReader`].
 pub fn read(run: &RunDir, run_id: &str) -> Result<Vec<Segment>> {
-    let listed = run.segments().map_err(|e| Error::io(run.events_dir(), e))?;
-    let mut segments = Vec::with_capacity(listed.len());
-    let mut checker = Checker::new(run_id);
-    for (number, path) in listed {
-        let log = jsonl::read::<Envelope>(&path)?;
-        checker.segment(number, &path)?;
-        for (line, env) in log.records.iter().enumerate() {
-            checker.line(&path, number, line + 1, env)?;
+    let mut reader = LogReader::open(run, run_id)?;
+    let mut records: Vec<(u32, Envelope)> = Vec::new();
+    for entry in &mut reader {
+        let entry = entry?;
+        records.push((entry.segment, entry.env));
+    }
+    let mut records = records.into_iter().peekable();
+    let mut segments = Vec::new();
+    for seg in reader.segments() {
+        let mut mine = Vec::new();
+        while let Some((_, env)) = records.next_if(|(n, _)| *n == seg.number) {
+            mine.push(env);
         }
-        segments.push(Segment { number, path, records: log.records, torn_tail: log.torn_tail });
+        segments.push(Segment { number: seg.number, path: seg.path.clone(), records: mine, torn_tail: seg.torn_tail });
     }
     Ok(segments)
-}
-
-/// Seals the log: its segments copied into one columnar `events.parquet` for analysis, one
-/// row per line. The JSONL stays the source of truth; the Parquet is re-derivable from it byte
-/// for byte. Returns the number of rows.
-pub fn seal(run: &RunDir, run_id: &str) -> Result<usize> {
-    let mut rows = Vec::new();
-    let mut inputs = BTreeMap::from([("lock.json".to_string(), file_sha256(&run.lock())?)]);
-    let path = run.events_parquet();
-    let unencodable = |e: serde_json::Error| Error::Parquet { path: path.clone(), message: e.to_string() };
-    for seg in read(run, run_id)? {
-        let segment = seg.number;
-        inputs.insert(format!("events/{segment:04}.jsonl"), file_sha256(&seg.path)?);
-        for env in seg.records {
-            let value = serde_json::to_value(&env).map_err(unencodable)?;
-            let data = value.get("data").cloned().unwrap_or(Value::Null);
-            rows.push(EventRow {
-                segment: i64::from(segment),
-                seq: env.seq as i64,
-                t_ns: env.t_ns as i64,
-                kind: value["type"].as_str().unwrap_or_default().to_string(),
-                request_id: data.get("request_id").and_then(Value::as_str).map(str::to_string),
-                attempt: data.get("attempt").and_then(Value::as_i64),
-                data: serde_json::to_string(&data).map_err(unencodable)?,
-            });
-        }
-    }
-    parquet_io::write(&path, &rows, &inputs)?;
-    Ok(rows.len())
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("evaluations.schema.json", schema_for!(EvaluationRow)),
         ("metrics.schema.json", schema_for!(MetricRow)),
         ("events-table.schema.json", schema_for!(EventRow)),
+        ("seal.schema.json", schema_for!(crate::sealed::SealRecord)),
         ("metrics-json.schema.json", schema_for!(crate::documents::MetricsDocument)),
         ("comparisons.schema.json", schema_for!(crate::documents::ComparisonsDocument)),
     ]

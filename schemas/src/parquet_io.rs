@@ -27,6 +27,9 @@ pub trait Table: Serialize + DeserializeOwned {
     const NAME: &'static str;
     /// Rows per row group: what a [`Writer`] buffers before writing one out.
     const ROW_GROUP_ROWS: usize = ROW_GROUP_ROWS;
+    /// Integer fields (microseconds since the Unix epoch, UTC) stored as Parquet timestamps
+    /// (`Timestamp(µs)` without a zone: naive UTC, which every reader shows as-is).
+    const TIMESTAMP_COLUMNS: &'static [&'static str] = &[];
 }
 
 /// Logical input name → SHA-256, recorded in the table's metadata.
@@ -53,6 +56,9 @@ pub fn fields<T: Table>() -> Result<Vec<FieldRef>> {
         .into_iter()
         .map(|field| match field.data_type() {
             DataType::Dictionary(_, value) => Arc::new(field.as_ref().clone().with_data_type(value.as_ref().clone())),
+            _ if T::TIMESTAMP_COLUMNS.contains(&field.name().as_str()) => Arc::new(
+                field.as_ref().clone().with_data_type(DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, None)),
+            ),
             _ => field,
         })
         .collect())
@@ -91,7 +97,7 @@ impl<W: std::io::Write + Send> Encoder<W> {
         let fields = fields::<T>()?;
         let schema = Arc::new(arrow_schema::Schema::new(fields.clone()));
         let props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
+            .set_compression(Compression::ZSTD(parquet::basic::ZstdLevel::try_new(3).expect("a valid level")))
             .set_key_value_metadata(Some(key_values::<T>(inputs)?))
             .set_max_row_group_row_count(Some(T::ROW_GROUP_ROWS))
             .build();

@@ -31,8 +31,20 @@ impl Current {
         if let Some(known) = self.hashes.get(name) {
             return Ok(known.clone());
         }
+        let segment = name
+            .strip_prefix("events/")
+            .and_then(|n| n.strip_suffix(".jsonl"))
+            .filter(|n| n.len() == 4)
+            .and_then(|n| n.parse::<u32>().ok());
         let path = run.root().join(name);
-        let hash = if path.exists() { Some(file_sha256(&path)?) } else { None };
+        let hash = if let Some(number) = segment {
+            // A sealed segment is still named by its original JSONL and that file's hash.
+            crate::sealed::segment_sha256(run, number)?
+        } else if path.exists() {
+            Some(file_sha256(&path)?)
+        } else {
+            None
+        };
         self.hashes.insert(name.to_string(), hash.clone());
         Ok(hash)
     }

@@ -34,27 +34,45 @@ impl RunDir {
     pub fn segment(&self, n: u32) -> PathBuf {
         self.events_dir().join(format!("{n:04}.jsonl"))
     }
-    /// The event-log segments that exist, in order.
+    /// `events/0001.jsonl.zst`, …: a segment sealed once the run was complete
+    /// (`event_log::seal`), the same bytes zstd-compressed.
+    pub fn sealed_segment(&self, n: u32) -> PathBuf {
+        self.events_dir().join(format!("{n:04}.jsonl.zst"))
+    }
+    /// `events/seal.json`: what sealing compressed (`crate::sealed::SealRecord`).
+    pub fn seal_record(&self) -> PathBuf {
+        self.events_dir().join("seal.json")
+    }
+    /// The event-log segments that exist, in order, each as the file to read: the live
+    /// `NNNN.jsonl` while it exists (also while a seal is in progress: it is the original),
+    /// else the sealed `NNNN.jsonl.zst`.
     pub fn segments(&self) -> std::io::Result<Vec<(u32, PathBuf)>> {
         let dir = self.events_dir();
         if !dir.exists() {
             return Ok(Vec::new());
         }
-        let mut found = Vec::new();
+        let mut found: std::collections::BTreeMap<u32, PathBuf> = std::collections::BTreeMap::new();
         for entry in std::fs::read_dir(&dir)? {
             let path = entry?.path();
-            let number = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(".jsonl"))
-                .filter(|n| n.len() == 4)
-                .and_then(|n| n.parse::<u32>().ok());
-            if let Some(n) = number {
-                found.push((n, path));
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+            let (stem, sealed) = match name.strip_suffix(".jsonl.zst") {
+                Some(stem) => (stem, true),
+                None => match name.strip_suffix(".jsonl") {
+                    Some(stem) => (stem, false),
+                    None => continue,
+                },
+            };
+            let Some(n) = Some(stem)
+                .filter(|n| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if !sealed || !found.contains_key(&n) {
+                found.insert(n, path);
             }
         }
-        found.sort();
-        Ok(found)
+        Ok(found.into_iter().collect())
     }
     pub fn events_parquet(&self) -> PathBuf {
         self.root.join("events.parquet")
@@ -203,6 +221,11 @@ fn flock_holder(table: &str, inode: u64) -> Option<u32> {
     })
 }
 
+/// Whether `path` is a sealed (compressed) segment file rather than a live one.
+pub fn is_sealed_segment(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "zst")
+}
+
 /// SHA-256 of a file, for provenance (`inputs` maps).
 pub fn file_sha256(path: &Path) -> crate::Result<String> {
     Ok(crate::canonical::sha256_hex(&crate::atomic::read(path)?))
@@ -262,11 +285,14 @@ mod tests {
         let run = RunDir::new(dir.path().join("run-1"));
         assert!(run.segments().unwrap().is_empty());
         std::fs::create_dir_all(run.events_dir()).unwrap();
-        for name in ["0002.jsonl", "0001.jsonl", "notes.txt", ".0003.jsonl.tmp"] {
+        for name in ["0002.jsonl", "0001.jsonl", "notes.txt", ".0003.jsonl.tmp", "0003.jsonl.zst", "0002.jsonl.zst"] {
             std::fs::write(run.events_dir().join(name), "").unwrap();
         }
         let numbers: Vec<u32> = run.segments().unwrap().into_iter().map(|(n, _)| n).collect();
-        assert_eq!(numbers, vec![1, 2]);
+        assert_eq!(numbers, vec![1, 2, 3]);
+        let paths: Vec<PathBuf> = run.segments().unwrap().into_iter().map(|(_, p)| p).collect();
+        assert!(paths[1].ends_with("0002.jsonl"), "the live file while both exist");
+        assert!(paths[2].ends_with("0003.jsonl.zst") && is_sealed_segment(&paths[2]));
         assert_eq!(run.run_id(), "run-1");
         assert!(run.segment(12).ends_with("events/0012.jsonl"));
     }

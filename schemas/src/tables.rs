@@ -63,7 +63,12 @@ pub struct ResponseRow {
     pub error_body: Option<String>,
     /// The response's `Content-Type` header.
     pub content_type: Option<String>,
+    /// The `Retry-After` header as received.
     pub retry_after: Option<String>,
+    /// `retry_after` in seconds from the response head's arrival: its delta-seconds, or an
+    /// HTTP-date minus the head's arrival on the wall clock (negative if already past); null
+    /// without the header or when it is neither form.
+    pub retry_after_seconds: Option<f64>,
     /// The protocol version the response came in (`HTTP/1.1`, `HTTP/2`); null when no response
     /// head arrived, or the log predates its recording.
     pub http_version: Option<String>,
@@ -101,6 +106,10 @@ pub struct ResponseRow {
     pub send_lag_ms: f64,
     /// Actual send time on the run clock.
     pub started_t_ns: i64,
+    /// Actual send time on the wall clock, UTC (a zoneless Parquet timestamp in µs): the
+    /// `wall_clock_unix_ns` of the `segment_opened` of the segment the attempt was sent in,
+    /// plus the run-clock time from that event to the send.
+    pub started_at: i64,
     pub response_model: Option<String>,
     pub provider_request_id: Option<String>,
     pub finish_reason: Option<String>,
@@ -111,6 +120,7 @@ pub struct ResponseRow {
 }
 impl Table for ResponseRow {
     const NAME: &'static str = "responses";
+    const TIMESTAMP_COLUMNS: &'static [&'static str] = &["started_at"];
 }
 
 /// `evaluations.parquet`: the verdict on each response.
@@ -209,21 +219,5 @@ impl Table for MetricRow {
     const NAME: &'static str = "metrics";
 }
 
-/// `events.parquet`: the sealed, columnar copy of the raw event log, one row per line.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct EventRow {
-    pub segment: i64,
-    pub seq: i64,
-    pub t_ns: i64,
-    /// The event type, e.g. `sse_event`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// The request the event belongs to, when it belongs to one.
-    pub request_id: Option<String>,
-    pub attempt: Option<i64>,
-    /// The event's `data` object as compact JSON.
-    pub data: String,
-}
-impl Table for EventRow {
-    const NAME: &'static str = "events";
-}
+/// `events.parquet`'s row lives with the table's derivation (`crate::events_table`).
+pub use crate::events_table::EventRow;

@@ -175,6 +175,31 @@ fn first_string(slot: &mut Option<String>, value: Option<&Value>) {
     }
 }
 
+/// What one event's data says, read as [`compute_with`] reads each chunk (the typed columns
+/// of `events.parquet`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChunkFields {
+    pub reasoning: String,
+    pub answer: String,
+    pub finish_reason: Option<String>,
+    /// The usage this chunk reports (its own values, not merged with earlier chunks').
+    pub usage: Usage,
+    pub model: Option<String>,
+}
+
+/// The fields of one event's `data`, when it is a JSON object (else `None`), parsed exactly
+/// as [`compute_with`] parses it.
+pub fn chunk_fields(data: Option<&str>) -> Option<ChunkFields> {
+    let payload = Payload::of(data);
+    let payload = payload.object()?;
+    let mut chunk = ChunkFields::default();
+    first_string(&mut chunk.model, payload.get("model"));
+    merge_usage(&mut chunk.usage, payload);
+    chunk.finish_reason = payload.pointer("/choices/0/finish_reason").and_then(Value::as_str).map(str::to_string);
+    (chunk.reasoning, chunk.answer) = deltas(payload);
+    Some(chunk)
+}
+
 /// Computes the outcome and timing of one attempt from its events, in arrival order.
 /// `logged` is how the terminal event recorded the end of the exchange and `http_status` the
 /// response status (none when no head arrived).

@@ -153,7 +153,7 @@ fn hostile_providers_are_classified_and_never_gain() {
 
 /// The fetch recorded its own peak resident memory when it closed its segment.
 fn check_fetch_memory(run: &Path) {
-    let log = std::fs::read_to_string(run.join("events/0001.jsonl")).unwrap();
+    let log = crate::ops::segment_text(&run, 1);
     let closed = log
         .lines()
         .filter_map(|l| serde_json::from_str::<Envelope>(l).ok())

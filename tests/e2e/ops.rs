@@ -324,3 +324,28 @@ pub fn stale_run(ws: &Workspace, sim: &Sim, run: &Path) {
     derive(ws, run);
     ok(&mut fetch(ws, run, &sim.url, "0.3"));
 }
+
+/// The text of segment `n` of `run`'s log, in whichever form it is (sealed or live).
+pub fn segment_text(run: &Path, n: u32) -> String {
+    let run = RunDir::new(run);
+    let plain = run.segment(n);
+    if plain.exists() {
+        return std::fs::read_to_string(plain).unwrap();
+    }
+    let bytes = zstd::decode_all(std::fs::File::open(run.sealed_segment(n)).unwrap()).unwrap();
+    String::from_utf8(bytes).unwrap()
+}
+
+/// Undoes the seal of `run`'s log, as `zstd -d` would (for tests that edit the plain
+/// segments): every sealed segment decompressed back to `NNNN.jsonl`, the compressed files
+/// and the seal record removed.
+pub fn unseal(run: &Path) {
+    let dir = RunDir::new(run);
+    for (n, path) in dir.segments().unwrap() {
+        if inferbench_schemas::run::is_sealed_segment(&path) {
+            std::fs::write(dir.segment(n), segment_text(run, n)).unwrap();
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    let _ = std::fs::remove_file(dir.seal_record());
+}

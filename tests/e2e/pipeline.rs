@@ -163,7 +163,12 @@ fn check_timing(responses: &[ResponseRow], sim: &Sim) {
 
 /// The bundled spec's transport (HTTP/1.1) is recorded per segment and per response.
 fn check_transport(run: &Path, responses: &[ResponseRow]) {
-    let log = inferbench_schemas::jsonl::read::<Envelope>(&run.join("events/0001.jsonl")).unwrap().records;
+    let log = inferbench_schemas::jsonl::parse::<Envelope>(
+        Path::new("0001.jsonl"),
+        crate::ops::segment_text(&run, 1).as_bytes(),
+    )
+    .unwrap()
+    .records;
     let Event::SegmentOpened(opened) = &log[0].event else { panic!("the log opens with its segment") };
     assert_eq!(opened.http_version.as_deref(), Some("1.1"));
     let heads: Vec<&str> = log

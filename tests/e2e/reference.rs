@@ -70,8 +70,8 @@ fn expected_body(provider: &str) -> Vec<(&'static str, Value)> {
 /// Every `request_started` record of the run's log.
 fn requests_sent(run: &Path) -> Vec<Value> {
     let mut sent = Vec::new();
-    for entry in std::fs::read_dir(run.join("events")).unwrap() {
-        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+    for (number, _) in inferbench_schemas::run::RunDir::new(run).segments().unwrap() {
+        let text = crate::ops::segment_text(run, number);
         for line in text.lines() {
             let record: Value = serde_json::from_str(line).unwrap();
             if record["type"] == "request_started" {

@@ -9,10 +9,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+fn run_id(run: &Path) -> String {
+    inferbench_schemas::lock::Lock::read(&run.join("lock.json")).unwrap().run_id
+}
+
 fn events(run: &Path) -> Vec<Envelope> {
     let mut all = Vec::new();
-    for (_, path) in inferbench_schemas::run::RunDir::new(run).segments().unwrap() {
-        all.extend(jsonl::read::<Envelope>(&path).unwrap().records);
+    for segment in
+        inferbench_schemas::event_log::read(&inferbench_schemas::run::RunDir::new(run), &run_id(run)).unwrap()
+    {
+        all.extend(segment.records);
     }
     all
 }

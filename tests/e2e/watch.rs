@@ -67,15 +67,11 @@ impl LogCounts {
     fn read(run: &Path, upto: Option<u64>) -> LogCounts {
         let mut counts = LogCounts::default();
         let Some(upto) = upto else { return counts };
-        let mut names: Vec<PathBuf> = match std::fs::read_dir(run.join("events")) {
-            Ok(dir) => dir.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")).collect(),
-            Err(_) => return counts,
-        };
-        names.sort();
+        let names: Vec<(u32, PathBuf)> = inferbench_schemas::run::RunDir::new(run).segments().unwrap_or_default();
         let mut provider_of: BTreeMap<(String, u64), String> = BTreeMap::new();
         let mut open: BTreeSet<(String, u64)> = BTreeSet::new();
-        for path in names {
-            let bytes = std::fs::read(&path).unwrap();
+        for (number, _) in names {
+            let bytes = crate::ops::segment_text(run, number).into_bytes();
             let complete = &bytes[..bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)];
             let mut any = false;
             for line in complete.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
@@ -288,6 +284,9 @@ fn watch_follows_a_fetch_through_a_kill_a_resume_and_the_end() {
     // A torn last line is left unread; a corrupt complete line is refused, naming it.
     let copy = ws.path("runs/run-watch-copy");
     rr::copy_tree(&run, &copy);
+    // The finished run is sealed; a copy with its plain segments back shows the same.
+    crate::ops::unseal(&copy);
+    assert_eq!(snapshot(&copy, &[])["last_seq"], finished["last_seq"], "the sealed and plain logs read alike");
     let segment = copy.join("events/0002.jsonl");
     let mut bytes = std::fs::read(&segment).unwrap();
     let partial = b"{\"v\":1,\"run_id\":\"run-w";
