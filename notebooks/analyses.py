@@ -47,7 +47,9 @@ def duck(sql: str) -> pl.DataFrame:
     """A DuckDB query, `{name}` standing for `read_parquet(<name's glob>, hive_partitioning = true)`."""
     for name in ["responses", "evaluations", "events", "metrics", "pooled"]:
         sql = sql.replace("{" + name + "}", f"read_parquet('{table(name)}', hive_partitioning = true)")
-    return duckdb.sql(sql).pl()
+    relation = duckdb.sql(sql)
+    # Row by row into polars: DuckDB's own .pl() would need pyarrow on top.
+    return pl.DataFrame(relation.fetchall(), schema=relation.columns, orient="row")
 
 
 def nearest_rank(column: str, q: float) -> pl.Expr:
@@ -73,6 +75,9 @@ def same(a: pl.DataFrame, b: pl.DataFrame, what: str) -> None:
 
 
 KEYS = ["workflow", "run", "provider"]
+pl.Config.set_tbl_cols(12)
+pl.Config.set_tbl_width_chars(170)
+pl.Config.set_tbl_rows(40)
 
 # %% [markdown]
 # ## 1. TTFA distribution per provider
