@@ -251,10 +251,10 @@ $(RUN)/evaluations.parquet: $(RUN)/responses.parquet $(BIN)/ib-evaluate
 
 # Not precious: when a stage fails, make may delete all its outputs (see the lock), and a
 # derived file deleted is only re-derived.
-$(RUN)/metrics.json $(RUN)/metrics.parquet $(RUN)/comparisons.json &: $(RUN)/responses.parquet $(RUN)/evaluations.parquet $(RUN)/schedule.parquet $(BIN)/ib-aggregate
+$(RUN)/metrics.json $(RUN)/metrics.parquet $(RUN)/pooled.parquet $(RUN)/comparisons.json &: $(RUN)/responses.parquet $(RUN)/evaluations.parquet $(RUN)/schedule.parquet $(BIN)/ib-aggregate
 	$(BIN)/ib-aggregate --run $(RUN) --spec $(SPEC)
 
-$(RUN)/report.md $(RUN)/report.html $(RUN)/manifest.json &: $(RUN)/metrics.json $(RUN)/metrics.parquet $(RUN)/comparisons.json $(RUN)/responses.parquet $(RUN)/schedule.parquet $(BIN)/ib-report
+$(RUN)/report.md $(RUN)/report.html $(RUN)/manifest.json &: $(RUN)/metrics.json $(RUN)/metrics.parquet $(RUN)/pooled.parquet $(RUN)/comparisons.json $(RUN)/responses.parquet $(RUN)/schedule.parquet $(BIN)/ib-report
 	$(BIN)/ib-report --run $(RUN) --spec $(SPEC)
 
 endif # the run's rules

@@ -1,6 +1,6 @@
 //! The stage, in order: read and check the lock (`inputs`), join and check the tables
 //! (`join`), compute every group, the pooled rows and the ranking (`metrics`), the paired
-//! comparisons (`comparisons`), and only then write the three outputs, each atomically.
+//! comparisons (`comparisons`), and only then write the four outputs, as one atomic group.
 use crate::args::Args;
 use crate::{error, inputs, join, metrics, output};
 use inferbench_schemas::documents::Provenance;
@@ -26,14 +26,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let metrics_doc = output::metrics_doc(&identity, &computed);
     let comparisons_doc = output::comparisons_doc(&identity, &computed, &joined);
     let rows = output::metric_rows(&computed);
+    let pooled = output::pooled_rows(&computed);
     let run = RunDir::new(&args.run);
     let mut outputs = atomic::Group::new(run.root());
     outputs.add(&run.metrics_json(), &atomic::json_bytes(&run.metrics_json(), &metrics_doc)?)?;
     outputs.add(&run.metrics_parquet(), &parquet_io::to_bytes(&rows, &inputs.hashes)?)?;
+    outputs.add(&run.pooled_parquet(), &parquet_io::to_bytes(&pooled, &inputs.hashes)?)?;
     outputs.add(&run.comparisons(), &atomic::json_bytes(&run.comparisons(), &comparisons_doc)?)?;
     outputs.commit()?;
     eprintln!(
-        "ib-aggregate: {} providers, {} responses, {} ranked; wrote metrics.json, metrics.parquet, comparisons.json",
+        "ib-aggregate: {} providers, {} responses, {} ranked; wrote metrics.json, metrics.parquet, pooled.parquet, comparisons.json",
         computed.pooled.len(),
         joined.observations.len(),
         computed.ranking.len()
@@ -75,7 +77,7 @@ mod tests {
                 q.with(|r| r.response_model = Some(model.into()))
             })
             .collect();
-        let t = fixture::tables(&reqs);
+        let t = fixture::rows(&reqs);
         let lock_only = provenance(dir);
         parquet_io::write::<ScheduleRow>(&dir.join("schedule.parquet"), &t.schedule, &lock_only).unwrap();
         parquet_io::write::<ResponseRow>(&dir.join("responses.parquet"), &t.responses, &lock_only).unwrap();
@@ -119,7 +121,7 @@ mod tests {
     }
 
     fn outputs(dir: &Path) -> Vec<Vec<u8>> {
-        ["metrics.json", "metrics.parquet", "comparisons.json"]
+        ["metrics.json", "metrics.parquet", "pooled.parquet", "comparisons.json"]
             .iter()
             .map(|n| std::fs::read(dir.join(n)).unwrap())
             .collect()
@@ -152,8 +154,13 @@ mod tests {
         );
         let table =
             parquet_io::read::<inferbench_schemas::tables::MetricRow>(&dir.path().join("metrics.parquet")).unwrap();
-        assert_eq!(table.rows.len(), 8);
+        assert_eq!(table.rows.len(), 6);
         assert_eq!(serde_json::to_value(&table.inputs).unwrap(), metrics["provenance"]["inputs"]);
+        let pooled =
+            parquet_io::read::<inferbench_schemas::tables::PooledRow>(&dir.path().join("pooled.parquet")).unwrap();
+        let ranked: Vec<(&str, Option<i64>)> = pooled.rows.iter().map(|r| (r.provider.as_str(), r.rank)).collect();
+        assert_eq!(ranked, [("fireworks", Some(1)), ("together", Some(2))]);
+        assert_eq!(pooled.inputs, table.inputs);
         let text = String::from_utf8(first[0].clone()).unwrap();
         assert!(!text.contains(dir.path().to_str().unwrap()), "no machine paths in outputs");
     }

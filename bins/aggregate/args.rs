@@ -6,7 +6,8 @@ use inferbench_schemas::cli::{RunArg, SpecArg};
 ///
 /// Reads lock.json, schedule.parquet, responses.parquet and evaluations.parquet from the run
 /// directory, checks that the spec and provider table still match the run's lock, and writes
-/// metrics.json, metrics.parquet and comparisons.json next to them. The provider table the
+/// metrics.json, metrics.parquet (per provider × family), pooled.parquet (per provider, with
+/// eligibility and rank) and comparisons.json next to them, together. The provider table the
 /// spec names supplies model ids and aliases (model identity) and prices (known cost).
 /// Nothing is written unless every input is valid; the outputs are byte-identical when
 /// re-derived from the same inputs.

@@ -316,8 +316,10 @@ mod tests {
             Req::failed(0, MEETING, "b", "timeout"),
         ];
         let t = fixture::tables(&reqs);
-        let obs: Vec<Observation> =
-            reqs.into_iter().map(|q| Observation { response: q.response, evaluation: q.evaluation }).collect();
+        let obs: Vec<Observation> = reqs
+            .into_iter()
+            .map(|q| Observation { response: q.response.into(), evaluation: q.evaluation.into() })
+            .collect();
         let r = rounds(&t.schedule, &obs);
         assert_eq!(r, vec![round(&[("a", 50.0)]), round(&[("a", 70.0)])]);
     }

@@ -144,14 +144,8 @@ impl Req {
 pub fn evaluation_for(r: &ResponseRow, classification: Classification) -> EvaluationRow {
     EvaluationRow {
         request_id: r.request_id.clone(),
-        round_id: r.round_id.clone(),
-        round_index: r.round_index,
-        provider: r.provider.clone(),
-        task_family: r.task_family,
-        item_id: r.item_id.clone(),
-        operational_outcome: r.operational_outcome,
         classification,
-        error_type: None,
+        evaluation_error_type: None,
         schema_valid: matches!(classification, Classification::ValidResult | Classification::IncorrectResult),
         correct: classification == Classification::ValidResult,
         correct_field_count: None,
@@ -161,8 +155,25 @@ pub fn evaluation_for(r: &ResponseRow, classification: Classification) -> Evalua
     }
 }
 
-/// The schedule that `reqs` answer (one row per request), and the rows themselves.
+/// The schedule that `reqs` answer, and the facts of their rows, as the stage reads them.
 pub fn tables(reqs: &[Req]) -> Tables {
+    let rows = rows(reqs);
+    Tables {
+        schedule: rows.schedule,
+        responses: rows.responses.into_iter().map(Into::into).collect(),
+        evaluations: rows.evaluations.into_iter().map(Into::into).collect(),
+    }
+}
+
+/// The rows of a run's three tables, as files hold them.
+pub struct Rows {
+    pub schedule: Vec<ScheduleRow>,
+    pub responses: Vec<ResponseRow>,
+    pub evaluations: Vec<EvaluationRow>,
+}
+
+/// The schedule that `reqs` answer (one row per request), and the rows themselves.
+pub fn rows(reqs: &[Req]) -> Rows {
     let schedule = reqs
         .iter()
         .map(|q| ScheduleRow {
@@ -175,7 +186,7 @@ pub fn tables(reqs: &[Req]) -> Tables {
             request_id: q.response.request_id.clone(),
         })
         .collect();
-    Tables {
+    Rows {
         schedule,
         responses: reqs.iter().map(|q| q.response.clone()).collect(),
         evaluations: reqs.iter().map(|q| q.evaluation.clone()).collect(),

@@ -5,14 +5,13 @@
 //! a percentile metric's samples are the non-null values of its column, so a failed request
 //! shows up as a missing sample rather than vanishing. Percentiles of the pooled row are taken
 //! over the concatenated samples, never averaged from the family rows.
-use crate::join::Observation;
+use crate::join::{Observation, ResponseFacts};
 use inferbench_schemas::documents::{
     Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries, PercentileValue,
     Percentiles, PriceUsd, RateDetail, StreamDiagnostics, Summary, Usage,
 };
 use inferbench_schemas::percentile::{self, Samples};
 use inferbench_schemas::providers::Price;
-use inferbench_schemas::tables::ResponseRow;
 use inferbench_schemas::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
 
 /// Which end of a metric's distribution its p95/p99 describe.
@@ -58,7 +57,7 @@ fn failure_counts(observations: &[&Observation]) -> FailureCounts {
 /// How the 2xx streams that ended by themselves ended, and whether usage agrees with the
 /// local token count.
 fn stream_diagnostics(observations: &[&Observation]) -> StreamDiagnostics {
-    let ended: Vec<&ResponseRow> = observations
+    let ended: Vec<&ResponseFacts> = observations
         .iter()
         .map(|o| &o.response)
         .filter(|r| matches!(r.outcome, Outcome::Completed | Outcome::Truncated | Outcome::StreamError))
@@ -127,7 +126,7 @@ pub fn compute(input: &GroupInput) -> GroupMetrics {
 
 /// Reasoning emitted before the answer, over the responses that have a TTFA.
 fn emission(obs: &[&Observation]) -> RateDetail {
-    let with_ttfa: Vec<&ResponseRow> = obs.iter().map(|o| &o.response).filter(|r| r.ttfa_ms.is_some()).collect();
+    let with_ttfa: Vec<&ResponseFacts> = obs.iter().map(|o| &o.response).filter(|r| r.ttfa_ms.is_some()).collect();
     let emitted = with_ttfa.iter().filter(|r| r.reasoning_emitted_before_answer == Some(true)).count() as i64;
     let denominator = with_ttfa.len() as i64;
     rate_detail(emitted, denominator, obs.len() as i64 - denominator)
@@ -146,7 +145,7 @@ fn summaries(obs: &[&Observation]) -> MetricSummaries {
 }
 
 /// A metric's population and percentiles: its samples are the non-null values of `sample`.
-fn summary(obs: &[&Observation], tail: Tail, sample: fn(&ResponseRow) -> Option<f64>) -> Summary {
+fn summary(obs: &[&Observation], tail: Tail, sample: fn(&ResponseFacts) -> Option<f64>) -> Summary {
     let submitted = obs.len() as i64;
     let samples = Samples::new(obs.iter().filter_map(|o| sample(&o.response)));
     let [p50, p95, p99] = LEVELS.map(|level| PercentileValue { value: percentile(&samples, tail, level) });
@@ -209,7 +208,7 @@ mod tests {
     use crate::join::Observation;
 
     fn observations(reqs: Vec<Req>) -> Vec<Observation> {
-        reqs.into_iter().map(|q| Observation { response: q.response, evaluation: q.evaluation }).collect()
+        reqs.into_iter().map(|q| Observation { response: q.response.into(), evaluation: q.evaluation.into() }).collect()
     }
 
     fn metrics(family: &str, obs: &[Observation]) -> GroupMetrics {

@@ -33,17 +33,26 @@ pub fn load(args: &Args) -> anyhow::Result<RunInputs> {
     let mut pipeline = Pipeline::open(&args.run, &args.spec)?;
     let run = pipeline.run.clone();
     let writer = run.lock_for_writing("ib-aggregate")?;
-    let tables = Tables {
-        schedule: pipeline.table(&run.schedule(), "ib-schedule")?,
-        responses: pipeline.table(&run.responses(), "ib-reconstruct")?,
-        evaluations: pipeline.table(&run.evaluations(), "ib-evaluate")?,
-    };
+    let schedule = pipeline.table(&run.schedule(), "ib-schedule")?;
+    // Each batch of rows is reduced to what the metrics read as soon as it is decoded.
+    let responses_reader = pipeline.reader::<ResponseRow>(&run.responses(), "ib-reconstruct")?;
+    let evaluations_reader = pipeline.reader::<EvaluationRow>(&run.evaluations(), "ib-evaluate")?;
     // The scoring rules are the responses' (ib-reconstruct --rules); the evaluations must have
     // been derived from responses judged under the same ones.
-    let rules = Rules::of(&parquet_io::read_inputs::<ResponseRow>(&run.responses())?);
-    rules.check("evaluations.parquet", &parquet_io::read_inputs::<EvaluationRow>(&run.evaluations())?)?;
+    let rules = Rules::of(&responses_reader.inputs);
+    rules.check("evaluations.parquet", &evaluations_reader.inputs)?;
+    let tables = Tables { schedule, responses: facts(responses_reader)?, evaluations: facts(evaluations_reader)? };
     let reference_paired_failures = inferbench_schemas::reference_records::paired_check_failures(&run)?;
     let Pipeline { spec, providers: table, lock, mut hashes, .. } = pipeline;
     rules.record(&mut hashes);
     Ok(RunInputs { spec, table, lock, tables, hashes, rules, reference_paired_failures, _writer: writer })
+}
+
+/// Every row of a table, reduced batch by batch to `F`.
+fn facts<T: parquet_io::Table, F: From<T>>(reader: parquet_io::Reader<T>) -> anyhow::Result<Vec<F>> {
+    let mut out = Vec::with_capacity(usize::try_from(reader.total_rows).unwrap_or(0));
+    for batch in reader {
+        out.extend(batch?.into_iter().map(F::from));
+    }
+    Ok(out)
 }

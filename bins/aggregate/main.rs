@@ -1,7 +1,7 @@
 //! `ib-aggregate`: a run's responses and evaluations in; metrics, ranking and paired
-//! comparisons out (`metrics.json`, `metrics.parquet`, `comparisons.json`). A pure function of
-//! the run directory's files: it never touches the network. See `aggregate.rs` for the order
-//! of work and `--help` for usage.
+//! comparisons out (`metrics.json`, `metrics.parquet`, `pooled.parquet`, `comparisons.json`).
+//! A pure function of the run directory's files: it never touches the network. See
+//! `aggregate.rs` for the order of work and `--help` for usage.
 mod aggregate;
 mod args;
 mod comparisons;

@@ -1,4 +1,5 @@
-//! The stage's three outputs: `metrics.json`, `metrics.parquet` and `comparisons.json`.
+//! The stage's four outputs: `metrics.json`, `metrics.parquet`, `pooled.parquet` and
+//! `comparisons.json`.
 //! Nothing in them depends on the clock or the machine, so re-deriving them from the same
 //! inputs with the same code gives the same bytes.
 use crate::comparisons;
@@ -6,10 +7,11 @@ use crate::join::Joined;
 use crate::metrics::Computed;
 use crate::pooled::{MAX_FAILURE_PERCENT, MIN_SUCCESS_PERCENT};
 use inferbench_schemas::documents::{
-    ComparisonsDocument, EligibilityPolicy, GroupMetrics, MetricsDocument, PooledMetrics, Provenance,
-    ProviderEligibility, METRICS_VERSION,
+    ComparisonsDocument, EligibilityPolicy, GroupMetrics, MetricsDocument, Provenance, ProviderEligibility,
+    METRICS_VERSION,
 };
-use inferbench_schemas::tables::MetricRow;
+use inferbench_schemas::tables::{MetricRow, PooledRow};
+use inferbench_schemas::vocab::TaskFamily;
 
 pub const PERCENTILE_CONVENTION: &str =
     "nearest-rank, integer ranks: upper pK = ceil(K·n/100); lower floor pK = n − ceil(K·n/100) + 1";
@@ -55,72 +57,98 @@ pub fn comparisons_doc(id: &RunIdentity, computed: &Computed, joined: &Joined) -
     }
 }
 
-/// `metrics.parquet` rows: per provider (by name), its family rows (by family name), then its
-/// pooled row.
+/// A row of `metrics.parquet` or `pooled.parquet` from a group's metrics: the two tables share
+/// these columns (`inferbench_schemas::tables`), between their own leading and trailing ones.
+macro_rules! metric_row {
+    ($table:ident, $m:expr, { $($lead:ident : $lval:expr),* $(,)? }, { $($trail:ident : $tval:expr),* $(,)? }) => {{
+        let m: &GroupMetrics = $m;
+        let (f, p, s) = (&m.failures, &m.percentiles, &m.summaries);
+        $table {
+            $($lead: $lval,)*
+            scheduled_count: m.scheduled_count,
+            submitted_count: m.submitted_count,
+            missing_response_count: m.missing_response_count,
+            correct_count: m.correct_count,
+            failed_request_count: m.failed_request_count,
+            invalid_result_count: m.invalid_result_count,
+            incorrect_result_count: m.incorrect_result_count,
+            task_success_rate: m.task_success_rate,
+            failure_rate: m.failure_rate,
+            timeout_rate: f.timeout_rate,
+            http_429_rate: f.http_429_rate,
+            other_http_4xx_rate: f.other_http_4xx_rate,
+            http_5xx_rate: f.http_5xx_rate,
+            transport_error_rate: f.transport_error_rate,
+            other_http_rate: f.other_http_rate,
+            invalid_stream_rate: f.invalid_stream_rate,
+            stream_error_rate: f.stream_error_rate,
+            truncated_rate: f.truncated_rate,
+            reasoning_emission_rate: m.reasoning_emission_rate,
+            ttfo_p50: p.ttfo_p50,
+            ttfo_p95: p.ttfo_p95,
+            ttfo_p99: p.ttfo_p99,
+            ttfa_p50: p.ttfa_p50,
+            ttfa_p95: p.ttfa_p95,
+            ttfa_p99: p.ttfa_p99,
+            pre_answer_reasoning_tokens_p50: p.pre_answer_reasoning_tokens_p50,
+            pre_answer_reasoning_tokens_p95: p.pre_answer_reasoning_tokens_p95,
+            pre_answer_reasoning_tokens_p99: p.pre_answer_reasoning_tokens_p99,
+            e2e_latency_p50: p.e2e_latency_p50,
+            e2e_latency_p95: p.e2e_latency_p95,
+            e2e_latency_p99: p.e2e_latency_p99,
+            output_tokens_per_second_p50: p.output_tokens_per_second_p50,
+            output_tokens_per_second_p95: p.output_tokens_per_second_p95,
+            output_tokens_per_second_p99: p.output_tokens_per_second_p99,
+            ttfa_population: s.ttfa_ms.population_count,
+            e2e_latency_population: s.e2e_latency_ms.population_count,
+            output_tokens_per_second_population: s.output_tokens_per_second.population_count,
+            ended_stream_count: m.stream_diagnostics.ended_stream_count,
+            missing_done_count: m.stream_diagnostics.missing_done_count,
+            missing_finish_reason_count: m.stream_diagnostics.missing_finish_reason_count,
+            usage_reported_count: m.usage.reported_count,
+            usage_mismatch_count: m.stream_diagnostics.usage_mismatch_count,
+            input_tokens: m.usage.input_tokens,
+            output_tokens: m.usage.output_tokens,
+            known_cost_usd: m.cost.known_cost_usd,
+            $($trail: $tval,)*
+        }
+    }};
+}
+
+/// `metrics.parquet` rows: per provider (by name), its family rows (by family name).
 pub fn metric_rows(computed: &Computed) -> Vec<MetricRow> {
-    let mut pooled: Vec<&PooledMetrics> = computed.pooled.iter().collect();
-    pooled.sort_by(|a, b| a.metrics.provider.cmp(&b.metrics.provider));
-    let mut rows = Vec::new();
-    for p in pooled {
-        let name = &p.metrics.provider;
-        rows.extend(computed.families.iter().filter(|f| &f.provider == name).map(|f| metric_row(f, None)));
-        rows.push(metric_row(&p.metrics, Some(p)));
-    }
+    let mut rows: Vec<MetricRow> = computed
+        .families
+        .iter()
+        .map(|m| {
+            // Family rows are only ever made for the spec's families (`metrics::compute_with`).
+            let family: TaskFamily = m.task_family.parse().expect("a family row names a task family");
+            metric_row!(MetricRow, m, { provider: m.provider.clone(), task_family: family }, {})
+        })
+        .collect();
+    rows.sort_by(|a, b| (&a.provider, a.task_family.as_str()).cmp(&(&b.provider, b.task_family.as_str())));
     rows
 }
 
-fn metric_row(m: &GroupMetrics, pooled: Option<&PooledMetrics>) -> MetricRow {
-    let (f, p, s) = (&m.failures, &m.percentiles, &m.summaries);
-    MetricRow {
-        provider: m.provider.clone(),
-        task_family: m.task_family.clone(),
-        submitted_count: m.submitted_count,
-        correct_count: m.correct_count,
-        failed_request_count: m.failed_request_count,
-        invalid_result_count: m.invalid_result_count,
-        incorrect_result_count: m.incorrect_result_count,
-        task_success_rate: m.task_success_rate,
-        failure_rate: m.failure_rate,
-        timeout_rate: f.timeout_rate,
-        http_429_rate: f.http_429_rate,
-        other_http_4xx_rate: f.other_http_4xx_rate,
-        http_5xx_rate: f.http_5xx_rate,
-        transport_error_rate: f.transport_error_rate,
-        other_http_rate: f.other_http_rate,
-        invalid_stream_rate: f.invalid_stream_rate,
-        stream_error_rate: f.stream_error_rate,
-        truncated_rate: f.truncated_rate,
-        reasoning_emission_rate: m.reasoning_emission_rate,
-        ttfo_p50: p.ttfo_p50,
-        ttfo_p95: p.ttfo_p95,
-        ttfo_p99: p.ttfo_p99,
-        ttfa_p50: p.ttfa_p50,
-        ttfa_p95: p.ttfa_p95,
-        ttfa_p99: p.ttfa_p99,
-        pre_answer_reasoning_tokens_p50: p.pre_answer_reasoning_tokens_p50,
-        pre_answer_reasoning_tokens_p95: p.pre_answer_reasoning_tokens_p95,
-        pre_answer_reasoning_tokens_p99: p.pre_answer_reasoning_tokens_p99,
-        e2e_latency_p50: p.e2e_latency_p50,
-        e2e_latency_p95: p.e2e_latency_p95,
-        e2e_latency_p99: p.e2e_latency_p99,
-        output_tokens_per_second_p50: p.output_tokens_per_second_p50,
-        output_tokens_per_second_p95: p.output_tokens_per_second_p95,
-        output_tokens_per_second_p99: p.output_tokens_per_second_p99,
-        ttfa_population: s.ttfa_ms.population_count,
-        e2e_latency_population: s.e2e_latency_ms.population_count,
-        output_tokens_per_second_population: s.output_tokens_per_second.population_count,
-        ended_stream_count: m.stream_diagnostics.ended_stream_count,
-        missing_done_count: m.stream_diagnostics.missing_done_count,
-        missing_finish_reason_count: m.stream_diagnostics.missing_finish_reason_count,
-        usage_reported_count: m.usage.reported_count,
-        usage_mismatch_count: m.stream_diagnostics.usage_mismatch_count,
-        input_tokens: m.usage.input_tokens,
-        output_tokens: m.usage.output_tokens,
-        known_cost_usd: m.cost.known_cost_usd,
-        eligible: pooled.map(|p| p.eligible),
-        ineligibility_reasons: pooled.map(|p| p.ineligibility_reasons.join("; ")),
-        rank: pooled.and_then(|p| p.rank),
-    }
+/// `pooled.parquet` rows: one per provider, ranked providers first (by rank), then the others
+/// by name, as `metrics.json` orders them.
+pub fn pooled_rows(computed: &Computed) -> Vec<PooledRow> {
+    computed
+        .pooled
+        .iter()
+        .map(|p| {
+            let m = &p.metrics;
+            metric_row!(PooledRow, m, { provider: m.provider.clone() }, {
+                balanced: p.balanced,
+                configuration_compatible: p.configuration_compatible,
+                artifact_graph_complete: p.artifact_graph_complete,
+                eligible: p.eligible,
+                ineligibility_reasons: p.ineligibility_reasons.clone(),
+                ineligibility_details: p.ineligibility_details.clone(),
+                rank: p.rank,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -143,26 +171,25 @@ mod tests {
     }
 
     #[test]
-    fn parquet_rows_are_families_then_pooled_per_provider_by_name() {
+    fn metrics_rows_are_families_by_provider_and_pooled_rows_one_per_provider() {
         let (computed, _) = computed_and_joined();
         let rows = metric_rows(&computed);
         let keys: Vec<(&str, &str)> = rows.iter().map(|r| (r.provider.as_str(), r.task_family.as_str())).collect();
-        assert_eq!(keys.len(), 12);
+        assert_eq!(keys.len(), 9);
         assert_eq!(
-            &keys[..4],
-            &[
-                ("a", fixture::CONTRACT.as_str()),
-                ("a", fixture::MEETING.as_str()),
-                ("a", TICKET.as_str()),
-                ("a", "pooled")
-            ]
+            &keys[..3],
+            &[("a", fixture::CONTRACT.as_str()), ("a", fixture::MEETING.as_str()), ("a", TICKET.as_str())]
         );
-        let c = rows.iter().find(|r| r.provider == "c" && r.task_family == "pooled").unwrap();
-        assert_eq!(c.eligible, Some(false));
-        assert!(c.ineligibility_reasons.as_deref().unwrap().starts_with("task success rate below 95%; operational"));
-        assert_eq!(rows[0].eligible, None);
-        let a = rows.iter().find(|r| r.provider == "a" && r.task_family == "pooled").unwrap();
-        assert_eq!((a.rank, a.e2e_latency_p99, a.http_429_rate), (Some(1), Some(102.0), Some(0.0)));
+        let pooled = pooled_rows(&computed);
+        let order: Vec<(&str, Option<i64>, bool)> =
+            pooled.iter().map(|r| (r.provider.as_str(), r.rank, r.eligible)).collect();
+        assert_eq!(order, [("a", Some(1), true), ("b", Some(2), true), ("c", None, false)]);
+        let c = &pooled[2];
+        assert_eq!(c.ineligibility_reasons[..2], ["task success rate below 95%", "operational failure rate above 1%"]);
+        assert_eq!(c.ineligibility_reasons.len(), c.ineligibility_details.len());
+        let a = &pooled[0];
+        assert_eq!((a.e2e_latency_p99, a.http_429_rate, a.submitted_count), (Some(102.0), Some(0.0), 3));
+        assert!(a.ineligibility_reasons.is_empty() && a.balanced && a.artifact_graph_complete);
     }
 
     #[test]

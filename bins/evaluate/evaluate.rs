@@ -10,9 +10,9 @@ use inferbench_schemas::dataset::Dataset;
 use inferbench_schemas::parquet_io::{self, Inputs};
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::rules::Rules;
-use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
+use inferbench_schemas::tables::{ContractFieldCorrect, EvaluationRow, ParsedOutput, ResponseRow};
 use inferbench_schemas::vocab::{Classification, EvaluationError, OperationalOutcome};
-use inferbench_schemas::{canonical, Error};
+use inferbench_schemas::Error;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -27,46 +27,115 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let _writer = pipeline.run.lock_for_writing("ib-evaluate")?;
     let dataset = pipeline.dataset(args.dataset.as_deref())?;
     let responses_path = pipeline.run.responses();
-    let responses: Vec<ResponseRow> = pipeline.table(&responses_path, "ib-reconstruct")?;
-    let run_dir = pipeline.run;
-    let rows = evaluate_rows(&responses, &dataset, &responses_path)?;
+    let reader = pipeline.reader::<ResponseRow>(&responses_path, "ib-reconstruct")?;
 
     // Provenance: the dataset files, the spec and provider table, and the responses, and the
     // scoring rules the responses were judged under (carried on for the later stages).
     let mut inputs: Inputs = pipeline.hashes;
-    Rules::of(&parquet_io::read_inputs::<ResponseRow>(&responses_path)?).record(&mut inputs);
-    let out = run_dir.evaluations();
-    parquet_io::write(&out, &rows, &inputs)?;
-    eprintln!("ib-evaluate: {}", summary(&rows, &out));
+    Rules::of(&reader.inputs).record(&mut inputs);
+    let out = pipeline.run.evaluations();
+    // A batch of responses in, a batch of evaluations out: memory stays bounded whatever the
+    // run's size. The table is published only once every row has been checked; a problem
+    // anywhere drops the writer, which removes its temporary file and leaves any previous
+    // evaluations.parquet as it was.
+    let mut writer = parquet_io::Writer::<EvaluationRow>::create(&out, &inputs)?;
+    let mut checker = Checker::new(&responses_path);
+    for batch in reader {
+        let rows = checker.batch(&batch?, &dataset);
+        if checker.problems.is_empty() {
+            writer.write(&rows)?;
+        }
+    }
+    let counts = checker.finish()?;
+    writer.finish()?;
+    eprintln!("ib-evaluate: {}", summary(&counts, &out));
     Ok(())
 }
 
 /// Evaluates every response, in order. Fails with every row problem found (up to a cap),
 /// each naming the file, the row, the request and the field.
+#[cfg(test)]
 pub fn evaluate_rows(responses: &[ResponseRow], dataset: &Dataset, path: &Path) -> Result<Vec<EvaluationRow>, Error> {
-    let mut rows = Vec::with_capacity(responses.len());
-    let mut problems = Vec::new();
-    let mut seen = HashSet::new();
-    for (index, response) in responses.iter().enumerate() {
-        let at = format!("{}: row {} (request `{}`)", path.display(), index + 1, response.request_id);
-        if !seen.insert(response.request_id.as_str()) {
-            problems.push(format!("{at}: request_id: duplicate"));
-            continue;
+    let mut checker = Checker::new(path);
+    let rows = checker.batch(responses, dataset);
+    checker.finish()?;
+    Ok(rows)
+}
+
+/// The evaluation of a table's rows batch by batch: every row is checked, duplicates across
+/// batches included, and the problems are collected (up to a cap) rather than stopping at the
+/// first, so one run of the stage names every bad row.
+struct Checker<'a> {
+    path: &'a Path,
+    /// Rows seen so far, for the row numbers of messages.
+    offset: usize,
+    seen: HashSet<String>,
+    problems: Vec<String>,
+    hidden: usize,
+    /// Rows of each classification, in `Classification::ALL` order.
+    counts: [usize; 4],
+}
+
+impl<'a> Checker<'a> {
+    fn new(path: &'a Path) -> Checker<'a> {
+        Checker { path, offset: 0, seen: HashSet::new(), problems: Vec::new(), hidden: 0, counts: [0; 4] }
+    }
+
+    fn problem(&mut self, text: String) {
+        if self.problems.len() < MAX_PROBLEMS_SHOWN {
+            self.problems.push(text);
+        } else {
+            self.hidden += 1;
         }
-        match evaluate_row(response, dataset) {
-            Ok(row) => rows.push(row),
-            Err(why) => problems.push(format!("{at}: {why}")),
+    }
+
+    /// Evaluates one batch, in order; the rows of problems are left out (and recorded).
+    fn batch(&mut self, responses: &[ResponseRow], dataset: &Dataset) -> Vec<EvaluationRow> {
+        let at = |index: usize, id: &str| format!("{}: row {} (request `{id}`)", self.path.display(), index + 1);
+        let mut duplicate = vec![false; responses.len()];
+        for (i, response) in responses.iter().enumerate() {
+            duplicate[i] = !self.seen.insert(response.request_id.clone());
         }
+        // The rubric is the stage's work: the two halves of a batch are scored on two threads.
+        let half = responses.len().div_ceil(2).max(1);
+        let verdicts: Vec<Result<EvaluationRow, String>> = std::thread::scope(|scope| {
+            let parts: Vec<_> = responses
+                .chunks(half)
+                .map(|part| scope.spawn(move || part.iter().map(|r| evaluate_row(r, dataset)).collect::<Vec<_>>()))
+                .collect();
+            parts.into_iter().flat_map(|p| p.join().expect("the rubric does not panic")).collect()
+        });
+        let mut rows = Vec::with_capacity(responses.len());
+        for (i, (response, verdict)) in responses.iter().zip(verdicts).enumerate() {
+            let index = self.offset + i;
+            if duplicate[i] {
+                self.problem(format!("{}: request_id: duplicate", at(index, &response.request_id)));
+                continue;
+            }
+            match verdict {
+                Ok(row) => {
+                    let class = Classification::ALL.iter().position(|c| *c == row.classification);
+                    self.counts[class.expect("a classification of the vocabulary")] += 1;
+                    rows.push(row);
+                }
+                Err(why) => self.problem(format!("{}: {why}", at(index, &response.request_id))),
+            }
+        }
+        self.offset += responses.len();
+        rows
     }
-    if problems.is_empty() {
-        return Ok(rows);
+
+    /// The classification counts, or every problem found.
+    fn finish(self) -> Result<[usize; 4], Error> {
+        if self.problems.is_empty() {
+            return Ok(self.counts);
+        }
+        let mut problems = self.problems;
+        if self.hidden > 0 {
+            problems.push(format!("… and {} more", self.hidden));
+        }
+        Err(Error::Invalid(problems))
     }
-    let hidden = problems.len().saturating_sub(MAX_PROBLEMS_SHOWN);
-    problems.truncate(MAX_PROBLEMS_SHOWN);
-    if hidden > 0 {
-        problems.push(format!("… and {hidden} more"));
-    }
-    Err(Error::Invalid(problems))
 }
 
 /// Checks one response against the taxonomy and the dataset, then scores it.
@@ -95,14 +164,8 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
 
     let mut row = EvaluationRow {
         request_id: response.request_id.clone(),
-        round_id: response.round_id.clone(),
-        round_index: response.round_index,
-        provider: response.provider.clone(),
-        task_family: family,
-        item_id: response.item_id.clone(),
-        operational_outcome: class,
         classification: Classification::FailedRequest,
-        error_type: class.failure_type(),
+        evaluation_error_type: class.failure_type(),
         schema_valid: false,
         correct: false,
         correct_field_count: None,
@@ -117,37 +180,38 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
         // The answer was withheld from responses.parquet; it is not scored, and it is not a
         // success: a provider that leaks a key has not answered the task.
         row.classification = Classification::InvalidResult;
-        row.error_type = Some(EvaluationError::CredentialEcho);
+        row.evaluation_error_type = Some(EvaluationError::CredentialEcho);
         return Ok(row);
     }
     let verdict = rubric::evaluate(family, &response.answer, &item.gold, &item.aliases)
         .map_err(|e| format!("gold of item `{}` in {}.jsonl: {e}", item.id, item.family))?;
     row.classification = verdict.outcome.classification();
-    row.error_type = verdict.outcome.error_type();
+    row.evaluation_error_type = verdict.outcome.error_type();
     row.schema_valid = verdict.outcome.schema_valid();
     row.correct = verdict.outcome.correct();
-    row.parsed_output = verdict.parsed.as_ref().map(canonical::to_string);
+    row.parsed_output = verdict.parsed.as_ref().and_then(|parsed| ParsedOutput::of(family, parsed));
     if let Some(fields) = &verdict.fields {
         // At most ten fields: the casts cannot truncate.
         row.correct_field_count = Some(fields.correct_count() as i64);
         row.field_count_total = Some(fields.total() as i64);
-        row.field_correct = Some(canonical::to_string(&fields.to_json()));
+        row.field_correct = Some(
+            ContractFieldCorrect::of(&fields.flags)
+                .ok_or_else(|| format!("field scores {:?} are not the contract's fields", fields.flags))?,
+        );
     }
     Ok(row)
 }
 
 /// One line: how many rows of each classification were written, and where.
-fn summary(rows: &[EvaluationRow], out: &Path) -> String {
-    let counts: Vec<String> = Classification::ALL
-        .iter()
-        .map(|c| format!("{c} {}", rows.iter().filter(|r| r.classification == *c).count()))
-        .collect();
-    format!("{} evaluations written to {} ({})", rows.len(), out.display(), counts.join(", "))
+fn summary(counts: &[usize; 4], out: &Path) -> String {
+    let each: Vec<String> = Classification::ALL.iter().zip(counts).map(|(c, n)| format!("{c} {n}")).collect();
+    format!("{} evaluations written to {} ({})", counts.iter().sum::<usize>(), out.display(), each.join(", "))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use inferbench_schemas::canonical;
     use inferbench_schemas::cli::{exit_for, Exit};
     use inferbench_schemas::dataset::{self, Item, LoadOptions};
     use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
@@ -298,49 +362,56 @@ mod tests {
             let row =
                 one(response("req-1", TICKET, "t-1", operational, status, r#"{"category":"bug","priority":"p2"}"#));
             assert_eq!(row.classification.as_str(), "failed_request", "{operational}");
-            assert_eq!(row.error_type.map(EvaluationError::as_str), Some(error_type), "{operational}");
-            assert_eq!(row.operational_outcome.as_str(), operational);
+            assert_eq!(row.evaluation_error_type.map(EvaluationError::as_str), Some(error_type), "{operational}");
             assert!(!row.schema_valid && !row.correct);
             assert_eq!((row.parsed_output, row.correct_field_count, row.field_correct), (None, None, None));
         }
     }
 
     #[test]
-    fn identity_is_copied_from_the_response() {
+    fn the_row_holds_the_request_id_and_the_verdict_only() {
         let row = one(response("req-9", CONTRACT, "c-1", "5xx", Some(503), ""));
-        assert_eq!(
-            (
-                row.request_id.as_str(),
-                row.round_id.as_str(),
-                row.round_index,
-                row.provider.as_str(),
-                row.item_id.as_str()
-            ),
-            ("req-9", "round-1", 3, "acme", "c-1")
-        );
-        assert_eq!((row.task_family.as_str(), row.field_count_total), (CONTRACT, None));
+        assert_eq!((row.request_id.as_str(), row.field_count_total), ("req-9", None));
+        let columns: Vec<String> = inferbench_schemas::parquet_io::fields::<EvaluationRow>()
+            .unwrap()
+            .iter()
+            .map(|f| f.name().to_string())
+            .collect();
+        let response_columns: Vec<String> = inferbench_schemas::parquet_io::fields::<ResponseRow>()
+            .unwrap()
+            .iter()
+            .map(|f| f.name().to_string())
+            .collect();
+        let shared: Vec<&String> = columns.iter().filter(|c| response_columns.contains(c)).collect();
+        assert_eq!(shared, ["request_id"], "evaluations join responses on request_id alone");
     }
 
     #[test]
     fn a_2xx_oops_is_malformed_json() {
         let row = one(ok(MEETING, "m-1", "oops"));
         assert_eq!(
-            (row.classification.as_str(), row.error_type.map(EvaluationError::as_str)),
+            (row.classification.as_str(), row.evaluation_error_type.map(EvaluationError::as_str)),
             ("invalid_result", Some("malformed_json"))
         );
         assert_eq!(row.parsed_output, None);
         let empty = one(ok(TICKET, "t-1", ""));
-        assert_eq!(empty.error_type.map(EvaluationError::as_str), Some("malformed_json"));
+        assert_eq!(empty.evaluation_error_type.map(EvaluationError::as_str), Some("malformed_json"));
+    }
+
+    fn meeting_answer(row: &EvaluationRow) -> Option<&str> {
+        row.parsed_output.as_ref()?.meeting_notes_lookup.as_ref()?.answer.as_deref()
     }
 
     #[test]
-    fn a_2xx_answer_is_scored_and_its_parse_stored_as_canonical_json() {
+    fn a_2xx_answer_is_scored_and_its_parse_stored_as_typed_fields() {
         let meeting = one(ok(MEETING, "m-1", r#"  {"answer": "  ADA   LOVELACE "}  "#));
         assert_eq!(
-            (meeting.classification.as_str(), meeting.error_type, meeting.schema_valid, meeting.correct),
+            (meeting.classification.as_str(), meeting.evaluation_error_type, meeting.schema_valid, meeting.correct),
             ("valid_result", None, true, true)
         );
-        assert_eq!(meeting.parsed_output.as_deref(), Some(r#"{"answer":"  ADA   LOVELACE "}"#));
+        assert_eq!(meeting_answer(&meeting), Some("  ADA   LOVELACE "));
+        let parsed = meeting.parsed_output.as_ref().unwrap();
+        assert_eq!((parsed.ticket_triage.as_ref(), parsed.contract_terms_extraction.as_ref()), (None, None));
         assert_eq!(meeting.field_count_total, None);
 
         let ticket = one(ok(TICKET, "t-1", r#"{"priority":"p1","category":"bug"}"#));
@@ -348,14 +419,23 @@ mod tests {
             (ticket.classification.as_str(), ticket.schema_valid, ticket.correct),
             ("incorrect_result", true, false)
         );
-        assert_eq!(ticket.parsed_output.as_deref(), Some(r#"{"category":"bug","priority":"p1"}"#));
+        let triage = ticket.parsed_output.unwrap().ticket_triage.unwrap();
+        assert_eq!((triage.category.as_deref(), triage.priority.as_deref()), (Some("bug"), Some("p1")));
 
+        // Parsed, but not of the contract's type: the object is kept, the field is null.
         let schema = one(ok(MEETING, "m-1", r#"{"answer":1}"#));
         assert_eq!(
-            (schema.classification.as_str(), schema.error_type.map(EvaluationError::as_str)),
+            (schema.classification.as_str(), schema.evaluation_error_type.map(EvaluationError::as_str)),
             ("invalid_result", Some("schema_invalid"))
         );
-        assert_eq!(schema.parsed_output.as_deref(), Some(r#"{"answer":1}"#));
+        assert!(schema.parsed_output.as_ref().unwrap().meeting_notes_lookup.is_some());
+        assert_eq!(meeting_answer(&schema), None);
+        // Parsed, but not an object: nothing to hold.
+        let array = one(ok(MEETING, "m-1", r#"["Ada"]"#));
+        assert_eq!(
+            (array.evaluation_error_type.map(EvaluationError::as_str), array.parsed_output),
+            (Some("schema_invalid"), None)
+        );
     }
 
     #[test]
@@ -364,18 +444,15 @@ mod tests {
         answer["renewal_term_months"] = json!(true);
         let row = one(ok(CONTRACT, "c-1", &answer.to_string()));
         assert_eq!(
-            (row.classification.as_str(), row.error_type.map(EvaluationError::as_str)),
+            (row.classification.as_str(), row.evaluation_error_type.map(EvaluationError::as_str)),
             ("invalid_result", Some("schema_invalid"))
         );
         assert_eq!((row.correct_field_count, row.field_count_total), (Some(9), Some(10)));
-        assert_eq!(
-            row.field_correct.as_deref(),
-            Some(concat!(
-                r#"{"agreement_type":true,"auto_renews":true,"effective_date":true,"initial_term_end_date":true,"#,
-                r#""non_renewal_notice_days":true,"payment_terms_days":true,"renewal_term_months":false,"#,
-                r#""security_incident_notice_hours":true,"termination_for_convenience":true,"termination_notice_days":true}"#
-            ))
-        );
+        let flags = row.field_correct.as_ref().unwrap();
+        assert!(!flags.renewal_term_months && flags.auto_renews && flags.termination_notice_days);
+        let extracted = row.parsed_output.as_ref().unwrap().contract_terms_extraction.as_ref().unwrap();
+        assert_eq!((extracted.renewal_term_months, extracted.payment_terms_days), (None, Some(30)));
+        assert_eq!((extracted.auto_renews, extracted.termination_notice_days), (Some(true), None));
         let valid = one(ok(CONTRACT, "c-1", &contract_gold().to_string()));
         assert_eq!((valid.classification.as_str(), valid.correct_field_count), ("valid_result", Some(10)));
     }
@@ -430,7 +507,7 @@ mod tests {
         {
             let row = one(response("r", TICKET, "t-1", class, Some(200), r#"{"category":"bug","priority":"p2"}"#));
             assert_eq!(
-                (row.classification.as_str(), row.error_type.map(EvaluationError::as_str)),
+                (row.classification.as_str(), row.evaluation_error_type.map(EvaluationError::as_str)),
                 ("failed_request", Some(error_type))
             );
         }
@@ -438,7 +515,7 @@ mod tests {
         echoed.credential_echo = true;
         let row = one(echoed);
         assert_eq!(
-            (row.classification, row.error_type, row.parsed_output),
+            (row.classification, row.evaluation_error_type, row.parsed_output),
             (Classification::InvalidResult, Some(EvaluationError::CredentialEcho), None)
         );
     }
@@ -549,8 +626,11 @@ mod tests {
         assert_eq!(std::fs::read(run_dir.evaluations()).unwrap(), first);
 
         let table = parquet_io::read::<EvaluationRow>(&run_dir.evaluations()).unwrap();
-        let verdicts: Vec<(&str, Option<&str>)> =
-            table.rows.iter().map(|r| (r.classification.as_str(), r.error_type.map(EvaluationError::as_str))).collect();
+        let verdicts: Vec<(&str, Option<&str>)> = table
+            .rows
+            .iter()
+            .map(|r| (r.classification.as_str(), r.evaluation_error_type.map(EvaluationError::as_str)))
+            .collect();
         assert_eq!(
             verdicts,
             [("valid_result", None), ("invalid_result", Some("malformed_json")), ("failed_request", Some("timeout"))]

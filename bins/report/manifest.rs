@@ -68,7 +68,14 @@ fn incomplete_because(run: &RunDir, inputs: &ReportInputs, files: &BTreeMap<Stri
     if missing > 0 {
         reasons.push(format!("{missing} of {} scheduled requests have no response", inputs.scheduled_requests));
     }
-    for name in ["events.parquet", "evaluations.parquet", "metrics.json", "metrics.parquet", "comparisons.json"] {
+    for name in [
+        "events.parquet",
+        "evaluations.parquet",
+        "metrics.json",
+        "metrics.parquet",
+        "pooled.parquet",
+        "comparisons.json",
+    ] {
         if !files.contains_key(name) {
             reasons.push(format!("{name} is missing"));
         }

@@ -165,7 +165,7 @@ fn cause(ours: &ResponseRow, theirs: &RefRecord) -> Option<Cause> {
 
 /// Whether two evaluations agree on what the reference's evaluation records.
 fn same_verdict(ours: &EvaluationRow, theirs: &Value) -> bool {
-    let error_type = ours.error_type.map(|e| e.as_str());
+    let error_type = ours.evaluation_error_type.map(|e| e.as_str());
     theirs.get("classification").and_then(Value::as_str) == Some(ours.classification.as_str())
         && theirs.get("error_type").and_then(Value::as_str) == error_type
         && theirs.get("correct").and_then(Value::as_bool) == Some(ours.correct)
@@ -215,7 +215,7 @@ pub fn compare(
         if same_verdict(evaluation, theirs) && why.is_none() {
             continue;
         }
-        deviating.insert(evaluation.provider.clone());
+        deviating.insert(response.provider.clone());
         match why {
             Some(cause) => parity.deviations.entry(cause).or_default().push(id.to_string()),
             None => parity.unexplained.push(id.to_string()),

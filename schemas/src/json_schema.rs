@@ -15,6 +15,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("responses.schema.json", schema_for!(ResponseRow)),
         ("evaluations.schema.json", schema_for!(EvaluationRow)),
         ("metrics.schema.json", schema_for!(MetricRow)),
+        ("pooled.schema.json", schema_for!(PooledRow)),
         ("events-table.schema.json", schema_for!(EventRow)),
         ("seal.schema.json", schema_for!(crate::sealed::SealRecord)),
         ("metrics-json.schema.json", schema_for!(crate::documents::MetricsDocument)),

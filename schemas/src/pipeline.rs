@@ -77,6 +77,21 @@ impl Pipeline {
         Ok(table.rows)
     }
 
+    /// Opens one of the run's tables to be read a batch at a time, with [`Pipeline::table`]'s
+    /// checks (existence, provenance, its hash recorded) made before the first batch.
+    pub fn reader<T: Table>(&mut self, path: &Path, writer: &str) -> Result<parquet_io::Reader<T>> {
+        if !path.exists() {
+            return Err(Error::bad(format!("{}: missing; run {writer} first", path.display())));
+        }
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let reader = parquet_io::Reader::<T>::open(path)?;
+        self.verify(&name, writer, &reader.inputs)?;
+        let hash = file_sha256(path)?;
+        self.current.insert(&name, &hash);
+        self.hashes.insert(name, hash);
+        Ok(reader)
+    }
+
     /// Checks the provenance `recorded` by the run's derived file `name` (written by `writer`).
     pub fn verify(&mut self, name: &str, writer: &str, recorded: &BTreeMap<String, String>) -> Result<()> {
         provenance::verify(&self.run, &mut self.current, name, writer, recorded, &self.hashes)

@@ -89,6 +89,10 @@ impl RunDir {
     pub fn metrics_parquet(&self) -> PathBuf {
         self.root.join("metrics.parquet")
     }
+
+    pub fn pooled_parquet(&self) -> PathBuf {
+        self.root.join("pooled.parquet")
+    }
     pub fn comparisons(&self) -> PathBuf {
         self.root.join("comparisons.json")
     }
@@ -228,7 +232,21 @@ pub fn is_sealed_segment(path: &Path) -> bool {
 
 /// SHA-256 of a file, for provenance (`inputs` maps).
 pub fn file_sha256(path: &Path) -> crate::Result<String> {
-    Ok(crate::canonical::sha256_hex(&crate::atomic::read(path)?))
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    // Streamed through a fixed buffer: an event log segment can be many gigabytes.
+    let mut file = std::fs::File::open(path).map_err(|e| crate::Error::unreadable(path, e))?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 20];
+    loop {
+        match file.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&buffer[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(crate::Error::unreadable(path, e)),
+        }
+    }
+    Ok(crate::canonical::hex(&hasher.finalize()))
 }
 
 #[cfg(test)]

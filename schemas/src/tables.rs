@@ -4,6 +4,7 @@ use crate::parquet_io::Table;
 use crate::vocab::{Classification, ErrorKind, EvaluationError, OperationalOutcome, Outcome, TaskFamily};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// `selection.parquet`: every dataset item in its family's deterministic order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -123,101 +124,417 @@ impl Table for ResponseRow {
     const TIMESTAMP_COLUMNS: &'static [&'static str] = &["started_at"];
 }
 
-/// `evaluations.parquet`: the verdict on each response.
+/// `evaluations.parquet`: the verdict on each response, one row per row of `responses.parquet`
+/// and in its order. It holds the verdict only: what it describes (provider, family, item,
+/// round, outcome) is `responses.parquet`'s, joined on `request_id`, so the two tables share
+/// no column but that key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EvaluationRow {
     pub request_id: String,
-    pub round_id: String,
-    pub round_index: i64,
-    pub provider: String,
-    pub task_family: TaskFamily,
-    pub item_id: String,
-    /// Copied from the response.
-    pub operational_outcome: OperationalOutcome,
     pub classification: Classification,
     /// Why the request is not a valid result: an invalid answer's defect, or a failed
-    /// request's failure class; null for valid and incorrect results.
-    pub error_type: Option<EvaluationError>,
+    /// request's failure class; null for valid and incorrect results. (The reference calls it
+    /// `error_type`; here that name is `responses.parquet`'s, what ended the attempt.)
+    pub evaluation_error_type: Option<EvaluationError>,
     pub schema_valid: bool,
     pub correct: bool,
     /// Contract extraction only: fields equal to gold (also for invalid objects).
     pub correct_field_count: Option<i64>,
     pub field_count_total: Option<i64>,
-    /// Contract extraction only: canonical JSON `{field: bool}`.
-    pub field_correct: Option<String>,
-    /// The parsed answer as canonical JSON, when it parsed.
-    pub parsed_output: Option<String>,
+    /// Contract extraction only, when the answer was a JSON object: which fields equal gold.
+    pub field_correct: Option<ContractFieldCorrect>,
+    /// The answer's values for its family's contract fields, typed, when the answer parsed as
+    /// a JSON object (see [`ParsedOutput`]). The exact text is `responses.parquet`'s `answer`.
+    pub parsed_output: Option<ParsedOutput>,
 }
 impl Table for EvaluationRow {
     const NAME: &'static str = "evaluations";
 }
 
-/// `metrics.parquet`: one row per provider and task family, plus one `pooled` row per
-/// provider (balanced pooled requests). Rates are fractions in [0, 1].
+/// The `parsed_output` column: one struct field per task family (its name with `_` for `-`),
+/// each a struct of that family's contract fields (`dataset::output_schema`) with the
+/// contract's types: `string` and `enum` are strings, `bool` booleans, `int | null` 64-bit
+/// integers. The row's own family's field is set, the others are null; within it a field is
+/// null when the answer lacks the key, holds JSON null, or holds a value not of the contract's
+/// type (`schema_valid` is then false, and `responses.answer` has the exact text). Keys outside
+/// the contract are not kept (they make the answer `schema_invalid`). So a notebook filters
+/// `parsed_output.ticket_triage.category = 'bug'` (DuckDB) with no JSON function.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ParsedOutput {
+    pub meeting_notes_lookup: Option<MeetingNotesLookupOutput>,
+    pub ticket_triage: Option<TicketTriageOutput>,
+    pub contract_terms_extraction: Option<ContractTermsExtractionOutput>,
+}
+
+/// `meeting-notes-lookup`'s contract: `{"answer": string}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MeetingNotesLookupOutput {
+    pub answer: Option<String>,
+}
+
+/// `ticket-triage`'s contract: `{"category": enum, "priority": enum}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TicketTriageOutput {
+    pub category: Option<String>,
+    pub priority: Option<String>,
+}
+
+/// `contract-terms-extraction`'s contract: its ten fields (dates as `YYYY-MM-DD` strings).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ContractTermsExtractionOutput {
+    pub agreement_type: Option<String>,
+    pub effective_date: Option<String>,
+    pub initial_term_end_date: Option<String>,
+    pub auto_renews: Option<bool>,
+    pub renewal_term_months: Option<i64>,
+    pub non_renewal_notice_days: Option<i64>,
+    pub payment_terms_days: Option<i64>,
+    pub termination_for_convenience: Option<bool>,
+    pub termination_notice_days: Option<i64>,
+    pub security_incident_notice_hours: Option<i64>,
+}
+
+/// The `field_correct` column: for each contract field, whether the answer's value equals
+/// gold (false when the key is missing).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct MetricRow {
-    pub provider: String,
-    /// A task family, or `pooled` for the provider's balanced pooled row.
-    pub task_family: String,
-    pub submitted_count: i64,
-    pub correct_count: i64,
-    pub failed_request_count: i64,
-    pub invalid_result_count: i64,
-    pub incorrect_result_count: i64,
-    pub task_success_rate: Option<f64>,
-    pub failure_rate: Option<f64>,
-    pub timeout_rate: Option<f64>,
-    pub http_429_rate: Option<f64>,
-    pub other_http_4xx_rate: Option<f64>,
-    pub http_5xx_rate: Option<f64>,
-    pub transport_error_rate: Option<f64>,
-    pub other_http_rate: Option<f64>,
-    pub invalid_stream_rate: Option<f64>,
-    pub stream_error_rate: Option<f64>,
-    pub truncated_rate: Option<f64>,
-    pub reasoning_emission_rate: Option<f64>,
-    pub ttfo_p50: Option<f64>,
-    pub ttfo_p95: Option<f64>,
-    pub ttfo_p99: Option<f64>,
-    pub ttfa_p50: Option<f64>,
-    pub ttfa_p95: Option<f64>,
-    pub ttfa_p99: Option<f64>,
-    pub pre_answer_reasoning_tokens_p50: Option<f64>,
-    pub pre_answer_reasoning_tokens_p95: Option<f64>,
-    pub pre_answer_reasoning_tokens_p99: Option<f64>,
-    pub e2e_latency_p50: Option<f64>,
-    pub e2e_latency_p95: Option<f64>,
-    pub e2e_latency_p99: Option<f64>,
-    /// Median visible-answer speed.
-    pub output_tokens_per_second_p50: Option<f64>,
-    /// Lower-tail floor: at least 95% of samples are this fast or faster.
-    pub output_tokens_per_second_p95: Option<f64>,
-    /// Lower-tail floor: at least 99% of samples are this fast or faster.
-    pub output_tokens_per_second_p99: Option<f64>,
-    pub ttfa_population: i64,
-    pub e2e_latency_population: i64,
-    pub output_tokens_per_second_population: i64,
-    /// 2xx streams that ended (completed, truncated or reporting an error), and of those the
-    /// ones without `[DONE]` and the ones without a `finish_reason`.
-    pub ended_stream_count: i64,
-    pub missing_done_count: i64,
-    pub missing_finish_reason_count: i64,
-    pub usage_reported_count: i64,
-    /// Responses whose reported `usage.completion_tokens` differs from the local o200k_base
-    /// count of their reasoning and answer text.
-    pub usage_mismatch_count: i64,
-    pub input_tokens: i64,
-    pub output_tokens: i64,
-    /// Cost from provider-reported usage and the provider table's prices (reported rows only).
-    pub known_cost_usd: f64,
-    /// Pooled rows only: whether the provider is ranked, and why not.
-    pub eligible: Option<bool>,
-    pub ineligibility_reasons: Option<String>,
-    pub rank: Option<i64>,
+pub struct ContractFieldCorrect {
+    pub agreement_type: bool,
+    pub effective_date: bool,
+    pub initial_term_end_date: bool,
+    pub auto_renews: bool,
+    pub renewal_term_months: bool,
+    pub non_renewal_notice_days: bool,
+    pub payment_terms_days: bool,
+    pub termination_for_convenience: bool,
+    pub termination_notice_days: bool,
+    pub security_incident_notice_hours: bool,
+}
+
+/// The name of a family's field in [`ParsedOutput`]: the family with `_` for `-`.
+pub fn parsed_output_field(family: TaskFamily) -> String {
+    family.as_str().replace('-', "_")
+}
+
+/// Whether `value` has the type a contract declares (`dataset::output_schema`'s words), as
+/// the column stores it: `int | null` is a 64-bit integer (null is stored as null anyway).
+fn of_contract_type(kind: &str, value: &Value) -> bool {
+    match kind {
+        "string" | "enum" => value.is_string(),
+        "bool" => value.is_boolean(),
+        "int | null" => value.is_i64(),
+        _ => false,
+    }
+}
+
+impl ParsedOutput {
+    /// The column's value for an answer of `family` that parsed as `parsed`: `None` unless it
+    /// is a JSON object. Built from the family's contract, so a field the contract adds is a
+    /// field here (the column types, tested against the contract, must follow).
+    pub fn of(family: TaskFamily, parsed: &Value) -> Option<ParsedOutput> {
+        let object = parsed.as_object()?;
+        let contract = crate::dataset::output_schema(family.as_str());
+        let typed: Map<String, Value> = contract
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(key, kind)| {
+                let value = object.get(key).filter(|v| of_contract_type(kind.as_str().unwrap_or(""), v));
+                (key.clone(), value.cloned().unwrap_or(Value::Null))
+            })
+            .collect();
+        let typed = Value::Object(typed);
+        // Every field is an `Option` of the type just checked, so this cannot fail (tested for
+        // every family against its contract).
+        const TYPED: &str = "a contract object of checked types fits its family's struct";
+        let mut out = ParsedOutput::default();
+        match family {
+            TaskFamily::MeetingNotesLookup => {
+                out.meeting_notes_lookup = Some(serde_json::from_value(typed).expect(TYPED))
+            }
+            TaskFamily::TicketTriage => out.ticket_triage = Some(serde_json::from_value(typed).expect(TYPED)),
+            TaskFamily::ContractTermsExtraction => {
+                out.contract_terms_extraction = Some(serde_json::from_value(typed).expect(TYPED))
+            }
+        }
+        Some(out)
+    }
+}
+
+impl ContractFieldCorrect {
+    /// The column's value from per-field flags; `None` unless every contract field is flagged
+    /// exactly once.
+    pub fn of(flags: &[(&str, bool)]) -> Option<ContractFieldCorrect> {
+        let object: Map<String, Value> = flags.iter().map(|(f, ok)| (f.to_string(), Value::Bool(*ok))).collect();
+        if object.len() != flags.len() || flags.len() != crate::dataset::CONTRACT_FIELDS.len() {
+            return None;
+        }
+        serde_json::from_value(Value::Object(object)).ok()
+    }
+}
+
+/// The columns `metrics.parquet` and `pooled.parquet` share, between each table's own leading
+/// and trailing columns. Rates are fractions in [0, 1]; percentiles are nearest-rank over the
+/// group's non-null samples (milliseconds, tokens or tokens/s), null for an empty population.
+macro_rules! metric_table {
+    ($(#[$meta:meta])* $name:ident { $($(#[$lmeta:meta])* $lead:ident : $lty:ty,)* } { $($(#[$tmeta:meta])* $trail:ident : $tty:ty,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+        pub struct $name {
+            $($(#[$lmeta])* pub $lead: $lty,)*
+            /// Requests of the group in `schedule.parquet`.
+            pub scheduled_count: i64,
+            /// Responses: requests that reached a final outcome.
+            pub submitted_count: i64,
+            /// Scheduled requests without a response.
+            pub missing_response_count: i64,
+            /// Responses judged `valid_result`.
+            pub correct_count: i64,
+            /// Responses with an operational failure (any failure class).
+            pub failed_request_count: i64,
+            /// 2xx answers that were not strict JSON of the task's schema.
+            pub invalid_result_count: i64,
+            /// 2xx answers of the schema that differ from gold.
+            pub incorrect_result_count: i64,
+            /// `correct_count / submitted_count`; null for an empty group.
+            pub task_success_rate: Option<f64>,
+            /// `failed_request_count / submitted_count`; null for an empty group.
+            pub failure_rate: Option<f64>,
+            /// Each failure class's responses / submitted.
+            pub timeout_rate: Option<f64>,
+            pub http_429_rate: Option<f64>,
+            pub other_http_4xx_rate: Option<f64>,
+            pub http_5xx_rate: Option<f64>,
+            pub transport_error_rate: Option<f64>,
+            pub other_http_rate: Option<f64>,
+            pub invalid_stream_rate: Option<f64>,
+            pub stream_error_rate: Option<f64>,
+            pub truncated_rate: Option<f64>,
+            /// Responses with reasoning before the first answer token / responses with a TTFA.
+            pub reasoning_emission_rate: Option<f64>,
+            /// Time to first output of any kind, ms.
+            pub ttfo_p50: Option<f64>,
+            pub ttfo_p95: Option<f64>,
+            pub ttfo_p99: Option<f64>,
+            /// Time to first visible answer token, ms.
+            pub ttfa_p50: Option<f64>,
+            pub ttfa_p95: Option<f64>,
+            pub ttfa_p99: Option<f64>,
+            /// Reasoning tokens before the first answer token.
+            pub pre_answer_reasoning_tokens_p50: Option<f64>,
+            pub pre_answer_reasoning_tokens_p95: Option<f64>,
+            pub pre_answer_reasoning_tokens_p99: Option<f64>,
+            /// End-to-end latency of complete responses, ms.
+            pub e2e_latency_p50: Option<f64>,
+            pub e2e_latency_p95: Option<f64>,
+            pub e2e_latency_p99: Option<f64>,
+            /// Median visible-answer speed, tokens/s.
+            pub output_tokens_per_second_p50: Option<f64>,
+            /// Lower-tail floor: at least 95% of samples are this fast or faster.
+            pub output_tokens_per_second_p95: Option<f64>,
+            /// Lower-tail floor: at least 99% of samples are this fast or faster.
+            pub output_tokens_per_second_p99: Option<f64>,
+            /// Samples behind the TTFA, E2E and speed percentiles.
+            pub ttfa_population: i64,
+            pub e2e_latency_population: i64,
+            pub output_tokens_per_second_population: i64,
+            /// 2xx streams that ended (completed, truncated or reporting an error), and of those
+            /// the ones without `[DONE]` and the ones without a `finish_reason`.
+            pub ended_stream_count: i64,
+            pub missing_done_count: i64,
+            pub missing_finish_reason_count: i64,
+            /// Responses reporting usage.
+            pub usage_reported_count: i64,
+            /// Responses whose reported `usage.completion_tokens` differs from the local
+            /// o200k_base count of their reasoning and answer text.
+            pub usage_mismatch_count: i64,
+            /// Provider-reported prompt and completion tokens, summed over the reporting rows.
+            pub input_tokens: i64,
+            pub output_tokens: i64,
+            /// Cost from provider-reported usage and the provider table's prices (reporting rows
+            /// only), USD.
+            pub known_cost_usd: f64,
+            $($(#[$tmeta])* pub $trail: $tty,)*
+        }
+    };
+}
+
+metric_table! {
+    /// `metrics.parquet`: one row per provider × task family of the spec (a family a provider
+    /// never answered has its row, with zero counts), by provider then family name. The
+    /// provider's pooled figures are `pooled.parquet`'s.
+    MetricRow {
+        provider: String,
+        task_family: TaskFamily,
+    } {}
 }
 impl Table for MetricRow {
     const NAME: &'static str = "metrics";
 }
 
+metric_table! {
+    /// `pooled.parquet`: one row per provider, its balanced pooled metrics over all of its
+    /// requests (percentiles over the concatenated samples, never averaged from the family
+    /// rows), with its eligibility and rank; ranked providers first by rank, then the others by
+    /// name (`metrics.json`'s `combined_provider_metrics` order).
+    PooledRow {
+        provider: String,
+    } {
+        /// Every spec family present with the same number of responses.
+        balanced: bool,
+        /// Every completed response named the provider's model id (or an alias).
+        configuration_compatible: bool,
+        /// Balanced, and every scheduled request has a response.
+        artifact_graph_complete: bool,
+        /// Ranked: no ineligibility reason.
+        eligible: bool,
+        /// Why the provider is not ranked, the reference's reason strings in its order; empty
+        /// when eligible.
+        ineligibility_reasons: Vec<String>,
+        /// The same reasons with what the run showed, one per reason, in the same order.
+        ineligibility_details: Vec<String>,
+        /// 1-based rank among eligible providers by pooled E2E p99 (then name); null when not
+        /// ranked.
+        rank: Option<i64>,
+    }
+}
+impl Table for PooledRow {
+    const NAME: &'static str = "pooled";
+}
+
 /// `events.parquet`'s row lives with the table's derivation (`crate::events_table`).
 pub use crate::events_table::EventRow;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parquet_io::{self, Inputs};
+    use arrow_schema::DataType;
+    use serde_json::json;
+
+    /// The Arrow type a contract word is stored as.
+    fn arrow_type(kind: &str) -> DataType {
+        match kind {
+            "string" | "enum" => DataType::Utf8,
+            "bool" => DataType::Boolean,
+            "int | null" => DataType::Int64,
+            other => panic!("a contract type the columns do not know: {other}"),
+        }
+    }
+
+    #[test]
+    fn parsed_output_has_one_struct_per_family_of_its_contract_fields_and_types() {
+        let fields = parquet_io::fields::<EvaluationRow>().unwrap();
+        let parsed = fields.iter().find(|f| f.name() == "parsed_output").unwrap();
+        let DataType::Struct(families) = parsed.data_type() else { panic!("{parsed:?}") };
+        let names: Vec<&str> = families.iter().map(|f| f.name().as_str()).collect();
+        let expected: Vec<String> = TaskFamily::ALL.iter().map(|f| parsed_output_field(*f)).collect();
+        assert_eq!(names, expected);
+        for (family, field) in TaskFamily::ALL.iter().zip(families.iter()) {
+            let DataType::Struct(columns) = field.data_type() else { panic!("{field:?}") };
+            let contract = crate::dataset::output_schema(family.as_str());
+            let contract: Vec<(&str, DataType)> = contract
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.as_str(), arrow_type(v.as_str().unwrap())))
+                .collect();
+            let ours: Vec<(&str, DataType)> =
+                columns.iter().map(|c| (c.name().as_str(), c.data_type().clone())).collect();
+            assert_eq!(ours, contract, "{family}");
+            assert!(columns.iter().all(|c| c.is_nullable()), "{family}");
+        }
+        let correct = fields.iter().find(|f| f.name() == "field_correct").unwrap();
+        let DataType::Struct(flags) = correct.data_type() else { panic!("{correct:?}") };
+        let names: Vec<&str> = flags.iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(names, crate::dataset::CONTRACT_FIELDS);
+    }
+
+    #[test]
+    fn parsed_output_keeps_values_of_the_contract_type_only() {
+        let contract = ParsedOutput::of(
+            TaskFamily::ContractTermsExtraction,
+            &json!({"agreement_type": "saas_subscription", "auto_renews": "yes", "renewal_term_months": 12.0,
+                "payment_terms_days": 30, "termination_notice_days": null, "notes": "extra"}),
+        )
+        .unwrap();
+        assert_eq!((contract.meeting_notes_lookup.clone(), contract.ticket_triage.clone()), (None, None));
+        let c = contract.contract_terms_extraction.unwrap();
+        assert_eq!(c.agreement_type.as_deref(), Some("saas_subscription"));
+        assert_eq!((c.auto_renews, c.renewal_term_months, c.payment_terms_days), (None, None, Some(30)));
+        assert_eq!((c.termination_notice_days, c.effective_date), (None, None));
+        let ticket = ParsedOutput::of(TaskFamily::TicketTriage, &json!({"category": "bug", "priority": 2})).unwrap();
+        assert_eq!(ticket.ticket_triage, Some(TicketTriageOutput { category: Some("bug".into()), priority: None }));
+        let meeting = ParsedOutput::of(TaskFamily::MeetingNotesLookup, &json!({"answer": "Ada"})).unwrap();
+        assert_eq!(meeting.meeting_notes_lookup.unwrap().answer.as_deref(), Some("Ada"));
+        assert_eq!(ParsedOutput::of(TaskFamily::MeetingNotesLookup, &json!(["Ada"])), None);
+        assert_eq!(ParsedOutput::of(TaskFamily::TicketTriage, &json!("bug")), None);
+        // An integer beyond i64 is not of the column's type.
+        let big = ParsedOutput::of(TaskFamily::ContractTermsExtraction, &json!({"payment_terms_days": u64::MAX}));
+        assert_eq!(big.unwrap().contract_terms_extraction.unwrap().payment_terms_days, None);
+    }
+
+    #[test]
+    fn field_correct_needs_every_contract_field_once() {
+        let flags: Vec<(&str, bool)> =
+            crate::dataset::CONTRACT_FIELDS.iter().map(|f| (*f, *f != "auto_renews")).collect();
+        let correct = ContractFieldCorrect::of(&flags).unwrap();
+        assert!(!correct.auto_renews && correct.agreement_type && correct.security_incident_notice_hours);
+        assert_eq!(ContractFieldCorrect::of(&flags[1..]), None);
+        let mut twice = flags.clone();
+        twice[1] = twice[0];
+        assert_eq!(ContractFieldCorrect::of(&twice), None);
+    }
+
+    #[test]
+    fn evaluations_round_trip_through_parquet_with_nested_columns() {
+        let rows = vec![
+            EvaluationRow {
+                request_id: "r1".into(),
+                classification: Classification::InvalidResult,
+                evaluation_error_type: Some(EvaluationError::SchemaInvalid),
+                schema_valid: false,
+                correct: false,
+                correct_field_count: Some(9),
+                field_count_total: Some(10),
+                field_correct: ContractFieldCorrect::of(
+                    &crate::dataset::CONTRACT_FIELDS.iter().map(|f| (*f, *f != "auto_renews")).collect::<Vec<_>>(),
+                ),
+                parsed_output: ParsedOutput::of(TaskFamily::ContractTermsExtraction, &json!({"auto_renews": true})),
+            },
+            EvaluationRow {
+                request_id: "r2".into(),
+                classification: Classification::FailedRequest,
+                evaluation_error_type: Some(EvaluationError::Timeout),
+                schema_valid: false,
+                correct: false,
+                correct_field_count: None,
+                field_count_total: None,
+                field_correct: None,
+                parsed_output: None,
+            },
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("evaluations.parquet");
+        parquet_io::write(&path, &rows, &Inputs::new()).unwrap();
+        assert_eq!(parquet_io::read::<EvaluationRow>(&path).unwrap().rows, rows);
+    }
+
+    #[test]
+    fn metrics_and_pooled_share_their_metric_columns_and_pooled_has_no_family() {
+        let metrics: Vec<String> =
+            parquet_io::fields::<MetricRow>().unwrap().iter().map(|f| f.name().to_string()).collect();
+        let pooled = parquet_io::fields::<PooledRow>().unwrap();
+        let names: Vec<String> = pooled.iter().map(|f| f.name().to_string()).collect();
+        assert_eq!(metrics[0..2], ["provider", "task_family"]);
+        assert_eq!(metrics[2..], names[1..names.len() - 7]);
+        assert!(!names.contains(&"task_family".to_string()));
+        let eligible = pooled.iter().find(|f| f.name() == "eligible").unwrap();
+        assert!(!eligible.is_nullable() && eligible.data_type() == &DataType::Boolean);
+        let reasons = pooled.iter().find(|f| f.name() == "ineligibility_reasons").unwrap();
+        assert!(
+            matches!(reasons.data_type(), DataType::List(item) | DataType::LargeList(item) if item.data_type() == &DataType::Utf8),
+            "{reasons:?}"
+        );
+        assert!(pooled.iter().find(|f| f.name() == "rank").unwrap().is_nullable());
+    }
+}

@@ -13,12 +13,12 @@ use crate::reference_run::{copy_tree, fixture};
 use crate::support::{bin, ok, repo};
 use inferbench_schemas::parquet_io::{self, Table};
 use inferbench_schemas::run::file_sha256;
-use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
+use inferbench_schemas::tables::{EvaluationRow, PooledRow, ResponseRow};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The files whose bytes depend on the code version, by their name in the run.
-const DERIVED: [&str; 12] = [
+const DERIVED: [&str; 13] = [
     "lock.json",
     "selection.parquet",
     "schedule.parquet",
@@ -30,6 +30,7 @@ const DERIVED: [&str; 12] = [
     "evaluations.parquet",
     "metrics.json",
     "metrics.parquet",
+    "pooled.parquet",
     "comparisons.json",
 ];
 
@@ -64,6 +65,7 @@ impl Golden {
         let mut outputs = vec![
             (format!("responses{tag}.jsonl"), rows::<ResponseRow>(&run.join("responses.parquet"))),
             (format!("evaluations{tag}.jsonl"), rows::<EvaluationRow>(&run.join("evaluations.parquet"))),
+            (format!("pooled{tag}.jsonl"), rows::<PooledRow>(&run.join("pooled.parquet"))),
         ];
         for file in ["metrics.json", "comparisons.json", "report.md"] {
             let (stem, ext) = file.split_once('.').unwrap();

@@ -135,7 +135,7 @@ fn hostile_providers_are_classified_and_never_gain() {
         assert!(r.credential_echo && r.outcome == Outcome::Completed, "{r:?}");
         let v = verdicts[r.request_id.as_str()];
         assert_eq!(
-            (v.classification, v.error_type),
+            (v.classification, v.evaluation_error_type),
             (Classification::InvalidResult, Some(EvaluationError::CredentialEcho))
         );
     }

@@ -217,7 +217,7 @@ fn failures_of_every_class_differ_only_by_the_named_deviations() {
         .collect();
     let id = |name: &str| f.ids[name].clone();
     let outcome = |name: &str| responses[&id(name)].outcome;
-    let error = |name: &str| ours[&id(name)].error_type;
+    let error = |name: &str| ours[&id(name)].evaluation_error_type;
     assert_eq!(ours.len(), 29, "the runner error is missing, not a failure");
     assert!(!ours.contains_key(&id("runner")));
     assert_eq!(outcome("truncated"), Outcome::Truncated);
@@ -262,7 +262,11 @@ fn failures_of_every_class_differ_only_by_the_named_deviations() {
         let t: Value = serde_json::from_str(line).unwrap();
         let o = &ours[t["request_id"].as_str().unwrap()];
         assert_eq!(o.classification.as_str(), t["classification"], "{t}");
-        assert_eq!(o.error_type.map(|e| e.as_str().to_string()), t["error_type"].as_str().map(str::to_string), "{t}");
+        assert_eq!(
+            o.evaluation_error_type.map(|e| e.as_str().to_string()),
+            t["error_type"].as_str().map(str::to_string),
+            "{t}"
+        );
         assert_eq!(o.correct, t["correct"], "{t}");
     }
     let report = std::fs::read_to_string(run.join("report.md")).unwrap();

@@ -85,7 +85,7 @@ fn forty_sigkills_of_fetch_leave_one_outcome_per_request_and_an_identical_rescor
 const STAGES: [(&str, &[&str]); 4] = [
     ("ib-reconstruct", &["responses.parquet"]),
     ("ib-evaluate", &["evaluations.parquet"]),
-    ("ib-aggregate", &["metrics.json", "metrics.parquet", "comparisons.json"]),
+    ("ib-aggregate", &["metrics.json", "metrics.parquet", "pooled.parquet", "comparisons.json"]),
     ("ib-report", &["report.md", "report.html", "manifest.json"]),
 ];
 

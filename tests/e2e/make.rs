@@ -27,7 +27,7 @@ const DERIVED: [&str; 4] = [RECONSTRUCT, EVALUATE, AGGREGATE, REPORT];
 const CHECKED: [&str; 1] = [SELECT];
 
 /// Every file a run holds, in the order the pipeline writes them.
-const RUN_FILES: [&str; 13] = [
+const RUN_FILES: [&str; 14] = [
     "selection.parquet",
     "lock.json",
     "schedule.parquet",
@@ -37,6 +37,7 @@ const RUN_FILES: [&str; 13] = [
     "evaluations.parquet",
     "metrics.json",
     "metrics.parquet",
+    "pooled.parquet",
     "comparisons.json",
     "report.md",
     "report.html",
@@ -72,7 +73,7 @@ case $name in
   ib-fetch) mkdir -p "$run/events"; echo '{}' >>"$run/events/0000.jsonl"; outs=events.parquet ;;
   ib-reconstruct) outs=responses.parquet ;;
   ib-evaluate) outs=evaluations.parquet ;;
-  ib-aggregate) outs="metrics.json metrics.parquet comparisons.json" ;;
+  ib-aggregate) outs="metrics.json metrics.parquet pooled.parquet comparisons.json" ;;
   ib-report) outs="report.md report.html manifest.json" ;;
 esac
 for out in $outs; do echo "$name" >"$run/$out"; done

@@ -8,7 +8,7 @@ use inferbench_schemas::lock::Lock;
 use inferbench_schemas::manifest::Manifest;
 use inferbench_schemas::parquet_io;
 use inferbench_schemas::run::{file_sha256, RunDir, WRITER_LOCK};
-use inferbench_schemas::tables::{MetricRow, ResponseRow, ScheduleRow};
+use inferbench_schemas::tables::{MetricRow, PooledRow, ResponseRow, ScheduleRow};
 use inferbench_schemas::{event_log, jsonl};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -244,11 +244,12 @@ pub fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// The derived files a rescore rewrites.
-pub const DERIVED: [&str; 8] = [
+pub const DERIVED: [&str; 9] = [
     "responses.parquet",
     "evaluations.parquet",
     "metrics.json",
     "metrics.parquet",
+    "pooled.parquet",
     "comparisons.json",
     "report.md",
     "report.html",
@@ -269,12 +270,14 @@ fn provenance_inputs(path: &Path) -> BTreeMap<String, String> {
     serde_json::from_value(json(path)["provenance"]["inputs"].clone()).unwrap()
 }
 
-/// The metrics group comes from one run of `ib-aggregate`: metrics.parquet's recorded inputs
-/// are metrics.json's and comparisons.json's.
+/// The metrics group comes from one run of `ib-aggregate`: metrics.parquet's and
+/// pooled.parquet's recorded inputs are metrics.json's and comparisons.json's.
 pub fn check_metrics_group(run: &Path) {
     let parquet = parquet_io::read::<MetricRow>(&run.join("metrics.parquet")).unwrap().inputs;
     let metrics = provenance_inputs(&run.join("metrics.json"));
     assert_eq!(parquet, metrics, "metrics.parquet and metrics.json are from different runs of ib-aggregate");
+    let pooled = parquet_io::read::<PooledRow>(&run.join("pooled.parquet")).unwrap().inputs;
+    assert_eq!(pooled, metrics, "pooled.parquet and metrics.json are from different runs of ib-aggregate");
     assert_eq!(provenance_inputs(&run.join("comparisons.json")), metrics, "comparisons.json and metrics.json differ");
 }
 

@@ -231,6 +231,7 @@ fn check_rescore_is_byte_identical(ws: &Workspace, run: &Path) {
         "evaluations.parquet",
         "metrics.json",
         "metrics.parquet",
+        "pooled.parquet",
         "comparisons.json",
         "report.md",
     ];
