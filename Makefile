@@ -58,11 +58,12 @@ else
 SIM_RUN      ?= $(RUNS_ROOT)/run=simulated-$(shell printf '%s' '$(SPEC)+$(DATASET)+$(PER_FAMILY)$(SAMPLE)' | sha256sum | cut -c1-8)
 endif
 # Computed once, here: a recursively expanded `date` would be evaluated at every reference,
-# and a run straddling a second would write into two directories. The name is the UTC start
-# (ISO 8601 basic), which sorts by date; its `T` and `Z` keep a Hive reader from typing the
-# partition as a number, which a later `run=simulated` would then not fit.
+# and a run straddling a second would write into two directories. The name is `run-` and the
+# UTC start, which sorts by date; the leading letters keep a Hive reader from typing the
+# partition as a date or a number (polars, given only dated names, reads them as datetimes and
+# fails on its own pattern; a later `run=simulated` would not fit either).
 ifndef RUN
-RUN          := $(RUNS_ROOT)/run=$(shell date -u +%Y%m%dT%H%M%SZ)
+RUN          := $(RUNS_ROOT)/run=run-$(shell date -u +%Y%m%d-%H%M%S)
 endif
 ENDPOINTS    ?= simulated
 # The scoring rules the stages after the fetch apply (ib-reconstruct --rules): inferbench's

@@ -50,7 +50,7 @@ fn duckdb_and_polars_read_runs_as_a_hive_partitioned_dataset() {
     let run = {
         let _one_at_a_time = crate::support::timed_section();
         let sim = Sim::start(&ws);
-        scored_run(&ws, &sim, "workflow=micro-single-task/run=20261201T120000Z", "2")
+        scored_run(&ws, &sim, "workflow=micro-single-task/run=run-20261201-120000", "2")
     };
     // No table of the run has a column named after a partition key.
     let tables: Vec<String> = files(&run)
@@ -84,7 +84,7 @@ fn duckdb_and_polars_read_runs_as_a_hive_partitioned_dataset() {
     assert_eq!(rows.len(), expected.len(), "one row per provider: {duck}");
     for (row, (provider, (count, with_e2e))) in rows.iter().zip(&expected) {
         assert_eq!(row[0], "micro-single-task", "workflow from the path");
-        assert_eq!(row[1], "20261201T120000Z", "run from the path, as text");
+        assert_eq!(row[1], "run-20261201-120000", "run from the path, as text");
         assert_eq!(row[2], provider.as_str());
         assert_eq!((row[3].as_i64(), row[4].as_i64()), (Some(*count), Some(*with_e2e)), "{provider}");
     }
@@ -102,7 +102,7 @@ fn duckdb_and_polars_read_runs_as_a_hive_partitioned_dataset() {
     for (row, (provider, (count, _))) in rows.iter().zip(&expected) {
         assert_eq!(
             (row[0].as_str(), row[1].as_str(), row[2].as_str()),
-            (Some("micro-single-task"), Some("20261201T120000Z"), Some(provider.as_str()))
+            (Some("micro-single-task"), Some("run-20261201-120000"), Some(provider.as_str()))
         );
         assert_eq!(row[3].as_i64(), Some(*count));
     }
