@@ -6,6 +6,7 @@
 #   make rescore RUN=<dir>    reconstruct → report again from the raw log, no network
 #   make import FROM=<dir> RUN=<dir>   a reference runner's run directory as a new run
 #   make watch RUN=<dir>      a live, read-only view of a run (q quits; WATCH_FLAGS=--once)
+#   make compare RUNS='runs/*/*' OUT=compare   many runs compared (ib-compare)
 #   make test                 every test
 #   make bench                benchmarks (BENCH_REQUESTS=N: the size of the large synthetic run)
 #   make data / data-sample   regenerate the synthetic dataset / its 6-per-family sample
@@ -43,19 +44,26 @@ DATA_SEED    ?= 20261129
 BIN          ?= target/release
 CARGO        ?= cargo
 
+# runs/ is a Hive-partitioned dataset: every run is `runs/workflow=<workflow>/run=<name>/`, so
+# DuckDB, polars or Spark read `runs/*/*/<table>.parquet` with `workflow` and `run` as columns
+# (runs/README.md). No table has a column of either name.
+RUNS_ROOT    := runs/workflow=$(WORKFLOW)
 # `make` keeps one simulated run per spec, dataset and selection and brings it up to date
 # (`simulated` for the defaults; another spec or dataset gets its own, so it never meets a
 # lock made for other inputs); `make run` starts a new run.
 SIM_DEFAULTS := $(PIPELINE)/spec.yaml+data/$(WORKFLOW)+6
 ifeq ($(SPEC)+$(DATASET)+$(PER_FAMILY)$(SAMPLE),$(SIM_DEFAULTS))
-SIM_RUN      ?= runs/$(WORKFLOW)/simulated
+SIM_RUN      ?= $(RUNS_ROOT)/run=simulated
 else
-SIM_RUN      ?= runs/$(WORKFLOW)/simulated-$(shell printf '%s' '$(SPEC)+$(DATASET)+$(PER_FAMILY)$(SAMPLE)' | sha256sum | cut -c1-8)
+SIM_RUN      ?= $(RUNS_ROOT)/run=simulated-$(shell printf '%s' '$(SPEC)+$(DATASET)+$(PER_FAMILY)$(SAMPLE)' | sha256sum | cut -c1-8)
 endif
 # Computed once, here: a recursively expanded `date` would be evaluated at every reference,
-# and a run straddling a second would write into two directories.
+# and a run straddling a second would write into two directories. The name is `run-` and the
+# UTC start, which sorts by date; the leading letters keep a Hive reader from typing the
+# partition as a date or a number (polars, given only dated names, reads them as datetimes and
+# fails on its own pattern; a later `run=simulated` would not fit either).
 ifndef RUN
-RUN          := runs/$(WORKFLOW)/run-$(shell date -u +%Y%m%d-%H%M%S)
+RUN          := $(RUNS_ROOT)/run=run-$(shell date -u +%Y%m%d-%H%M%S)
 endif
 ENDPOINTS    ?= simulated
 # The scoring rules the stages after the fetch apply (ib-reconstruct --rules): inferbench's
@@ -64,6 +72,11 @@ RULES        ?= inferbench
 FROM         ?=
 # Extra flags for ib-watch (`make watch`), e.g. --once --json, --interval 1, --window 50.
 WATCH_FLAGS  ?=
+# `make compare`: the runs (directories or globs, which ib-compare expands itself) and where
+# the comparison goes; extra flags (--seed, --resamples, --confidence) in COMPARE_FLAGS.
+RUNS         ?= runs/*/*
+OUT          ?= compare
+COMPARE_FLAGS ?=
 
 # The files SPEC and DATASET bind a run to, as ib-select lists them (make rules, generated).
 # Beside the runs, never inside one: a run directory holds only what its manifest lists. Named
@@ -71,21 +84,21 @@ WATCH_FLAGS  ?=
 # selection makes ib-select check it (and refuse) rather than make call it up to date.
 INPUTS_MK    := runs/.deps/$(subst /,_,$(SPEC))+$(subst /,_,$(DATASET))+$(PER_FAMILY)$(SAMPLE).mk
 
-.PHONY: all run rescore import watch test bench bins clean-sim data data-sample
+.PHONY: all run rescore import watch test bench bins clean-sim data data-sample run-files compare
 
 all: bins
-	@$(MAKE) -f $(SELF) --no-print-directory $(SIM_RUN)/report.md RUN=$(SIM_RUN) ENDPOINTS=simulated
+	@$(MAKE) -f $(SELF) --no-print-directory run-files RUN=$(SIM_RUN) ENDPOINTS=simulated
 	@echo "report: $(SIM_RUN)/report.md (as a page: $(SIM_RUN)/report.html)"
 
 run: bins
-	@$(MAKE) -f $(SELF) --no-print-directory $(RUN)/report.md RUN=$(RUN) ENDPOINTS=providers
+	@$(MAKE) -f $(SELF) --no-print-directory run-files RUN=$(RUN) ENDPOINTS=providers
 	@echo "report: $(RUN)/report.md (as a page: $(RUN)/report.html)"
 
 # Re-score an archived run offline with the current code: the same rules, with the log and
 # what it was fetched for as sources (RESCORE, below), and every rule after the fetch made
 # unconditionally (--always-make), whatever order a copied run's mtimes are in.
 rescore: bins
-	@$(MAKE) -f $(SELF) --no-print-directory --always-make $(RUN)/report.md RUN=$(RUN) RESCORE=1
+	@$(MAKE) -f $(SELF) --no-print-directory --always-make run-files RUN=$(RUN) RESCORE=1
 	@echo "report: $(RUN)/report.md (as a page: $(RUN)/report.html)"
 
 # A reference runner's run directory (FROM) as a new inferbench run (RUN), bound to SPEC and
@@ -130,7 +143,15 @@ endif
 bins:
 	$(CARGO) build --release --locked --bins
 
+# Analysis across runs. ib-compare is the one package with polars (bins/compare), outside the
+# workspace's default members: `bins` never builds it, this target does.
+compare:
+	$(CARGO) build --release --locked -p inferbench-compare
+	$(BIN)/ib-compare --out '$(OUT)' $(foreach pattern,$(RUNS),'$(pattern)') $(COMPARE_FLAGS)
+
 # The end-to-end test opens every Parquet output with Python polars, as a notebook would,
+# queries runs/ as a Hive dataset with DuckDB, runs notebooks/analyses.py (polars, DuckDB and
+# pandas: 69 MB, 157 MB with numpy; about 15 s and 70 s to install),
 # runs the pipeline against real llama.cpp servers installed into $(LLAMA_VENV), and opens
 # report.html in headless Chromium (Debian's, which .ci/run installs) through the pinned
 # playwright-core that tests/browser/install.sh puts into tests/browser/node_modules (again
@@ -139,6 +160,8 @@ LLAMA_VENV := target/llama-venv
 BROWSER_DEPS := tests/browser/node_modules/.package-lock.json
 test:
 	@python3 -c 'import polars' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check polars
+	@python3 -c 'import duckdb' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check duckdb
+	@python3 -c 'import pandas' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check pandas
 	@$(LLAMA_VENV)/bin/python -c 'import xllamacpp' 2>/dev/null || tests/llama/install.sh $(LLAMA_VENV)
 	@[ $(BROWSER_DEPS) -nt tests/browser/package-lock.json ] || tests/browser/install.sh
 	IB_LLAMA_PYTHON=$(CURDIR)/$(LLAMA_VENV)/bin/python $(CARGO) test --workspace --locked
@@ -165,8 +188,15 @@ data-sample: bins
 	$(BIN)/ib-data generate --seed $(DATA_SEED) --sample 6 --out data/$(WORKFLOW)-sample
 
 # The run's rules, for the sub-make (or anyone asking for one of RUN's files). The top-level
-# make never reads them: on a fresh clone the binaries they need do not exist yet.
-ifneq ($(filter $(RUN)/%,$(MAKECMDGOALS)),)
+# make never reads them: on a fresh clone the binaries they need do not exist yet. The sub-make
+# asks for them as `run-files`: a goal on make's command line that holds `=`, as a path under
+# `runs/workflow=…/run=…/` does, is read as a variable assignment, never as a target.
+ifneq ($(filter run-files $(RUN)/%,$(MAKECMDGOALS)),)
+
+# Every file of RUN up to its report (`make run-files RUN=<dir>`), or up to the ones FILES
+# names (`make run-files RUN=<dir> FILES=schedule.parquet`).
+FILES        ?= report.md report.html manifest.json
+run-files: $(addprefix $(RUN)/,$(FILES))
 
 ifdef RESCORE
 # No rule makes lock.json, selection.parquet, schedule.parquet or events.parquet: nothing can

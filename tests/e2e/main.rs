@@ -2,14 +2,17 @@
 //! an ephemeral loopback port, checked end to end.
 mod bad_input;
 mod browser;
+mod compare;
 mod fleet;
 mod fleet_run;
 mod golden;
+mod hive;
 mod hostile;
 mod import;
 mod kills;
 mod llama;
 mod make;
+mod notebooks;
 mod operator;
 mod ops;
 mod pipeline;

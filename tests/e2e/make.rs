@@ -11,7 +11,8 @@ use std::process::{Command, Output};
 use std::time::{Duration, SystemTime};
 
 /// The run directory, relative to the workspace (make runs there).
-const RUN: &str = "runs/r";
+/// A Hive partition (`workflow=…/run=…`), as make lays runs out: make sees `=` in its paths.
+const RUN: &str = "runs/workflow=w/run=r";
 
 /// The stand-ins' names, in pipeline order, as they appear in the log.
 const SELECT: &str = "ib-select";
@@ -118,7 +119,7 @@ impl Bench {
             .arg(repo().join("Makefile"))
             .arg("--no-print-directory")
             .args(["BIN=bin", "CARGO=bin/cargo", "SPEC=pipeline/spec.yaml", "DATASET=data"])
-            .args(["SIM_PROFILES=pipeline/sim-profiles.yaml", "SIM_RUN=runs/r", "SAMPLE=--sample"])
+            .args(["SIM_PROFILES=pipeline/sim-profiles.yaml", &format!("SIM_RUN={RUN}"), "SAMPLE=--sample"])
             .args(args)
             .current_dir(self.ws.dir.path())
             .env_clear()
@@ -138,7 +139,7 @@ impl Bench {
 
     /// The run's rules alone, as the sub-make of `make run` gets them.
     fn run_rules(&self) -> Vec<String> {
-        self.stages(&[&format!("{RUN}/report.md"), &format!("RUN={RUN}"), "ENDPOINTS=providers"])
+        self.stages(&["run-files", &format!("RUN={RUN}"), "ENDPOINTS=providers"])
     }
 
     fn logged(&self) -> Vec<String> {
@@ -242,14 +243,13 @@ fn make_on_a_fresh_clone_builds_first_then_runs_every_stage_once_and_a_second_ma
     assert!(out.status.success(), "make failed:\n{}", text(&out));
     let all = ["cargo", SELECT, SCHEDULE, "ib-sim", FETCH, RECONSTRUCT, EVALUATE, AGGREGATE, REPORT];
     assert_eq!(bench.logged(), names(&all));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("report: runs/r/report.md"), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("report: {RUN}/report.md")), "{}", text(&out));
     let cargo = &bench.log_lines()[0];
     assert_eq!(cargo, "cargo build --release --locked --bins");
     let sim = std::fs::read_to_string(bench.path("sim.pid")).unwrap();
     assert!(stopped(sim.trim()), "make stops ib-sim once the fetch is done");
     assert_eq!(bench.stages(&fresh), names(&["cargo"]), "a second make runs no stage");
-    let question =
-        bench.make(&["--question", "BIN=target/release", &format!("{RUN}/report.md"), &format!("RUN={RUN}")]);
+    let question = bench.make(&["--question", "BIN=target/release", "run-files", &format!("RUN={RUN}")]);
     assert_eq!(question.status.code(), Some(0), "make --question calls the run up to date:\n{}", text(&question));
 }
 
@@ -280,8 +280,8 @@ fn new_code_rederives_what_it_changes_and_a_rebuilt_fetch_sends_nothing() {
 
     // Before the fetch has begun, the schedule is derived like any other file.
     let unfetched = Bench::new();
-    let (goal, run) = (format!("{RUN}/schedule.parquet"), format!("RUN={RUN}"));
-    let schedule = [goal.as_str(), run.as_str()];
+    let run = format!("RUN={RUN}");
+    let schedule = ["run-files", run.as_str(), "FILES=schedule.parquet"];
     assert_eq!(unfetched.stages(&schedule), names(&[SELECT, SCHEDULE]));
     unfetched.timeline();
     unfetched.touch(&format!("bin/{SCHEDULE}"));
@@ -327,7 +327,7 @@ fn the_lock_depends_on_the_files_the_spec_names_and_is_checked_first() {
     }
     for _ in 0..2 {
         for setting in ["DATASET=data2", "PER_FAMILY=2"] {
-            let out = bench.make(&[&format!("{RUN}/report.md"), &format!("RUN={RUN}"), "ENDPOINTS=providers", setting]);
+            let out = bench.make(&["run-files", &format!("RUN={RUN}"), "ENDPOINTS=providers", setting]);
             assert!(!out.status.success(), "make {setting} succeeded:\n{}", text(&out));
             assert_eq!(bench.logged(), names(&[SELECT]), "make {setting}");
             assert!(bench.exists("lock.json") && bench.exists("selection.parquet"), "{}", text(&out));
@@ -459,7 +459,7 @@ fn a_failed_stage_never_costs_the_run_its_lock_or_its_log() {
     let bench = Bench::new();
     // A fetch that wrote its log, sealed it and then failed: make keeps all of it.
     std::fs::write(bench.path("fail/ib-fetch"), "").unwrap();
-    let out = bench.make(&[&format!("{RUN}/report.md"), &format!("RUN={RUN}"), "ENDPOINTS=providers"]);
+    let out = bench.make(&["run-files", &format!("RUN={RUN}"), "ENDPOINTS=providers"]);
     assert!(!out.status.success(), "{}", text(&out));
     assert!(bench.exists("events/0000.jsonl") && bench.exists("events.parquet"), "{}", text(&out));
     std::fs::remove_file(bench.path("fail/ib-fetch")).unwrap();
@@ -469,7 +469,7 @@ fn a_failed_stage_never_costs_the_run_its_lock_or_its_log() {
     // ib-select refusing to check an existing lock (exit 4) leaves the lock and selection.
     bench.timeline();
     bench.touch("pipeline/spec.yaml");
-    let out = bench.make(&[&format!("{RUN}/report.md"), &format!("RUN={RUN}"), "ENDPOINTS=providers", "PER_FAMILY=2"]);
+    let out = bench.make(&["run-files", &format!("RUN={RUN}"), "ENDPOINTS=providers", "PER_FAMILY=2"]);
     assert!(!out.status.success(), "{}", text(&out));
     assert_eq!(bench.logged(), names(&[SELECT]));
     assert!(bench.exists("lock.json") && bench.exists("selection.parquet"), "{}", text(&out));
@@ -478,7 +478,7 @@ fn a_failed_stage_never_costs_the_run_its_lock_or_its_log() {
     bench.timeline();
     bench.touch(&format!("bin/{EVALUATE}"));
     std::fs::write(bench.path("fail/ib-evaluate"), "").unwrap();
-    let out = bench.make(&[&format!("{RUN}/report.md"), &format!("RUN={RUN}"), "ENDPOINTS=providers"]);
+    let out = bench.make(&["run-files", &format!("RUN={RUN}"), "ENDPOINTS=providers"]);
     assert!(!out.status.success(), "{}", text(&out));
     assert!(!bench.exists("evaluations.parquet"), "{}", text(&out));
     std::fs::remove_file(bench.path("fail/ib-evaluate")).unwrap();

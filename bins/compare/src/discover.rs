@@ -1,0 +1,251 @@
+//! Which run directories to compare, what each one is (workflow, name, where it came from)
+//! and when it ran.
+use anyhow::{Context, Result};
+use inferbench_schemas::run::RunDir;
+use inferbench_schemas::Error;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The run directories named by `patterns`: each a directory, or a glob (`runs/*/*`,
+/// `runs/workflow=micro-single-task/*`) whose matches are the directories holding a
+/// `responses.parquet`; a glob's other matches (`runs/.deps`, a run still fetching) are
+/// returned as skipped, with the reason. A directory named outright must be a run.
+pub fn expand(patterns: &[String]) -> Result<(Vec<PathBuf>, Vec<(PathBuf, String)>)> {
+    let mut runs = BTreeSet::new();
+    let mut skipped = Vec::new();
+    for pattern in patterns {
+        let literal = Path::new(pattern);
+        if literal.is_dir() || !pattern.contains(['*', '?', '[']) {
+            if !literal.is_dir() {
+                return Err(Error::bad(format!("{pattern}: no such run directory")).into());
+            }
+            if !literal.join("responses.parquet").is_file() {
+                return Err(Error::bad(format!(
+                    "{pattern}: not a scored run (no responses.parquet); make rescore RUN={pattern} derives it"
+                ))
+                .into());
+            }
+            runs.insert(literal.to_path_buf());
+            continue;
+        }
+        // As a shell expands it: `*` does not match a leading dot (`runs/.deps`).
+        let options = glob::MatchOptions { require_literal_leading_dot: true, ..Default::default() };
+        let matches =
+            glob::glob_with(pattern, options).map_err(|e| Error::bad(format!("{pattern}: not a glob pattern: {e}")))?;
+        let mut any = false;
+        for entry in matches {
+            let path = entry.map_err(|e| Error::unreadable(e.path().to_path_buf(), e.into()))?;
+            if !path.is_dir() {
+                continue;
+            }
+            any = true;
+            if path.join("responses.parquet").is_file() {
+                runs.insert(path);
+            } else {
+                skipped.push((path, "no responses.parquet (not a run, or not scored yet)".to_string()));
+            }
+        }
+        if !any {
+            return Err(Error::bad(format!("{pattern}: matches no directory")).into());
+        }
+    }
+    if runs.is_empty() {
+        return Err(Error::bad(format!("no run directory with a responses.parquet in {}", patterns.join(" "))).into());
+    }
+    skipped.sort();
+    Ok((runs.into_iter().collect(), skipped))
+}
+
+/// What one run is, from its path, `manifest.json` and `lock.json`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunInfo {
+    pub path: PathBuf,
+    /// The `workflow=` partition of its path, else the manifest's workflow, else the name of
+    /// the directory above it.
+    pub workflow: String,
+    /// The directory's name without its `run=` partition key.
+    pub name: String,
+    /// When the run started (UTC, µs since the Unix epoch).
+    pub started_at_us: i64,
+    /// `manifest` (execution.wall_clock_period.start) or `log` (the first segment_opened).
+    pub date_source: &'static str,
+    /// `simulated`, `providers` or `imported`, when known.
+    pub endpoint_mode: Option<String>,
+    /// Whether `ib-import` made the run from a reference runner's records.
+    pub imported: bool,
+}
+
+impl RunInfo {
+    pub fn read(path: &Path) -> Result<RunInfo> {
+        let run = RunDir::new(path);
+        // A run at rest is described by its manifest; the lock says whether it was imported and
+        // names the log's run id when there is no manifest.
+        let lock = if run.lock().is_file() { Some(read_json(&run.lock())?) } else { None };
+        let manifest_path = run.manifest();
+        let manifest = if manifest_path.is_file() { Some(read_json(&manifest_path)?) } else { None };
+        let partition = |key: &str| {
+            path.components()
+                .rev()
+                .find_map(|c| c.as_os_str().to_str().and_then(|s| s.strip_prefix(key)).map(str::to_string))
+        };
+        let dir_name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let name = dir_name.strip_prefix("run=").unwrap_or(dir_name).to_string();
+        let workflow = partition("workflow=")
+            .or_else(|| manifest.as_ref().and_then(|m| m["workflow"].as_str().map(str::to_string)))
+            .or_else(|| path.parent().and_then(Path::file_name).and_then(|n| n.to_str()).map(str::to_string))
+            .unwrap_or_default();
+        let execution = manifest.as_ref().map(|m| &m["execution"]);
+        let period_start = execution.and_then(|e| e["wall_clock_period"]["start"].as_str());
+        let (started_at_us, date_source) = match period_start {
+            Some(start) => (
+                parse_utc(start).ok_or_else(|| {
+                    Error::bad(format!(
+                        "{}: execution.wall_clock_period.start: `{start}` is not a UTC time (YYYY-MM-DDTHH:MM:SS[.fff]Z)",
+                        manifest_path.display()
+                    ))
+                })?,
+                "manifest",
+            ),
+            None => (log_start(&run, lock.as_ref())?, "log"),
+        };
+        let imported = lock.as_ref().and_then(|l| l.get("imported_from")).is_some_and(|v| !v.is_null());
+        let endpoint_mode = execution
+            .and_then(|e| e["endpoint_mode"].as_str().map(str::to_string))
+            .or_else(|| imported.then(|| "imported".to_string()));
+        Ok(RunInfo { path: path.to_path_buf(), workflow, name, started_at_us, date_source, endpoint_mode, imported })
+    }
+}
+
+fn read_json(path: &Path) -> Result<Value> {
+    let bytes = std::fs::read(path).map_err(|e| Error::unreadable(path, e))?;
+    serde_json::from_slice(&bytes).map_err(|e| Error::bad(format!("{}: not JSON: {e}", path.display())).into())
+}
+
+/// The wall clock of the log's first `segment_opened`, read through the log's reader.
+fn log_start(run: &RunDir, lock: Option<&Value>) -> Result<i64> {
+    use inferbench_schemas::event::Event;
+    let Some(lock) = lock else {
+        return Err(Error::bad(format!(
+            "{}: no manifest.json with execution.wall_clock_period, and no lock.json naming the log: when it ran is unknown",
+            run.root().display()
+        ))
+        .into());
+    };
+    let run_id =
+        lock["run_id"].as_str().ok_or_else(|| Error::bad(format!("{}: run_id: missing", run.lock().display())))?;
+    let segments = inferbench_schemas::event_log::read(run, run_id)
+        .with_context(|| format!("{}: reading the event log for the run's start", run.root().display()))?;
+    let first = segments.first().and_then(|s| s.records.first()).map(|env| &env.event);
+    match first {
+        Some(Event::SegmentOpened(opened)) => Ok((opened.wall_clock_unix_ns / 1_000) as i64),
+        _ => Err(Error::bad(format!(
+            "{}: no manifest.json with execution.wall_clock_period and no event log: when it ran is unknown",
+            run.root().display()
+        ))
+        .into()),
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.f…]Z` (what `manifest.json` writes) as µs since the Unix epoch.
+pub fn parse_utc(text: &str) -> Option<i64> {
+    let body = text.strip_suffix('Z')?;
+    let (date, time) = body.split_once('T')?;
+    let (clock, fraction) = match time.split_once('.') {
+        Some((clock, fraction)) => (clock, fraction),
+        None => (time, ""),
+    };
+    let numbers = |s: &str, widths: &[usize], sep: char| -> Option<Vec<i64>> {
+        let parts: Vec<&str> = s.split(sep).collect();
+        (parts.len() == widths.len()
+            && parts.iter().zip(widths).all(|(p, w)| p.len() == *w && p.bytes().all(|b| b.is_ascii_digit())))
+        .then(|| parts.iter().map(|p| p.parse().unwrap()).collect())
+    };
+    let d = numbers(date, &[4, 2, 2], '-')?;
+    let t = numbers(clock, &[2, 2, 2], ':')?;
+    if !fraction.bytes().all(|b| b.is_ascii_digit())
+        || fraction.len() > 9
+        || (time.contains('.') && fraction.is_empty())
+    {
+        return None;
+    }
+    let (year, month, day) = (d[0], d[1], d[2]);
+    let days_in_month = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        _ => return None,
+    };
+    if day < 1 || day > days_in_month || t[0] > 23 || t[1] > 59 || t[2] > 59 {
+        return None;
+    }
+    let micros: i64 = format!("{fraction:0<6}")[..6].parse().ok()?;
+    Some((days_from_civil(year, month, day) * 86_400 + t[0] * 3600 + t[1] * 60 + t[2]) * 1_000_000 + micros)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// µs since the epoch as `YYYY-MM-DD HH:MM:SS` (UTC).
+pub fn format_utc(us: i64) -> String {
+    let secs = us.div_euclid(1_000_000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_times_parse_to_epoch_microseconds_and_back() {
+        assert_eq!(parse_utc("1970-01-01T00:00:00.000Z"), Some(0));
+        assert_eq!(parse_utc("2000-02-29T00:00:00.123Z"), Some(951_782_400_123_000));
+        assert_eq!(parse_utc("2026-11-29T17:28:30.855Z"), Some(1_795_973_310_855_000));
+        assert_eq!(parse_utc("2026-11-29T17:28:30Z"), Some(1_795_973_310_000_000));
+        assert_eq!(format_utc(1_795_973_310_855_000), "2026-11-29 17:28:30");
+        for bad in ["2026-11-29T17:28:30", "2026-02-29T00:00:00Z", "2026-11-29 17:28:30Z", "2026-11-29T24:00:00Z", "x"]
+        {
+            assert_eq!(parse_utc(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_glob_skips_directories_that_are_not_scored_runs_and_a_named_one_must_be_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("runs");
+        for run in ["workflow=w/run=a", "workflow=w/run=b"] {
+            std::fs::create_dir_all(root.join(run)).unwrap();
+        }
+        std::fs::write(root.join("workflow=w/run=a/responses.parquet"), b"").unwrap();
+        let pattern = format!("{}/*/*", root.display());
+        let (runs, skipped) = expand(&[pattern]).unwrap();
+        assert_eq!(runs, [root.join("workflow=w/run=a")]);
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].0, root.join("workflow=w/run=b"));
+        let named = root.join("workflow=w/run=b").display().to_string();
+        let err = expand(&[named]).unwrap_err();
+        assert_eq!(inferbench_schemas::cli::exit_for(&err), inferbench_schemas::cli::Exit::BadInput);
+        assert!(err.to_string().contains("no responses.parquet"), "{err}");
+        let none = format!("{}/nothing-*", root.display());
+        assert!(expand(&[none]).unwrap_err().to_string().contains("matches no directory"));
+    }
+}

@@ -1,0 +1,296 @@
+//! One run's tables, read with polars lazy scans of only the columns the comparison needs:
+//! the pooled metrics (`pooled.parquet`, or the `pooled` rows of `metrics.parquet` in runs
+//! scored before it existed) and, from `responses.parquet`, each request's provider, round
+//! and latencies.
+use anyhow::{Context, Result};
+use inferbench_schemas::Error;
+use polars::prelude::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The headline metrics: pooled-row column, heading, unit, and whether lower is better.
+pub const HEADLINE: [Metric; 6] = [
+    Metric { column: "ttfa_p50", label: "TTFA p50", unit: "ms", lower_is_better: true },
+    Metric { column: "e2e_latency_p50", label: "E2E p50", unit: "ms", lower_is_better: true },
+    Metric { column: "e2e_latency_p99", label: "E2E p99", unit: "ms", lower_is_better: true },
+    Metric { column: "output_tokens_per_second_p50", label: "tokens/s p50", unit: "tok/s", lower_is_better: false },
+    Metric { column: "task_success_rate", label: "task success", unit: "fraction", lower_is_better: false },
+    Metric { column: "failure_rate", label: "failure rate", unit: "fraction", lower_is_better: true },
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Metric {
+    pub column: &'static str,
+    pub label: &'static str,
+    pub unit: &'static str,
+    pub lower_is_better: bool,
+}
+
+/// One provider's pooled row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pooled {
+    pub provider: String,
+    pub rank: Option<i64>,
+    pub eligible: Option<bool>,
+    pub submitted_count: Option<i64>,
+    /// In [`HEADLINE`] order.
+    pub metrics: [Option<f64>; 6],
+}
+
+/// Where the pooled rows came from.
+pub const POOLED_TABLE: &str = "pooled.parquet";
+pub const LEGACY_POOLED: &str = "metrics.parquet (task_family = pooled)";
+
+fn scan(path: &Path) -> Result<LazyFrame> {
+    let text = path.to_str().ok_or_else(|| Error::bad(format!("{}: the path is not UTF-8", path.display())))?;
+    let args = ScanArgsParquet {
+        // The directories above a run are partitions (`workflow=…/run=…`); this scan reads
+        // one file, and its own columns only.
+        hive_options: HiveOptions { enabled: Some(false), ..Default::default() },
+        ..Default::default()
+    };
+    LazyFrame::scan_parquet(PlRefPath::new(text), args).map_err(|e| bad_table(path, e))
+}
+
+fn bad_table(path: &Path, e: PolarsError) -> anyhow::Error {
+    Error::bad(format!("{}: {e}", path.display())).into()
+}
+
+/// The run's pooled rows, sorted by provider, and which table they came from.
+pub fn pooled(run: &Path) -> Result<(Vec<Pooled>, &'static str)> {
+    let table = run.join("pooled.parquet");
+    let (path, lf, source) = if table.is_file() {
+        (table.clone(), scan(&table)?, POOLED_TABLE)
+    } else {
+        let metrics = run.join("metrics.parquet");
+        if !metrics.is_file() {
+            return Err(Error::bad(format!(
+                "{}: neither pooled.parquet nor metrics.parquet; the run is not aggregated (make rescore RUN={})",
+                run.display(),
+                run.display()
+            ))
+            .into());
+        }
+        let lf = scan(&metrics)?.filter(col("task_family").cast(DataType::String).eq(lit("pooled")));
+        (metrics, lf, LEGACY_POOLED)
+    };
+    let mut columns = vec![
+        col("provider").cast(DataType::String),
+        col("rank").cast(DataType::Int64),
+        col("eligible").cast(DataType::Boolean),
+        col("submitted_count").cast(DataType::Int64),
+    ];
+    columns.extend(HEADLINE.iter().map(|m| col(m.column).cast(DataType::Float64)));
+    let df = lf.select(columns).sort(["provider"], Default::default()).collect().map_err(|e| bad_table(&path, e))?;
+    let get = |name: &str| df.column(name).map_err(|e| bad_table(&path, e));
+    let provider = get("provider")?.str()?.clone();
+    let rank = get("rank")?.i64()?.clone();
+    let eligible = get("eligible")?.bool()?.clone();
+    let submitted = get("submitted_count")?.i64()?.clone();
+    let metrics: Vec<Float64Chunked> =
+        HEADLINE.iter().map(|m| Ok(get(m.column)?.f64()?.clone())).collect::<Result<_>>()?;
+    let mut rows = Vec::with_capacity(df.height());
+    for i in 0..df.height() {
+        let name = provider
+            .get(i)
+            .ok_or_else(|| Error::bad(format!("{}: row {i}: provider: null", path.display())))?
+            .to_string();
+        if rows.last().is_some_and(|r: &Pooled| r.provider == name) {
+            return Err(Error::bad(format!("{}: provider `{name}` has two pooled rows", path.display())).into());
+        }
+        rows.push(Pooled {
+            provider: name,
+            rank: rank.get(i),
+            eligible: eligible.get(i),
+            submitted_count: submitted.get(i),
+            metrics: std::array::from_fn(|m| metrics[m].get(i)),
+        });
+    }
+    Ok((rows, source))
+}
+
+/// One provider's samples in one run, by round.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Samples {
+    /// Ascending round indices, one per response.
+    pub rounds: Vec<i64>,
+    pub e2e_ms: Vec<Option<f64>>,
+    pub ttfa_ms: Vec<Option<f64>>,
+}
+
+/// The run's responses, per provider (by name).
+pub fn responses(run: &Path) -> Result<BTreeMap<String, Samples>> {
+    let path = run.join("responses.parquet");
+    let df = scan(&path)?
+        .select([
+            col("provider").cast(DataType::String),
+            col("round_index").cast(DataType::Int64),
+            col("e2e_latency_ms").cast(DataType::Float64),
+            col("ttfa_ms").cast(DataType::Float64),
+        ])
+        .sort(["provider", "round_index"], Default::default())
+        .collect()
+        .map_err(|e| bad_table(&path, e))?;
+    let get = |name: &str| df.column(name).map_err(|e| bad_table(&path, e));
+    let provider = get("provider")?.str()?.clone();
+    let round = get("round_index")?.i64()?.clone();
+    let e2e = get("e2e_latency_ms")?.f64()?.clone();
+    let ttfa = get("ttfa_ms")?.f64()?.clone();
+    // Sorted by provider, so each provider's rows are one stretch.
+    let mut out: Vec<(String, Samples)> = Vec::new();
+    for (i, ((p, r), (e, t))) in provider.iter().zip(round.iter()).zip(e2e.iter().zip(ttfa.iter())).enumerate() {
+        let at = || format!("{}: row {i}", path.display());
+        let p = p.ok_or_else(|| Error::bad(format!("{}: provider: null", at())))?;
+        let r = r.ok_or_else(|| Error::bad(format!("{}: round_index: null", at())))?;
+        for (name, v) in [("e2e_latency_ms", e), ("ttfa_ms", t)] {
+            if v.is_some_and(|v| !v.is_finite()) {
+                return Err(Error::bad(format!("{}: {name}: {} is not a finite latency", at(), v.unwrap())).into());
+            }
+        }
+        if out.last().is_none_or(|(last, _)| last != p) {
+            out.push((p.to_string(), Samples::default()));
+        }
+        let samples = &mut out.last_mut().expect("pushed above").1;
+        if samples.rounds.last() == Some(&r) {
+            return Err(Error::bad(format!(
+                "{}: provider `{p}` has two responses in round {r}; responses.parquet holds one per request",
+                path.display()
+            ))
+            .into());
+        }
+        samples.rounds.push(r);
+        samples.e2e_ms.push(e);
+        samples.ttfa_ms.push(t);
+    }
+    Ok(out.into_iter().collect())
+}
+
+/// The paired metrics' samples.
+pub fn e2e(s: &Samples) -> &[Option<f64>] {
+    &s.e2e_ms
+}
+pub fn ttfa(s: &Samples) -> &[Option<f64>] {
+    &s.ttfa_ms
+}
+
+/// The paired differences `a − b` of one metric over the rounds where both have a sample,
+/// and the number of rounds both have a response in.
+pub fn paired(a: &Samples, b: &Samples, pick: fn(&Samples) -> &[Option<f64>]) -> (Vec<f64>, usize) {
+    let (va, vb) = (pick(a), pick(b));
+    let (mut i, mut j) = (0, 0);
+    let mut shared = 0;
+    let mut out = Vec::new();
+    while i < a.rounds.len() && j < b.rounds.len() {
+        match a.rounds[i].cmp(&b.rounds[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                if let (Some(x), Some(y)) = (va[i], vb[j]) {
+                    out.push(x - y);
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    (out, shared)
+}
+
+/// Reads both tables, naming the run in any error.
+pub fn run_tables(run: &Path) -> Result<(Vec<Pooled>, &'static str, BTreeMap<String, Samples>)> {
+    let (pooled, source) = pooled(run).with_context(|| format!("reading {}", run.display()))?;
+    let responses = responses(run).with_context(|| format!("reading {}", run.display()))?;
+    Ok((pooled, source, responses))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn samples(rows: &[(i64, Option<f64>)]) -> Samples {
+        Samples {
+            rounds: rows.iter().map(|r| r.0).collect(),
+            e2e_ms: rows.iter().map(|r| r.1).collect(),
+            ttfa_ms: rows.iter().map(|r| r.1.map(|v| v / 2.0)).collect(),
+        }
+    }
+
+    #[test]
+    fn pairs_are_the_rounds_where_both_have_a_sample() {
+        let a = samples(&[(0, Some(100.0)), (1, Some(150.0)), (2, None), (4, Some(90.0))]);
+        let b = samples(&[(0, Some(120.0)), (1, Some(150.0)), (2, Some(80.0)), (3, Some(1.0))]);
+        let (d, shared) = paired(&a, &b, e2e);
+        assert_eq!((d, shared), (vec![-20.0, 0.0], 3));
+        let (d, _) = paired(&a, &b, ttfa);
+        assert_eq!(d, vec![-10.0, 0.0]);
+    }
+
+    fn write(path: &Path, df: &mut DataFrame) {
+        let file = std::fs::File::create(path).unwrap();
+        ParquetWriter::new(file).finish(df).unwrap();
+    }
+
+    #[test]
+    fn responses_are_grouped_by_provider_in_round_order_and_a_repeated_round_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut df = df!(
+            "provider" => ["b", "a", "a", "b"],
+            "round_index" => [1i64, 1, 0, 0],
+            "e2e_latency_ms" => [Some(5.0), None, Some(3.0), Some(4.0)],
+            "ttfa_ms" => [Some(1.0), None, Some(2.0), None],
+            "answer" => ["x", "y", "z", "w"],
+        )
+        .unwrap();
+        write(&dir.path().join("responses.parquet"), &mut df);
+        let got = responses(dir.path()).unwrap();
+        assert_eq!(got["a"].rounds, [0, 1]);
+        assert_eq!(got["a"].e2e_ms, [Some(3.0), None]);
+        assert_eq!(got["b"].ttfa_ms, [None, Some(1.0)]);
+        let mut twice = df!("provider" => ["a", "a"], "round_index" => [0i64, 0], "e2e_latency_ms" => [1.0, 2.0], "ttfa_ms" => [1.0, 1.0]).unwrap();
+        write(&dir.path().join("responses.parquet"), &mut twice);
+        let err = responses(dir.path()).unwrap_err();
+        assert!(err.to_string().contains("two responses in round 0"), "{err}");
+    }
+
+    #[test]
+    fn pooled_rows_come_from_pooled_parquet_or_from_the_legacy_metrics_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = |providers: &[&str], families: Option<&[&str]>| {
+            let n = providers.len();
+            let mut cols = vec![Column::new("provider".into(), providers.to_vec())];
+            if let Some(families) = families {
+                cols.push(Column::new("task_family".into(), families.to_vec()));
+            }
+            cols.push(Column::new("rank".into(), (0..n).map(|i| Some(i as i64 + 1)).collect::<Vec<_>>()));
+            cols.push(Column::new("eligible".into(), vec![true; n]));
+            cols.push(Column::new("submitted_count".into(), vec![10i64; n]));
+            for (k, m) in HEADLINE.iter().enumerate() {
+                cols.push(Column::new(m.column.into(), (0..n).map(|i| (k * 10 + i) as f64).collect::<Vec<_>>()));
+            }
+            DataFrame::new_infer_height(cols).unwrap()
+        };
+        let mut legacy = table(&["p1", "p1", "p0", "p0"], Some(&["a", "pooled", "a", "pooled"]));
+        write(&dir.path().join("metrics.parquet"), &mut legacy);
+        let (rows, source) = pooled(dir.path()).unwrap();
+        assert_eq!(source, LEGACY_POOLED);
+        let got: Vec<(&str, Option<i64>, Option<f64>)> =
+            rows.iter().map(|r| (r.provider.as_str(), r.rank, r.metrics[1])).collect();
+        assert_eq!(got, [("p0", Some(4), Some(13.0)), ("p1", Some(2), Some(11.0))]);
+        // pooled.parquet, when present, is the one read.
+        let mut fresh = table(&["p1", "p0"], None);
+        write(&dir.path().join("pooled.parquet"), &mut fresh);
+        let (rows, source) = pooled(dir.path()).unwrap();
+        assert_eq!(source, POOLED_TABLE);
+        assert_eq!(
+            rows.iter().map(|r| (r.provider.as_str(), r.rank)).collect::<Vec<_>>(),
+            [("p0", Some(2)), ("p1", Some(1))]
+        );
+        assert_eq!(rows[0].metrics[5], Some(51.0));
+        let mut missing = table(&["p0"], None).drop("rank").unwrap();
+        write(&dir.path().join("pooled.parquet"), &mut missing);
+        let err = pooled(dir.path()).unwrap_err();
+        assert!(err.to_string().contains("pooled.parquet") && err.to_string().contains("rank"), "{err}");
+        assert_eq!(inferbench_schemas::cli::exit_for(&err), inferbench_schemas::cli::Exit::BadInput);
+    }
+}

@@ -1,0 +1,446 @@
+//! `summary.md` and `summary.html`: the comparison for a reader. Both say the same things in
+//! the same order; the page adds a line chart per headline metric and is self-contained
+//! (inline style and SVG, no script, nothing fetched).
+use crate::bootstrap::Settings;
+use crate::compare::{p50, HeadToHead, RunResult, Trend};
+use crate::discover::format_utc;
+use crate::load::{Metric, HEADLINE};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+use std::path::PathBuf;
+
+/// How many run dates the leaderboard-over-time tables show (the newest); the Parquet has all.
+pub const RECENT: usize = 30;
+
+pub struct Summary<'a> {
+    pub runs: &'a [RunResult],
+    pub skipped: &'a [(PathBuf, String)],
+    pub trends: &'a [Trend],
+    pub pairs: &'a [HeadToHead],
+    pub settings: &'a Settings,
+}
+
+/// A cell of a table: a value formatted for its unit, or an em dash.
+fn number(value: Option<f64>, unit: &str) -> String {
+    match value {
+        None => "—".to_string(),
+        Some(v) if unit == "fraction" => format!("{v:.3}"),
+        Some(v) => format!("{v:.1}"),
+    }
+}
+
+fn signed(value: Option<f64>, unit: &str) -> String {
+    match value {
+        Some(v) if v > 0.0 => format!("+{}", number(Some(v), unit)),
+        other => number(other, unit),
+    }
+}
+
+/// One table, as rows of cells: the first row is the heading.
+type Table = Vec<Vec<String>>;
+
+struct Section {
+    heading: String,
+    level: usize,
+    text: Vec<String>,
+    table: Option<Table>,
+    chart: Option<(&'static Metric, Vec<(String, Vec<(i64, f64)>)>)>,
+}
+
+impl Section {
+    fn new(level: usize, heading: impl Into<String>) -> Section {
+        Section { heading: heading.into(), level, text: Vec::new(), table: None, chart: None }
+    }
+}
+
+fn workflows(runs: &[RunResult]) -> BTreeSet<&str> {
+    runs.iter().map(|r| r.info.workflow.as_str()).collect()
+}
+
+fn sections(s: &Summary) -> Vec<Section> {
+    let mut out = Vec::new();
+    let (first, last) = (s.runs.first().unwrap(), s.runs.last().unwrap());
+    let imported = s.runs.iter().filter(|r| r.info.imported).count();
+    let legacy = s.runs.iter().filter(|r| r.pooled_source == crate::load::LEGACY_POOLED).count();
+    let mut intro = Section::new(1, format!("Comparison of {} runs", s.runs.len()));
+    intro.text.push(format!(
+        "Runs started from {} to {} UTC; workflows: {}. {imported} imported from the reference runner; {legacy} scored \
+         before pooled.parquet existed (their pooled rows read from metrics.parquet). {} responses in all.",
+        format_utc(first.info.started_at_us),
+        format_utc(last.info.started_at_us),
+        workflows(s.runs).into_iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "),
+        s.runs.iter().map(|r| r.response_rows).sum::<usize>(),
+    ));
+    intro.text.push(
+        "Every table in full: `runs.parquet`, `leaderboard.parquet` (one row per run and provider: the trend data), \
+         `trends.parquet`, `head_to_head.parquet`, `paired_bootstrap.parquet`."
+            .to_string(),
+    );
+    if !s.skipped.is_empty() {
+        intro.text.push(format!(
+            "Skipped (matched, but not a scored run): {}.",
+            s.skipped.iter().map(|(p, why)| format!("`{}` ({why})", p.display())).collect::<Vec<_>>().join("; ")
+        ));
+    }
+    out.push(intro);
+
+    let (low, high) = s.settings.bound_ranks();
+    let mut method = Section::new(2, "How the paired intervals are made");
+    method.text.push(format!(
+        "For every pair of providers A < B (by name) in a run, the differences A − B of E2E latency and of TTFA over the \
+         rounds where both have a sample; the statistic is their nearest-rank p50 (rank ⌈n/2⌉, as comparisons.json's \
+         `difference_p50_ms`); negative favours A. The interval is the {}% percentile interval of {} bootstrap resamples \
+         (the sorted resampled medians at ranks {low} and {high}). RNG: {}; seed {}. A verdict says A or B is faster only \
+         when the whole interval is on one side of zero; otherwise the difference is not told apart from noise.",
+        s.settings.confidence,
+        s.settings.resamples,
+        Settings::RNG,
+        s.settings.seed
+    ));
+    out.push(method);
+
+    for workflow in workflows(s.runs) {
+        let runs: Vec<&RunResult> = s.runs.iter().filter(|r| r.info.workflow == workflow).collect();
+        out.push(Section::new(2, format!("Workflow `{workflow}`: {} runs", runs.len())));
+
+        let mut board = Section::new(3, "Leaderboard over time");
+        let shown = &runs[runs.len().saturating_sub(RECENT)..];
+        if shown.len() < runs.len() {
+            board.text.push(format!("The newest {RECENT} run dates; every run is in `leaderboard.parquet`."));
+        }
+        board
+            .text
+            .push("Ranked providers in rank order, with E2E p50 (ms) and task success; then the unranked.".into());
+        let mut table = vec![vec!["started (UTC)".into(), "run".into(), "ranking".into(), "unranked".into()]];
+        for run in shown {
+            let mut ranked: Vec<_> = run.pooled.iter().filter(|p| p.rank.is_some()).collect();
+            ranked.sort_by_key(|p| (p.rank, p.provider.clone()));
+            let ranking = ranked
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{}. {} ({} ms, {})",
+                        p.rank.unwrap(),
+                        p.provider,
+                        number(p.metrics[1], "ms"),
+                        number(p.metrics[4], "fraction")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" · ");
+            let unranked =
+                run.pooled.iter().filter(|p| p.rank.is_none()).map(|p| p.provider.as_str()).collect::<Vec<_>>();
+            table.push(vec![
+                format_utc(run.info.started_at_us),
+                run.info.name.clone(),
+                if ranking.is_empty() { "—".into() } else { ranking },
+                if unranked.is_empty() { "—".into() } else { unranked.join(", ") },
+            ]);
+        }
+        board.table = Some(table);
+        out.push(board);
+
+        for metric in HEADLINE.iter() {
+            let trends: Vec<&Trend> =
+                s.trends.iter().filter(|t| t.workflow == workflow && t.metric.column == metric.column).collect();
+            let mut section = Section::new(
+                3,
+                format!(
+                    "Trend: {} ({}, {} is better)",
+                    metric.label,
+                    metric.unit,
+                    if metric.lower_is_better { "lower" } else { "higher" }
+                ),
+            );
+            let mut table = vec![["provider", "runs", "first", "last", "change", "min", "p50", "max", "slope per day"]
+                .map(String::from)
+                .to_vec()];
+            for t in &trends {
+                let values: Vec<f64> = t.points.iter().map(|p| p.1).collect();
+                let u = metric.unit;
+                table.push(vec![
+                    t.provider.clone(),
+                    t.points.len().to_string(),
+                    number(t.points.first().map(|p| p.1), u),
+                    number(t.points.last().map(|p| p.1), u),
+                    signed(t.points.last().zip(t.points.first()).map(|(l, f)| l.1 - f.1), u),
+                    number(values.iter().copied().min_by(f64::total_cmp), u),
+                    number(p50(&values), u),
+                    number(values.iter().copied().max_by(f64::total_cmp), u),
+                    match t.slope_per_day() {
+                        Some(v) if u == "fraction" => format!("{v:+.4}"),
+                        Some(v) => format!("{v:+.2}"),
+                        None => "—".into(),
+                    },
+                ]);
+            }
+            section.table = Some(table);
+            section.chart = Some((metric, trends.iter().map(|t| (t.provider.clone(), t.points.clone())).collect()));
+            out.push(section);
+        }
+
+        let mut h2h = Section::new(3, "Provider against provider across runs");
+        h2h.text.push(
+            "Runs with both; how often each ranked above the other (a ranked provider is above an unranked one); and \
+             in how many runs the paired interval says A is faster, B is faster, or cannot tell (E2E, then TTFA), with the \
+             p50 over runs of the per-run median difference A − B."
+                .into(),
+        );
+        let mut table = vec![[
+            "A",
+            "B",
+            "runs",
+            "A above",
+            "B above",
+            "E2E A/B/?",
+            "E2E Δ p50 (ms)",
+            "TTFA A/B/?",
+            "TTFA Δ p50 (ms)",
+        ]
+        .map(String::from)
+        .to_vec()];
+        for h in s.pairs.iter().filter(|h| h.workflow == workflow) {
+            table.push(vec![
+                h.provider_a.clone(),
+                h.provider_b.clone(),
+                h.runs_together.to_string(),
+                h.a_ranked_above.to_string(),
+                h.b_ranked_above.to_string(),
+                format!("{}/{}/{}", h.a_faster[0], h.b_faster[0], h.inconclusive[0]),
+                signed(p50(&h.estimates[0]), "ms"),
+                format!("{}/{}/{}", h.a_faster[1], h.b_faster[1], h.inconclusive[1]),
+                signed(p50(&h.estimates[1]), "ms"),
+            ]);
+        }
+        h2h.table = Some(table);
+        out.push(h2h);
+
+        let latest = runs.last().unwrap();
+        let mut intervals = Section::new(
+            3,
+            format!(
+                "Paired intervals of the newest run, `{}` ({})",
+                latest.info.name,
+                format_utc(latest.info.started_at_us)
+            ),
+        );
+        intervals.text.push("Every run's are in `paired_bootstrap.parquet`.".into());
+        let mut table =
+            vec![["A", "B", "metric", "pairs", "Δ p50 (ms)", "interval (ms)", "verdict"].map(String::from).to_vec()];
+        for p in &latest.pairs {
+            table.push(vec![
+                p.provider_a.clone(),
+                p.provider_b.clone(),
+                p.metric.trim_end_matches("_ms").replace("_latency", "").to_uppercase(),
+                p.interval.map_or(0, |i| i.n).to_string(),
+                signed(p.interval.map(|i| i.estimate), "ms"),
+                p.interval.map_or("—".into(), |i| {
+                    format!("[{}, {}]", signed(Some(i.low), "ms"), signed(Some(i.high), "ms"))
+                }),
+                match p.verdict() {
+                    "a_faster" => format!("{} faster", p.provider_a),
+                    "b_faster" => format!("{} faster", p.provider_b),
+                    "inconclusive" => "cannot tell".into(),
+                    _ => "no paired rounds".into(),
+                },
+            ]);
+        }
+        intervals.table = Some(table);
+        out.push(intervals);
+    }
+    out
+}
+
+fn md_cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+pub fn markdown(s: &Summary) -> String {
+    let mut md = String::new();
+    for section in sections(s) {
+        let _ = writeln!(md, "{} {}\n", "#".repeat(section.level), section.heading);
+        for text in &section.text {
+            let _ = writeln!(md, "{text}\n");
+        }
+        if let Some(table) = &section.table {
+            for (i, row) in table.iter().enumerate() {
+                let _ = writeln!(md, "| {} |", row.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | "));
+                if i == 0 {
+                    let _ = writeln!(md, "|{}", "---|".repeat(row.len()));
+                }
+            }
+            md.push('\n');
+        }
+    }
+    md
+}
+
+fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Inline code spans of the markdown text as `<code>`.
+fn inline(text: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in text.split('`').enumerate() {
+        if i % 2 == 1 {
+            let _ = write!(out, "<code>{}</code>", esc(part));
+        } else {
+            out.push_str(&esc(part));
+        }
+    }
+    out
+}
+
+const PALETTE: [&str; 10] =
+    ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"];
+
+/// A line chart of one metric: x the run date, y the value, one line per provider.
+fn chart(metric: &Metric, series: &[(String, Vec<(i64, f64)>)]) -> String {
+    let points: Vec<(i64, f64)> = series.iter().flat_map(|(_, p)| p.iter().copied()).collect();
+    if points.is_empty() {
+        return String::new();
+    }
+    let (w, h, left, right, top, bottom) = (640.0, 240.0, 60.0, 150.0, 12.0, 28.0);
+    let (t0, t1) = points.iter().fold((i64::MAX, i64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (v0, v1) = points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.1), b.max(p.1)));
+    let (v0, v1) = if v1 > v0 { (v0, v1) } else { (v0 - 1.0, v1 + 1.0) };
+    let x = |t: i64| left + if t1 > t0 { (t - t0) as f64 / (t1 - t0) as f64 } else { 0.5 } * (w - left - right);
+    let y = |v: f64| top + (1.0 - (v - v0) / (v1 - v0)) * (h - top - bottom);
+    let mut svg = format!(
+        "<svg class=\"chart\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"{} by run date\">",
+        esc(metric.label)
+    );
+    let _ = write!(
+        svg,
+        "<line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\"/><line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" \
+         y2=\"{}\" stroke=\"#888\"/>",
+        h - bottom,
+        w - right,
+        h - bottom,
+        h - bottom
+    );
+    for (v, anchor) in [(v0, h - bottom), (v1, top + 10.0)] {
+        let _ = write!(
+            svg,
+            "<text x=\"{}\" y=\"{anchor}\" text-anchor=\"end\" font-size=\"11\">{}</text>",
+            left - 4.0,
+            esc(&number(Some(v), metric.unit))
+        );
+    }
+    for (t, anchor) in [(t0, "start"), (t1, "end")] {
+        let _ = write!(
+            svg,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\" font-size=\"11\">{}</text>",
+            x(t),
+            h - 8.0,
+            esc(&format_utc(t)[..10])
+        );
+    }
+    for (i, (provider, points)) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let path: Vec<String> = points.iter().map(|(t, v)| format!("{:.1},{:.1}", x(*t), y(*v))).collect();
+        if points.len() > 1 {
+            let _ = write!(
+                svg,
+                "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\" points=\"{}\"/>",
+                path.join(" ")
+            );
+        }
+        for (t, v) in points {
+            let _ = write!(
+                svg,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" fill=\"{color}\"><title>{}: {} ({})</title></circle>",
+                x(*t),
+                y(*v),
+                esc(provider),
+                esc(&number(Some(*v), metric.unit)),
+                esc(&format_utc(*t))
+            );
+        }
+        let _ = write!(
+            svg,
+            "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"{color}\">{}</text>",
+            w - right + 8.0,
+            top + 12.0 + 14.0 * i as f64,
+            esc(provider)
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+pub fn html(s: &Summary) -> String {
+    let mut page = String::from(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" \
+         content=\"width=device-width, initial-scale=1\"><title>inferbench: comparison of runs</title><style>\
+         body{font:14px/1.45 system-ui,sans-serif;margin:1.5rem auto;max-width:72rem;padding:0 1rem;color:#222}\
+         table{border-collapse:collapse;margin:.5rem 0 1.25rem;display:block;overflow-x:auto}\
+         th,td{border:1px solid #ccc;padding:.2rem .45rem;text-align:left;vertical-align:top}\
+         th{background:#f3f3f3}code{background:#f3f3f3;padding:0 .2rem}\
+         .chart{width:100%;max-width:640px;height:auto;display:block}</style></head><body>\n",
+    );
+    for section in sections(s) {
+        let _ = writeln!(page, "<h{0}>{1}</h{0}>", section.level, inline(&section.heading));
+        for text in &section.text {
+            let _ = writeln!(page, "<p>{}</p>", inline(text));
+        }
+        if let Some((metric, series)) = &section.chart {
+            page.push_str(&chart(metric, series));
+            page.push('\n');
+        }
+        if let Some(table) = &section.table {
+            page.push_str("<table>");
+            for (i, row) in table.iter().enumerate() {
+                let tag = if i == 0 { "th" } else { "td" };
+                page.push_str("<tr>");
+                for cell in row {
+                    let _ = write!(page, "<{tag}>{}</{tag}>", inline(cell));
+                }
+                page.push_str("</tr>");
+            }
+            page.push_str("</table>\n");
+        }
+    }
+    page.push_str("</body></html>\n");
+    page
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::tests::run;
+
+    #[test]
+    fn the_summary_shows_the_newest_run_dates_and_says_where_the_rest_are() {
+        let runs: Vec<RunResult> = (0..RECENT as i64 + 5)
+            .map(|d| run(&format!("r{d:03}"), d, &[("a", Some(1), 100.0), ("b", None, 200.0)], Some((-1.0, -2.0, 3.0))))
+            .collect();
+        let trends = crate::compare::trends(&runs);
+        let pairs = crate::compare::head_to_head(&runs);
+        let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
+        let skipped = vec![(PathBuf::from("runs/.deps"), "not a run".to_string())];
+        let s = Summary { runs: &runs, skipped: &skipped, trends: &trends, pairs: &pairs, settings: &settings };
+        let md = markdown(&s);
+        assert!(md.starts_with("# Comparison of 35 runs\n"), "{md}");
+        assert!(md.contains("The newest 30 run dates"));
+        assert!(!md.contains("| r004 |") && md.contains("| r005 |") && md.contains("| r034 |"), "{md}");
+        assert!(md.contains("1. a (100.0 ms, 0.900)") && md.contains("| b |"), "ranked, then unranked");
+        assert!(md.contains("seed 3") && md.contains("`runs/.deps` (not a run)"));
+        assert!(md.contains("| a | b | E2E | 10 | -1.0 | [-2.0, +3.0] | cannot tell |"), "{md}");
+        let html = html(&s);
+        assert_eq!(html.matches("<svg").count(), HEADLINE.len(), "a chart per headline metric");
+        assert!(html.contains("<code>runs/.deps</code>") && !html.contains("src="));
+    }
+}

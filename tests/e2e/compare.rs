@@ -1,0 +1,356 @@
+//! `ib-compare` over real small runs in the Hive layout (`runs/workflow=…/run=…/`): its
+//! outputs' structure, and every paired interval recomputed by an independent naive bootstrap
+//! from `responses.parquet` and the method the output records.
+use crate::support::{bin, ok, Sim, Workspace};
+use arrow_array::{
+    Array, BooleanArray, Float64Array, Int64Array, LargeStringArray, StringArray, StringViewArray, UInt64Array,
+};
+use inferbench_schemas::parquet_io;
+use inferbench_schemas::tables::ResponseRow;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `ib-compare`, beside the other binaries of this build (`cargo test --workspace` builds it:
+/// it is a workspace member; alone, `cargo build [--release] -p inferbench-compare`). Not
+/// built from here: cargo holds the target directory's lock while the tests run.
+pub fn ib_compare() -> PathBuf {
+    let path = bin("ib-select").with_file_name("ib-compare");
+    assert!(
+        path.is_file(),
+        "{} is missing: build it with `cargo build{} -p inferbench-compare` (a `cargo test --workspace` builds it)",
+        path.display(),
+        if cfg!(debug_assertions) { "" } else { " --release" }
+    );
+    path
+}
+
+/// The test providers that answer (or fail) at once: no timeout to wait for.
+const PROVIDERS: [&str; 4] = ["steady", "Reasoner.AI", "impostor", "limited"];
+
+pub fn quick_workspace() -> Workspace {
+    let table = std::fs::read_to_string(crate::support::repo().join("tests/fixtures/e2e/providers.yaml")).unwrap();
+    let (head, blocks) = table.split_once("\n  - name: ").unwrap();
+    let kept: Vec<String> = format!("  - name: {blocks}")
+        .split("\n  - name: ")
+        .map(|b| b.trim_start_matches("  - name: ").to_string())
+        .filter(|b| PROVIDERS.iter().any(|p| b.starts_with(&format!("{p}\n"))))
+        .collect();
+    assert_eq!(kept.len(), PROVIDERS.len(), "the fixture table names {PROVIDERS:?}");
+    let table = format!("{head}\n  - name: {}\n", kept.join("\n  - name: ").trim_end());
+    Workspace::with_table(&table, "sim-profiles.yaml", |spec| spec)
+}
+
+/// A fetched and scored run of `ws` at `runs/<rel>`.
+pub fn scored_run(ws: &Workspace, sim: &Sim, rel: &str, per_family: &str) -> PathBuf {
+    let run = ws.run(rel);
+    ok(ws.stage("ib-select", &run).args(["--per-family", per_family, "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    ok(ws
+        .stage("ib-fetch", &run)
+        .args(["--endpoint-base", &sim.url, "--deadline-seconds", "5", "--env-file", "/nonexistent"])
+        .arg("--send-credentials-to-simulator")
+        .envs(crate::pipeline::SECRETS));
+    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
+        ok(&mut ws.stage(stage, &run));
+    }
+    run
+}
+
+/// A Parquet file's columns by name, as text, numbers or flags (whichever the column holds).
+#[derive(Debug, Clone, PartialEq)]
+enum Values {
+    Text(Vec<Option<String>>),
+    Number(Vec<Option<f64>>),
+    Integer(Vec<Option<i64>>),
+    Unsigned(Vec<Option<u64>>),
+    Flag(Vec<Option<bool>>),
+    Other,
+}
+
+fn table(path: &Path) -> (BTreeMap<String, Values>, BTreeMap<String, String>) {
+    let builder = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(path).unwrap()).unwrap();
+    let metadata: BTreeMap<String, String> = builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .into_iter()
+        .flatten()
+        .filter_map(|kv| Some((kv.key.clone(), kv.value.clone()?)))
+        .collect();
+    let mut out: BTreeMap<String, Values> = BTreeMap::new();
+    for batch in builder.build().unwrap() {
+        let batch = batch.unwrap();
+        for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+            let any = column.as_any();
+            let values = if let Some(a) = any.downcast_ref::<StringArray>() {
+                Values::Text(a.iter().map(|v| v.map(str::to_string)).collect())
+            } else if let Some(a) = any.downcast_ref::<LargeStringArray>() {
+                Values::Text(a.iter().map(|v| v.map(str::to_string)).collect())
+            } else if let Some(a) = any.downcast_ref::<StringViewArray>() {
+                Values::Text(a.iter().map(|v| v.map(str::to_string)).collect())
+            } else if let Some(a) = any.downcast_ref::<Float64Array>() {
+                Values::Number(a.iter().collect())
+            } else if let Some(a) = any.downcast_ref::<Int64Array>() {
+                Values::Integer(a.iter().collect())
+            } else if let Some(a) = any.downcast_ref::<UInt64Array>() {
+                Values::Unsigned(a.iter().collect())
+            } else if let Some(a) = any.downcast_ref::<BooleanArray>() {
+                Values::Flag(a.iter().collect())
+            } else {
+                Values::Other
+            };
+            let entry = out.entry(field.name().clone()).or_insert_with(|| match &values {
+                Values::Text(_) => Values::Text(vec![]),
+                Values::Number(_) => Values::Number(vec![]),
+                Values::Integer(_) => Values::Integer(vec![]),
+                Values::Unsigned(_) => Values::Unsigned(vec![]),
+                Values::Flag(_) => Values::Flag(vec![]),
+                Values::Other => Values::Other,
+            });
+            match (entry, values) {
+                (Values::Text(a), Values::Text(b)) => a.extend(b),
+                (Values::Number(a), Values::Number(b)) => a.extend(b),
+                (Values::Integer(a), Values::Integer(b)) => a.extend(b),
+                (Values::Unsigned(a), Values::Unsigned(b)) => a.extend(b),
+                (Values::Flag(a), Values::Flag(b)) => a.extend(b),
+                _ => {}
+            }
+        }
+    }
+    (out, metadata)
+}
+
+fn text(t: &BTreeMap<String, Values>, name: &str) -> Vec<String> {
+    match &t[name] {
+        Values::Text(v) => v.iter().map(|s| s.clone().unwrap()).collect(),
+        other => panic!("{name} is not text: {other:?}"),
+    }
+}
+
+fn numbers(t: &BTreeMap<String, Values>, name: &str) -> Vec<Option<f64>> {
+    match &t[name] {
+        Values::Number(v) => v.clone(),
+        other => panic!("{name} is not a float column: {other:?}"),
+    }
+}
+
+fn integers(t: &BTreeMap<String, Values>, name: &str) -> Vec<Option<i64>> {
+    match &t[name] {
+        Values::Integer(v) => v.clone(),
+        other => panic!("{name} is not an integer column: {other:?}"),
+    }
+}
+
+/// SplitMix64, written again from the method ib-compare records (not its code).
+struct SplitMix(u64);
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// Upper-tail nearest-rank p50 of `values`.
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[v.len().div_ceil(2) - 1]
+}
+
+/// The naive paired bootstrap: every resample built from its drawn indices, sorted, its
+/// median taken; the interval from the sorted medians at the bound ranks.
+fn naive_interval(differences: &[f64], seed: u64, resamples: usize, confidence: u64) -> (f64, f64, f64) {
+    let n = differences.len();
+    let mut sorted = differences.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mut rng = SplitMix(seed ^ (n as u64).wrapping_mul(0xD1B54A32D192ED03));
+    let mut medians: Vec<f64> = (0..resamples)
+        .map(|_| {
+            let resample: Vec<f64> =
+                (0..n).map(|_| sorted[((u128::from(rng.next()) * n as u128) >> 64) as usize]).collect();
+            median(&resample)
+        })
+        .collect();
+    medians.sort_by(f64::total_cmp);
+    let b = resamples as u64;
+    let low = ((100 - confidence) * b).div_ceil(200) as usize;
+    let high = ((100 + confidence) * b).div_ceil(200) as usize;
+    (median(differences), medians[low - 1], medians[high - 1])
+}
+
+#[test]
+fn ib_compare_over_hive_partitioned_runs_matches_a_naive_bootstrap() {
+    let compare = ib_compare();
+    let ws = quick_workspace();
+    let runs: Vec<PathBuf> = {
+        let _one_at_a_time = crate::support::timed_section();
+        let sim = Sim::start(&ws);
+        ["a", "b"]
+            .iter()
+            .map(|name| scored_run(&ws, &sim, &format!("workflow=micro-single-task/run={name}"), "3"))
+            .collect()
+    };
+    // A directory the glob matches that is not a scored run is skipped, not an error.
+    std::fs::create_dir_all(ws.path("runs/workflow=micro-single-task/run=unscored")).unwrap();
+    let out = ws.path("comparison");
+    let (seed, resamples, confidence) = (7u64, 1000usize, 90u64);
+    let output = ok(Command::new(&compare)
+        .arg("runs/*/*")
+        .args(["--out", "comparison", "--seed", "7", "--resamples", "1000", "--confidence", "90"])
+        .current_dir(ws.dir.path()));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("skipping runs/workflow=micro-single-task/run=unscored"), "{stderr}");
+    for file in [
+        "runs.parquet",
+        "leaderboard.parquet",
+        "trends.parquet",
+        "head_to_head.parquet",
+        "paired_bootstrap.parquet",
+        "summary.md",
+        "summary.html",
+    ] {
+        assert!(out.join(file).is_file(), "{file} is written");
+    }
+
+    // runs.parquet: both runs, named by their partitions, dated from their manifests.
+    let (runs_table, _) = table(&out.join("runs.parquet"));
+    let mut names = text(&runs_table, "run_name");
+    names.sort();
+    assert_eq!(names, ["a", "b"]);
+    assert!(text(&runs_table, "run_workflow").iter().all(|w| w == "micro-single-task"));
+    assert!(text(&runs_table, "started_at_source").iter().all(|s| s == "manifest"));
+
+    // The leaderboard: one row per run and provider, ranks as the run's pooled rows say.
+    let (board, _) = table(&out.join("leaderboard.parquet"));
+    assert_eq!(text(&board, "provider").len(), runs.len() * PROVIDERS.len());
+    for metric in [
+        "ttfa_p50",
+        "e2e_latency_p50",
+        "e2e_latency_p99",
+        "output_tokens_per_second_p50",
+        "task_success_rate",
+        "failure_rate",
+    ] {
+        assert_eq!(numbers(&board, metric).len(), runs.len() * PROVIDERS.len(), "{metric}");
+    }
+    let steady_rows: Vec<usize> =
+        text(&board, "provider").iter().enumerate().filter(|(_, p)| *p == "steady").map(|(i, _)| i).collect();
+    assert_eq!(steady_rows.len(), 2);
+    assert!(steady_rows.iter().all(|&i| integers(&board, "rank")[i].is_some()), "steady is ranked");
+
+    // Every interval, recomputed naively from the run's own responses.
+    let (paired, metadata) = table(&out.join("paired_bootstrap.parquet"));
+    let method: serde_json::Value = serde_json::from_str(&metadata["inferbench.bootstrap"]).unwrap();
+    assert_eq!((method["seed"].as_u64(), method["resamples"].as_u64()), (Some(seed), Some(resamples as u64)));
+    assert_eq!(method["confidence_percent"].as_u64(), Some(confidence));
+    let paths = text(&paired, "run_path");
+    let (a_side, b_side, metric) = (text(&paired, "provider_a"), text(&paired, "provider_b"), text(&paired, "metric"));
+    let (estimate, low, high) =
+        (numbers(&paired, "difference_p50_ms"), numbers(&paired, "ci_low_ms"), numbers(&paired, "ci_high_ms"));
+    let verdicts = text(&paired, "verdict");
+    let pairs_per_run = PROVIDERS.len() * (PROVIDERS.len() - 1) / 2;
+    assert_eq!(paths.len(), runs.len() * pairs_per_run * 2, "every pair, E2E and TTFA");
+    let mut checked = 0;
+    let mut compared_with_aggregate = 0;
+    for run in &runs {
+        let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
+        let comparisons: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(run.join("comparisons.json")).unwrap()).unwrap();
+        let rel = run.strip_prefix(ws.dir.path()).unwrap().display().to_string();
+        let rows: Vec<usize> = (0..paths.len()).filter(|&i| paths[i] == rel).collect();
+        assert_eq!(rows.len(), pairs_per_run * 2, "{rel}'s pairs");
+        for i in rows {
+            assert!(a_side[i] < b_side[i], "A < B by name");
+            let sample = |r: &ResponseRow| if metric[i] == "e2e_latency_ms" { r.e2e_latency_ms } else { r.ttfa_ms };
+            let by_round = |p: &str| -> BTreeMap<i64, Option<f64>> {
+                responses.iter().filter(|r| r.provider == p).map(|r| (r.round_index, sample(r))).collect()
+            };
+            let (a, b) = (by_round(&a_side[i]), by_round(&b_side[i]));
+            let differences: Vec<f64> = a.iter().filter_map(|(round, x)| Some((*x)? - (*b.get(round)?)?)).collect();
+            if differences.is_empty() {
+                assert_eq!((estimate[i], low[i], high[i], verdicts[i].as_str()), (None, None, None, "no_pairs"));
+                continue;
+            }
+            let (e, l, h) = naive_interval(&differences, seed, resamples, confidence);
+            assert_eq!(
+                (estimate[i], low[i], high[i]),
+                (Some(e), Some(l), Some(h)),
+                "{rel} {} {} {}",
+                a_side[i],
+                b_side[i],
+                metric[i]
+            );
+            let verdict = if h < 0.0 {
+                "a_faster"
+            } else if l > 0.0 {
+                "b_faster"
+            } else {
+                "inconclusive"
+            };
+            assert_eq!(verdicts[i], verdict);
+            checked += 1;
+            if metric[i] == "e2e_latency_ms" {
+                let pair = comparisons["pairwise_e2e_latency_differences"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|p| p["provider_a"] == a_side[i].as_str() && p["provider_b"] == b_side[i].as_str())
+                    .expect("comparisons.json has the pair");
+                if pair["eligible_comparison"] == true {
+                    assert_eq!(pair["difference_p50_ms"].as_f64(), Some(e), "the estimate is comparisons.json's p50");
+                    compared_with_aggregate += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 2 * 3 * 2, "the answering providers' pairs have intervals ({checked})");
+    assert!(compared_with_aggregate >= 2, "estimates were compared with comparisons.json ({compared_with_aggregate})");
+
+    // Provider against provider: every pair of the workflow, counted over both runs.
+    let (h2h, _) = table(&out.join("head_to_head.parquet"));
+    let pairs: BTreeSet<(String, String)> =
+        text(&h2h, "provider_a").into_iter().zip(text(&h2h, "provider_b")).collect();
+    assert_eq!(pairs.len(), pairs_per_run);
+    assert!(integers(&h2h, "runs_together").iter().all(|n| *n == Some(2)));
+
+    // Trends: one row per provider and headline metric.
+    let (trends, _) = table(&out.join("trends.parquet"));
+    assert_eq!(text(&trends, "metric").len(), PROVIDERS.len() * 6);
+
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    for heading in [
+        "# Comparison of 2 runs",
+        "Leaderboard over time",
+        "Trend: TTFA p50",
+        "Provider against provider",
+        "Paired intervals of the newest run",
+    ] {
+        assert!(md.contains(heading), "summary.md has `{heading}`:\n{md}");
+    }
+    assert!(md.contains("seed 7") && md.contains("1000 bootstrap resamples"), "the method is in the summary");
+    let html = std::fs::read_to_string(out.join("summary.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("Leaderboard over time"));
+    assert!(!html.contains("src=") && !html.contains("href="), "the page fetches nothing");
+
+    // The same runs and seed give the same bytes.
+    let before = std::fs::read(out.join("paired_bootstrap.parquet")).unwrap();
+    ok(Command::new(&compare)
+        .arg("runs/*/*")
+        .args(["--out", "comparison", "--seed", "7", "--resamples", "1000", "--confidence", "90"])
+        .current_dir(ws.dir.path()));
+    assert!(std::fs::read(out.join("paired_bootstrap.parquet")).unwrap() == before, "deterministic");
+
+    // A named directory that is not a run is bad input (exit 3), and nothing is written there.
+    let refused = Command::new(&compare)
+        .args(["runs/workflow=micro-single-task/run=unscored", "--out", "refused"])
+        .current_dir(ws.dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(3), "{}", String::from_utf8_lossy(&refused.stderr));
+    assert!(!ws.path("refused").exists());
+}
