@@ -164,6 +164,9 @@ test:
 	@python3 -c 'import pandas' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check pandas
 	@$(LLAMA_VENV)/bin/python -c 'import xllamacpp' 2>/dev/null || tests/llama/install.sh $(LLAMA_VENV)
 	@[ $(BROWSER_DEPS) -nt tests/browser/package-lock.json ] || tests/browser/install.sh
+	@# ib-compare first: cargo builds a package's binaries only for that package's own
+	@# integration tests, and the e2e suite (the root package's) runs ib-compare too.
+	$(CARGO) build --locked -p inferbench-compare
 	IB_LLAMA_PYTHON=$(CURDIR)/$(LLAMA_VENV)/bin/python $(CARGO) test --workspace --locked
 	@# cargo test does not build the benchmark; building it (debug) keeps `make bench` working.
 	$(CARGO) build --workspace --locked --benches

@@ -12,14 +12,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `ib-compare`, beside the other binaries of this build (`cargo test --workspace` builds it:
-/// it is a workspace member; alone, `cargo build [--release] -p inferbench-compare`). Not
-/// built from here: cargo holds the target directory's lock while the tests run.
+/// `ib-compare`, beside the other binaries of this build: `make test` builds it first with
+/// `cargo build -p inferbench-compare` (cargo builds a package's binaries only for that
+/// package's own integration tests). Not built from here: cargo holds the target directory's
+/// lock while the tests run.
 pub fn ib_compare() -> PathBuf {
     let path = bin("ib-select").with_file_name("ib-compare");
     assert!(
         path.is_file(),
-        "{} is missing: build it with `cargo build{} -p inferbench-compare` (a `cargo test --workspace` builds it)",
+        "{} is missing: build it with `cargo build{} -p inferbench-compare` (`make test` builds it before the tests)",
         path.display(),
         if cfg!(debug_assertions) { "" } else { " --release" }
     );
