@@ -21,7 +21,6 @@ use inferbench_schemas::event::{
 use inferbench_schemas::providers::Provider;
 use inferbench_schemas::spec::HttpVersion;
 use inferbench_schemas::stream::{Judge, Payload, StreamEnd, ERROR_BODY_CAP};
-use inferbench_schemas::timing;
 use inferbench_schemas::USER_AGENT;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -617,9 +616,9 @@ impl Recorder<'_> {
         match frame {
             Frame::Comment(text) => event.comment = Some(redact(text)),
             Frame::Event { data, event: kind, id, retry } => {
-                let payload = Payload::of(data.as_deref());
-                if let Some(object) = payload.object() {
-                    (deltas.reasoning, deltas.answer) = timing::deltas(object);
+                let payload = Payload::of(kind.as_deref(), data.as_deref());
+                if let Some(chunk) = payload.object() {
+                    (deltas.reasoning, deltas.answer) = (chunk.fields.reasoning.clone(), chunk.fields.answer.clone());
                 }
                 if let Some(judge) = judge {
                     end = judge.observe(index, kind.as_deref(), &payload);

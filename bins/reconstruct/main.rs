@@ -9,6 +9,9 @@ mod reconstruct;
 
 use clap::Parser;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     let args = args::Args::parse();
     inferbench_schemas::cli::finish("ib-reconstruct", reconstruct::run(args))

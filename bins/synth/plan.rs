@@ -216,7 +216,7 @@ pub fn plan(req: &Request, rng: &mut SplitMix64) -> Vec<(u64, Event)> {
     let mut done = false;
     for (index, (t, data)) in stream.into_iter().enumerate() {
         bytes += (data.len() + "data: \n\n".len()) as u64;
-        let payload = Payload::of(Some(&data));
+        let payload = Payload::of(None, Some(&data));
         let verdict = judge.observe(index as u32, None, &payload);
         out.push((
             t,

@@ -29,6 +29,7 @@
 
 pub mod atomic;
 pub mod canonical;
+pub mod chunk;
 pub mod cli;
 pub mod dataset;
 pub mod documents;

@@ -15,7 +15,7 @@
 //!   [`crate::lenient_json`]) ends it as `invalid_stream`. Empty data is a keep-alive.
 //! - A body that ends cleanly after a `finish_reason` is `completed`; with neither `[DONE]`
 //!   nor a `finish_reason` it is `truncated`; with no event at all it is `invalid_stream`.
-use crate::lenient_json;
+use crate::chunk::Chunk;
 use crate::rules::Rules;
 use crate::vocab::{ErrorKind, Outcome};
 use serde_json::Value;
@@ -34,8 +34,8 @@ pub enum Payload {
     Done,
     /// `data:` with nothing after it: a keep-alive.
     Empty,
-    /// A JSON object.
-    Object(Value),
+    /// A JSON object, read ([`crate::chunk`]).
+    Object(Box<Chunk>),
     /// JSON, but not an object.
     NotObject,
     /// Not JSON at all.
@@ -43,22 +43,24 @@ pub enum Payload {
 }
 
 impl Payload {
-    pub fn of(data: Option<&str>) -> Payload {
+    /// The `data` of an event named `event_name` (an `error` event's data is kept as a tree:
+    /// the judge quotes it whole).
+    pub fn of(event_name: Option<&str>, data: Option<&str>) -> Payload {
         match data {
             None => Payload::Absent,
             Some("[DONE]") => Payload::Done,
             Some("") => Payload::Empty,
-            Some(text) => match lenient_json::parse(text) {
-                Some(value @ Value::Object(_)) => Payload::Object(value),
-                Some(_) => Payload::NotObject,
-                None => Payload::NotJson,
+            Some(text) => match Chunk::read(text, event_name == Some("error")) {
+                Ok(Some(chunk)) => Payload::Object(Box::new(chunk)),
+                Ok(None) => Payload::NotObject,
+                Err(()) => Payload::NotJson,
             },
         }
     }
 
-    pub fn object(&self) -> Option<&Value> {
+    pub fn object(&self) -> Option<&Chunk> {
         match self {
-            Payload::Object(value) => Some(value),
+            Payload::Object(chunk) => Some(chunk),
             _ => None,
         }
     }
@@ -120,16 +122,13 @@ impl Judge {
             return self.observe_as_reference(index, payload);
         }
         if event_name == Some("error") {
-            let data = match payload {
-                Payload::Object(value) => Some(compact(value)),
-                _ => None,
-            };
-            let message = payload.object().and_then(error_message).unwrap_or_else(|| "no message".to_string());
+            let value = payload.object().and_then(Chunk::value);
+            let message = value.and_then(error_message).unwrap_or_else(|| "no message".to_string());
             return Some(StreamEnd {
                 outcome: Outcome::StreamError,
                 error_type: Some(ErrorKind::ErrorEvent),
                 message: Some(format!("event {index}: the provider sent an `error` event: {message}")),
-                error_body: data.map(|d| cap(&d, ERROR_BODY_CAP)),
+                error_body: value.map(|v| cap(&compact(v), ERROR_BODY_CAP)),
             });
         }
         match payload {
@@ -145,8 +144,11 @@ impl Judge {
                 ErrorKind::InvalidSse,
                 format!("event {index}: data is JSON but not an object"),
             )),
-            Payload::Object(value) => {
-                if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
+            Payload::Object(chunk) => {
+                // Only the general reading keeps a tree, and it is the one that reads every
+                // chunk with a non-null `error` member.
+                let value = chunk.value();
+                if let Some((value, error)) = value.and_then(|v| v.get("error").filter(|e| !e.is_null()).map(|e| (v, e))) {
                     let message = error_message(value).unwrap_or_else(|| cap(&compact(error), MESSAGE_CAP));
                     return Some(StreamEnd {
                         outcome: Outcome::StreamError,
@@ -157,8 +159,7 @@ impl Judge {
                 }
                 // Only a real reason finishes a stream: some proxies put `""` (or `false`) in
                 // every chunk, and a stream cut off after such chunks is still truncated.
-                let reason = value.pointer("/choices/0/finish_reason").and_then(Value::as_str);
-                if reason.is_some_and(|r| !r.trim().is_empty()) {
+                if chunk.fields.finish_reason.as_deref().is_some_and(|r| !r.trim().is_empty()) {
                     self.finish_seen = true;
                 }
                 None
@@ -223,7 +224,7 @@ impl Judge {
 
 /// `error.message` of an OpenAI error payload, when it is a string.
 fn error_message(payload: &Value) -> Option<String> {
-    payload.pointer("/error/message").and_then(Value::as_str).map(|m| cap(m, MESSAGE_CAP))
+    payload.get("error").and_then(|e| e.get("message")).and_then(Value::as_str).map(|m| cap(m, MESSAGE_CAP))
 }
 
 fn compact(value: &Value) -> String {
@@ -246,7 +247,7 @@ mod tests {
     fn run(events: &[(Option<&str>, Option<&str>)]) -> (Option<(usize, StreamEnd)>, Judge) {
         let mut judge = Judge::default();
         for (i, (name, data)) in events.iter().enumerate() {
-            if let Some(end) = judge.observe(i as u32, *name, &Payload::of(*data)) {
+            if let Some(end) = judge.observe(i as u32, *name, &Payload::of(*name, *data)) {
                 return (Some((i, end)), judge);
             }
         }
@@ -321,7 +322,7 @@ mod tests {
     fn run_as_reference(events: &[(Option<&str>, Option<&str>)]) -> (Option<(usize, StreamEnd)>, Judge) {
         let mut judge = Judge::new(Rules::Reference);
         for (i, (name, data)) in events.iter().enumerate() {
-            if let Some(end) = judge.observe(i as u32, *name, &Payload::of(*data)) {
+            if let Some(end) = judge.observe(i as u32, *name, &Payload::of(*name, *data)) {
                 return (Some((i, end)), judge);
             }
         }

@@ -28,7 +28,7 @@ use crate::rules::Rules;
 use crate::stream::{Judge, Payload, StreamEnd};
 use crate::tokenizer;
 use crate::vocab::{ErrorKind, Outcome};
-use serde_json::Value;
+use crate::chunk::Chunk;
 
 /// One logged event of an attempt, as the timing function needs it.
 #[derive(Debug, Clone, Copy)]
@@ -82,14 +82,7 @@ pub fn logged_end(terminal: &RequestTerminal) -> StreamEnd {
     }
 }
 
-/// Token usage as the provider reported it (later non-null values win).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Usage {
-    pub prompt_tokens: Option<i64>,
-    pub completion_tokens: Option<i64>,
-    pub total_tokens: Option<i64>,
-    pub cached_tokens: Option<i64>,
-}
+pub use crate::chunk::{deltas, ChunkFields, Usage};
 
 /// Everything the stream says about one attempt.
 #[derive(Debug, Clone, PartialEq)]
@@ -123,81 +116,13 @@ pub struct StreamTiming {
     pub usage: Usage,
 }
 
-/// Text of a delta field: a string as-is; a list concatenates its strings and its objects'
-/// `text` (or else `content`) strings; anything else is empty.
-fn text_of(value: Option<&Value>) -> String {
-    match value {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .filter_map(|item| match item {
-                Value::String(s) => Some(s.as_str()),
-                Value::Object(o) => o.get("text").or_else(|| o.get("content")).and_then(Value::as_str),
-                _ => None,
-            })
-            .collect(),
-        _ => String::new(),
-    }
-}
-
-/// The reasoning and answer deltas of one chunk.
-pub fn deltas(payload: &Value) -> (String, String) {
-    let delta = payload.pointer("/choices/0/delta");
-    let reasoning = ["reasoning_content", "reasoning", "reasoning_details"]
-        .iter()
-        .map(|key| text_of(delta.and_then(|d| d.get(*key))))
-        .find(|text| !text.is_empty())
-        .unwrap_or_default();
-    let answer = text_of(delta.and_then(|d| d.get("content")));
-    (reasoning, answer)
-}
-
-fn non_negative_int(value: Option<&Value>) -> Option<i64> {
-    value.and_then(Value::as_i64).filter(|n| *n >= 0)
-}
-
-fn merge_usage(usage: &mut Usage, payload: &Value) {
-    let Some(u) = payload.get("usage").filter(|u| u.is_object()) else {
-        return;
-    };
-    let pick = |a: &str, b: &str| non_negative_int(u.get(a)).or_else(|| non_negative_int(u.get(b)));
-    usage.prompt_tokens = pick("prompt_tokens", "input_tokens").or(usage.prompt_tokens);
-    usage.completion_tokens = pick("completion_tokens", "output_tokens").or(usage.completion_tokens);
-    usage.total_tokens = non_negative_int(u.get("total_tokens")).or(usage.total_tokens);
-    usage.cached_tokens = non_negative_int(u.pointer("/prompt_tokens_details/cached_tokens")).or(usage.cached_tokens);
-}
-
-fn first_string(slot: &mut Option<String>, value: Option<&Value>) {
-    if slot.is_none() {
-        if let Some(s) = value.and_then(Value::as_str).filter(|s| !s.is_empty()) {
-            *slot = Some(s.to_string());
-        }
-    }
-}
-
-/// What one event's data says, read as [`compute_with`] reads each chunk (the typed columns
-/// of `events.parquet`).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ChunkFields {
-    pub reasoning: String,
-    pub answer: String,
-    pub finish_reason: Option<String>,
-    /// The usage this chunk reports (its own values, not merged with earlier chunks').
-    pub usage: Usage,
-    pub model: Option<String>,
-}
-
 /// The fields of one event's `data`, when it is a JSON object (else `None`), parsed exactly
 /// as [`compute_with`] parses it.
 pub fn chunk_fields(data: Option<&str>) -> Option<ChunkFields> {
-    let payload = Payload::of(data);
-    let payload = payload.object()?;
-    let mut chunk = ChunkFields::default();
-    first_string(&mut chunk.model, payload.get("model"));
-    merge_usage(&mut chunk.usage, payload);
-    chunk.finish_reason = payload.pointer("/choices/0/finish_reason").and_then(Value::as_str).map(str::to_string);
-    (chunk.reasoning, chunk.answer) = deltas(payload);
-    Some(chunk)
+    match Payload::of(None, data) {
+        Payload::Object(chunk) => Some(chunk.fields),
+        _ => None,
+    }
 }
 
 /// Computes the outcome and timing of one attempt from its events, in arrival order.
@@ -263,7 +188,7 @@ pub fn compute_with(
         if event.comment {
             continue;
         }
-        let payload = Payload::of(event.data);
+        let payload = Payload::of(event.event, event.data);
         if two_xx {
             if let Some(end) = judge.observe(index as u32, event.event, &payload) {
                 t.done_seen = payload == Payload::Done;
@@ -272,14 +197,19 @@ pub fn compute_with(
                 break;
             }
         }
-        let Some(payload) = payload.object() else { continue };
-        first_string(&mut t.response_model, payload.get("model"));
-        first_string(&mut t.provider_request_id, payload.get("request_id").or_else(|| payload.get("id")));
-        merge_usage(&mut t.usage, payload);
-        if let Some(reason) = payload.pointer("/choices/0/finish_reason").and_then(Value::as_str) {
-            t.finish_reason = Some(reason.to_string());
+        let Payload::Object(chunk) = payload else { continue };
+        let Chunk { fields, provider_request_id, .. } = *chunk;
+        if t.response_model.is_none() {
+            t.response_model = fields.model;
         }
-        let (reasoning, answer) = deltas(payload);
+        if t.provider_request_id.is_none() {
+            t.provider_request_id = provider_request_id;
+        }
+        t.usage.merge(&fields.usage);
+        if fields.finish_reason.is_some() {
+            t.finish_reason = fields.finish_reason;
+        }
+        let (reasoning, answer) = (fields.reasoning, fields.answer);
         if !reasoning.is_empty() {
             t.reasoning.push_str(&reasoning);
             if t.ttfa_ms.is_none() {
