@@ -9,7 +9,7 @@ use inferbench_schemas::run::{file_sha256, RunDir};
 use inferbench_schemas::tables::{ResponseRow, ScheduleRow};
 use inferbench_schemas::timing::{self, TimedEvent};
 use inferbench_schemas::vocab::{OperationalOutcome, TaskFamily};
-use inferbench_schemas::{event_log, parquet_io, provenance, Error};
+use inferbench_schemas::{event_log, execution, parquet_io, provenance, Error};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// What replaces a channel's text when the response echoed a credential in it.
@@ -69,6 +69,7 @@ pub fn run(args: Args) -> Result<()> {
     let jobs_rx = std::sync::Mutex::new(jobs_rx);
     let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Judged>(QUEUED);
     let mut sorter = Sorter::new(&run);
+    let mut execution = None;
     std::thread::scope(|scope| -> Result<()> {
         for _ in 0..workers {
             let (jobs_rx, done_tx) = (&jobs_rx, done_tx.clone());
@@ -94,14 +95,17 @@ pub fn run(args: Args) -> Result<()> {
         let read = read_log(&mut log, first, &schedule_sha256, &jobs_tx);
         drop(jobs_tx);
         let sorted = sorting.join().expect("the sorter does not panic");
-        read?;
+        execution = Some(read?);
         sorted
     })?;
     for segment in log.segments() {
         inputs.insert(format!("events/{:04}.jsonl", segment.number), segment.sha256.clone());
     }
     rules.record(&mut inputs);
-    let mut writer = parquet_io::Writer::<ResponseRow>::create(&run.responses(), &inputs)?;
+    // The log's execution facts ride along, so ib-report need not read the log again.
+    let facts = serde_json::to_string(&execution.expect("the log was read").finish())?;
+    let extra = BTreeMap::from([(execution::METADATA_KEY.to_string(), facts)]);
+    let mut writer = parquet_io::Writer::<ResponseRow>::create_with(&run.responses(), &inputs, &extra)?;
     let (mut total, mut completed) = (0usize, 0usize);
     sorter.finish(|row| {
         total += 1;
@@ -286,19 +290,22 @@ impl RunRows {
 }
 
 /// Reads the whole log, sending each attempt that ended other than `interrupted` to the judges
-/// once its terminal event is read. Only the attempts still open are held.
+/// once its terminal event is read, and gathering the run's execution facts. Only the
+/// attempts still open are held.
 fn read_log(
     log: &mut event_log::LogReader,
     first: Option<event_log::Entry>,
     schedule_sha256: &str,
     jobs: &std::sync::mpsc::SyncSender<Attempt>,
-) -> Result<()> {
+) -> Result<execution::Facts> {
+    let mut facts = execution::Facts::default();
     let mut open: HashMap<(String, u32), Attempt> = HashMap::new();
     let mut imported = false;
     let mut anchor_ns: i128 = 0;
     let mut first = first.map(Ok);
     while let Some(entry) = first.take().or_else(|| log.next()) {
         let env = entry?.env;
+        facts.observe(&env);
         if let Event::SegmentOpened(opened) = &env.event {
             if opened.schedule_sha256 != schedule_sha256 {
                 let path = log.current().map(|s| s.path.display().to_string()).unwrap_or_default();
@@ -319,7 +326,7 @@ fn read_log(
             }
         }
     }
-    Ok(())
+    Ok(facts)
 }
 
 /// Adds one line to its attempt; returns the attempt when the line ended it other than
@@ -382,14 +389,7 @@ fn retry_after_seconds(value: &str, now_unix_ns: i128) -> Option<f64> {
     if !(1..=31).contains(&day) || *h > 23 || *m > 59 || *s > 60 {
         return None;
     }
-    // Days from the civil date (H. Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
+    let days = inferbench_schemas::civil::days_from_civil(year, month, day);
     let unix = days * 86_400 + h * 3600 + m * 60 + s;
     Some(unix as f64 - now_unix_ns as f64 / 1e9)
 }

@@ -11,10 +11,11 @@ use inferbench_schemas::manifest::{Execution, FileEntry};
 use inferbench_schemas::parquet_io;
 use inferbench_schemas::pipeline::Pipeline;
 use inferbench_schemas::providers::ProviderTable;
+use inferbench_schemas::run::RunDir;
 use inferbench_schemas::run::WriterLock;
 use inferbench_schemas::spec::Spec;
 use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
-use inferbench_schemas::{atomic, Error};
+use inferbench_schemas::{atomic, execution, provenance, Error};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -62,10 +63,7 @@ pub fn load(
     inventory: impl FnOnce() -> anyhow::Result<BTreeMap<String, FileEntry>>,
 ) -> anyhow::Result<ReportInputs> {
     let run = pipeline.run.clone();
-    // The raw log is read first: an edited, merged or incomplete log is itself bad input
-    // (exit 3, naming the file and line), which the provenance checks below would only see
-    // as derived files gone stale, sending the operator to a rerun that must fail.
-    let execution = crate::execution::read(&run, &pipeline.lock.run_id)?;
+    let execution = execution_facts(&run, &pipeline.lock.run_id)?;
     let files = inventory()?;
     for (name, entry) in &files {
         pipeline.current.insert(name, &entry.sha256);
@@ -114,6 +112,26 @@ pub fn load(
     };
     check(&inputs).map_err(Error::Invalid)?;
     Ok(inputs)
+}
+
+/// The run's execution facts: those `ib-reconstruct` recorded in `responses.parquet` when
+/// that table was derived from the log as it is now (nothing appended, edited or removed
+/// since), else read from the log itself. Either way a damaged log is caught first: an
+/// edited, merged or incomplete log fails the provenance check here, and reading it then
+/// names the damage (exit 3, the file and line), where the provenance checks below would
+/// only call the derived files stale and send the operator to a rerun that must fail.
+fn execution_facts(run: &RunDir, run_id: &str) -> anyhow::Result<Execution> {
+    if let Ok((inputs, Some(facts))) =
+        parquet_io::read_inputs_and::<ResponseRow>(&run.responses(), execution::METADATA_KEY)
+    {
+        let mut current = provenance::Current::default();
+        let unchanged =
+            provenance::verify(run, &mut current, "responses.parquet", "ib-reconstruct", &inputs, &BTreeMap::new());
+        if let (Ok(()), Ok(execution)) = (unchanged, serde_json::from_str(&facts)) {
+            return Ok(execution);
+        }
+    }
+    Ok(execution::read_log(run, run_id)?)
 }
 
 /// Checks a table of the run as `Pipeline::table` does (present, its name and format

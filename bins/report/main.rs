@@ -3,7 +3,6 @@
 //! `report.rs` for the order of work, `render.rs` for the document's sections, `manifest.rs`
 //! for the inventory, and `--help` for usage.
 mod args;
-mod execution;
 mod failures;
 mod format;
 mod html;

@@ -30,6 +30,7 @@
 pub mod atomic;
 pub mod canonical;
 pub mod chunk;
+pub mod civil;
 pub mod cli;
 pub mod dataset;
 pub mod documents;
@@ -37,6 +38,7 @@ pub mod error;
 pub mod event;
 pub mod event_log;
 pub mod events_table;
+pub mod execution;
 pub mod json_schema;
 pub mod jsonl;
 pub mod known_providers;

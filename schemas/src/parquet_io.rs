@@ -71,14 +71,19 @@ pub const ROW_GROUP_ROWS: usize = 65_536;
 /// Rows per batch a [`Reader`] yields.
 pub const BATCH_ROWS: usize = 8_192;
 
-fn key_values<T: Table>(inputs: &Inputs) -> Result<Vec<KeyValue>> {
+/// Metadata a table carries beyond its identity and provenance: key → text.
+pub type Extra = BTreeMap<String, String>;
+
+fn key_values<T: Table>(inputs: &Inputs, extra: &Extra) -> Result<Vec<KeyValue>> {
     let inputs_json = serde_json::to_string(inputs).map_err(|e| parquet_err(Path::new(T::NAME), e))?;
-    Ok(vec![
+    let mut kv = vec![
         KeyValue::new("inferbench.table".into(), T::NAME.to_string()),
         KeyValue::new("inferbench.format_version".into(), FORMAT_VERSION.to_string()),
         KeyValue::new("inferbench.code_version".into(), CODE_VERSION.to_string()),
         KeyValue::new("inferbench.inputs".into(), inputs_json),
-    ])
+    ];
+    kv.extend(extra.iter().map(|(k, v)| KeyValue::new(k.clone(), v.clone())));
+    Ok(kv)
 }
 
 /// Rows of `T` encoded into Parquet on `W`, a bounded row group at a time.
@@ -93,12 +98,12 @@ struct Encoder<W: std::io::Write + Send> {
 }
 
 impl<W: std::io::Write + Send> Encoder<W> {
-    fn new<T: Table>(path: &Path, sink: W, inputs: &Inputs) -> Result<Self> {
+    fn new<T: Table>(path: &Path, sink: W, inputs: &Inputs, extra: &Extra) -> Result<Self> {
         let fields = fields::<T>()?;
         let schema = Arc::new(arrow_schema::Schema::new(fields.clone()));
         let props = WriterProperties::builder()
             .set_compression(Compression::ZSTD(parquet::basic::ZstdLevel::try_new(3).expect("a valid level")))
-            .set_key_value_metadata(Some(key_values::<T>(inputs)?))
+            .set_key_value_metadata(Some(key_values::<T>(inputs, extra)?))
             .set_max_row_group_row_count(Some(T::ROW_GROUP_ROWS))
             .build();
         let writer = ArrowWriter::try_new(sink, schema, Some(props)).map_err(|e| parquet_err(path, e))?;
@@ -137,7 +142,7 @@ impl<W: std::io::Write + Send> Encoder<W> {
 
 /// Serialises `rows` to Parquet bytes (the same bytes a [`Writer`] given the same rows writes).
 pub fn to_bytes<T: Table>(rows: &[T], inputs: &Inputs) -> Result<Vec<u8>> {
-    let mut encoder = Encoder::new::<T>(Path::new(T::NAME), Vec::new(), inputs)?;
+    let mut encoder = Encoder::new::<T>(Path::new(T::NAME), Vec::new(), inputs, &Extra::new())?;
     encoder.write(rows)?;
     encoder.finish()
 }
@@ -168,12 +173,18 @@ pub struct Writer<T: Table> {
 impl<T: Table> Writer<T> {
     /// Starts writing the table `path` (its directory must exist).
     pub fn create(path: &Path, inputs: &Inputs) -> Result<Self> {
+        Self::create_with(path, inputs, &Extra::new())
+    }
+
+    /// [`Writer::create`], the table carrying `extra` metadata besides its provenance.
+    pub fn create_with(path: &Path, inputs: &Inputs, extra: &Extra) -> Result<Self> {
         let tmp = atomic::temporary(path)?;
         let file = std::fs::File::create(&tmp).map_err(|e| Error::io(path, e))?;
         let mut writer =
             Writer { path: path.to_path_buf(), tmp, encoder: None, rows: 0, _rows: std::marker::PhantomData };
         // `writer` owns the temporary file from here: a failure below removes it on drop.
-        writer.encoder = Some(Encoder::new::<T>(path, std::io::BufWriter::with_capacity(1 << 20, file), inputs)?);
+        writer.encoder =
+            Some(Encoder::new::<T>(path, std::io::BufWriter::with_capacity(1 << 20, file), inputs, extra)?);
         Ok(writer)
     }
 
@@ -222,6 +233,7 @@ struct Header {
     builder: ParquetRecordBatchReaderBuilder<std::fs::File>,
     inputs: Inputs,
     code_version: String,
+    meta: BTreeMap<String, String>,
 }
 
 /// Opens a table written by [`write`], checking its name and format version. Every failure
@@ -251,12 +263,19 @@ fn open<T: Table>(path: &Path) -> Result<Header> {
         None => Inputs::new(),
     };
     let code_version = meta.get("inferbench.code_version").cloned().unwrap_or_default();
-    Ok(Header { builder, inputs, code_version })
+    Ok(Header { builder, inputs, code_version, meta })
 }
 
 /// The provenance a table records, without reading its rows.
 pub fn read_inputs<T: Table>(path: &Path) -> Result<Inputs> {
     Ok(open::<T>(path)?.inputs)
+}
+
+/// The provenance a table records and the value of one more metadata key (see
+/// [`Writer::create_with`]), without reading its rows.
+pub fn read_inputs_and<T: Table>(path: &Path, key: &str) -> Result<(Inputs, Option<String>)> {
+    let mut header = open::<T>(path)?;
+    Ok((header.inputs, header.meta.remove(key)))
 }
 
 /// Reads a whole table written by [`write`] or a [`Writer`], checking its name and format
@@ -293,7 +312,7 @@ impl<T: Table> Reader<T> {
 
     /// Opens a table to read `batch_rows` rows at a time (e.g. many tables merged at once).
     pub fn open_batched(path: &Path, batch_rows: usize) -> Result<Self> {
-        let Header { builder, inputs, code_version } = open::<T>(path)?;
+        let Header { builder, inputs, code_version, .. } = open::<T>(path)?;
         let total_rows = builder.metadata().file_metadata().num_rows().max(0) as u64;
         let batches = builder.with_batch_size(batch_rows.max(1)).build().map_err(|e| corrupt(path, e))?;
         Ok(Reader {

@@ -148,7 +148,9 @@ impl Judge {
                 // Only the general reading keeps a tree, and it is the one that reads every
                 // chunk with a non-null `error` member.
                 let value = chunk.value();
-                if let Some((value, error)) = value.and_then(|v| v.get("error").filter(|e| !e.is_null()).map(|e| (v, e))) {
+                if let Some((value, error)) =
+                    value.and_then(|v| v.get("error").filter(|e| !e.is_null()).map(|e| (v, e)))
+                {
                     let message = error_message(value).unwrap_or_else(|| cap(&compact(error), MESSAGE_CAP));
                     return Some(StreamEnd {
                         outcome: Outcome::StreamError,

@@ -23,12 +23,12 @@
 //!
 //! Role-only, empty, usage-only and finish-only chunks, comments and `[DONE]` never start a
 //! clock. The function is pure: the same events always give the same figures.
+use crate::chunk::Chunk;
 use crate::event::{RequestTerminal, SseEvent};
 use crate::rules::Rules;
 use crate::stream::{Judge, Payload, StreamEnd};
 use crate::tokenizer;
 use crate::vocab::{ErrorKind, Outcome};
-use crate::chunk::Chunk;
 
 /// One logged event of an attempt, as the timing function needs it.
 #[derive(Debug, Clone, Copy)]
