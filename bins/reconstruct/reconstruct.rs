@@ -41,6 +41,8 @@ const QUEUED: usize = 256;
 type Judged = (String, u32, (u64, u64), Result<ResponseRow>);
 
 pub fn run(args: Args) -> Result<()> {
+    // Built while the log is opened and read, not in the first judge's way.
+    let _ = std::thread::Builder::new().name("tokenizer".into()).spawn(inferbench_schemas::tokenizer::warm);
     let run = RunDir::new(args.run);
     let lock = Lock::read(&run.lock())?;
     let _writer = run.lock_for_writing("ib-reconstruct")?;
@@ -73,7 +75,8 @@ pub fn run(args: Args) -> Result<()> {
     std::thread::scope(|scope| -> Result<()> {
         for _ in 0..workers {
             let (jobs_rx, done_tx) = (&jobs_rx, done_tx.clone());
-            scope.spawn(move || loop {
+            let judge = std::thread::Builder::new().name("judge".into());
+            judge.spawn_scoped(scope, move || loop {
                 let next = jobs_rx.lock().map(|rx| rx.recv());
                 let Ok(Ok(attempt)) = next else { break };
                 let s = &attempt.started.as_ref().expect("judged attempts have a start").1;
@@ -82,16 +85,16 @@ pub fn run(args: Args) -> Result<()> {
                 if done_tx.send((request_id, number, key, row(attempt, rules))).is_err() {
                     break;
                 }
-            });
+            })?;
         }
         drop(done_tx);
         let sorter = &mut sorter;
-        let sorting = scope.spawn(move || -> Result<()> {
+        let sorting = std::thread::Builder::new().name("sorter".into()).spawn_scoped(scope, move || -> Result<()> {
             for judged in done_rx {
                 sorter.add(judged)?;
             }
             Ok(())
-        });
+        })?;
         let read = read_log(&mut log, first, &schedule_sha256, &jobs_tx);
         drop(jobs_tx);
         let sorted = sorting.join().expect("the sorter does not panic");
@@ -299,7 +302,7 @@ fn read_log(
     jobs: &std::sync::mpsc::SyncSender<Attempt>,
 ) -> Result<execution::Facts> {
     let mut facts = execution::Facts::default();
-    let mut open: HashMap<(String, u32), Attempt> = HashMap::new();
+    let mut open = Open::default();
     let mut imported = false;
     let mut anchor_ns: i128 = 0;
     let mut first = first.map(Ok);
@@ -329,36 +332,59 @@ fn read_log(
     Ok(facts)
 }
 
+/// The attempts still open, by request id (a request has one open attempt, or a few after
+/// a resumed fetch): looked up by the id each line carries, without copying it.
+type Open = rustc_hash::FxHashMap<String, Vec<(u32, Attempt)>>;
+
+/// The open attempt `(request_id, attempt)`, opened if new.
+fn attempt<'a>(open: &'a mut Open, request_id: &str, number: u32) -> &'a mut Attempt {
+    if !open.contains_key(request_id) {
+        open.insert(request_id.to_string(), Vec::with_capacity(1));
+    }
+    let attempts = open.get_mut(request_id).expect("just inserted");
+    let at = match attempts.iter().position(|(n, _)| *n == number) {
+        Some(at) => at,
+        None => {
+            attempts.push((number, Attempt::default()));
+            attempts.len() - 1
+        }
+    };
+    &mut attempts[at].1
+}
+
 /// Adds one line to its attempt; returns the attempt when the line ended it other than
 /// `interrupted` (an interrupted attempt is dropped: it is never scored).
-fn collect(
-    open: &mut HashMap<(String, u32), Attempt>,
-    env: Envelope,
-    imported: bool,
-    anchor_ns: i128,
-) -> Option<Attempt> {
+fn collect(open: &mut Open, env: Envelope, imported: bool, anchor_ns: i128) -> Option<Attempt> {
     let (t, seq) = (env.t_ns, env.seq);
     match env.event {
         Event::RequestStarted(s) => {
-            let a = open.entry((s.request_id.clone(), s.attempt)).or_default();
+            let a = attempt(open, &s.request_id, s.attempt);
             a.first_seq = seq;
             a.imported = imported;
             a.wall_anchor_ns = anchor_ns;
             a.started_at_us = ((anchor_ns + i128::from(t)) / 1000) as i64;
+            // Most streams are a few dozen events: room for them up front, not by doubling.
+            a.events.reserve(EXPECTED_EVENTS);
             a.started = Some((t, s));
         }
         Event::ResponseHead(h) => {
-            let a = open.entry((h.request_id, h.attempt)).or_default();
+            let a = attempt(open, &h.request_id, h.attempt);
             a.http_version = h.http_version;
             a.head = Some((t, h.status, h.headers));
         }
-        Event::SseEvent(e) => open.entry((e.request_id.clone(), e.attempt)).or_default().events.push((t, e)),
-        Event::CredentialEcho(c) => {
-            open.entry((c.request_id, c.attempt)).or_default().echoed.extend(c.channels);
-        }
+        Event::SseEvent(e) => attempt(open, &e.request_id, e.attempt).events.push((t, e)),
+        Event::CredentialEcho(c) => attempt(open, &c.request_id, c.attempt).echoed.extend(c.channels),
         Event::RequestTerminal(term) => {
-            let key = (term.request_id.clone(), term.attempt);
-            let mut attempt = open.remove(&key).unwrap_or_default();
+            let mut found = None;
+            if let Some(attempts) = open.get_mut(&term.request_id) {
+                if let Some(at) = attempts.iter().position(|(n, _)| *n == term.attempt) {
+                    found = Some(attempts.swap_remove(at).1);
+                }
+                if attempts.is_empty() {
+                    open.remove(&term.request_id);
+                }
+            }
+            let mut attempt = found.unwrap_or_default();
             let ended = term.outcome != Outcome::Interrupted;
             attempt.terminal = Some(term);
             if attempt.started.is_some() && ended {
@@ -369,6 +395,9 @@ fn collect(
     }
     None
 }
+
+/// Events per attempt reserved when it starts.
+const EXPECTED_EVENTS: usize = 64;
 
 /// `Retry-After` in seconds from `now_unix_ns`: delta-seconds, or an IMF-fixdate HTTP-date
 /// (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 §5.6.7) minus now.

@@ -13,7 +13,6 @@ use crate::event::{Envelope, Event};
 use crate::run::RunDir;
 use crate::{Error, Result, FORMAT_VERSION};
 use sha2::{Digest, Sha256};
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 pub use crate::sealed::{seal, segment_sha256, Sealed};
@@ -44,20 +43,46 @@ pub struct Entry {
     pub env: Envelope,
 }
 
-/// One segment file being read.
-struct Open {
-    read: SegmentRead,
-    lines: Box<dyn BufRead + Send>,
-    hasher: Sha256,
-    buf: Vec<u8>,
+/// What the reader thread sends, in log order (through the parse workers, which keep it).
+enum Item {
+    /// A segment file was opened.
+    Start { number: u32, path: PathBuf, sealed: bool },
+    /// Complete lines (each without its `\n`), parsed by a worker; `first` is the 1-based
+    /// number of the first.
+    Lines { first: usize, parsed: Vec<std::result::Result<Envelope, serde_json::Error>> },
+    /// The raw text of [`Item::Lines`], on its way to a worker.
+    Raw { first: usize, text: Vec<u8> },
+    /// The segment's end: its size, hash, complete lines and torn tail.
+    End { bytes: u64, sha256: String, lines: usize, torn_tail: Option<usize> },
+    /// The segment could not be opened or read.
+    Failed(Error),
 }
 
-/// The log of a run, streamed a line at a time across all its segments, every line checked
-/// by the same [`Checker`] rules (and messages) as every other reader. After the last line,
+/// Bytes of complete lines a worker parses at a time.
+const BLOCK_BYTES: usize = 64 << 10;
+
+/// The log of a run, streamed across all its segments, every line checked by the same
+/// [`Checker`] rules (and messages) as every other reader. After the last line,
 /// [`LogReader::segments`] lists every segment with its size and hash.
+///
+/// Reading, decompressing and hashing run on a thread of their own, and the lines are
+/// parsed by workers a block at a time; block `i` goes to worker `i mod n` and is taken
+/// back in the same turn, so the lines come out in log order and at most a few blocks per
+/// worker are in memory, whatever the log's size. The checks run here, in order, so a
+/// damaged log is refused at the same line with the same message as a line-by-line read.
 pub struct LogReader {
     pending: std::collections::VecDeque<(u32, PathBuf)>,
-    open: Option<Open>,
+    listed: usize,
+    /// What `events/seal.json` says of the sealed segments (read when the log is opened).
+    seal: Option<Result<Option<crate::sealed::SealRecord>>>,
+    outputs: Vec<std::sync::mpsc::Receiver<Item>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+    /// The turn: which worker's output holds the next item.
+    turn: usize,
+    /// Lines of the current block not yet handed out, and the number of the next one.
+    block: std::vec::IntoIter<std::result::Result<Envelope, serde_json::Error>>,
+    next_line: usize,
+    current: Option<SegmentRead>,
     checker: Checker,
     done: Vec<SegmentRead>,
     failed: bool,
@@ -67,9 +92,18 @@ impl LogReader {
     /// Opens the log of `run`, whose lock names it `run_id`. No segment at all is an empty log.
     pub fn open(run: &RunDir, run_id: &str) -> Result<LogReader> {
         let listed = run.segments().map_err(|e| Error::unreadable(run.events_dir(), e))?;
+        let any_sealed = listed.iter().any(|(_, path)| crate::run::is_sealed_segment(path));
+        let seal = Some(if any_sealed { crate::sealed::SealRecord::read(run) } else { Ok(None) });
         Ok(LogReader {
+            seal,
+            listed: listed.len(),
             pending: listed.into(),
-            open: None,
+            outputs: Vec::new(),
+            threads: Vec::new(),
+            turn: 0,
+            block: Vec::new().into_iter(),
+            next_line: 1,
+            current: None,
             checker: Checker::new(run_id),
             done: Vec::new(),
             failed: false,
@@ -83,57 +117,283 @@ impl LogReader {
 
     /// The segment being read, if any.
     pub fn current(&self) -> Option<&SegmentRead> {
-        self.open.as_ref().map(|o| &o.read)
+        self.current.as_ref()
     }
 
     /// Segment files listed (read or not).
     pub fn segment_count(&self) -> usize {
-        self.done.len() + usize::from(self.open.is_some()) + self.pending.len()
+        self.listed
     }
 
-    fn start(&mut self, number: u32, path: PathBuf) -> Result<()> {
-        let sealed = crate::run::is_sealed_segment(&path);
-        let file = std::fs::File::open(&path).map_err(|e| Error::unreadable(&path, e))?;
-        let lines: Box<dyn BufRead + Send> = if sealed {
-            let decoder = zstd::stream::read::Decoder::new(file).map_err(|e| Error::unreadable(&path, e))?;
-            Box::new(std::io::BufReader::with_capacity(1 << 16, decoder))
-        } else {
-            Box::new(std::io::BufReader::with_capacity(1 << 16, file))
-        };
-        self.checker.segment(number, &path)?;
-        let read = SegmentRead { number, path, sealed, bytes: 0, sha256: String::new(), lines: 0, torn_tail: None };
-        self.open = Some(Open { read, lines, hasher: Sha256::new(), buf: Vec::with_capacity(1 << 12) });
-        Ok(())
+    /// Starts the reader thread and the parse workers.
+    fn spawn(&mut self) {
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
+        let mut inputs = Vec::new();
+        for _ in 0..workers {
+            let (to_worker, worker_in) = std::sync::mpsc::sync_channel::<Item>(2);
+            let (worker_out, from_worker) = std::sync::mpsc::sync_channel::<Item>(2);
+            inputs.push(to_worker);
+            self.outputs.push(from_worker);
+            let parse = std::thread::Builder::new().name("log-parse".into());
+            self.threads.push(parse.spawn(move || {
+                for item in worker_in {
+                    let item = match item {
+                        Item::Raw { first, text } => Item::Lines { first, parsed: parse_lines(&text) },
+                        other => other,
+                    };
+                    if worker_out.send(item).is_err() {
+                        return;
+                    }
+                }
+            }).expect("a thread"));
+        }
+        let segments = std::mem::take(&mut self.pending);
+        let seal = self.seal.take().expect("spawned once");
+        let read = std::thread::Builder::new().name("log-read".into());
+        self.threads.push(read.spawn(move || read_segments(segments, seal, &inputs)).expect("a thread"));
     }
 
     fn step(&mut self) -> Result<Option<Entry>> {
         loop {
-            let Some(open) = self.open.as_mut() else {
-                let Some((number, path)) = self.pending.pop_front() else { return Ok(None) };
-                self.start(number, path)?;
-                continue;
-            };
-            open.buf.clear();
-            let n = open.lines.read_until(b'\n', &mut open.buf).map_err(|e| {
-                Error::bad(format!("{}: cannot read (corrupt or truncated?): {e}", open.read.path.display()))
-            })?;
-            open.hasher.update(&open.buf);
-            open.read.bytes += n as u64;
-            if n == 0 || open.buf.last() != Some(&b'\n') {
-                // The end of the segment, after a torn last line if the buffer holds one.
-                let mut open = self.open.take().expect("open");
-                open.read.torn_tail = (n > 0).then_some(n);
-                open.read.sha256 = crate::canonical::hex(&open.hasher.finalize());
-                self.done.push(open.read);
-                continue;
+            if let Some(parsed) = self.block.next() {
+                let current = self.current.as_mut().expect("lines belong to an open segment");
+                let line = self.next_line;
+                self.next_line += 1;
+                current.lines = line;
+                let env = parsed.map_err(|e| Error::bad(format!("{}:{line}: {e}", current.path.display())))?;
+                self.checker.line(&current.path, current.number, line, &env)?;
+                return Ok(Some(Entry { segment: current.number, line, env }));
             }
-            open.read.lines += 1;
-            let line = open.read.lines;
-            let text = &open.buf[..n - 1];
-            let env: Envelope = serde_json::from_slice(text)
-                .map_err(|e| Error::bad(format!("{}:{line}: {e}", open.read.path.display())))?;
-            self.checker.line(&open.read.path, open.read.number, line, &env)?;
-            return Ok(Some(Entry { segment: open.read.number, line, env }));
+            if self.outputs.is_empty() {
+                if self.pending.is_empty() {
+                    return Ok(None);
+                }
+                self.spawn();
+            }
+            let Ok(item) = self.outputs[self.turn].recv() else {
+                // Every item was taken: the reader and the workers are done.
+                return Ok(None);
+            };
+            self.turn = (self.turn + 1) % self.outputs.len();
+            match item {
+                Item::Start { number, path, sealed } => {
+                    self.checker.segment(number, &path)?;
+                    self.next_line = 1;
+                    self.current =
+                        Some(SegmentRead { number, path, sealed, bytes: 0, sha256: String::new(), lines: 0, torn_tail: None });
+                }
+                Item::Lines { first, parsed } => {
+                    debug_assert_eq!(first, self.next_line);
+                    self.block = parsed.into_iter();
+                }
+                Item::End { bytes, sha256, lines, torn_tail } => {
+                    let mut read = self.current.take().expect("an end follows a start");
+                    (read.bytes, read.sha256, read.lines, read.torn_tail) = (bytes, sha256, lines, torn_tail);
+                    self.done.push(read);
+                }
+                Item::Failed(e) => return Err(e),
+                Item::Raw { .. } => unreachable!("workers parse every block"),
+            }
+        }
+    }
+
+    /// Stops the threads (a reader dropped before the end, or after an error).
+    fn stop(&mut self) {
+        self.outputs.clear();
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for LogReader {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The lines of `text` (complete lines, each ending in `\n`), parsed.
+///
+/// One deserializer reads the block's values one after another (it keeps its buffer for
+/// unescaping strings from value to value, where a deserializer per line would grow a new
+/// one for every line); a value that does not end exactly at its line's end (an empty line,
+/// two values on one line, trailing spaces) or fails to parse sends the rest of the block to
+/// the line-by-line reading, which gives every line exactly what parsing it alone gives.
+fn parse_lines(text: &[u8]) -> Vec<std::result::Result<Envelope, serde_json::Error>> {
+    let ends: Vec<usize> = memchr::memchr_iter(b'\n', text).collect();
+    let mut parsed = Vec::with_capacity(ends.len());
+    let mut values = serde_json::Deserializer::from_slice(text).into_iter::<Envelope>();
+    for &end in &ends {
+        match values.next() {
+            Some(Ok(env)) if values.byte_offset() == end => parsed.push(Ok(env)),
+            _ => break,
+        }
+    }
+    let mut start = parsed.len().checked_sub(1).map_or(0, |last| ends[last] + 1);
+    for &end in &ends[parsed.len()..] {
+        parsed.push(serde_json::from_slice(&text[start..end]));
+        start = end + 1;
+    }
+    parsed
+}
+
+/// How a segment's hash (that of its JSONL, which provenance records) is established.
+enum Hash {
+    /// Over the bytes read: a live segment, or a sealed one that seal.json does not list.
+    Text,
+    /// A sealed segment: over its compressed file, which must be the one it was sealed into,
+    /// whose JSONL is then the one seal.json names (the seal compared the two byte for byte).
+    Sealed { compressed: std::sync::Arc<std::sync::Mutex<Sha256>>, entry: crate::sealed::SealedSegment },
+}
+
+/// The reader thread: every segment in order, read, hashed and cut into blocks of complete
+/// lines, each handed to the next worker in turn. Stops when a worker is gone (the
+/// [`LogReader`] was dropped).
+fn read_segments(
+    segments: std::collections::VecDeque<(u32, PathBuf)>,
+    seal: Result<Option<crate::sealed::SealRecord>>,
+    workers: &[std::sync::mpsc::SyncSender<Item>],
+) {
+    let mut turn = 0;
+    let mut send = |item: Item| -> bool {
+        let sent = workers[turn].send(item).is_ok();
+        turn = (turn + 1) % workers.len();
+        sent
+    };
+    let mut seal = Some(seal);
+    for (number, path) in segments {
+        let sealed = crate::run::is_sealed_segment(&path);
+        let file = match std::fs::File::open(&path) {
+            Ok(file) => file,
+            Err(e) => {
+                send(Item::Failed(Error::unreadable(&path, e)));
+                return;
+            }
+        };
+        let (source, hash): (Box<dyn std::io::Read>, Hash) = if sealed {
+            let record = match seal.take().expect("the seal record is kept") {
+                Ok(record) => record,
+                Err(e) => {
+                    send(Item::Failed(e));
+                    return;
+                }
+            };
+            let entry = record.as_ref().and_then(|r| r.segments.iter().find(|s| s.segment == number)).cloned();
+            seal = Some(Ok(record));
+            let compressed = std::sync::Arc::new(std::sync::Mutex::new(Sha256::new()));
+            let (file, hash): (Box<dyn std::io::Read>, Hash) = match entry {
+                Some(entry) => {
+                    let shared = std::sync::Arc::clone(&compressed);
+                    (Box::new(SharedHashing { inner: file, hasher: shared }), Hash::Sealed { compressed, entry })
+                }
+                None => (Box::new(file), Hash::Text),
+            };
+            match zstd::stream::read::Decoder::new(file) {
+                Ok(decoder) => (Box::new(decoder), hash),
+                Err(e) => {
+                    send(Item::Failed(Error::unreadable(&path, e)));
+                    return;
+                }
+            }
+        } else {
+            (Box::new(file), Hash::Text)
+        };
+        if !send(Item::Start { number, path: path.clone(), sealed }) {
+            return;
+        }
+        match read_segment(source, hash, &path, &mut send) {
+            Ok(Some(end)) => {
+                if !send(end) {
+                    return;
+                }
+            }
+            Ok(None) => return,
+            Err(e) => {
+                send(Item::Failed(e));
+                return;
+            }
+        }
+    }
+}
+
+/// A reader that hashes the bytes passing through it into a hasher the reader thread reads
+/// back once the decoder over it is done.
+struct SharedHashing<R> {
+    inner: R,
+    hasher: std::sync::Arc<std::sync::Mutex<Sha256>>,
+}
+
+impl<R: std::io::Read> std::io::Read for SharedHashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.lock().expect("one reader").update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// One segment's blocks; its [`Item::End`], or `None` when a worker is gone.
+fn read_segment(
+    source: Box<dyn std::io::Read>,
+    hash: Hash,
+    path: &Path,
+    send: &mut impl FnMut(Item) -> bool,
+) -> Result<Option<Item>> {
+    let mut source = source;
+    let text_hash = matches!(hash, Hash::Text);
+    let mut text_hasher = Sha256::new();
+    let (mut bytes, mut lines) = (0u64, 0usize);
+    // Complete lines from the start of `buf`, then the start of a line still being read.
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK_BYTES * 2);
+    loop {
+        let filled = buf.len();
+        buf.resize(filled + BLOCK_BYTES, 0);
+        let n = loop {
+            match source.read(&mut buf[filled..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(Error::bad(format!("{}: cannot read (corrupt or truncated?): {e}", path.display())))
+                }
+            }
+        };
+        buf.truncate(filled + n);
+        if text_hash {
+            text_hasher.update(&buf[filled..]);
+        }
+        bytes += n as u64;
+        let end = n == 0;
+        if !end && buf.len() < BLOCK_BYTES {
+            continue;
+        }
+        if let Some(last) = memchr::memrchr(b'\n', &buf) {
+            let text = buf[..=last].to_vec();
+            buf.drain(..=last);
+            let first = lines + 1;
+            lines += memchr::memchr_iter(b'\n', &text).count();
+            if !send(Item::Raw { first, text }) {
+                return Ok(None);
+            }
+        }
+        if end {
+            // The end of the segment, after a torn last line if the buffer holds one.
+            let torn_tail = (!buf.is_empty()).then_some(buf.len());
+            let sha256 = match hash {
+                Hash::Text => crate::canonical::hex(&text_hasher.finalize()),
+                Hash::Sealed { compressed, entry } => {
+                    drop(source);
+                    let now = crate::canonical::hex(&compressed.lock().expect("one reader").clone().finalize());
+                    if now != entry.compressed_sha256 || bytes != entry.original_bytes {
+                        return Err(Error::bad(format!(
+                            "{}: sha256 {}… is not the {}… it was sealed with; the sealed log was modified",
+                            path.display(),
+                            crate::canonical::short_hash(&now),
+                            crate::canonical::short_hash(&entry.compressed_sha256)
+                        )));
+                    }
+                    entry.original_sha256
+                }
+            };
+            return Ok(Some(Item::End { bytes, sha256, lines, torn_tail }));
         }
     }
 }
@@ -148,6 +408,7 @@ impl Iterator for LogReader {
             Ok(entry) => entry.map(Ok),
             Err(e) => {
                 self.failed = true;
+                self.stop();
                 Some(Err(e))
             }
         }
@@ -260,6 +521,7 @@ mod tests {
     use super::*;
     use crate::event::{RoundClosed, SegmentOpened};
     use crate::jsonl::AppendWriter;
+    use std::io::Write;
 
     fn opened(segment: u32) -> Event {
         Event::SegmentOpened(SegmentOpened {
@@ -329,6 +591,48 @@ mod tests {
         std::fs::write(run.segment(1), "").unwrap();
         write(&run, 1, &[("run-a", 0, closed())]);
         assert!(read_err(&run).contains("a segment must open with its own segment_opened"));
+    }
+
+    #[test]
+    fn a_log_of_many_blocks_reads_in_order_with_its_size_hash_and_torn_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        let n = 40 * BLOCK_BYTES / 100;
+        let lines: Vec<(&str, u64, Event)> =
+            std::iter::once(("run-a", 0, opened(1))).chain((1..n as u64).map(|seq| ("run-a", seq, closed()))).collect();
+        write(&run, 1, &lines);
+        std::fs::OpenOptions::new().append(true).open(run.segment(1)).unwrap().write_all(b"{\"v\":1,\"ru").unwrap();
+        let text = std::fs::read(run.segment(1)).unwrap();
+        assert!(text.len() > 20 * BLOCK_BYTES, "{} bytes: many blocks", text.len());
+        let mut reader = LogReader::open(&run, "run-a").unwrap();
+        let entries: Vec<Entry> = reader.by_ref().map(Result::unwrap).collect();
+        assert_eq!(entries.len(), n);
+        assert!(entries.iter().enumerate().all(|(i, e)| e.line == i + 1 && e.env.seq == i as u64));
+        let read = &reader.segments()[0];
+        assert_eq!((read.bytes, read.lines, read.torn_tail), (text.len() as u64, n, Some(10)));
+        assert_eq!(read.sha256, crate::canonical::sha256_hex(&text));
+    }
+
+    #[test]
+    fn a_block_parses_each_line_exactly_as_alone_whatever_breaks_it() {
+        let good = r#"{"v":1,"run_id":"a","seq":0,"t_ns":0,"type":"round_closed","data":{"round_id":"r","round_index":0,"launch_skew_ns":0,"resumed_partial_round":false}}"#;
+        let texts = [
+            format!("{good}\n{good}\n"),
+            format!("{good}\n\n{good}\n"),
+            format!("{good}\n{good}{good}\n{good}\n"),
+            format!("{good}  \n{good}\n"),
+            format!("{good}\n{{\"v\":\n{good}\n"),
+            format!("  {good}\n{good}\n"),
+        ];
+        for text in texts {
+            let alone: Vec<String> = text
+                .split_terminator('\n')
+                .map(|line| format!("{:?}", serde_json::from_str::<Envelope>(line).map_err(|e| e.to_string())))
+                .collect();
+            let block: Vec<String> =
+                parse_lines(text.as_bytes()).into_iter().map(|r| format!("{:?}", r.map_err(|e| e.to_string()))).collect();
+            assert_eq!(block, alone, "{text:?}");
+        }
     }
 
     #[test]

@@ -465,6 +465,10 @@ mod tests {
         let after = event_log::read(&run, "run-a").unwrap();
         assert_eq!(after[0].records, before[0].records);
         assert_eq!(after[0].torn_tail, Some(10));
+        // The sealed segment's hash is its JSONL's, established from the compressed file.
+        let mut reader = event_log::LogReader::open(&run, "run-a").unwrap();
+        assert_eq!(reader.by_ref().count(), 6);
+        assert_eq!((reader.segments()[0].bytes, &reader.segments()[0].sha256), (original.len() as u64, &entry.original_sha256));
         assert_eq!(segment_sha256(&run, 1).unwrap(), Some(entry.original_sha256.clone()));
         // Sealing again changes nothing.
         let table = std::fs::read(run.events_parquet()).unwrap();
@@ -474,6 +478,8 @@ mod tests {
         // A modified sealed file is refused where provenance looks at it.
         std::fs::write(run.sealed_segment(1), zstd::encode_all(&original[..original.len() - 3], 3).unwrap()).unwrap();
         assert!(segment_sha256(&run, 1).unwrap_err().to_string().contains("the sealed log was modified"));
+        let err = event_log::read(&run, "run-a").unwrap_err().to_string();
+        assert!(err.contains("0001.jsonl.zst: sha256") && err.contains("the sealed log was modified"), "{err}");
     }
 
     #[test]

@@ -12,6 +12,12 @@ fn bpe() -> &'static CoreBPE {
     tiktoken_rs::o200k_base_singleton()
 }
 
+/// Builds the tokenizer now (a tenth of a second: its vocabulary and its regex), so that a
+/// stage can do it beside other work instead of in the first count.
+pub fn warm() {
+    bpe();
+}
+
 /// Number of o200k_base tokens in `text`, special-token text counted as ordinary text.
 pub fn count(text: &str) -> usize {
     if text.is_empty() {
