@@ -3,6 +3,9 @@
 //! Reads `responses.parquet` and writes `evaluations.parquet`; see `args.rs` for the CLI and
 //! `seed-runner.md` §9 for the contract (strict JSON, one rubric per task family).
 use clap::Parser;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::process::ExitCode;
 
 mod args;

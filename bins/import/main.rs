@@ -12,6 +12,9 @@ mod source;
 
 use clap::Parser;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     let args = args::Args::parse();
     inferbench_schemas::cli::finish("ib-import", import::run(args))

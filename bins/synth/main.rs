@@ -28,6 +28,9 @@ mod rng;
 
 use clap::Parser;
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     let args = args::Args::parse();
     inferbench_schemas::cli::finish("ib-synth", synth::run(args))
