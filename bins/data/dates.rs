@@ -67,28 +67,14 @@ impl Date {
         Date { y, m, d }
     }
 
-    /// Days since 1970-01-01 (Howard Hinnant's `days_from_civil`).
+    /// Days since 1970-01-01.
     pub fn to_days(self) -> i64 {
-        let y = i64::from(self.y) - i64::from(self.m <= 2);
-        let era = y.div_euclid(400);
-        let yoe = y - era * 400;
-        let m = i64::from(self.m);
-        let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(self.d) - 1;
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-        era * 146_097 + doe - 719_468
+        inferbench_schemas::civil::days_from_civil(i64::from(self.y), i64::from(self.m), i64::from(self.d))
     }
 
     pub fn from_days(z: i64) -> Date {
-        let z = z + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z - era * 146_097;
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-        let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-        let y = (yoe + era * 400 + i64::from(m <= 2)) as i32;
-        Date { y, m, d }
+        let (y, m, d) = inferbench_schemas::civil::civil_from_days(z);
+        Date { y: y as i32, m: m as u32, d: d as u32 }
     }
 
     pub fn add_days(self, n: i64) -> Date {

@@ -324,14 +324,7 @@ pub fn unix_ns(text: &str) -> Option<u64> {
     }
     let digits: String = fraction.chars().chain(std::iter::repeat('0')).take(9).collect();
     let nanos: i64 = digits.parse().ok()?;
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
+    let days = inferbench_schemas::civil::days_from_civil(year, month, day);
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second;
     u64::try_from(seconds).ok()?.checked_mul(1_000_000_000)?.checked_add(nanos as u64)
 }

@@ -89,12 +89,13 @@ pub fn run(args: Args) -> Result<()> {
         }
         drop(done_tx);
         let sorter = &mut sorter;
-        let sorting = std::thread::Builder::new().name("sorter".into()).spawn_scoped(scope, move || -> Result<()> {
-            for judged in done_rx {
-                sorter.add(judged)?;
-            }
-            Ok(())
-        })?;
+        let sorting =
+            std::thread::Builder::new().name("sorter".into()).spawn_scoped(scope, move || -> Result<()> {
+                for judged in done_rx {
+                    sorter.add(judged)?;
+                }
+                Ok(())
+            })?;
         let read = read_log(&mut log, first, &schedule_sha256, &jobs_tx);
         drop(jobs_tx);
         let sorted = sorting.join().expect("the sorter does not panic");

@@ -135,17 +135,21 @@ impl LogReader {
             inputs.push(to_worker);
             self.outputs.push(from_worker);
             let parse = std::thread::Builder::new().name("log-parse".into());
-            self.threads.push(parse.spawn(move || {
-                for item in worker_in {
-                    let item = match item {
-                        Item::Raw { first, text } => Item::Lines { first, parsed: parse_lines(&text) },
-                        other => other,
-                    };
-                    if worker_out.send(item).is_err() {
-                        return;
-                    }
-                }
-            }).expect("a thread"));
+            self.threads.push(
+                parse
+                    .spawn(move || {
+                        for item in worker_in {
+                            let item = match item {
+                                Item::Raw { first, text } => Item::Lines { first, parsed: parse_lines(&text) },
+                                other => other,
+                            };
+                            if worker_out.send(item).is_err() {
+                                return;
+                            }
+                        }
+                    })
+                    .expect("a thread"),
+            );
         }
         let segments = std::mem::take(&mut self.pending);
         let seal = self.seal.take().expect("spawned once");
@@ -179,8 +183,15 @@ impl LogReader {
                 Item::Start { number, path, sealed } => {
                     self.checker.segment(number, &path)?;
                     self.next_line = 1;
-                    self.current =
-                        Some(SegmentRead { number, path, sealed, bytes: 0, sha256: String::new(), lines: 0, torn_tail: None });
+                    self.current = Some(SegmentRead {
+                        number,
+                        path,
+                        sealed,
+                        bytes: 0,
+                        sha256: String::new(),
+                        lines: 0,
+                        torn_tail: None,
+                    });
                 }
                 Item::Lines { first, parsed } => {
                     debug_assert_eq!(first, self.next_line);
@@ -629,8 +640,10 @@ mod tests {
                 .split_terminator('\n')
                 .map(|line| format!("{:?}", serde_json::from_str::<Envelope>(line).map_err(|e| e.to_string())))
                 .collect();
-            let block: Vec<String> =
-                parse_lines(text.as_bytes()).into_iter().map(|r| format!("{:?}", r.map_err(|e| e.to_string()))).collect();
+            let block: Vec<String> = parse_lines(text.as_bytes())
+                .into_iter()
+                .map(|r| format!("{:?}", r.map_err(|e| e.to_string())))
+                .collect();
             assert_eq!(block, alone, "{text:?}");
         }
     }

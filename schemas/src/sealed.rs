@@ -469,7 +469,10 @@ mod tests {
         // The sealed segment's hash is its JSONL's, established from the compressed file.
         let mut reader = event_log::LogReader::open(&run, "run-a").unwrap();
         assert_eq!(reader.by_ref().count(), 6);
-        assert_eq!((reader.segments()[0].bytes, &reader.segments()[0].sha256), (original.len() as u64, &entry.original_sha256));
+        assert_eq!(
+            (reader.segments()[0].bytes, &reader.segments()[0].sha256),
+            (original.len() as u64, &entry.original_sha256)
+        );
         assert_eq!(segment_sha256(&run, 1).unwrap(), Some(entry.original_sha256.clone()));
         // Sealing again changes nothing.
         let table = std::fs::read(run.events_parquet()).unwrap();

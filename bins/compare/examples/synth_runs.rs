@@ -45,16 +45,7 @@ fn main() {
         let started = start_us + r as i64 * 86_400_000_000;
         let secs = started / 1_000_000;
         let days = secs / 86_400;
-        // Civil date of `days` since the epoch (Hinnant).
-        let z = days + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z - era * 146_097;
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let day = doy - (153 * mp + 2) / 5 + 1;
-        let month = if mp < 10 { mp + 3 } else { mp - 9 };
-        let year = yoe + era * 400 + i64::from(month <= 2);
+        let (year, month, day) = inferbench_schemas::civil::civil_from_days(days);
         let when = format!("{year:04}-{month:02}-{day:02}T00:00:00.000Z");
         std::fs::write(
             dir.join("manifest.json"),

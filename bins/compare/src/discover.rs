@@ -1,6 +1,7 @@
 //! Which run directories to compare, what each one is (workflow, name, where it came from)
 //! and when it ran.
 use anyhow::{Context, Result};
+use inferbench_schemas::civil;
 use inferbench_schemas::run::RunDir;
 use inferbench_schemas::Error;
 use serde_json::Value;
@@ -170,44 +171,18 @@ pub fn parse_utc(text: &str) -> Option<i64> {
         return None;
     }
     let (year, month, day) = (d[0], d[1], d[2]);
-    let days_in_month = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        _ => return None,
-    };
-    if day < 1 || day > days_in_month || t[0] > 23 || t[1] > 59 || t[2] > 59 {
+    if !civil::is_date(year, month, day) || t[0] > 23 || t[1] > 59 || t[2] > 59 {
         return None;
     }
     let micros: i64 = format!("{fraction:0<6}")[..6].parse().ok()?;
-    Some((days_from_civil(year, month, day) * 86_400 + t[0] * 3600 + t[1] * 60 + t[2]) * 1_000_000 + micros)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    Some((civil::days_from_civil(year, month, day) * 86_400 + t[0] * 3600 + t[1] * 60 + t[2]) * 1_000_000 + micros)
 }
 
 /// µs since the epoch as `YYYY-MM-DD HH:MM:SS` (UTC).
 pub fn format_utc(us: i64) -> String {
     let secs = us.div_euclid(1_000_000);
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = civil::civil_from_days(days);
     format!("{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
