@@ -163,51 +163,81 @@ pub fn from_value(payload: Value) -> Chunk {
 // ---------------------------------------------------------------------------------------
 // The fast reading: typed, borrowing, refusing what it does not model.
 
+/// Visitor methods for the JSON types a loose value takes as `$value`: each read (a list or
+/// an object to its end, so it is still checked as JSON) and otherwise ignored.
+macro_rules! taken_as {
+    ($de:lifetime, $value:expr; $($kind:ident),+) => { $( taken_as!(@ $de, $value; $kind); )+ };
+    (@ $de:lifetime, $value:expr; bool) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> { Ok($value) }
+    };
+    (@ $de:lifetime, $value:expr; i64) => {
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> { Ok($value) }
+    };
+    (@ $de:lifetime, $value:expr; u64) => {
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> { Ok($value) }
+    };
+    (@ $de:lifetime, $value:expr; f64) => {
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> { Ok($value) }
+    };
+    (@ $de:lifetime, $value:expr; unit) => {
+        fn visit_unit<E>(self) -> Result<Self::Value, E> { Ok($value) }
+    };
+    (@ $de:lifetime, $value:expr; str) => {
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> { Ok($value) }
+    };
+    (@ $de:lifetime, $value:expr; seq) => {
+        fn visit_seq<A: SeqAccess<$de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok($value)
+        }
+    };
+    (@ $de:lifetime, $value:expr; map) => {
+        fn visit_map<A: MapAccess<$de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok($value)
+        }
+    };
+}
+
+/// Visitor methods for a JSON string, borrowed where it has no escapes, as `$wrap(cow)`.
+macro_rules! strings_as {
+    ($de:lifetime, $wrap:expr) => {
+        fn visit_borrowed_str<E>(self, s: &$de str) -> Result<Self::Value, E> {
+            Ok($wrap(Cow::Borrowed(s)))
+        }
+        fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+            Ok($wrap(Cow::Owned(s.to_string())))
+        }
+        fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
+            Ok($wrap(Cow::Owned(s)))
+        }
+    };
+}
+
+/// A visitor of `$value` (a type with lifetime `'a`) that accepts any JSON value.
+macro_rules! any_value_visitor {
+    ($value:ident, $($methods:tt)*) => {{
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = $value<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            $($methods)*
+        }
+        V(std::marker::PhantomData)
+    }};
+}
+
 /// A string member, or `None` for a member of any other type (read and skipped).
 struct LooseStr<'a>(Option<Cow<'a, str>>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for LooseStr<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = LooseStr<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
-                Ok(LooseStr(Some(Cow::Borrowed(s))))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
-                Ok(LooseStr(Some(Cow::Owned(s.to_string()))))
-            }
-            fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
-                Ok(LooseStr(Some(Cow::Owned(s))))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(LooseStr(None))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(LooseStr(None))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(LooseStr(None))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(LooseStr(None))
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(LooseStr(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(LooseStr(None))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(LooseStr(None))
-            }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
+        d.deserialize_any(any_value_visitor!(LooseStr,
+            strings_as!('de, |s| LooseStr(Some(s)));
+            taken_as!('de, LooseStr(None); bool, i64, u64, f64, unit, seq, map);
+        ))
     }
 }
 
@@ -233,26 +263,7 @@ impl<'de> Deserialize<'de> for Count {
             fn visit_u64<E>(self, n: u64) -> Result<Count, E> {
                 Ok(Count(i64::try_from(n).ok()))
             }
-            fn visit_f64<E>(self, _: f64) -> Result<Count, E> {
-                Ok(Count(None))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Count, E> {
-                Ok(Count(None))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Count, E> {
-                Ok(Count(None))
-            }
-            fn visit_unit<E>(self) -> Result<Count, E> {
-                Ok(Count(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Count, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Count(None))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Count, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Count(None))
-            }
+            taken_as!('de, Count(None); f64, bool, str, unit, seq, map);
         }
         d.deserialize_any(V)
     }
@@ -267,40 +278,9 @@ struct TextItem<'a>(Option<Cow<'a, str>>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for TextItem<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = TextItem<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
-                Ok(TextItem(Some(Cow::Borrowed(s))))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
-                Ok(TextItem(Some(Cow::Owned(s.to_string()))))
-            }
-            fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
-                Ok(TextItem(Some(Cow::Owned(s))))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(TextItem(None))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(TextItem(None))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(TextItem(None))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(TextItem(None))
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(TextItem(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(TextItem(None))
-            }
+        d.deserialize_any(any_value_visitor!(TextItem,
+            strings_as!('de, |s| TextItem(Some(s)));
+            taken_as!('de, TextItem(None); bool, i64, u64, f64, unit, seq);
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 // `text` when the object has one (whatever its type), else `content`; a
                 // repeated key's last value, as the tree keeps it.
@@ -316,43 +296,15 @@ impl<'de: 'a, 'a> Deserialize<'de> for TextItem<'a> {
                 }
                 Ok(TextItem(text.or(content).and_then(|s| s.0)))
             }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
+        ))
     }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = Text<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Borrowed(s)))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Owned(s.to_string())))
-            }
-            fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Owned(s)))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Borrowed("")))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Borrowed("")))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Borrowed("")))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Borrowed("")))
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(Text(Cow::Borrowed("")))
-            }
+        d.deserialize_any(any_value_visitor!(Text,
+            strings_as!('de, Text);
+            taken_as!('de, Text(Cow::Borrowed("")); bool, i64, u64, f64, unit, map);
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 let mut out = String::new();
                 while let Some(TextItem(item)) = seq.next_element::<TextItem>()? {
@@ -360,12 +312,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
                 }
                 Ok(Text(Cow::Owned(out)))
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Text(Cow::Borrowed("")))
-            }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
+        ))
     }
 }
 
