@@ -16,10 +16,11 @@ mod output;
 mod pooled;
 
 use clap::Parser;
+use std::process::ExitCode;
 
+// The offline stages allocate on one thread and free on another; glibc's arenas serialise that.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args = args::Args::parse();

@@ -3,10 +3,11 @@
 //! Reads `responses.parquet` and writes `evaluations.parquet`; see `args.rs` for the CLI and
 //! `seed-runner.md` §9 for the contract (strict JSON, one rubric per task family).
 use clap::Parser;
+use std::process::ExitCode;
 
+// The offline stages allocate on one thread and free on another; glibc's arenas serialise that.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use std::process::ExitCode;
 
 mod args;
 mod evaluate;

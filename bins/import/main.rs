@@ -12,6 +12,7 @@ mod source;
 
 use clap::Parser;
 
+// The offline stages allocate on one thread and free on another; glibc's arenas serialise that.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -9,6 +9,7 @@ mod reconstruct;
 
 use clap::Parser;
 
+// The offline stages allocate on one thread and free on another; glibc's arenas serialise that.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
