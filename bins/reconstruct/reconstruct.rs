@@ -66,7 +66,7 @@ pub fn run(args: Args) -> Result<()> {
     // The log is read (and its JSON parsed) on this thread; each attempt is judged (timing,
     // tokenization) on a worker as soon as its terminal event is read. Rows are ordered by
     // their key at the end, so the output does not depend on which worker finished first.
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
+    let workers = inferbench_schemas::worker_threads();
     let (jobs_tx, jobs_rx) = std::sync::mpsc::sync_channel::<Attempt>(QUEUED);
     let jobs_rx = std::sync::Mutex::new(jobs_rx);
     let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Judged>(QUEUED);

@@ -63,11 +63,11 @@ pub fn load(
     inventory: impl FnOnce() -> anyhow::Result<BTreeMap<String, FileEntry>>,
 ) -> anyhow::Result<ReportInputs> {
     let run = pipeline.run.clone();
-    let execution = execution_facts(&run, &pipeline.lock.run_id)?;
     let files = inventory()?;
     for (name, entry) in &files {
         pipeline.current.insert(name, &entry.sha256);
     }
+    let execution = execution_facts(&run, &pipeline.lock.run_id, &mut pipeline.current)?;
     let (metrics_json, metrics_text) = read(&run.metrics_json(), &mut pipeline.hashes)?;
     let (comparisons_json, comparisons_text) = read(&run.comparisons(), &mut pipeline.hashes)?;
     let missing = missing_columns(&metrics_json, &pipeline.spec.required_columns);
@@ -120,13 +120,13 @@ pub fn load(
 /// edited, merged or incomplete log fails the provenance check here, and reading it then
 /// names the damage (exit 3, the file and line), where the provenance checks below would
 /// only call the derived files stale and send the operator to a rerun that must fail.
-fn execution_facts(run: &RunDir, run_id: &str) -> anyhow::Result<Execution> {
+/// `current` holds the hashes of the run's files as the inventory found them.
+fn execution_facts(run: &RunDir, run_id: &str, current: &mut provenance::Current) -> anyhow::Result<Execution> {
     if let Ok((inputs, Some(facts))) =
         parquet_io::read_inputs_and::<ResponseRow>(&run.responses(), execution::METADATA_KEY)
     {
-        let mut current = provenance::Current::default();
         let unchanged =
-            provenance::verify(run, &mut current, "responses.parquet", "ib-reconstruct", &inputs, &BTreeMap::new());
+            provenance::verify(run, current, "responses.parquet", "ib-reconstruct", &inputs, &BTreeMap::new());
         if let (Ok(()), Ok(execution)) = (unchanged, serde_json::from_str(&facts)) {
             return Ok(execution);
         }

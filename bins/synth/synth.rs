@@ -153,7 +153,7 @@ pub fn run(args: Args) -> Result<()> {
         // Rounds are planned here in order, serialised by worker threads (the most of the
         // cost) and written in order by one writer; every channel is bounded, so a few rounds
         // are in memory at a time whatever the run's size.
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
+        let threads = inferbench_schemas::worker_threads();
         let (work_tx, work_rx) = sync_channel::<(u64, u64, Vec<(u64, Event)>)>(threads * 2);
         let work_rx = Arc::new(Mutex::new(work_rx));
         let (done_tx, done_rx) = sync_channel::<Result<(u64, Vec<u8>, u64)>>(threads * 2);

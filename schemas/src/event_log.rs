@@ -47,13 +47,13 @@ pub struct Entry {
 enum Item {
     /// A segment file was opened.
     Start { number: u32, path: PathBuf, sealed: bool },
-    /// Complete lines (each without its `\n`), parsed by a worker; `first` is the 1-based
-    /// number of the first.
-    Lines { first: usize, parsed: Vec<std::result::Result<Envelope, serde_json::Error>> },
-    /// The raw text of [`Item::Lines`], on its way to a worker.
-    Raw { first: usize, text: Vec<u8> },
-    /// The segment's end: its size, hash, complete lines and torn tail.
-    End { bytes: u64, sha256: String, lines: usize, torn_tail: Option<usize> },
+    /// The next complete lines of the segment, parsed by a worker.
+    Lines(Vec<std::result::Result<Envelope, serde_json::Error>>),
+    /// The raw text of [`Item::Lines`] (complete lines, each ending in `\n`), on its way to
+    /// a worker.
+    Raw(Vec<u8>),
+    /// The segment's end: its size, hash and torn tail.
+    End { bytes: u64, sha256: String, torn_tail: Option<usize> },
     /// The segment could not be opened or read.
     Failed(Error),
 }
@@ -79,9 +79,9 @@ pub struct LogReader {
     threads: Vec<std::thread::JoinHandle<()>>,
     /// The turn: which worker's output holds the next item.
     turn: usize,
-    /// Lines of the current block not yet handed out, and the number of the next one.
+    /// Lines of the current block not yet handed out.
     block: std::vec::IntoIter<std::result::Result<Envelope, serde_json::Error>>,
-    next_line: usize,
+    /// The segment being read; its `lines` count those handed out.
     current: Option<SegmentRead>,
     checker: Checker,
     done: Vec<SegmentRead>,
@@ -102,7 +102,6 @@ impl LogReader {
             threads: Vec::new(),
             turn: 0,
             block: Vec::new().into_iter(),
-            next_line: 1,
             current: None,
             checker: Checker::new(run_id),
             done: Vec::new(),
@@ -127,7 +126,7 @@ impl LogReader {
 
     /// Starts the reader thread and the parse workers.
     fn spawn(&mut self) {
-        let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
+        let workers = crate::worker_threads();
         let mut inputs = Vec::new();
         for _ in 0..workers {
             let (to_worker, worker_in) = std::sync::mpsc::sync_channel::<Item>(2);
@@ -140,7 +139,7 @@ impl LogReader {
                     .spawn(move || {
                         for item in worker_in {
                             let item = match item {
-                                Item::Raw { first, text } => Item::Lines { first, parsed: parse_lines(&text) },
+                                Item::Raw(text) => Item::Lines(parse_lines(&text)),
                                 other => other,
                             };
                             if worker_out.send(item).is_err() {
@@ -161,8 +160,7 @@ impl LogReader {
         loop {
             if let Some(parsed) = self.block.next() {
                 let current = self.current.as_mut().expect("lines belong to an open segment");
-                let line = self.next_line;
-                self.next_line += 1;
+                let line = current.lines + 1;
                 current.lines = line;
                 let env = parsed.map_err(|e| Error::bad(format!("{}:{line}: {e}", current.path.display())))?;
                 self.checker.line(&current.path, current.number, line, &env)?;
@@ -182,7 +180,6 @@ impl LogReader {
             match item {
                 Item::Start { number, path, sealed } => {
                     self.checker.segment(number, &path)?;
-                    self.next_line = 1;
                     self.current = Some(SegmentRead {
                         number,
                         path,
@@ -193,17 +190,14 @@ impl LogReader {
                         torn_tail: None,
                     });
                 }
-                Item::Lines { first, parsed } => {
-                    debug_assert_eq!(first, self.next_line);
-                    self.block = parsed.into_iter();
-                }
-                Item::End { bytes, sha256, lines, torn_tail } => {
+                Item::Lines(parsed) => self.block = parsed.into_iter(),
+                Item::End { bytes, sha256, torn_tail } => {
                     let mut read = self.current.take().expect("an end follows a start");
-                    (read.bytes, read.sha256, read.lines, read.torn_tail) = (bytes, sha256, lines, torn_tail);
+                    (read.bytes, read.sha256, read.torn_tail) = (bytes, sha256, torn_tail);
                     self.done.push(read);
                 }
                 Item::Failed(e) => return Err(e),
-                Item::Raw { .. } => unreachable!("workers parse every block"),
+                Item::Raw(_) => unreachable!("workers parse every block"),
             }
         }
     }
@@ -251,7 +245,7 @@ fn parse_lines(text: &[u8]) -> Vec<std::result::Result<Envelope, serde_json::Err
 /// How a segment's hash (that of its JSONL, which provenance records) is established.
 enum Hash {
     /// Over the bytes read: a live segment, or a sealed one that seal.json does not list.
-    Text,
+    Text(Sha256),
     /// A sealed segment: over its compressed file, which must be the one it was sealed into,
     /// whose JSONL is then the one seal.json names (the seal compared the two byte for byte).
     Sealed { compressed: std::sync::Arc<std::sync::Mutex<Sha256>>, entry: crate::sealed::SealedSegment },
@@ -291,13 +285,13 @@ fn read_segments(
             };
             let entry = record.as_ref().and_then(|r| r.segments.iter().find(|s| s.segment == number)).cloned();
             seal = Some(Ok(record));
-            let compressed = std::sync::Arc::new(std::sync::Mutex::new(Sha256::new()));
             let (file, hash): (Box<dyn std::io::Read>, Hash) = match entry {
                 Some(entry) => {
-                    let shared = std::sync::Arc::clone(&compressed);
-                    (Box::new(SharedHashing { inner: file, hasher: shared }), Hash::Sealed { compressed, entry })
+                    let compressed = std::sync::Arc::new(std::sync::Mutex::new(Sha256::new()));
+                    let hasher = std::sync::Arc::clone(&compressed);
+                    (Box::new(SharedHashing { inner: file, hasher }), Hash::Sealed { compressed, entry })
                 }
-                None => (Box::new(file), Hash::Text),
+                None => (Box::new(file), Hash::Text(Sha256::new())),
             };
             match zstd::stream::read::Decoder::new(file) {
                 Ok(decoder) => (Box::new(decoder), hash),
@@ -307,7 +301,7 @@ fn read_segments(
                 }
             }
         } else {
-            (Box::new(file), Hash::Text)
+            (Box::new(file), Hash::Text(Sha256::new()))
         };
         if !send(Item::Start { number, path: path.clone(), sealed }) {
             return;
@@ -344,15 +338,12 @@ impl<R: std::io::Read> std::io::Read for SharedHashing<R> {
 
 /// One segment's blocks; its [`Item::End`], or `None` when a worker is gone.
 fn read_segment(
-    source: Box<dyn std::io::Read>,
-    hash: Hash,
+    mut source: Box<dyn std::io::Read>,
+    mut hash: Hash,
     path: &Path,
     send: &mut impl FnMut(Item) -> bool,
 ) -> Result<Option<Item>> {
-    let mut source = source;
-    let text_hash = matches!(hash, Hash::Text);
-    let mut text_hasher = Sha256::new();
-    let (mut bytes, mut lines) = (0u64, 0usize);
+    let mut bytes = 0u64;
     // Complete lines from the start of `buf`, then the start of a line still being read.
     let mut buf: Vec<u8> = Vec::with_capacity(BLOCK_BYTES * 2);
     loop {
@@ -368,8 +359,8 @@ fn read_segment(
             }
         };
         buf.truncate(filled + n);
-        if text_hash {
-            text_hasher.update(&buf[filled..]);
+        if let Hash::Text(hasher) = &mut hash {
+            hasher.update(&buf[filled..]);
         }
         bytes += n as u64;
         let end = n == 0;
@@ -379,9 +370,7 @@ fn read_segment(
         if let Some(last) = memchr::memrchr(b'\n', &buf) {
             let text = buf[..=last].to_vec();
             buf.drain(..=last);
-            let first = lines + 1;
-            lines += memchr::memchr_iter(b'\n', &text).count();
-            if !send(Item::Raw { first, text }) {
+            if !send(Item::Raw(text)) {
                 return Ok(None);
             }
         }
@@ -389,7 +378,7 @@ fn read_segment(
             // The end of the segment, after a torn last line if the buffer holds one.
             let torn_tail = (!buf.is_empty()).then_some(buf.len());
             let sha256 = match hash {
-                Hash::Text => crate::canonical::hex(&text_hasher.finalize()),
+                Hash::Text(hasher) => crate::canonical::hex(&hasher.finalize()),
                 Hash::Sealed { compressed, entry } => {
                     drop(source);
                     let now = crate::canonical::hex(&compressed.lock().expect("one reader").clone().finalize());
@@ -404,7 +393,7 @@ fn read_segment(
                     entry.original_sha256
                 }
             };
-            return Ok(Some(Item::End { bytes, sha256, lines, torn_tail }));
+            return Ok(Some(Item::End { bytes, sha256, torn_tail }));
         }
     }
 }

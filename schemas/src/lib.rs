@@ -16,6 +16,7 @@
 //!   built-in wire details of the reference runner's ten providers, which complete a spec
 //!   that lists them inline as the reference does.
 //! - [`vocab`]: the enums of every outcome, classification and family value the files hold.
+//! - [`chunk`]: one stream chunk read once into the fields the judge and the timing use.
 //! - [`stream`]: when a 2xx event stream is over and how it ended, for fetch (live) and
 //!   reconstruct (replay); [`lenient_json`] reads payloads as the reference's parser does.
 //! - [`timing`]: the one timing function that turns logged SSE events into TTFO, TTFA, E2E and
@@ -73,3 +74,9 @@ pub const CODE_VERSION: &str = concat!("inferbench ", env!("CARGO_PKG_VERSION"),
 /// The `User-Agent` of every request: an RFC 9110 product token with the package version (the
 /// commit stays in the log's `code_version`; a provider has no use for it).
 pub const USER_AGENT: &str = concat!("inferbench/", env!("CARGO_PKG_VERSION"));
+
+/// Worker threads for a stage's parallel work: the machine's cores, at most four (beyond
+/// that the stages wait on their reader, not on the workers).
+pub fn worker_threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4)
+}
