@@ -46,7 +46,12 @@ pub fn run(args: Args) -> Result<()> {
     let run = RunDir::new(args.run);
     let lock = Lock::read(&run.lock())?;
     let _writer = run.lock_for_writing("ib-reconstruct")?;
-    let mut log = event_log::LogReader::open(&run, &lock.run_id)?;
+    let mut log = if args.read_jsonl {
+        event_log::LogReader::open_jsonl(&run, &lock.run_id)?
+    } else {
+        event_log::LogReader::open(&run, &lock.run_id)?
+    };
+    let from_table = log.reads_table();
     if log.segment_count() == 0 {
         return Err(Error::bad(format!("{}: no event log; run ib-fetch first", run.events_dir().display())).into());
     }
@@ -119,8 +124,9 @@ pub fn run(args: Args) -> Result<()> {
     })?;
     writer.finish()?;
     eprintln!(
-        "ib-reconstruct: {total} responses ({completed} complete{}) → {}",
+        "ib-reconstruct: {total} responses ({completed} complete{}{}) → {}",
         if rules.is_reference() { ", the reference's scoring rules" } else { "" },
+        if from_table { "; the sealed log read from its events table" } else { "" },
         run.responses().display()
     );
     Ok(())

@@ -76,6 +76,16 @@ impl<'de> serde::de::DeserializeSeed<'de> for EventData<'_> {
     }
 }
 
+/// The event of type `kind` whose `data` object is the JSON text `data` (as `events.parquet`
+/// holds every event but the stream's): exactly what the log line with that type and data
+/// reads as.
+pub(crate) fn event_from_data(kind: &str, data: &str) -> Result<Event, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(data);
+    let event = serde::de::DeserializeSeed::deserialize(EventData(kind), &mut de)?;
+    de.end()?;
+    Ok(event)
+}
+
 impl<'de> Deserialize<'de> for Envelope {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Envelope, D::Error> {
         struct Visit;

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 pub use crate::sealed::{seal, segment_sha256, Sealed};
 
 /// One segment as a [`LogReader`] read it (complete once the reader moved past it).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SegmentRead {
     pub number: u32,
     /// The file read: `NNNN.jsonl`, or `NNNN.jsonl.zst` when sealed.
@@ -86,15 +86,44 @@ pub struct LogReader {
     checker: Checker,
     done: Vec<SegmentRead>,
     failed: bool,
+    /// A sealed log whose seal recorded `events.parquet`, and that table is the one it
+    /// recorded: its rows are read instead of the JSONL.
+    table: Option<SealedSource>,
+    reads_table: bool,
+}
+
+/// What reading a sealed log from its table needs.
+struct SealedSource {
+    path: PathBuf,
+    run: RunDir,
+    record: crate::sealed::SealRecord,
+    table: crate::sealed::SealedTable,
 }
 
 impl LogReader {
     /// Opens the log of `run`, whose lock names it `run_id`. No segment at all is an empty log.
+    ///
+    /// A sealed log is read from `events.parquet` when its seal recorded that table and the
+    /// file is the one recorded (its SHA-256): the same lines, checked by the same rules,
+    /// without parsing the JSONL again (the seal wrote the table from exactly those lines).
+    /// Any other log, or a table that is missing or not the recorded one, is read from its
+    /// JSONL, which stays the source of truth.
     pub fn open(run: &RunDir, run_id: &str) -> Result<LogReader> {
+        let mut reader = Self::open_jsonl(run, run_id)?;
+        reader.table = sealed_source(run, &reader.pending, reader.seal.as_ref());
+        reader.reads_table = reader.table.is_some();
+        Ok(reader)
+    }
+
+    /// Opens the log of `run` to read from its JSONL segments (live or sealed) whatever else
+    /// the run holds.
+    pub fn open_jsonl(run: &RunDir, run_id: &str) -> Result<LogReader> {
         let listed = run.segments().map_err(|e| Error::unreadable(run.events_dir(), e))?;
         let any_sealed = listed.iter().any(|(_, path)| crate::run::is_sealed_segment(path));
         let seal = Some(if any_sealed { crate::sealed::SealRecord::read(run) } else { Ok(None) });
         Ok(LogReader {
+            table: None,
+            reads_table: false,
             seal,
             listed: listed.len(),
             pending: listed.into(),
@@ -124,8 +153,21 @@ impl LogReader {
         self.listed
     }
 
-    /// Starts the reader thread and the parse workers.
+    /// Whether the lines come from the sealed `events.parquet` (see [`LogReader::open`]).
+    pub fn reads_table(&self) -> bool {
+        self.reads_table
+    }
+
+    /// Starts the reader thread and the parse workers (or the thread that reads the table).
     fn spawn(&mut self) {
+        if let Some(source) = self.table.take() {
+            self.pending.clear();
+            let (to_reader, from_table) = std::sync::mpsc::sync_channel::<Item>(2);
+            self.outputs.push(from_table);
+            let read = std::thread::Builder::new().name("log-table".into());
+            self.threads.push(read.spawn(move || read_table(source, &to_reader)).expect("a thread"));
+            return;
+        }
         let workers = crate::worker_threads();
         let mut inputs = Vec::new();
         for _ in 0..workers {
@@ -240,6 +282,135 @@ fn parse_lines(text: &[u8]) -> Vec<std::result::Result<Envelope, serde_json::Err
         start = end + 1;
     }
     parsed
+}
+
+/// The table to read a sealed log from, if the seal recorded one for exactly the segments
+/// listed and `events.parquet` is that file.
+fn sealed_source(
+    run: &RunDir,
+    listed: &std::collections::VecDeque<(u32, PathBuf)>,
+    seal: Option<&Result<Option<crate::sealed::SealRecord>>>,
+) -> Option<SealedSource> {
+    let record = seal?.as_ref().ok()?.as_ref()?;
+    let table = record.table.as_ref()?;
+    let numbers: Vec<u32> = listed.iter().map(|(n, _)| *n).collect();
+    let all_sealed = listed.iter().all(|(_, path)| crate::run::is_sealed_segment(path));
+    let recorded: Vec<u32> = record.segments.iter().map(|s| s.segment).collect();
+    let counted: Vec<u32> = table.segments.iter().map(|s| s.segment).collect();
+    if numbers.is_empty() || !all_sealed || numbers != recorded || numbers != counted {
+        return None;
+    }
+    let path = run.root().join(&table.file);
+    let bytes = std::fs::metadata(&path).ok()?.len();
+    if bytes != table.bytes || crate::run::file_sha256(&path).ok()? != table.sha256 {
+        return None;
+    }
+    Some(SealedSource { path, run: run.clone(), record: record.clone(), table: table.clone() })
+}
+
+/// The table reader's thread: the lines of every segment, in order, as the JSONL reader
+/// sends them (a start, blocks of lines, an end with the segment's recorded size and hash),
+/// each segment holding exactly the lines the seal counted in it.
+fn read_table(source: SealedSource, out: &std::sync::mpsc::SyncSender<Item>) {
+    if let Err(e) = send_table(&source, out) {
+        let _ = out.send(Item::Failed(e));
+    }
+}
+
+/// [`read_table`]'s work; `Ok` also when the [`LogReader`] was dropped.
+fn send_table(source: &SealedSource, out: &std::sync::mpsc::SyncSender<Item>) -> Result<()> {
+    let SealedSource { path, run, record, table } = source;
+    let segments: Vec<(&crate::sealed::SealedSegment, &crate::sealed::TableSegment)> =
+        record.segments.iter().zip(&table.segments).collect();
+    let gone = || Ok(());
+    // The segment being read (its index) and its lines so far; the next segment's index.
+    let mut current: Option<(usize, u64)> = None;
+    let mut next = 0usize;
+    let close = |current: Option<(usize, u64)>| -> Result<Option<Item>> {
+        let Some((at, lines)) = current else { return Ok(None) };
+        let (sealed, counted) = segments[at];
+        if lines != counted.lines {
+            return Err(Error::bad(format!(
+                "{}: holds {lines} lines of segment {}, where {} records {}; the table is not the sealed log's",
+                path.display(),
+                sealed.segment,
+                run.seal_record().display(),
+                counted.lines
+            )));
+        }
+        Ok(Some(Item::End {
+            bytes: sealed.original_bytes,
+            sha256: sealed.original_sha256.clone(),
+            torn_tail: counted.torn_tail_bytes.map(|n| n as usize),
+        }))
+    };
+    // Starts segment `number` (closing the current one and any in between, which hold no
+    // lines); false when the reader is gone.
+    let start = |current: &mut Option<(usize, u64)>, next: &mut usize, number: Option<u32>| -> Result<bool> {
+        loop {
+            if let Some(end) = close(current.take())? {
+                if out.send(end).is_err() {
+                    return Ok(false);
+                }
+            }
+            let Some(&(sealed, _)) = segments.get(*next) else {
+                return match number {
+                    None => Ok(true),
+                    Some(n) => Err(Error::bad(format!(
+                        "{}: a line of segment {n}, which {} does not list after segment {}",
+                        path.display(),
+                        run.seal_record().display(),
+                        segments.last().map_or(0, |(s, _)| s.segment)
+                    ))),
+                };
+            };
+            // The compressed file is still the one sealed: the table stands for the log only
+            // while the log is intact, and a modified log is refused as the JSONL reader
+            // refuses it.
+            let path = run.sealed_segment(sealed.segment);
+            let now = crate::run::file_sha256(&path)?;
+            if now != sealed.compressed_sha256 {
+                return Err(Error::bad(format!(
+                    "{}: sha256 {}… is not the {}… it was sealed with; the sealed log was modified",
+                    path.display(),
+                    crate::canonical::short_hash(&now),
+                    crate::canonical::short_hash(&sealed.compressed_sha256)
+                )));
+            }
+            if out.send(Item::Start { number: sealed.segment, path, sealed: true }).is_err() {
+                return Ok(false);
+            }
+            *current = Some((*next, 0));
+            *next += 1;
+            if number == Some(sealed.segment) {
+                return Ok(true);
+            }
+        }
+    };
+    for batch in crate::events_table::LogLines::open(path, &record.run_id)? {
+        let mut block = Vec::new();
+        for (segment, line) in batch? {
+            let number = current.map(|(at, _)| segments[at].0.segment);
+            if number != Some(segment) {
+                if !block.is_empty() && out.send(Item::Lines(std::mem::take(&mut block))).is_err() {
+                    return gone();
+                }
+                if !start(&mut current, &mut next, Some(segment))? {
+                    return gone();
+                }
+            }
+            if let Some((_, lines)) = current.as_mut() {
+                *lines += 1;
+            }
+            block.push(line);
+        }
+        if !block.is_empty() && out.send(Item::Lines(block)).is_err() {
+            return gone();
+        }
+    }
+    // The last segment's end, and those of any segments after it that hold no lines.
+    start(&mut current, &mut next, None)?;
+    Ok(())
 }
 
 /// How a segment's hash (that of its JSONL, which provenance records) is established.

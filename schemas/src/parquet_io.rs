@@ -266,6 +266,17 @@ fn open<T: Table>(path: &Path) -> Result<Header> {
     Ok(Header { builder, inputs, code_version, meta })
 }
 
+/// A table's Arrow reader, its name and format version checked (as [`Reader`] checks them),
+/// for a caller that reads chosen columns itself rather than rows of `T`.
+pub fn open_columns<T: Table>(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<std::fs::File>> {
+    Ok(open::<T>(path)?.builder)
+}
+
+/// A table that is not of the shape this build writes: bad input naming the file.
+pub fn corrupt_table(path: &Path, e: impl std::fmt::Display) -> Error {
+    corrupt(path, e)
+}
+
 /// The provenance a table records, without reading its rows.
 pub fn read_inputs<T: Table>(path: &Path) -> Result<Inputs> {
     Ok(open::<T>(path)?.inputs)

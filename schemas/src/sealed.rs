@@ -41,6 +41,34 @@ pub struct SealRecord {
     pub recover_with: String,
     /// Every sealed segment, in order.
     pub segments: Vec<SealedSegment>,
+    /// `events.parquet` as this seal wrote it from exactly these segments: readers of a sealed
+    /// log take its rows instead of parsing the JSONL again, once its hash is checked (absent
+    /// in seals written before it was recorded, whose log is read from the JSONL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<SealedTable>,
+}
+
+/// The events table a seal wrote, and how many lines of each segment it holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SealedTable {
+    /// `events.parquet`, beside `events/`.
+    pub file: String,
+    pub bytes: u64,
+    pub sha256: String,
+    /// Rows: the log's complete lines.
+    pub rows: u64,
+    /// Per segment, in order: its complete lines (one row each) and the bytes of an
+    /// unterminated last line the table does not hold.
+    pub segments: Vec<TableSegment>,
+}
+
+/// One segment's share of [`SealedTable`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TableSegment {
+    pub segment: u32,
+    pub lines: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torn_tail_bytes: Option<u64>,
 }
 
 /// One sealed segment.
@@ -124,7 +152,8 @@ struct Context {
 /// when every scheduled request is terminal, compresses its segments (see the module docs).
 /// Sealing a sealed run again rewrites the same `events.parquet` and changes nothing else.
 pub fn seal(run: &RunDir, run_id: &str) -> Result<Sealed> {
-    let (events, complete) = write_events_table(run, run_id)?;
+    let (table, complete) = write_events_table(run, run_id)?;
+    let events = table.rows;
     if !complete {
         let segments = SealRecord::read(run)?.map(|r| r.segments).unwrap_or_default();
         return Ok(Sealed { events, complete, segments });
@@ -143,6 +172,7 @@ pub fn seal(run: &RunDir, run_id: &str) -> Result<Sealed> {
         run_id: run_id.to_string(),
         recover_with: "zstd -d events/NNNN.jsonl.zst (any zstd decoder) gives events/NNNN.jsonl byte for byte".into(),
         segments: sealed.into_values().collect(),
+        table: Some(table),
     };
     crate::atomic::write_json(&run.seal_record(), &record)?;
     for (number, _) in &listed {
@@ -253,12 +283,13 @@ fn compress(run: &RunDir, number: u32) -> Result<SealedSegment> {
     result
 }
 
-/// Writes `events.parquet` from the log, streaming; returns its rows and whether every
-/// scheduled request is terminal.
-fn write_events_table(run: &RunDir, run_id: &str) -> Result<(u64, bool)> {
+/// Writes `events.parquet` from the log's JSONL, streaming; returns what it wrote and whether
+/// every scheduled request is terminal.
+fn write_events_table(run: &RunDir, run_id: &str) -> Result<(SealedTable, bool)> {
     let path = run.events_parquet();
     let unencodable = |e: serde_json::Error| Error::Parquet { path: path.clone(), message: e.to_string() };
-    let mut log = LogReader::open(run, run_id)?;
+    // Never from the table being rewritten.
+    let mut log = LogReader::open_jsonl(run, run_id)?;
     // A table's provenance is written before its rows, so the segments are hashed up front
     // (one extra sequential read, cheap next to parsing every line).
     let mut inputs = BTreeMap::from([("lock.json".to_string(), crate::run::file_sha256(&run.lock())?)]);
@@ -330,10 +361,27 @@ fn write_events_table(run: &RunDir, run_id: &str) -> Result<(u64, bool)> {
         }
     }
     writer.write(&batch)?;
-    let events = writer.rows();
+    let rows = writer.rows();
     writer.finish()?;
     let complete = open.is_empty() && scheduled.is_some_and(|n| terminal >= n);
-    Ok((events, complete))
+    let segments = log
+        .segments()
+        .iter()
+        .map(|s| TableSegment {
+            segment: s.number,
+            lines: s.lines as u64,
+            torn_tail_bytes: s.torn_tail.map(|n| n as u64),
+        })
+        .collect();
+    let bytes = std::fs::metadata(&path).map_err(|e| Error::unreadable(&path, e))?.len();
+    let table = SealedTable {
+        file: "events.parquet".to_string(),
+        bytes,
+        sha256: crate::run::file_sha256(&path)?,
+        rows,
+        segments,
+    };
+    Ok((table, complete))
 }
 
 fn kind(event: &Event) -> &'static str {
@@ -537,5 +585,103 @@ mod tests {
         let data: serde_json::Value = serde_json::from_str(rows[1].data.as_deref().unwrap()).unwrap();
         assert_eq!(data["body"]["model"], "m", "one level of JSON, the body an object in it");
         assert!(rows[2].data.is_none());
+    }
+
+    /// Every line (segment, line number, envelope) a reader yields, and its segments after.
+    fn read_all(mut reader: event_log::LogReader) -> (Vec<(u32, usize, Envelope)>, Vec<event_log::SegmentRead>) {
+        let lines = reader.by_ref().map(|e| e.map(|e| (e.segment, e.line, e.env))).collect::<Result<_>>().unwrap();
+        (lines, reader.segments().to_vec())
+    }
+
+    /// [`complete_run`] with a second segment (a resumed fetch that found nothing to send).
+    fn two_segment_run(dir: &Path) -> RunDir {
+        let run = complete_run(dir);
+        let mut w = AppendWriter::open(&run.segment(2)).unwrap();
+        w.append(&Envelope { v: 1, run_id: "run-a".into(), seq: 6, t_ns: 99_000_000, event: opened(2) }).unwrap();
+        run
+    }
+
+    #[test]
+    fn a_sealed_log_is_read_from_its_table_line_for_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = two_segment_run(dir.path());
+        let live = read_all(event_log::LogReader::open(&run, "run-a").unwrap());
+        seal(&run, "run-a").unwrap();
+        let record = SealRecord::read(&run).unwrap().unwrap();
+        let table = record.table.as_ref().expect("the seal records the table");
+        assert_eq!((table.file.as_str(), table.rows), ("events.parquet", 7));
+        assert_eq!(
+            table.segments,
+            [
+                TableSegment { segment: 1, lines: 6, torn_tail_bytes: Some(10) },
+                TableSegment { segment: 2, lines: 1, torn_tail_bytes: None }
+            ]
+        );
+        assert_eq!(table.sha256, crate::run::file_sha256(&run.events_parquet()).unwrap());
+        let reader = event_log::LogReader::open(&run, "run-a").unwrap();
+        assert!(reader.reads_table());
+        let from_table = read_all(reader);
+        let jsonl = event_log::LogReader::open_jsonl(&run, "run-a").unwrap();
+        assert!(!jsonl.reads_table());
+        let from_jsonl = read_all(jsonl);
+        assert_eq!(from_table, from_jsonl, "the same lines, line numbers, sizes, hashes and torn tails");
+        assert_eq!(from_table.0, live.0);
+        assert_eq!(
+            from_table.1.iter().map(|s| (s.bytes, &s.sha256, s.lines, s.torn_tail)).collect::<Vec<_>>(),
+            live.1.iter().map(|s| (s.bytes, &s.sha256, s.lines, s.torn_tail)).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_table_that_is_not_the_sealed_one_is_passed_over_for_the_jsonl() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = two_segment_run(dir.path());
+        seal(&run, "run-a").unwrap();
+        let expected = read_all(event_log::LogReader::open_jsonl(&run, "run-a").unwrap());
+        let table = std::fs::read(run.events_parquet()).unwrap();
+        // Another table in its place (the same rows but one), then no table at all.
+        let mut rows = crate::parquet_io::read::<EventRow>(&run.events_parquet()).unwrap().rows;
+        rows.pop();
+        crate::parquet_io::write(&run.events_parquet(), &rows, &Default::default()).unwrap();
+        let reader = event_log::LogReader::open(&run, "run-a").unwrap();
+        assert!(!reader.reads_table());
+        assert_eq!(read_all(reader), expected);
+        std::fs::remove_file(run.events_parquet()).unwrap();
+        let reader = event_log::LogReader::open(&run, "run-a").unwrap();
+        assert!(!reader.reads_table());
+        assert_eq!(read_all(reader), expected);
+        // A seal written before the table was recorded.
+        std::fs::write(run.events_parquet(), &table).unwrap();
+        let mut record = SealRecord::read(&run).unwrap().unwrap();
+        record.table = None;
+        crate::atomic::write_json(&run.seal_record(), &record).unwrap();
+        let reader = event_log::LogReader::open(&run, "run-a").unwrap();
+        assert!(!reader.reads_table());
+        assert_eq!(read_all(reader), expected);
+    }
+
+    #[test]
+    fn a_table_read_for_a_modified_or_miscounted_log_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = two_segment_run(dir.path());
+        seal(&run, "run-a").unwrap();
+        let record = SealRecord::read(&run).unwrap().unwrap();
+        // The seal's count of a segment's lines is what the table must hold.
+        let mut miscounted = record.clone();
+        miscounted.table.as_mut().unwrap().segments[0].lines = 5;
+        crate::atomic::write_json(&run.seal_record(), &miscounted).unwrap();
+        let reader = event_log::LogReader::open(&run, "run-a").unwrap();
+        assert!(reader.reads_table());
+        let err = reader.collect::<Result<Vec<_>>>().unwrap_err().to_string();
+        assert!(err.contains("holds 6 lines of segment 1") && err.contains("records 5"), "{err}");
+        // A sealed segment modified under an intact table is refused, as the JSONL reader
+        // refuses it.
+        crate::atomic::write_json(&run.seal_record(), &record).unwrap();
+        let original = zstd::decode_all(std::fs::File::open(run.sealed_segment(2)).unwrap()).unwrap();
+        std::fs::write(run.sealed_segment(2), zstd::encode_all(&original[..original.len() - 1], 3).unwrap()).unwrap();
+        let reader = event_log::LogReader::open(&run, "run-a").unwrap();
+        assert!(reader.reads_table());
+        let err = reader.collect::<Result<Vec<_>>>().unwrap_err().to_string();
+        assert!(err.contains("0002.jsonl.zst: sha256") && err.contains("the sealed log was modified"), "{err}");
     }
 }

@@ -240,6 +240,14 @@ fn check_rescore_is_byte_identical(ws: &Workspace, run: &Path) {
     for (name, old) in names.iter().zip(before) {
         assert!(std::fs::read(run.join(name)).unwrap() == old, "{name} differs when re-derived");
     }
+    // The sealed log is read from the events table its seal recorded; read from the
+    // compressed JSONL instead, it gives the same responses, byte for byte.
+    let from_table = ok(&mut ws.stage("ib-reconstruct", run));
+    assert!(String::from_utf8_lossy(&from_table.stderr).contains("read from its events table"));
+    let responses = std::fs::read(run.join("responses.parquet")).unwrap();
+    let from_jsonl = ok(ws.stage("ib-reconstruct", run).arg("--read-jsonl"));
+    assert!(!String::from_utf8_lossy(&from_jsonl.stderr).contains("events table"));
+    assert!(std::fs::read(run.join("responses.parquet")).unwrap() == responses, "the JSONL gives other responses");
 }
 
 fn check_parquet_opens_in_polars(run: &Path) {
