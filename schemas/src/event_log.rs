@@ -322,7 +322,6 @@ fn send_table(source: &SealedSource, out: &std::sync::mpsc::SyncSender<Item>) ->
     let SealedSource { path, run, record, table } = source;
     let segments: Vec<(&crate::sealed::SealedSegment, &crate::sealed::TableSegment)> =
         record.segments.iter().zip(&table.segments).collect();
-    let gone = || Ok(());
     // The segment being read (its index) and its lines so far; the next segment's index.
     let mut current: Option<(usize, u64)> = None;
     let mut next = 0usize;
@@ -368,15 +367,7 @@ fn send_table(source: &SealedSource, out: &std::sync::mpsc::SyncSender<Item>) ->
             // while the log is intact, and a modified log is refused as the JSONL reader
             // refuses it.
             let path = run.sealed_segment(sealed.segment);
-            let now = crate::run::file_sha256(&path)?;
-            if now != sealed.compressed_sha256 {
-                return Err(Error::bad(format!(
-                    "{}: sha256 {}… is not the {}… it was sealed with; the sealed log was modified",
-                    path.display(),
-                    crate::canonical::short_hash(&now),
-                    crate::canonical::short_hash(&sealed.compressed_sha256)
-                )));
-            }
+            crate::sealed::check_compressed(&path, sealed)?;
             if out.send(Item::Start { number: sealed.segment, path, sealed: true }).is_err() {
                 return Ok(false);
             }
@@ -393,10 +384,10 @@ fn send_table(source: &SealedSource, out: &std::sync::mpsc::SyncSender<Item>) ->
             let number = current.map(|(at, _)| segments[at].0.segment);
             if number != Some(segment) {
                 if !block.is_empty() && out.send(Item::Lines(std::mem::take(&mut block))).is_err() {
-                    return gone();
+                    return Ok(());
                 }
                 if !start(&mut current, &mut next, Some(segment))? {
-                    return gone();
+                    return Ok(());
                 }
             }
             if let Some((_, lines)) = current.as_mut() {
@@ -405,7 +396,7 @@ fn send_table(source: &SealedSource, out: &std::sync::mpsc::SyncSender<Item>) ->
             block.push(line);
         }
         if !block.is_empty() && out.send(Item::Lines(block)).is_err() {
-            return gone();
+            return Ok(());
         }
     }
     // The last segment's end, and those of any segments after it that hold no lines.
@@ -554,12 +545,7 @@ fn read_segment(
                     drop(source);
                     let now = crate::canonical::hex(&compressed.lock().expect("one reader").clone().finalize());
                     if now != entry.compressed_sha256 || bytes != entry.original_bytes {
-                        return Err(Error::bad(format!(
-                            "{}: sha256 {}… is not the {}… it was sealed with; the sealed log was modified",
-                            path.display(),
-                            crate::canonical::short_hash(&now),
-                            crate::canonical::short_hash(&entry.compressed_sha256)
-                        )));
+                        return Err(crate::sealed::modified(path, &now, &entry));
                     }
                     entry.original_sha256
                 }

@@ -127,16 +127,29 @@ pub fn segment_sha256(run: &RunDir, number: u32) -> Result<Option<String>> {
     let entry = record.as_ref().and_then(|r| r.segments.iter().find(|s| s.segment == number)).ok_or_else(|| {
         Error::bad(format!("{}: a sealed segment that {} does not list", sealed.display(), run.seal_record().display()))
     })?;
-    let now = crate::run::file_sha256(&sealed)?;
-    if now != entry.compressed_sha256 {
-        return Err(Error::bad(format!(
-            "{}: sha256 {}… is not the {}… it was sealed with; the sealed log was modified",
-            sealed.display(),
-            crate::canonical::short_hash(&now),
-            crate::canonical::short_hash(&entry.compressed_sha256)
-        )));
-    }
+    check_compressed(&sealed, entry)?;
     Ok(Some(entry.original_sha256.clone()))
+}
+
+/// `path` is still the compressed file `entry` records.
+pub(crate) fn check_compressed(path: &Path, entry: &SealedSegment) -> Result<()> {
+    let now = crate::run::file_sha256(path)?;
+    if now == entry.compressed_sha256 {
+        Ok(())
+    } else {
+        Err(modified(path, &now, entry))
+    }
+}
+
+/// A sealed segment at `path` whose compressed file hashes to `now`, not to what `entry`
+/// recorded.
+pub(crate) fn modified(path: &Path, now: &str, entry: &SealedSegment) -> Error {
+    Error::bad(format!(
+        "{}: sha256 {}… is not the {}… it was sealed with; the sealed log was modified",
+        path.display(),
+        crate::canonical::short_hash(now),
+        crate::canonical::short_hash(&entry.compressed_sha256)
+    ))
 }
 
 /// What an attempt's rows in `events.parquet` take from its `request_started`.
