@@ -14,6 +14,7 @@ use crate::credentials::{Credentials, REDACTED};
 use crate::echo::{Deltas, EchoGuard};
 use crate::log::{EventLog, StartedLine};
 use crate::sse::{Frame, Parser};
+use crate::transport::{self, error_text, SendError, Sending, Transport};
 use anyhow::Result;
 use inferbench_schemas::event::{
     CredentialEcho, ErrorKind, Event, Outcome, RequestStarted, RequestTerminal, ResponseHead, SseEvent,
@@ -24,10 +25,7 @@ use inferbench_schemas::stream::{Judge, Payload, StreamEnd, ERROR_BODY_CAP};
 use inferbench_schemas::USER_AGENT;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -37,7 +35,7 @@ const DRAIN_GRACE: Duration = Duration::from_millis(250);
 
 /// The headers every request carries besides its credentials, sent and logged alike.
 /// `identity`: the client times the body's bytes as they arrive, so none may come compressed
-/// (reqwest is built without decompression; this tells the server).
+/// (the transport decompresses nothing; this tells the server).
 const REQUEST_HEADERS: [(&str, &str); 4] = [
     ("Accept", "text/event-stream"),
     ("Accept-Encoding", "identity"),
@@ -51,43 +49,33 @@ pub struct ProviderClient {
     pub provider: Provider,
     pub endpoint: String,
     pub credentials: Credentials,
-    pub http: reqwest::Client,
+    pub http: Transport,
 }
 
 impl ProviderClient {
-    /// One connection kept alive per provider, no retries, no redirects, TCP_NODELAY, and the
-    /// spec's HTTP version.
+    /// One connection kept per provider (see [`Transport`]), no retries, no redirects,
+    /// TCP_NODELAY, and the TLS offer of the spec's HTTP version.
     pub fn new(
         provider: Provider,
         endpoint: String,
         credentials: Credentials,
         http_version: HttpVersion,
     ) -> Result<Self> {
-        let builder = reqwest::Client::builder()
-            .connector_layer(DeferConnect)
-            .pool_max_idle_per_host(1)
-            .redirect(reqwest::redirect::Policy::none())
-            .retry(reqwest::retry::never())
-            .tcp_nodelay(true);
-        let builder = match http_version {
-            // TLS then offers only `http/1.1` by ALPN, as the reference's client does.
-            HttpVersion::Http1 => builder.http1_only(),
-            // reqwest's own choice: TLS offers `h2` and `http/1.1` and the server picks; plain
-            // http:// speaks HTTP/1.1, as no prior knowledge is assumed.
-            HttpVersion::Http2 => builder,
-        };
-        let builder = builder.tls_backend_preconfigured(tls_config(http_version)?);
-        Ok(ProviderClient { provider, endpoint, credentials, http: builder.build()? })
+        let tls = Arc::new(tls_config(http_version)?);
+        // The endpoint never holds a credential (only headers do), but the message is redacted
+        // like every other.
+        let http = Transport::new(&endpoint, tls)
+            .map_err(|e| anyhow::anyhow!("provider {}: endpoint {}", provider.name, credentials.redacted(&e)))?;
+        Ok(ProviderClient { provider, endpoint, credentials, http })
     }
 }
 
-/// The platform's certificate verifier, made once per process: reqwest would otherwise load
-/// and parse the system's root certificates again for every provider (seconds, for a fleet
-/// of a thousand).
+/// The platform's certificate verifier, made once per process: made per provider, it would load
+/// and parse the system's root certificates again for each (seconds, for a fleet of a thousand).
 static VERIFIER: std::sync::OnceLock<std::result::Result<Arc<rustls_platform_verifier::Verifier>, String>> =
     std::sync::OnceLock::new();
 
-/// What reqwest builds for itself with rustls (TLS 1.2 and 1.3, the platform's verifier), with
+/// The TLS client of every https:// provider (TLS 1.2 and 1.3, the platform's verifier), with
 /// the ALPN offer of `http_version`: `http/1.1` alone, or `h2` then `http/1.1`.
 fn tls_config(http_version: HttpVersion) -> Result<rustls::ClientConfig> {
     let provider = rustls::crypto::CryptoProvider::get_default()
@@ -109,46 +97,6 @@ fn tls_config(http_version: HttpVersion) -> Result<rustls::ClientConfig> {
         HttpVersion::Http2 => vec![b"h2".to_vec(), b"http/1.1".to_vec()],
     };
     Ok(config)
-}
-
-/// Opens a connection one poll later than asked: the launch's first poll of a request that
-/// finds no pooled connection (the first round, or a provider that closed it) only queues
-/// the connect, so launching a round costs the same whether its connections are open or not.
-/// The connect then runs in the request's task and, like everything after the send time, is
-/// inside the request's measured latency (no warm-up request is ever sent).
-#[derive(Clone, Copy)]
-struct DeferConnect;
-
-impl<S> tower_layer::Layer<S> for DeferConnect {
-    type Service = Deferred<S>;
-    fn layer(&self, inner: S) -> Deferred<S> {
-        Deferred(inner)
-    }
-}
-
-#[derive(Clone)]
-struct Deferred<S>(S);
-
-impl<S, R> tower_service::Service<R> for Deferred<S>
-where
-    S: tower_service::Service<R>,
-    S::Future: Send + 'static,
-{
-    type Response = S::Response;
-    type Error = S::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + Send>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.0.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: R) -> Self::Future {
-        let connect = self.0.call(request);
-        Box::pin(async move {
-            tokio::task::yield_now().await;
-            connect.await
-        })
-    }
 }
 
 /// The size caps every stream is read with.
@@ -198,14 +146,14 @@ struct Progress {
 
 /// A body whose stream has ended but which may still carry bytes worth logging.
 struct Drain {
-    response: reqwest::Response,
+    body: hyper::body::Incoming,
     parser: Parser,
 }
 
 /// Headers worth keeping from a response: ids, rate limits, retry hints, content type, and
 /// content encoding (a server that compresses despite `identity` sends a body that cannot
 /// parse; the log then says why).
-fn kept_headers(headers: &reqwest::header::HeaderMap, creds: &Credentials) -> BTreeMap<String, String> {
+fn kept_headers(headers: &http::HeaderMap, creds: &Credentials) -> BTreeMap<String, String> {
     headers
         .iter()
         .filter(|(name, _)| {
@@ -225,39 +173,24 @@ fn kept_headers(headers: &reqwest::header::HeaderMap, creds: &Credentials) -> BT
 }
 
 /// A response's protocol version as the log spells it.
-pub fn version_name(version: reqwest::Version) -> String {
+pub fn version_name(version: http::Version) -> String {
     match version {
-        reqwest::Version::HTTP_09 => "HTTP/0.9".into(),
-        reqwest::Version::HTTP_10 => "HTTP/1.0".into(),
-        reqwest::Version::HTTP_11 => "HTTP/1.1".into(),
-        reqwest::Version::HTTP_2 => "HTTP/2".into(),
-        reqwest::Version::HTTP_3 => "HTTP/3".into(),
+        http::Version::HTTP_09 => "HTTP/0.9".into(),
+        http::Version::HTTP_10 => "HTTP/1.0".into(),
+        http::Version::HTTP_11 => "HTTP/1.1".into(),
+        http::Version::HTTP_2 => "HTTP/2".into(),
+        http::Version::HTTP_3 => "HTTP/3".into(),
         // `Version` may grow; its debug form is `HTTP/x.y`.
         other => format!("{other:?}"),
     }
 }
 
-fn error_text(err: &reqwest::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = std::error::Error::source(err);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
-
-/// A request's send, handed to the HTTP client.
-pub type Sending = Pin<Box<dyn Future<Output = reqwest::Result<reqwest::Response>> + Send>>;
-
 /// One request ready to launch, built ahead of the round so that the launch does nothing
-/// else: its send (the HTTP client's request future, which does nothing until polled) and its
-/// `request_started` line.
+/// else: its HTTP request (or why it could not be built) and its `request_started` line.
 pub struct Prepared {
     pub unit: Unit,
     pub client: Arc<ProviderClient>,
-    pub sending: Sending,
+    pub request: Result<transport::Request, String>,
     pub line: StartedLine,
 }
 
@@ -270,13 +203,19 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
     for (name, _) in &auth {
         logged_headers.insert(name.clone(), REDACTED.to_string());
     }
-    let mut request = client.http.post(&client.endpoint).body(serde_json::to_vec(&unit.body)?);
+    let mut request = http::Request::post(client.http.uri().clone());
     for (name, value) in REQUEST_HEADERS {
         request = request.header(name, value);
     }
     for (name, value) in &auth {
         request = request.header(name.as_str(), value.as_str());
     }
+    // A header the HTTP grammar refuses (a credential with a line break, say) fails this one
+    // request as a `request` error, as every other reason it cannot be sent does; the message
+    // names no value.
+    let request = request
+        .body(transport::Body::from(serde_json::to_vec(&unit.body)?))
+        .map_err(|e| format!("building the request: {}", error_text(&e)));
     let started = RequestStarted {
         request_id: unit.request_id.clone(),
         attempt: unit.attempt,
@@ -292,26 +231,17 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
         intended_t_ns: 0,
     };
     let line = log.started_line(started)?;
-    // reqwest converts the request for hyper when the future is made, not when it is polled:
-    // that work is done here too.
-    let sending: Sending = match request.build() {
-        Ok(request) => Box::pin(client.http.execute(request)),
-        Err(e) => Box::pin(std::future::ready(Err(e))),
-    };
-    Ok(Prepared { unit, client, sending, line })
+    Ok(Prepared { unit, client, request, line })
 }
 
-/// Hands a prepared request to the HTTP client: the client's first poll checks a pooled connection
-/// out and queues the request on it (a missing connection is opened on the next poll, see
-/// [`DeferConnect`]). On the fetch's single-threaded runtime no byte of it is written until
-/// the caller yields, which is how the caller logs `request_started` first.
-pub fn launch(mut sending: Sending) -> Sending {
-    // The task that runs the request polls it again with its own waker, so nothing that
-    // this first poll registers is lost.
-    let mut cx = Context::from_waker(Waker::noop());
-    match sending.as_mut().poll(&mut cx) {
-        Poll::Ready(result) => Box::pin(std::future::ready(result)),
-        Poll::Pending => sending,
+/// Hands a prepared request to its provider's connection (see [`Transport::launch`]): queued
+/// on an open one at once, or connected for when first polled. On the fetch's single-threaded
+/// runtime no byte of it is written until the caller yields, which is how the caller logs
+/// `request_started` first.
+pub fn launch(client: &ProviderClient, request: Result<transport::Request, String>) -> Sending {
+    match request {
+        Ok(request) => client.http.launch(request),
+        Err(message) => Box::pin(std::future::ready(Err(SendError::Request(message)))),
     }
 }
 
@@ -328,7 +258,7 @@ pub async fn execute(
     let prepared = prepare(log, Arc::new(client.clone()), unit.clone())?;
     let t_ns = log.now();
     let deadline_at = Instant::now() + deadline;
-    let sending = launch(prepared.sending);
+    let sending = launch(client, prepared.request);
     log.write_started(&[(prepared.line, t_ns)], intended_t_ns)?;
     run(log, client, unit, sending, deadline_at, deadline, limits).await?;
     Ok(t_ns)
@@ -400,26 +330,28 @@ async fn exchange(
     limits: Limits,
     p: &mut Progress,
 ) -> Result<(StreamEnd, Option<Drain>)> {
-    let mut response = match sending.await {
-        Ok(r) => r,
-        Err(e) => {
-            let kind = if e.is_connect() { ErrorKind::Connect } else { ErrorKind::Request };
-            return Ok((StreamEnd::failed(Outcome::TransportError, kind, error_text(&e)), None));
+    let (response, mut body) = match sending.await {
+        Ok(r) => r.into_parts(),
+        Err(SendError::Connect(message)) => {
+            return Ok((StreamEnd::failed(Outcome::TransportError, ErrorKind::Connect, message), None))
+        }
+        Err(SendError::Request(message)) => {
+            return Ok((StreamEnd::failed(Outcome::TransportError, ErrorKind::Request, message), None))
         }
     };
-    let status = response.status().as_u16();
+    let status = response.status.as_u16();
     p.status = Some(status);
-    let headers = kept_headers(response.headers(), &client.credentials);
+    let headers = kept_headers(&response.headers, &client.credentials);
     let content_type = headers.get("content-type").cloned();
     log.emit(Event::ResponseHead(ResponseHead {
         request_id: unit.request_id.clone(),
         attempt: unit.attempt,
         status,
         headers,
-        http_version: Some(version_name(response.version())),
+        http_version: Some(version_name(response.version)),
     }))?;
-    if !response.status().is_success() {
-        let body = first_bytes(&mut response, p).await;
+    if !response.status.is_success() {
+        let body = first_bytes(&mut body, p).await;
         let mut end = StreamEnd::failed(Outcome::HttpError, ErrorKind::HttpStatus, format!("HTTP {status}"));
         end.error_body = Some(String::from_utf8_lossy(&body).into_owned());
         return Ok((end, None));
@@ -427,7 +359,7 @@ async fn exchange(
     let event_stream =
         content_type.as_deref().is_none_or(|t| t.trim().to_ascii_lowercase().starts_with("text/event-stream"));
     if status == 204 || !event_stream {
-        let body = first_bytes(&mut response, p).await;
+        let body = first_bytes(&mut body, p).await;
         let shown = content_type.as_deref().map_or("no content type".to_string(), |t| format!("content type `{t}`"));
         let mut end = StreamEnd::failed(
             Outcome::InvalidStream,
@@ -437,14 +369,14 @@ async fn exchange(
         end.error_body = Some(String::from_utf8_lossy(&body).into_owned());
         return Ok((end, None));
     }
-    read_stream(log, client, unit, response, limits, p).await
+    read_stream(log, client, unit, body, limits, p).await
 }
 
 /// Up to [`ERROR_BODY_CAP`] bytes of a body that is not read as a stream.
-async fn first_bytes(response: &mut reqwest::Response, p: &mut Progress) -> Vec<u8> {
+async fn first_bytes(response: &mut hyper::body::Incoming, p: &mut Progress) -> Vec<u8> {
     let mut body = Vec::new();
     while body.len() < ERROR_BODY_CAP {
-        match response.chunk().await {
+        match transport::next_chunk(response).await {
             Ok(Some(bytes)) => {
                 p.bytes += bytes.len() as u64;
                 body.extend_from_slice(&bytes);
@@ -460,7 +392,7 @@ async fn read_stream(
     log: &EventLog,
     client: &ProviderClient,
     unit: &Unit,
-    mut response: reqwest::Response,
+    mut body: hyper::body::Incoming,
     limits: Limits,
     p: &mut Progress,
 ) -> Result<(StreamEnd, Option<Drain>)> {
@@ -469,7 +401,7 @@ async fn read_stream(
     // The first bytes of the body: the evidence when it turns out to hold no event at all.
     let mut head = Vec::new();
     loop {
-        let chunk = response.chunk().await;
+        let chunk = transport::next_chunk(&mut body).await;
         // Every frame a chunk completed is stamped with that chunk's arrival.
         let t_ns = log.now();
         let bytes = match chunk {
@@ -486,7 +418,7 @@ async fn read_stream(
                 }
                 return Ok((end, None));
             }
-            Err(e) => return Ok((StreamEnd::failed(Outcome::TransportError, ErrorKind::Body, error_text(&e)), None)),
+            Err(e) => return Ok((StreamEnd::failed(Outcome::TransportError, ErrorKind::Body, body_error(&e)), None)),
         };
         if head.len() < ERROR_BODY_CAP {
             head.extend_from_slice(&bytes[..bytes.len().min(ERROR_BODY_CAP - head.len())]);
@@ -499,7 +431,7 @@ async fn read_stream(
         let (frames, oversized) = parser.feed(within);
         let rec = Recorder { log, client, unit, t_ns, limits };
         if let Some(end) = rec.frames(p, frames, &mut judge)? {
-            return Ok((end, Some(Drain { response, parser })));
+            return Ok((end, Some(Drain { body, parser })));
         }
         if oversized.is_some() {
             return Ok((too_large(ErrorKind::EventTooLarge, limits.max_event_bytes as u64), None));
@@ -508,6 +440,12 @@ async fn read_stream(
             return Ok((too_large(ErrorKind::ResponseTooLarge, limits.max_response_bytes), None));
         }
     }
+}
+
+/// A body that broke off, in the words runs have always logged it with (the text of the HTTP
+/// client before this one), so that one failure reads the same in every run.
+fn body_error(err: &hyper::Error) -> String {
+    format!("error decoding response body: {}", error_text(err))
 }
 
 fn too_large(kind: ErrorKind, limit: u64) -> StreamEnd {
@@ -531,7 +469,7 @@ async fn drain_after_end(
     limits: Limits,
 ) -> Result<()> {
     loop {
-        let chunk = match tokio::time::timeout_at(until, drain.response.chunk()).await {
+        let chunk = match tokio::time::timeout_at(until, transport::next_chunk(&mut drain.body)).await {
             Ok(Ok(Some(bytes))) => bytes,
             Ok(Ok(None)) => {
                 let rec = Recorder { log, client, unit, t_ns: log.now(), limits };

@@ -301,7 +301,8 @@ async fn offered_by(http_version: HttpVersion) -> Vec<String> {
     let endpoint = format!("https://{}/v1/chat/completions", listener.local_addr().unwrap());
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = ProviderClient::new(provider(), endpoint.clone(), Credentials::for_tests(KEY), http_version).unwrap();
-    let request = tokio::spawn(async move { client.http.post(&endpoint).send().await.is_ok() });
+    let request = http::Request::post(endpoint.as_str()).body(crate::transport::Body::default()).unwrap();
+    let request = tokio::spawn(async move { client.http.launch(request).await.is_ok() });
     let (mut sock, _) = listener.accept().await.unwrap();
     let mut hello = Vec::new();
     let mut buf = vec![0u8; 65536];
@@ -323,7 +324,7 @@ async fn the_default_client_offers_only_http_1_1_over_tls_and_http_2_offers_both
 
 #[test]
 fn protocol_versions_are_logged_in_their_usual_spelling() {
-    assert_eq!(version_name(reqwest::Version::HTTP_11), "HTTP/1.1");
-    assert_eq!(version_name(reqwest::Version::HTTP_2), "HTTP/2");
-    assert_eq!(version_name(reqwest::Version::HTTP_10), "HTTP/1.0");
+    assert_eq!(version_name(http::Version::HTTP_11), "HTTP/1.1");
+    assert_eq!(version_name(http::Version::HTTP_2), "HTTP/2");
+    assert_eq!(version_name(http::Version::HTTP_10), "HTTP/1.0");
 }

@@ -39,7 +39,7 @@ struct Plan {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    // reqwest is built without a default TLS crypto provider (no C build of aws-lc); ring is
+    // rustls is built without a default crypto provider (no C build of aws-lc); ring is
     // installed once here. It fails only if a provider is already installed, which is fine.
     let _ = rustls::crypto::ring::default_provider().install_default();
     refuse_imported(&RunDir::new(&args.run))?;
@@ -370,9 +370,6 @@ async fn run_round(
     round: &[ScheduleRow],
     prepared: Vec<client::Prepared>,
 ) -> Result<()> {
-    // Lets the previous round's connections go back to their pools (their release is a task
-    // of the HTTP client), so that this round finds them open.
-    tokio::task::yield_now().await;
     let released = log.emit(Event::RoundReleased(RoundReleased {
         round_id: round[0].round_id.clone(),
         round_index: round[0].round_index as u64,
@@ -383,13 +380,17 @@ async fn run_round(
     // spawning it, and dropping the set (when a signal stops the round) drops them all.
     let mut requests = futures_util::stream::FuturesUnordered::new();
     let mut lines = Vec::with_capacity(count);
-    for client::Prepared { unit, client, sending, line } in prepared {
+    for client::Prepared { unit, client, request, line } in prepared {
         let t_ns = log.now();
         let deadline_at = tokio::time::Instant::now() + plan.deadline;
-        let sending = client::launch(sending);
+        let sending = client::launch(&client, request);
         lines.push((line, t_ns));
         let (deadline, limits) = (plan.deadline, plan.limits);
-        requests.push(async move { client::run(log, &client, &unit, sending, deadline_at, deadline, limits).await });
+        // The exchange's state (kilobytes: the stream's reading and its draining) is made and
+        // boxed when the request is first polled, after the launch, not copied in the loop.
+        requests.push(async move {
+            Box::pin(client::run(log, &client, &unit, sending, deadline_at, deadline, limits)).await
+        });
     }
     log.write_started(&lines, released)?;
     let first = lines.iter().map(|(_, t)| *t).min().unwrap_or(0);

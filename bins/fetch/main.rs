@@ -18,6 +18,7 @@ mod log;
 mod nofile;
 mod resume;
 mod sse;
+mod transport;
 
 use clap::Parser;
 

@@ -17,7 +17,7 @@ use inferbench_schemas::event::{ErrorKind, Event, Outcome, RequestTerminal, Resp
 use inferbench_schemas::stream::{Judge, Payload, StreamEnd};
 use std::collections::BTreeMap;
 
-/// What reqwest reports when the server drops a chunked body (as `ib-fetch` logs it).
+/// What `ib-fetch` logs when the server drops a chunked body.
 pub const BROKEN_BODY: &str =
     "error decoding response body: error reading a body from connection: unexpected EOF during chunk size line";
 
