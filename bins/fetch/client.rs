@@ -53,7 +53,8 @@ pub struct ProviderClient {
 }
 
 impl ProviderClient {
-    /// One connection kept per provider (see [`Transport`]), no retries, no redirects,
+    /// One connection kept per provider (see [`Transport`]; a request a kept connection loses
+    /// before any answer goes once more on a new one, nothing else is retried), no redirects,
     /// TCP_NODELAY, and the TLS offer of the spec's HTTP version.
     pub fn new(
         provider: Provider,

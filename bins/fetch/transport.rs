@@ -148,17 +148,16 @@ impl Transport {
     pub fn launch(&self, request: Request) -> Sending {
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(sender) = idle.as_mut().filter(|s| s.is_ready()) {
+            let spare = copy(&request);
             let sent = sender.try_send(request, &self.target);
             drop(idle);
             let this = self.clone();
             return Box::pin(async move {
                 match sent.await {
                     Ok(response) => Ok(response),
-                    // Never written: the connection closed meanwhile (a server's idle timeout,
-                    // say). It goes once on a new connection, as a pooled client would send it.
-                    Err(mut e) => match e.take_message() {
-                        Some(request) => Box::pin(this.send_on_new(request)).await,
-                        None => Err(SendError::Request(error_text(&e.into_error()))),
+                    Err(e) => match reused_failure(e, spare) {
+                        Ok(request) => Box::pin(this.send_on_new(request)).await,
+                        Err(failure) => Err(failure),
                     },
                 }
             });
@@ -175,14 +174,12 @@ impl Transport {
         let mut request = request;
         if let Some(mut sender) = waiting.filter(|s| !s.is_closed()) {
             if sender.ready().await.is_ok() {
+                let spare = copy(&request);
                 let sent = sender.try_send(request, &self.target);
                 self.keep(sender);
                 match sent.await {
                     Ok(response) => return Ok(response),
-                    Err(mut e) => match e.take_message() {
-                        Some(unsent) => request = unsent,
-                        None => return Err(SendError::Request(error_text(&e.into_error()))),
-                    },
+                    Err(e) => request = reused_failure(e, spare)?,
                 }
             }
         }
@@ -209,7 +206,8 @@ impl Transport {
             .await
             .map_err(|e| SendError::Connect(format!("tcp connect to {}: {e}", shown())))?;
         tcp.set_nodelay(true).map_err(|e| SendError::Connect(format!("TCP_NODELAY on {}: {e}", shown())))?;
-        let handshake = |e: hyper::Error| SendError::Connect(format!("HTTP handshake with {}: {}", shown(), error_text(&e)));
+        let handshake =
+            |e: hyper::Error| SendError::Connect(format!("HTTP handshake with {}: {}", shown(), error_text(&e)));
         let Some((connector, name)) = &t.tls else {
             return h1(TokioIo::new(tcp)).await.map_err(handshake);
         };
@@ -229,6 +227,38 @@ impl Transport {
             h1(TokioIo::new(tls)).await.map_err(handshake)
         }
     }
+}
+
+/// What to do when a request on a connection kept from an earlier exchange got no response:
+/// the request to send once more on a new connection, or the failure to report.
+///
+/// A request that was never written (the connection closed meanwhile) goes again as it is. One
+/// that was written but whose connection closed before any response head (hyper's "incomplete
+/// message") met the keep-alive race: the server closed the idle connection (its keep-alive
+/// timeout, say) as the request went out, so it never saw it. That one goes again too, from
+/// `spare`, as curl does on a reused connection that yields nothing. The send time stays the
+/// first launch's, so the new connection counts in the provider's latency, and a request that
+/// fails on the new connection as well fails for good.
+fn reused_failure(mut error: TrySendError<Request>, spare: Request) -> Result<Request, SendError> {
+    if let Some(unsent) = error.take_message() {
+        return Ok(unsent);
+    }
+    let error = error.into_error();
+    if error.is_incomplete_message() {
+        Ok(spare)
+    } else {
+        Err(SendError::Request(error_text(&error)))
+    }
+}
+
+/// A copy of `request` (its body is reference-counted bytes), kept in case it must go again.
+fn copy(request: &Request) -> Request {
+    let mut copy = http::Request::new(request.body().clone());
+    *copy.method_mut() = request.method().clone();
+    *copy.uri_mut() = request.uri().clone();
+    *copy.version_mut() = request.version();
+    *copy.headers_mut() = request.headers().clone();
+    copy
 }
 
 async fn h1<T>(io: TokioIo<T>) -> hyper::Result<Sender>
@@ -263,4 +293,106 @@ pub fn error_text(err: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpListener, TcpStream};
+
+    /// Reads one request (head and its Content-Length body) from `sock`; false at end of stream.
+    async fn read_request(sock: &mut TcpStream) -> bool {
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            if let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
+                let length: usize = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .map_or(0, |v| v.trim().parse().unwrap());
+                if seen.len() >= end + 4 + length {
+                    return true;
+                }
+            }
+            match sock.read(&mut buf).await {
+                Ok(0) | Err(_) => return false,
+                Ok(n) => seen.extend_from_slice(&buf[..n]),
+            }
+        }
+    }
+
+    const OK: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+
+    /// A server whose first connection answers one request and then takes the next one and
+    /// closes without a word (a keep-alive timeout firing as the request arrives); every later
+    /// connection does what `later_answers` says. The task returns the connections it accepted.
+    async fn server(later_answers: bool) -> (String, tokio::task::JoinHandle<usize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v1/chat/completions", listener.local_addr().unwrap());
+        let served = tokio::spawn(async move {
+            let (mut first, _) = listener.accept().await.unwrap();
+            assert!(read_request(&mut first).await);
+            first.write_all(OK).await.unwrap();
+            assert!(read_request(&mut first).await, "the second request comes on the kept connection");
+            drop(first);
+            let mut accepted = 1;
+            while let Ok(Ok((mut sock, _))) =
+                tokio::time::timeout(std::time::Duration::from_millis(500), listener.accept()).await
+            {
+                accepted += 1;
+                if read_request(&mut sock).await && later_answers {
+                    sock.write_all(OK).await.unwrap();
+                }
+            }
+            accepted
+        });
+        (url, served)
+    }
+
+    fn transport(url: &str) -> Transport {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(rustls::RootCertStore::empty())
+            .with_no_client_auth();
+        Transport::new(url, Arc::new(tls)).unwrap()
+    }
+
+    fn request(t: &Transport) -> Request {
+        http::Request::post(t.uri().clone()).body(Body::from("{}")).unwrap()
+    }
+
+    async fn body(response: Response) -> Vec<u8> {
+        let mut incoming = response.into_body();
+        let mut all = Vec::new();
+        while let Some(chunk) = next_chunk(&mut incoming).await.unwrap() {
+            all.extend_from_slice(&chunk);
+        }
+        all
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_request_the_server_drops_on_a_kept_connection_goes_once_more_on_a_new_one() {
+        let (url, served) = server(true).await;
+        let t = transport(&url);
+        assert_eq!(body(t.launch(request(&t)).await.unwrap()).await, b"ok");
+        let second = t.launch(request(&t)).await.expect("sent again on a new connection");
+        assert_eq!((second.status().as_u16(), body(second).await), (200, b"ok".to_vec()));
+        assert_eq!(served.await.unwrap(), 2, "one new connection, no more");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_request_dropped_on_its_new_connection_too_fails_without_another_try() {
+        let (url, served) = server(false).await;
+        let t = transport(&url);
+        assert_eq!(body(t.launch(request(&t)).await.unwrap()).await, b"ok");
+        match t.launch(request(&t)).await {
+            Err(SendError::Request(message)) => assert!(message.contains("closed"), "{message}"),
+            other => panic!("expected a request error, got {other:?}"),
+        }
+        assert_eq!(served.await.unwrap(), 2, "sent on one new connection only");
+    }
 }
