@@ -191,7 +191,7 @@ pub fn version_name(version: http::Version) -> String {
 pub struct Prepared {
     pub unit: Unit,
     pub client: Arc<ProviderClient>,
-    pub request: Result<transport::Request, String>,
+    pub request: Result<transport::Outgoing, String>,
     pub line: StartedLine,
 }
 
@@ -216,6 +216,7 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
     // names no value.
     let request = request
         .body(transport::Body::from(serde_json::to_vec(&unit.body)?))
+        .map(transport::Outgoing::new)
         .map_err(|e| format!("building the request: {}", error_text(&e)));
     let started = RequestStarted {
         request_id: unit.request_id.clone(),
@@ -239,7 +240,7 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
 /// on an open one at once, or connected for when first polled. On the fetch's single-threaded
 /// runtime no byte of it is written until the caller yields, which is how the caller logs
 /// `request_started` first.
-pub fn launch(client: &ProviderClient, request: Result<transport::Request, String>) -> Sending {
+pub fn launch(client: &ProviderClient, request: Result<transport::Outgoing, String>) -> Sending {
     match request {
         Ok(request) => client.http.launch(request),
         Err(message) => Box::pin(std::future::ready(Err(SendError::Request(message)))),

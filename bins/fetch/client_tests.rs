@@ -302,7 +302,8 @@ async fn offered_by(http_version: HttpVersion) -> Vec<String> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = ProviderClient::new(provider(), endpoint.clone(), Credentials::for_tests(KEY), http_version).unwrap();
     let request = http::Request::post(endpoint.as_str()).body(crate::transport::Body::default()).unwrap();
-    let request = tokio::spawn(async move { client.http.launch(request).await.is_ok() });
+    let request =
+        tokio::spawn(async move { client.http.launch(crate::transport::Outgoing::new(request)).await.is_ok() });
     let (mut sock, _) = listener.accept().await.unwrap();
     let mut hello = Vec::new();
     let mut buf = vec![0u8; 65536];

@@ -145,45 +145,45 @@ impl Transport {
     /// Hands `request` to the provider's connection when it is open and idle: the request is
     /// queued on it before this returns. Otherwise the returned future opens a connection (or
     /// waits for the busy one) when it is first polled, inside the request's measured time.
-    pub fn launch(&self, request: Request) -> Sending {
+    pub fn launch(&self, outgoing: Outgoing) -> Sending {
+        let Outgoing { request, spare } = outgoing;
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(sender) = idle.as_mut().filter(|s| s.is_ready()) {
-            let spare = copy(&request);
             let sent = sender.try_send(request, &self.target);
             drop(idle);
-            let this = self.clone();
-            return Box::pin(async move {
-                match sent.await {
-                    Ok(response) => Ok(response),
-                    Err(e) => match reused_failure(e, spare) {
-                        Ok(request) => Box::pin(this.send_on_new(request)).await,
-                        Err(failure) => Err(failure),
-                    },
-                }
-            });
+            return Box::pin(self.clone().on_kept(sent, spare));
         }
         let waiting = idle.take();
         drop(idle);
         let this = self.clone();
-        Box::pin(async move { Box::pin(this.send_later(waiting, request)).await })
+        Box::pin(async move { Box::pin(this.send_later(waiting, request, spare)).await })
     }
 
     /// Sends on `waiting` once it is ready (a connection still finishing its previous
     /// exchange), or on a new connection when there is none or it closes.
-    async fn send_later(self, waiting: Option<Sender>, request: Request) -> Result<Response, SendError> {
-        let mut request = request;
+    async fn send_later(
+        self,
+        waiting: Option<Sender>,
+        request: Request,
+        spare: Request,
+    ) -> Result<Response, SendError> {
         if let Some(mut sender) = waiting.filter(|s| !s.is_closed()) {
             if sender.ready().await.is_ok() {
-                let spare = copy(&request);
                 let sent = sender.try_send(request, &self.target);
                 self.keep(sender);
-                match sent.await {
-                    Ok(response) => return Ok(response),
-                    Err(e) => request = reused_failure(e, spare)?,
-                }
+                return self.on_kept(sent, spare).await;
             }
         }
         self.send_on_new(request).await
+    }
+
+    /// The response to a request queued on a kept connection, or, when that connection lost it
+    /// (see [`reused_failure`]), to the same request on a new one.
+    async fn on_kept(self, sent: Sent, spare: Request) -> Result<Response, SendError> {
+        match sent.await {
+            Ok(response) => Ok(response),
+            Err(e) => Box::pin(self.send_on_new(reused_failure(e, spare)?)).await,
+        }
     }
 
     async fn send_on_new(self, request: Request) -> Result<Response, SendError> {
@@ -251,14 +251,23 @@ fn reused_failure(mut error: TrySendError<Request>, spare: Request) -> Result<Re
     }
 }
 
-/// A copy of `request` (its body is reference-counted bytes), kept in case it must go again.
-fn copy(request: &Request) -> Request {
-    let mut copy = http::Request::new(request.body().clone());
-    *copy.method_mut() = request.method().clone();
-    *copy.uri_mut() = request.uri().clone();
-    *copy.version_mut() = request.version();
-    *copy.headers_mut() = request.headers().clone();
-    copy
+/// A request to launch and a copy of it, made when the request is built (not in the launch
+/// loop), for a kept connection that loses it (see [`reused_failure`]).
+pub struct Outgoing {
+    request: Request,
+    spare: Request,
+}
+
+impl Outgoing {
+    pub fn new(request: Request) -> Outgoing {
+        // The body is reference-counted bytes: the copy shares it.
+        let mut spare = http::Request::new(request.body().clone());
+        *spare.method_mut() = request.method().clone();
+        *spare.uri_mut() = request.uri().clone();
+        *spare.version_mut() = request.version();
+        *spare.headers_mut() = request.headers().clone();
+        Outgoing { request, spare }
+    }
 }
 
 async fn h1<T>(io: TokioIo<T>) -> hyper::Result<Sender>
@@ -361,8 +370,8 @@ mod tests {
         Transport::new(url, Arc::new(tls)).unwrap()
     }
 
-    fn request(t: &Transport) -> Request {
-        http::Request::post(t.uri().clone()).body(Body::from("{}")).unwrap()
+    fn request(t: &Transport) -> Outgoing {
+        Outgoing::new(http::Request::post(t.uri().clone()).body(Body::from("{}")).unwrap())
     }
 
     async fn body(response: Response) -> Vec<u8> {
