@@ -261,7 +261,7 @@ pub async fn execute(
     let t_ns = log.now();
     let deadline_at = Instant::now() + deadline;
     let sending = launch(client, prepared.request);
-    log.write_started(&[(prepared.line, t_ns)], intended_t_ns)?;
+    log.write_started(&[(prepared.line, t_ns)], intended_t_ns, &mut Vec::new())?;
     run(log, client, unit, sending, deadline_at, deadline, limits).await?;
     Ok(t_ns)
 }

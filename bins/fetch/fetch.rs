@@ -2,7 +2,7 @@
 use crate::args::Args;
 use crate::client::{self, Limits, ProviderClient, Unit};
 use crate::credentials::{read_env_file, Credentials};
-use crate::log::EventLog;
+use crate::log::{line_buffer, EventLog, ReleasedLine, StartedLine};
 use crate::nofile;
 use crate::resume::{self, LogState};
 use anyhow::{Context, Result};
@@ -256,32 +256,31 @@ async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> {
     // One listener for the whole run, so a signal between two rounds is not lost.
     let shutdown = shutdown_signal();
     tokio::pin!(shutdown);
-    let rounds: Vec<&[ScheduleRow]> = plan
-        .schedule
-        .chunk_by(|a, b| a.round_index == b.round_index)
-        .filter(|round| round.iter().any(|r| !state.terminal.contains(&r.request_id)))
+    let rounds: Vec<std::ops::Range<usize>> = round_ranges(&plan.schedule)
+        .into_iter()
+        .filter(|range| plan.schedule[range.clone()].iter().any(|r| !state.terminal.contains(&r.request_id)))
         .collect();
     let total_rounds = plan.schedule.chunk_by(|a, b| a.round_index == b.round_index).count();
-    let plan_arc = Arc::clone(&plan_owner);
-    // Rounds are built on blocking threads ahead of their turn, a few thousand requests ahead
-    // (at least two rounds): a thread that a busy machine holds back for a while is still done
-    // long before its round is due.
-    let ahead = (PREPARED_AHEAD / rounds.first().map_or(1, |r| r.len()).max(1)).clamp(2, 64);
-    let mut queued = std::collections::VecDeque::new();
-    let mut to_prepare = rounds.iter();
-    for round in to_prepare.by_ref().take(ahead) {
-        queued.push_back(prepare_round(&plan_arc, &state, &log, round));
-    }
-    let mut syncing: Option<tokio::task::JoinHandle<std::io::Result<()>>> = None;
-    for round in &rounds {
-        let next = queued.pop_front().expect("every round is queued for preparation");
-        let prepared = next.await.context("preparing a round")??;
-        if let Some(round) = to_prepare.next() {
-            queued.push_back(prepare_round(&plan_arc, &state, &log, round));
-        }
-        progress.set_message(format!("{}/{}", round[0].round_index + 1, total_rounds));
+    let pending_rounds = rounds.len();
+    let mut prepared_rounds = spawn_preparer(&plan_owner, &state, &log, rounds)?;
+    let mut syncing = None;
+    let mut next = prepared_rounds.recv().await;
+    let mut sent_rounds = 0;
+    while let Some(prepared) = next.take() {
+        let prepared = prepared.context("preparing a round")?;
+        sent_rounds += 1;
+        progress.set_message(format!("{}/{}", prepared.round_index + 1, total_rounds));
+        // While the round runs: the log so far goes to stable storage (without the launch
+        // waiting for the disk; a failed flush stops the fetch after the round) and the next
+        // round is taken from its builder, which starts on another. Nothing of this, not even
+        // the wake of a thread, happens between the last answer of a round and the next launch.
+        let meanwhile = async { (flush(&mut syncing, &log).await, prepared_rounds.recv().await) };
         tokio::select! {
-            done = run_round(plan, &log, round, prepared) => done?,
+            done = run_round(plan, &log, prepared, meanwhile) => {
+                let (flushed, upcoming) = done?;
+                flushed?;
+                next = upcoming;
+            }
             _ = &mut shutdown => {
                 // Stop at once: in-flight attempts stay open in the log and the next fetch
                 // closes them as `interrupted` and sends them again.
@@ -290,16 +289,11 @@ async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> {
                 return Err(Interrupted.into());
             }
         }
-        // The round is on stable storage soon after it closes, without the next round's
-        // launch waiting for the disk; a failed flush stops the fetch at the next boundary.
-        if syncing.as_ref().is_none_or(|s| s.is_finished()) {
-            if let Some(done) = syncing.take() {
-                done.await.context("flushing the log")?.context("flushing the log")?;
-            }
-            let file = log.sync_handle()?;
-            syncing = Some(tokio::task::spawn_blocking(move || file.sync_data()));
-        }
         progress.set_position(before + log.terminals());
+    }
+    if sent_rounds != pending_rounds {
+        // Its channel closed early: the thread panicked (a bug); the log stays open for a resume.
+        anyhow::bail!("the thread that builds the requests stopped after {sent_rounds} of {pending_rounds} rounds");
     }
     if let Some(done) = syncing.take() {
         done.await.context("flushing the log")?.context("flushing the log")?;
@@ -307,6 +301,22 @@ async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> {
     progress.finish_and_clear();
     let terminal = log.close(state.next_segment, "complete", before)?;
     eprintln!("ib-fetch: {terminal} of {} scheduled requests terminal", plan.schedule.len());
+    Ok(())
+}
+
+type Syncing = tokio::task::JoinHandle<std::io::Result<()>>;
+
+/// Starts forcing the log to stable storage on a blocking thread unless the last flush is still
+/// running; fails when the last flush failed.
+async fn flush(syncing: &mut Option<Syncing>, log: &EventLog) -> Result<()> {
+    if syncing.as_ref().is_some_and(|s| !s.is_finished()) {
+        return Ok(());
+    }
+    if let Some(done) = syncing.take() {
+        done.await.context("flushing the log")?.context("flushing the log")?;
+    }
+    let file = log.sync_handle()?;
+    *syncing = Some(tokio::task::spawn_blocking(move || file.sync_data()));
     Ok(())
 }
 
@@ -340,46 +350,114 @@ fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
 /// How many requests are built ahead of the round being sent.
 const PREPARED_AHEAD: usize = 4000;
 
-/// A round's requests still to send, each built and its log line serialised, on a blocking
-/// thread (a thousand bodies take milliseconds to build: never between two rounds).
-fn prepare_round(
+/// A round ready to release: its requests still to send, each built and its log line
+/// serialised, and its `round_released` line.
+struct PreparedRound {
+    round_id: String,
+    round_index: u64,
+    /// How many requests the schedule holds in this round (more than `requests` when a resumed
+    /// fetch sends only the missing ones).
+    scheduled: usize,
+    requests: Vec<client::Prepared>,
+    released: ReleasedLine,
+    /// Room for the round's log lines ([`line_buffer`]) and its sends' times.
+    scratch: Vec<u8>,
+    sent: Vec<(StartedLine, u64)>,
+}
+
+/// The index ranges of the schedule's rounds, in order.
+fn round_ranges(schedule: &[ScheduleRow]) -> Vec<std::ops::Range<usize>> {
+    let mut start = 0;
+    schedule
+        .chunk_by(|a, b| a.round_index == b.round_index)
+        .map(|round| {
+            start += round.len();
+            start - round.len()..start
+        })
+        .collect()
+}
+
+/// Builds `rounds` (ranges of the schedule), in order, on a thread of its own, a few thousand
+/// requests (at least two rounds) ahead of the round being sent: a thousand requests take tens
+/// of milliseconds to build, and nothing of that, not even handing the work over, happens
+/// between two rounds. The thread stops at the first failure (which it sends) or when the
+/// receiver is dropped.
+fn spawn_preparer(
     plan: &Arc<Plan>,
     state: &Arc<LogState>,
     log: &Arc<EventLog>,
-    round: &[ScheduleRow],
-) -> tokio::task::JoinHandle<Result<Vec<client::Prepared>>> {
-    let rows: Vec<ScheduleRow> = round.iter().filter(|r| !state.terminal.contains(&r.request_id)).cloned().collect();
+    rounds: Vec<std::ops::Range<usize>>,
+) -> Result<tokio::sync::mpsc::Receiver<Result<PreparedRound>>> {
+    let widest = rounds.iter().map(|r| r.len()).max().unwrap_or(1).max(1);
+    let (tx, rx) = tokio::sync::mpsc::channel((PREPARED_AHEAD / widest).clamp(2, 64));
     let (plan, state, log) = (Arc::clone(plan), Arc::clone(state), Arc::clone(log));
-    tokio::task::spawn_blocking(move || {
-        rows.iter()
-            .map(|row| client::prepare(&log, Arc::clone(&plan.clients[&row.provider]), unit(&plan, &state, row)))
-            .collect::<Result<Vec<_>>>()
+    std::thread::Builder::new()
+        .name("ib-fetch-prepare".into())
+        .spawn(move || {
+            for range in rounds {
+                let round = prepare_round(&plan, &state, &log, &plan.schedule[range]);
+                let failed = round.is_err();
+                if tx.blocking_send(round).is_err() || failed {
+                    return;
+                }
+            }
+        })
+        .context("starting the thread that builds the requests")?;
+    Ok(rx)
+}
+
+/// A round's requests still to send, built, and its `round_released` line.
+fn prepare_round(plan: &Arc<Plan>, state: &LogState, log: &EventLog, round: &[ScheduleRow]) -> Result<PreparedRound> {
+    let requests = round
+        .iter()
+        .filter(|row| !state.terminal.contains(&row.request_id))
+        .map(|row| client::prepare(log, Arc::clone(&plan.clients[&row.provider]), unit(plan, state, row)))
+        .collect::<Result<Vec<_>>>()?;
+    let released = log.released_line(RoundReleased {
+        round_id: round[0].round_id.clone(),
+        round_index: round[0].round_index as u64,
+        request_ids: requests.iter().map(|p| p.unit.request_id.clone()).collect(),
+    })?;
+    let scratch = line_buffer(&released, &requests.iter().map(|p| &p.line).collect::<Vec<_>>());
+    Ok(PreparedRound {
+        scratch,
+        sent: Vec::with_capacity(requests.len()),
+        round_id: round[0].round_id.clone(),
+        round_index: round[0].round_index as u64,
+        scheduled: round.len(),
+        requests,
+        released,
     })
 }
 
-/// Releases the prepared requests together and waits for every terminal outcome.
+/// Releases the prepared requests together and waits for every terminal outcome, running
+/// `meanwhile` beside them once they are on their way.
 ///
 /// The launch is one loop that never yields: per request, the send time is taken and the
 /// request handed to its provider's connection at once; then every `request_started` line
 /// goes to the log in one write. On the single-threaded runtime no connection writes a byte
 /// before this function yields, so every request is in the log before it is on the wire, and
 /// the launch skew (latest minus earliest send time) is the cost of the loop alone.
-async fn run_round(
+async fn run_round<T>(
     plan: &Plan,
     log: &Arc<EventLog>,
-    round: &[ScheduleRow],
-    prepared: Vec<client::Prepared>,
-) -> Result<()> {
-    let released = log.emit(Event::RoundReleased(RoundReleased {
-        round_id: round[0].round_id.clone(),
-        round_index: round[0].round_index as u64,
-        request_ids: prepared.iter().map(|p| p.unit.request_id.clone()).collect(),
-    }))?;
+    round: PreparedRound,
+    meanwhile: impl std::future::Future<Output = T>,
+) -> Result<T> {
+    let PreparedRound {
+        round_id,
+        round_index,
+        scheduled,
+        requests: prepared,
+        released: released_line,
+        mut scratch,
+        sent: mut lines,
+    } = round;
+    let released = log.write_released(&released_line, &mut scratch)?;
     let count = prepared.len();
     // The requests run in this task, not one task each: adding one to the set costs less than
     // spawning it, and dropping the set (when a signal stops the round) drops them all.
     let mut requests = futures_util::stream::FuturesUnordered::new();
-    let mut lines = Vec::with_capacity(count);
     for client::Prepared { unit, client, request, line } in prepared {
         let t_ns = log.now();
         let deadline_at = tokio::time::Instant::now() + plan.deadline;
@@ -392,18 +470,26 @@ async fn run_round(
             Box::pin(client::run(log, &client, &unit, sending, deadline_at, deadline, limits)).await
         });
     }
-    log.write_started(&lines, released)?;
+    log.write_started(&lines, released, &mut scratch)?;
     let first = lines.iter().map(|(_, t)| *t).min().unwrap_or(0);
     let last = lines.iter().map(|(_, t)| *t).max().unwrap_or(0);
-    drop(lines);
-    while let Some(result) = requests.next().await {
-        result?;
-    }
+    // The requests' bytes go out (their connections' tasks run) before `meanwhile` starts,
+    // and before the round's lines are freed.
+    tokio::task::yield_now().await;
+    drop((lines, scratch, released_line));
+    let answers = async {
+        while let Some(result) = requests.next().await {
+            result?;
+        }
+        anyhow::Ok(())
+    };
+    let (answered, value) = tokio::join!(answers, meanwhile);
+    answered?;
     log.emit(Event::RoundClosed(RoundClosed {
-        round_id: round[0].round_id.clone(),
-        round_index: round[0].round_index as u64,
+        round_id,
+        round_index,
         launch_skew_ns: last - first,
-        resumed_partial_round: count != round.len(),
+        resumed_partial_round: count != scheduled,
     }))?;
-    Ok(())
+    Ok(value)
 }

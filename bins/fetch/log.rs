@@ -1,7 +1,7 @@
 //! The event log writer: one segment file per fetch process, gap-free `seq` across segments,
 //! and the run clock (monotonic within a segment, anchored to the run's first segment).
 use anyhow::Result;
-use inferbench_schemas::event::{Envelope, Event, Outcome, RequestStarted, SegmentClosed};
+use inferbench_schemas::event::{Envelope, Event, Outcome, RequestStarted, RoundReleased, SegmentClosed};
 use inferbench_schemas::jsonl::AppendWriter;
 use inferbench_schemas::FORMAT_VERSION;
 use std::path::Path;
@@ -94,39 +94,72 @@ impl EventLog {
 
     /// The `request_started` line of a request, serialised now, with its `seq`, `t_ns` and
     /// `intended_t_ns` filled in when it is sent ([`EventLog::write_started`]).
-    pub fn started_line(&self, started: RequestStarted) -> Result<StartedLine> {
-        StartedLine::new(&self.run_id, started)
+    pub fn started_line(&self, mut started: RequestStarted) -> Result<StartedLine> {
+        started.intended_t_ns = INTENDED_MARK;
+        Ok(StartedLine(Template::new(&self.run_id, Event::RequestStarted(started), true)?))
+    }
+
+    /// The `round_released` line of a round, serialised now, with its `seq` and `t_ns` filled
+    /// in when the round is released ([`EventLog::write_released`]).
+    pub fn released_line(&self, released: RoundReleased) -> Result<ReleasedLine> {
+        Ok(ReleasedLine(Template::new(&self.run_id, Event::RoundReleased(released), false)?))
+    }
+
+    /// Appends a prepared `round_released` line stamped now; returns its time. The line is
+    /// rendered in `scratch` (see [`line_buffer`]).
+    pub fn write_released(&self, line: &ReleasedLine, scratch: &mut Vec<u8>) -> Result<u64> {
+        let mut inner = self.inner.lock().map_err(|_| anyhow::anyhow!("event log lock poisoned"))?;
+        let t_ns = self.now();
+        if inner.closed {
+            return Ok(t_ns);
+        }
+        scratch.clear();
+        line.0.render(scratch, inner.next_seq, t_ns, 0);
+        inner.writer.append_lines(scratch)?;
+        inner.next_seq += 1;
+        Ok(t_ns)
     }
 
     /// Appends the `request_started` lines of requests sent at `t_ns` each, released at
     /// `intended_t_ns`, in order and with one write: they reach the kernel together, before
-    /// the caller lets any of the requests' bytes go out.
-    pub fn write_started(&self, lines: &[(StartedLine, u64)], intended_t_ns: u64) -> Result<()> {
+    /// the caller lets any of the requests' bytes go out. They are rendered in `scratch`.
+    pub fn write_started(&self, lines: &[(StartedLine, u64)], intended_t_ns: u64, scratch: &mut Vec<u8>) -> Result<()> {
         let mut inner = self.inner.lock().map_err(|_| anyhow::anyhow!("event log lock poisoned"))?;
         if inner.closed {
             return Ok(());
         }
-        let size: usize = lines.iter().map(|(line, _)| line.len() + 3 * 20).sum();
-        let mut batch = Vec::with_capacity(size);
+        scratch.clear();
         let mut seq = inner.next_seq;
         for (line, t_ns) in lines {
-            line.render(&mut batch, seq, *t_ns, intended_t_ns);
+            line.0.render(scratch, seq, *t_ns, intended_t_ns);
             seq += 1;
         }
-        inner.writer.append_lines(&batch)?;
+        inner.writer.append_lines(scratch)?;
         inner.next_seq = seq;
         Ok(())
     }
 }
 
-/// A `request_started` envelope serialised ahead of its send, split where its three numbers
-/// go: `{"v":…,"run_id":…,"seq":` SEQ `,"t_ns":` T `,"type":"request_started","data":{…,
-/// "intended_t_ns":` I `}}`. Rendering is a copy and three integers, so a round of a thousand
-/// requests is launched without serialising a thousand bodies between the sends.
-pub struct StartedLine {
+/// A buffer that holds a round's `round_released` line and, in turn, all its `request_started`
+/// lines, its pages already written: built ahead of the round, nothing is allocated or first
+/// touched for the log between two rounds or between the sends and their bytes' going out.
+pub fn line_buffer(released: &ReleasedLine, started: &[&StartedLine]) -> Vec<u8> {
+    let size = started.iter().map(|line| line.0.len()).sum::<usize>().max(released.0.len());
+    let mut buffer = vec![1u8; size];
+    buffer.clear();
+    buffer
+}
+
+/// An envelope serialised ahead of its writing, split where the numbers known only then go:
+/// `{"v":…,"run_id":…,"seq":` SEQ `,"t_ns":` T `,"type":…,"data":{…}}`, and for a
+/// `request_started` line also its last field, `…,"intended_t_ns":` I `}}`. Rendering is a
+/// copy and two or three integers, so nothing is serialised between two rounds or between the
+/// sends of one.
+struct Template {
     head: Vec<u8>,
-    middle: Vec<u8>,
     tail: Vec<u8>,
+    /// Present when the line ends with `intended_t_ns`: what follows its number.
+    end: Option<&'static [u8]>,
 }
 
 /// Distinct 20-digit values that no field of the template can hold by chance where the split
@@ -134,48 +167,62 @@ pub struct StartedLine {
 const SEQ_MARK: u64 = 18_446_744_073_709_551_557;
 const T_MARK: u64 = 18_446_744_073_709_551_533;
 const INTENDED_MARK: u64 = 18_446_744_073_709_551_521;
+const T_KEY: &[u8] = b",\"t_ns\":";
 
-impl StartedLine {
-    fn new(run_id: &str, mut started: RequestStarted) -> Result<StartedLine> {
-        started.intended_t_ns = INTENDED_MARK;
-        let envelope = Envelope {
-            v: FORMAT_VERSION,
-            run_id: run_id.to_string(),
-            seq: SEQ_MARK,
-            t_ns: T_MARK,
-            event: Event::RequestStarted(started),
-        };
+impl Template {
+    /// `event` is serialised with the marks in place of the numbers; `intended` says it is a
+    /// `request_started` whose `intended_t_ns` holds [`INTENDED_MARK`].
+    fn new(run_id: &str, event: Event, intended: bool) -> Result<Template> {
+        let envelope = Envelope { v: FORMAT_VERSION, run_id: run_id.to_string(), seq: SEQ_MARK, t_ns: T_MARK, event };
         let text = serde_json::to_vec(&envelope)?;
         let seq_key = format!("\"seq\":{SEQ_MARK},\"t_ns\":{T_MARK},");
-        let end = format!(",\"intended_t_ns\":{INTENDED_MARK}}}}}");
         // The envelope's own keys come before `data` (whose strings escape every quote), and
-        // `intended_t_ns` is the last field of the last object: both splits are unambiguous.
+        // `intended_t_ns` is the last field of the last object: every split is unambiguous.
         let at = find(&text, seq_key.as_bytes())
-            .ok_or_else(|| anyhow::anyhow!("request_started envelope without its seq and t_ns"))?;
-        if !text.ends_with(end.as_bytes()) {
-            anyhow::bail!("request_started envelope does not end with intended_t_ns");
-        }
+            .ok_or_else(|| anyhow::anyhow!("event envelope without its seq and t_ns"))?;
         let head = text[..at + "\"seq\":".len()].to_vec();
-        let tail_start = at + seq_key.len() - 1;
-        let tail = text[tail_start..text.len() - end.len() + ",\"intended_t_ns\":".len()].to_vec();
-        Ok(StartedLine { head, middle: b",\"t_ns\":".to_vec(), tail })
+        let rest = &text[at + seq_key.len() - 1..];
+        let (tail, end) = if intended {
+            let last = format!(",\"intended_t_ns\":{INTENDED_MARK}}}}}");
+            if !rest.ends_with(last.as_bytes()) {
+                anyhow::bail!("request_started envelope does not end with intended_t_ns");
+            }
+            let number_at = rest.len() - last.len() + ",\"intended_t_ns\":".len();
+            (rest[..number_at].to_vec(), Some(&b"}}\n"[..]))
+        } else {
+            let mut tail = rest.to_vec();
+            tail.push(b'\n');
+            (tail, None)
+        };
+        Ok(Template { head, tail, end })
     }
 
+    /// An upper bound of the rendered length.
     fn len(&self) -> usize {
-        self.head.len() + self.middle.len() + self.tail.len() + 3
+        self.head.len() + T_KEY.len() + self.tail.len() + 3 * 20 + 3
     }
 
     fn render(&self, out: &mut Vec<u8>, seq: u64, t_ns: u64, intended_t_ns: u64) {
         use std::io::Write as _;
         out.extend_from_slice(&self.head);
         let _ = write!(out, "{seq}");
-        out.extend_from_slice(&self.middle);
+        out.extend_from_slice(T_KEY);
         let _ = write!(out, "{t_ns}");
         out.extend_from_slice(&self.tail);
-        let _ = write!(out, "{intended_t_ns}");
-        out.extend_from_slice(b"}}\n");
+        if let Some(end) = self.end {
+            let _ = write!(out, "{intended_t_ns}");
+            out.extend_from_slice(end);
+        }
     }
 }
+
+/// A `request_started` line serialised ahead of its send ([`EventLog::started_line`]).
+pub struct StartedLine(Template);
+
+/// A `round_released` line serialised ahead of its round ([`EventLog::released_line`]): the
+/// ids of a thousand requests are not written out between the last answer of one round and
+/// the first send of the next.
+pub struct ReleasedLine(Template);
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
@@ -225,36 +272,43 @@ mod tests {
         }
     }
 
-    /// A rendered template is byte for byte the envelope serde writes, whatever the body
-    /// holds (here keys and strings that look like the split points).
+    /// Rendered templates are byte for byte the envelopes serde writes, whatever they hold
+    /// (here keys and strings that look like the split points), in their places in the seq.
     #[test]
-    fn started_lines_render_exactly_what_serde_writes_in_one_batch() {
+    fn prepared_lines_render_exactly_what_serde_writes() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("0001.jsonl");
         let log = EventLog::open(&path, "run-\"x\"".into(), 3, 0).unwrap();
         let tricky = serde_json::json!({"seq": 1, "t_ns": 2, "intended_t_ns": 3,
             "messages": [{"content": "\"seq\":18446744073709551557,\"t_ns\":1}}"}]});
+        let released = RoundReleased {
+            round_id: "r,\"t_ns\":18446744073709551533}".into(),
+            round_index: 7,
+            request_ids: vec!["a".into(), "b\"\\".into()],
+        };
+        let released_t = log.write_released(&log.released_line(released.clone()).unwrap(), &mut Vec::new()).unwrap();
         let events = [started("a", tricky), started("b", serde_json::json!({}))];
         let lines: Vec<(StartedLine, u64)> =
             events.iter().zip([10, 20]).map(|(e, t)| (log.started_line(e.clone()).unwrap(), t)).collect();
-        log.write_started(&lines, 5).unwrap();
+        log.write_started(&lines, 5, &mut b"left over".to_vec()).unwrap();
         log.emit(terminal("a", Outcome::Completed)).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let written: Vec<&str> = text.lines().collect();
+        let envelope = |seq, t_ns, event| Envelope { v: FORMAT_VERSION, run_id: "run-\"x\"".into(), seq, t_ns, event };
+        let want = envelope(3, released_t, Event::RoundReleased(released));
+        assert_eq!(written[0], serde_json::to_string(&want).unwrap());
         for (i, (event, t)) in events.iter().zip([10, 20]).enumerate() {
             let mut event = event.clone();
             event.intended_t_ns = 5;
-            let want = Envelope {
-                v: FORMAT_VERSION,
-                run_id: "run-\"x\"".into(),
-                seq: 3 + i as u64,
-                t_ns: t,
-                event: Event::RequestStarted(event),
-            };
-            assert_eq!(written[i], serde_json::to_string(&want).unwrap());
+            let want = envelope(4 + i as u64, t, Event::RequestStarted(event));
+            assert_eq!(written[1 + i], serde_json::to_string(&want).unwrap());
         }
         let seqs: Vec<u64> = jsonl::read::<Envelope>(&path).unwrap().records.iter().map(|e| e.seq).collect();
-        assert_eq!(seqs, vec![3, 4, 5], "the batch takes its place in the gap-free seq");
+        assert_eq!(seqs, vec![3, 4, 5, 6], "the prepared lines take their places in the gap-free seq");
+        log.close(1, "complete", 0).unwrap();
+        let line = log.released_line(RoundReleased { round_id: "r".into(), round_index: 8, request_ids: vec![] });
+        log.write_released(&line.unwrap(), &mut Vec::new()).unwrap();
+        assert_eq!(jsonl::read::<Envelope>(&path).unwrap().records.len(), 5, "nothing follows the close");
     }
 
     #[test]

@@ -22,6 +22,12 @@ mod transport;
 
 use clap::Parser;
 
+// glibc's free of a large block merges every small block freed before it (a thousand
+// exchanges' worth at the end of a round): milliseconds between two rounds, and the
+// preparing thread allocates beside the sending one.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     let args = args::Args::parse();
     inferbench_schemas::cli::finish("ib-fetch", fetch::run(args))
