@@ -4,13 +4,13 @@
 //! Each size is a generated fleet (`ib-sim generate-fleet --zero-latency`: every delay of every
 //! profile is zero, so a round lasts as long as the client and the simulator take) served by
 //! one `ib-sim` on port 0, and the real `ib-select`, `ib-schedule` and `ib-fetch` over the
-//! bundled dataset: 1,000 providers × 30 rounds, and 10 providers × 600 rounds (the reference
-//! benchmark's size). The figures come from the run's event log (definitions in
+//! bundled dataset: 1,000 providers × 120 rounds (past 100, so that p99 is not simply the
+//! worst round), and 10 providers × 600 rounds (the reference benchmark's size). The figures come from the run's event log (definitions in
 //! `tests/e2e/fleet_run.rs`): launch skew per round (latest minus earliest send), and the gap
 //! between rounds (the next round's first send minus the previous round's last terminal
 //! outcome); nearest-rank percentiles. The run prints a Markdown table.
 //!
-//! `IB_FLEET_SIZES=1000x30,10x600` (providers × rounds, rounds a multiple of 3) changes the sizes.
+//! `IB_FLEET_SIZES=1000x120,10x600` (providers × rounds, rounds a multiple of 3) changes the sizes.
 #[path = "../tests/e2e/fleet_run.rs"]
 #[allow(dead_code)]
 mod fleet_run;
@@ -20,7 +20,7 @@ use std::path::Path;
 
 fn main() {
     // `cargo bench` passes `--bench`; nothing else is accepted.
-    let sizes = std::env::var("IB_FLEET_SIZES").unwrap_or_else(|_| "1000x30,10x600".to_string());
+    let sizes = std::env::var("IB_FLEET_SIZES").unwrap_or_else(|_| "1000x120,10x600".to_string());
     let sizes: Vec<(usize, usize)> = sizes
         .split(',')
         .map(|s| {

@@ -204,7 +204,7 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
     for (name, _) in &auth {
         logged_headers.insert(name.clone(), REDACTED.to_string());
     }
-    let mut request = http::Request::post(client.http.uri().clone());
+    let mut request = client.http.post();
     for (name, value) in REQUEST_HEADERS {
         request = request.header(name, value);
     }
@@ -236,13 +236,21 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
     Ok(Prepared { unit, client, request, line })
 }
 
-/// Hands a prepared request to its provider's connection (see [`Transport::launch`]): queued
-/// on an open one at once, or connected for when first polled. On the fetch's single-threaded
-/// runtime no byte of it is written until the caller yields, which is how the caller logs
-/// `request_started` first.
-pub fn launch(client: &ProviderClient, request: Result<transport::Outgoing, String>) -> Sending {
-    match request {
-        Ok(request) => client.http.launch(request),
+/// A prepared request handed to its provider's connection, or why it could not be built.
+pub type Launched = Result<transport::Handed, String>;
+
+/// Hands a prepared request to its provider's connection (see [`Transport::hand_over`]):
+/// queued on an open one at once, or connected for when its exchange starts. On the fetch's
+/// single-threaded runtime no byte of it is written until the caller yields, which is how the
+/// caller logs `request_started` first.
+pub fn launch(client: &ProviderClient, request: Result<transport::Outgoing, String>) -> Launched {
+    request.map(|request| client.http.hand_over(request))
+}
+
+/// The send of a launched request, from its launch to its response head.
+pub fn sending(client: &ProviderClient, launched: Launched) -> Sending {
+    match launched {
+        Ok(handed) => client.http.sending(handed),
         Err(message) => Box::pin(std::future::ready(Err(SendError::Request(message)))),
     }
 }
@@ -260,7 +268,7 @@ pub async fn execute(
     let prepared = prepare(log, Arc::new(client.clone()), unit.clone())?;
     let t_ns = log.now();
     let deadline_at = Instant::now() + deadline;
-    let sending = launch(client, prepared.request);
+    let sending = sending(client, launch(client, prepared.request));
     log.write_started(&[(prepared.line, t_ns)], intended_t_ns, &mut Vec::new())?;
     run(log, client, unit, sending, deadline_at, deadline, limits).await?;
     Ok(t_ns)

@@ -360,9 +360,10 @@ struct PreparedRound {
     scheduled: usize,
     requests: Vec<client::Prepared>,
     released: ReleasedLine,
-    /// Room for the round's log lines ([`line_buffer`]) and its sends' times.
+    /// Room for the round's log lines ([`line_buffer`]), its sends and their times.
     scratch: Vec<u8>,
     sent: Vec<(StartedLine, u64)>,
+    launched: Vec<(u64, client::Launched)>,
 }
 
 /// The index ranges of the schedule's rounds, in order.
@@ -422,6 +423,7 @@ fn prepare_round(plan: &Arc<Plan>, state: &LogState, log: &EventLog, round: &[Sc
     Ok(PreparedRound {
         scratch,
         sent: Vec::with_capacity(requests.len()),
+        launched: Vec::with_capacity(requests.len()),
         round_id: round[0].round_id.clone(),
         round_index: round[0].round_index as u64,
         scheduled: round.len(),
@@ -434,8 +436,8 @@ fn prepare_round(plan: &Arc<Plan>, state: &LogState, log: &EventLog, round: &[Sc
 /// `meanwhile` beside them once they are on their way.
 ///
 /// The launch is one loop that never yields: per request, the send time is taken and the
-/// request handed to its provider's connection at once; then every `request_started` line
-/// goes to the log in one write. On the single-threaded runtime no connection writes a byte
+/// request handed to its provider's connection at once; then each request's exchange is set
+/// up and every `request_started` line goes to the log in one write. On the single-threaded runtime no connection writes a byte
 /// before this function yields, so every request is in the log before it is on the wire, and
 /// the launch skew (latest minus earliest send time) is the cost of the loop alone.
 async fn run_round<T>(
@@ -448,8 +450,9 @@ async fn run_round<T>(
         round_id,
         round_index,
         scheduled,
-        requests: prepared,
+        requests: mut prepared,
         released: released_line,
+        mut launched,
         mut scratch,
         sent: mut lines,
     } = round;
@@ -458,11 +461,18 @@ async fn run_round<T>(
     // The requests run in this task, not one task each: adding one to the set costs less than
     // spawning it, and dropping the set (when a signal stops the round) drops them all.
     let mut requests = futures_util::stream::FuturesUnordered::new();
-    for client::Prepared { unit, client, request, line } in prepared {
+    // The launch: per request, its send time and its hand-over to its connection, nothing more.
+    for request in prepared.iter_mut() {
+        let outgoing = std::mem::replace(&mut request.request, Err(String::new()));
         let t_ns = log.now();
-        let deadline_at = tokio::time::Instant::now() + plan.deadline;
-        let sending = client::launch(&client, request);
+        launched.push((t_ns, client::launch(&request.client, outgoing)));
+    }
+    // Then, before any byte goes out, what follows each request to its end.
+    for (client::Prepared { unit, client, line, .. }, (t_ns, launched)) in prepared.into_iter().zip(launched.drain(..))
+    {
+        let sending = client::sending(&client, launched);
         lines.push((line, t_ns));
+        let deadline_at = tokio::time::Instant::from_std(log.instant_at(t_ns)) + plan.deadline;
         let (deadline, limits) = (plan.deadline, plan.limits);
         // The exchange's state (kilobytes: the stream's reading and its draining) is made and
         // boxed when the request is first polled, after the launch, not copied in the loop.

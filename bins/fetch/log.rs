@@ -40,6 +40,11 @@ impl EventLog {
         self.base_ns + self.opened.elapsed().as_nanos() as u64
     }
 
+    /// The instant of run-clock time `t_ns` (of this segment).
+    pub fn instant_at(&self, t_ns: u64) -> Instant {
+        self.opened + std::time::Duration::from_nanos(t_ns.saturating_sub(self.base_ns))
+    }
+
     /// Appends an event stamped now; returns its time.
     pub fn emit(&self, event: Event) -> Result<u64> {
         let t_ns = self.now();

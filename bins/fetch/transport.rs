@@ -95,13 +95,27 @@ impl Sender {
     fn try_send(&mut self, mut request: Request, target: &Target) -> Sent {
         match self {
             Sender::H1(s) => {
-                *request.uri_mut() = target.origin.clone();
-                request.headers_mut().insert(HOST, target.host_header.clone());
+                // Built in HTTP/1.1's form already for plain http:// ([`Transport::post`]).
+                if request.uri().scheme().is_some() {
+                    *request.uri_mut() = target.origin.clone();
+                    request.headers_mut().insert(HOST, target.host_header.clone());
+                }
                 Box::pin(s.try_send_request(request))
             }
             Sender::H2(s) => Box::pin(s.try_send_request(request)),
         }
     }
+}
+
+/// A request handed to its provider's connection by [`Transport::hand_over`]; its exchange
+/// starts from [`Transport::sending`].
+pub struct Handed(Handing);
+
+enum Handing {
+    /// Queued on the kept connection, and the copy to send again should that connection lose it.
+    Kept(Sent, Request),
+    /// To send on the connection still busy with its previous exchange, or on a new one.
+    Later(Option<Sender>, Request, Request),
 }
 
 impl Transport {
@@ -137,26 +151,43 @@ impl Transport {
         Ok(Transport { target: Arc::new(target), idle: Arc::new(Mutex::new(None)) })
     }
 
-    /// The URI a request to this endpoint is built with.
-    pub fn uri(&self) -> &Uri {
-        &self.target.absolute
+    /// A POST to this endpoint: for plain http:// (always HTTP/1.1) in HTTP/1.1's form, with
+    /// its `Host` and the request target alone, so that nothing is rewritten at the launch.
+    pub fn post(&self) -> http::request::Builder {
+        let t = &*self.target;
+        if t.tls.is_some() {
+            return http::Request::post(t.absolute.clone());
+        }
+        http::Request::post(t.origin.clone()).header(HOST, t.host_header.clone())
     }
 
     /// Hands `request` to the provider's connection when it is open and idle: the request is
-    /// queued on it before this returns. Otherwise the returned future opens a connection (or
-    /// waits for the busy one) when it is first polled, inside the request's measured time.
-    pub fn launch(&self, outgoing: Outgoing) -> Sending {
+    /// queued on it before this returns. Otherwise the request waits for its exchange, which
+    /// opens a connection (or waits for the busy one) inside the request's measured time.
+    pub fn hand_over(&self, outgoing: Outgoing) -> Handed {
         let Outgoing { request, spare } = outgoing;
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(sender) = idle.as_mut().filter(|s| s.is_ready()) {
-            let sent = sender.try_send(request, &self.target);
-            drop(idle);
-            return Box::pin(self.clone().on_kept(sent, spare));
+            return Handed(Handing::Kept(sender.try_send(request, &self.target), spare));
         }
-        let waiting = idle.take();
-        drop(idle);
+        Handed(Handing::Later(idle.take(), request, spare))
+    }
+
+    /// The send of a handed-over request, from its hand-over to its response head.
+    pub fn sending(&self, handed: Handed) -> Sending {
         let this = self.clone();
-        Box::pin(async move { Box::pin(this.send_later(waiting, request, spare)).await })
+        match handed.0 {
+            Handing::Kept(sent, spare) => Box::pin(this.on_kept(sent, spare)),
+            Handing::Later(waiting, request, spare) => {
+                Box::pin(async move { Box::pin(this.send_later(waiting, request, spare)).await })
+            }
+        }
+    }
+
+    /// [`Transport::hand_over`] and [`Transport::sending`] at once.
+    #[cfg(test)]
+    pub fn launch(&self, outgoing: Outgoing) -> Sending {
+        self.sending(self.hand_over(outgoing))
     }
 
     /// Sends on `waiting` once it is ready (a connection still finishing its previous
@@ -371,7 +402,7 @@ mod tests {
     }
 
     fn request(t: &Transport) -> Outgoing {
-        Outgoing::new(http::Request::post(t.uri().clone()).body(Body::from("{}")).unwrap())
+        Outgoing::new(t.post().body(Body::from("{}")).unwrap())
     }
 
     async fn body(response: Response) -> Vec<u8> {
