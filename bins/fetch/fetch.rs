@@ -256,11 +256,12 @@ async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> {
     // One listener for the whole run, so a signal between two rounds is not lost.
     let shutdown = shutdown_signal();
     tokio::pin!(shutdown);
-    let rounds: Vec<std::ops::Range<usize>> = round_ranges(&plan.schedule)
+    let all_rounds = round_ranges(&plan.schedule);
+    let total_rounds = all_rounds.len();
+    let rounds: Vec<std::ops::Range<usize>> = all_rounds
         .into_iter()
         .filter(|range| plan.schedule[range.clone()].iter().any(|r| !state.terminal.contains(&r.request_id)))
         .collect();
-    let total_rounds = plan.schedule.chunk_by(|a, b| a.round_index == b.round_index).count();
     let pending_rounds = rounds.len();
     let mut prepared_rounds = spawn_preparer(&plan_owner, &state, &log, rounds)?;
     let mut syncing = None;
@@ -419,7 +420,7 @@ fn prepare_round(plan: &Arc<Plan>, state: &LogState, log: &EventLog, round: &[Sc
         round_index: round[0].round_index as u64,
         request_ids: requests.iter().map(|p| p.unit.request_id.clone()).collect(),
     })?;
-    let scratch = line_buffer(&released, &requests.iter().map(|p| &p.line).collect::<Vec<_>>());
+    let scratch = line_buffer(&released, requests.iter().map(|p| &p.line));
     Ok(PreparedRound {
         scratch,
         sent: Vec::with_capacity(requests.len()),
@@ -437,9 +438,10 @@ fn prepare_round(plan: &Arc<Plan>, state: &LogState, log: &EventLog, round: &[Sc
 ///
 /// The launch is one loop that never yields: per request, the send time is taken and the
 /// request handed to its provider's connection at once; then each request's exchange is set
-/// up and every `request_started` line goes to the log in one write. On the single-threaded runtime no connection writes a byte
-/// before this function yields, so every request is in the log before it is on the wire, and
-/// the launch skew (latest minus earliest send time) is the cost of the loop alone.
+/// up and every `request_started` line goes to the log in one write. On the single-threaded
+/// runtime no connection writes a byte before this function yields, so every request is in
+/// the log before it is on the wire, and the launch skew (latest minus earliest send time) is
+/// the cost of the hand-overs alone.
 async fn run_round<T>(
     plan: &Plan,
     log: &Arc<EventLog>,

@@ -113,34 +113,40 @@ impl EventLog {
     /// Appends a prepared `round_released` line stamped now; returns its time. The line is
     /// rendered in `scratch` (see [`line_buffer`]).
     pub fn write_released(&self, line: &ReleasedLine, scratch: &mut Vec<u8>) -> Result<u64> {
-        let mut inner = self.inner.lock().map_err(|_| anyhow::anyhow!("event log lock poisoned"))?;
-        let t_ns = self.now();
-        if inner.closed {
-            return Ok(t_ns);
-        }
-        scratch.clear();
-        line.0.render(scratch, inner.next_seq, t_ns, 0);
-        inner.writer.append_lines(scratch)?;
-        inner.next_seq += 1;
-        Ok(t_ns)
+        let mut stamped = None;
+        self.append_rendered(scratch, |out, seq| {
+            // Stamped under the log's lock, so that times follow the seq.
+            let t_ns = self.now();
+            line.0.render(out, seq, t_ns, 0);
+            stamped = Some(t_ns);
+            1
+        })?;
+        Ok(stamped.unwrap_or_else(|| self.now()))
     }
 
     /// Appends the `request_started` lines of requests sent at `t_ns` each, released at
     /// `intended_t_ns`, in order and with one write: they reach the kernel together, before
     /// the caller lets any of the requests' bytes go out. They are rendered in `scratch`.
     pub fn write_started(&self, lines: &[(StartedLine, u64)], intended_t_ns: u64, scratch: &mut Vec<u8>) -> Result<()> {
+        self.append_rendered(scratch, |out, first_seq| {
+            for (seq, (line, t_ns)) in (first_seq..).zip(lines) {
+                line.0.render(out, seq, *t_ns, intended_t_ns);
+            }
+            lines.len() as u64
+        })
+    }
+
+    /// Renders lines into `scratch` from the next `seq` (`render` returns how many) and
+    /// appends them with one write; nothing once the log is closed.
+    fn append_rendered(&self, scratch: &mut Vec<u8>, render: impl FnOnce(&mut Vec<u8>, u64) -> u64) -> Result<()> {
         let mut inner = self.inner.lock().map_err(|_| anyhow::anyhow!("event log lock poisoned"))?;
         if inner.closed {
             return Ok(());
         }
         scratch.clear();
-        let mut seq = inner.next_seq;
-        for (line, t_ns) in lines {
-            line.0.render(scratch, seq, *t_ns, intended_t_ns);
-            seq += 1;
-        }
+        let count = render(scratch, inner.next_seq);
         inner.writer.append_lines(scratch)?;
-        inner.next_seq = seq;
+        inner.next_seq += count;
         Ok(())
     }
 }
@@ -148,8 +154,8 @@ impl EventLog {
 /// A buffer that holds a round's `round_released` line and, in turn, all its `request_started`
 /// lines, its pages already written: built ahead of the round, nothing is allocated or first
 /// touched for the log between two rounds or between the sends and their bytes' going out.
-pub fn line_buffer(released: &ReleasedLine, started: &[&StartedLine]) -> Vec<u8> {
-    let size = started.iter().map(|line| line.0.len()).sum::<usize>().max(released.0.len());
+pub fn line_buffer<'a>(released: &ReleasedLine, started: impl Iterator<Item = &'a StartedLine>) -> Vec<u8> {
+    let size = started.map(|line| line.0.len()).sum::<usize>().max(released.0.len());
     let mut buffer = vec![1u8; size];
     buffer.clear();
     buffer
