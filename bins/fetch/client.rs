@@ -236,21 +236,20 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
     Ok(Prepared { unit, client, request, line })
 }
 
-/// A prepared request handed to its provider's connection, or why it could not be built.
-pub type Launched = Result<transport::Handed, String>;
-
 /// Hands a prepared request to its provider's connection (see [`Transport::hand_over`]):
 /// queued on an open one at once, or connected for when its exchange starts. On the fetch's
 /// single-threaded runtime no byte of it is written until the caller yields, which is how the
-/// caller logs `request_started` first.
-pub fn launch(client: &ProviderClient, request: Result<transport::Outgoing, String>) -> Launched {
-    request.map(|request| client.http.hand_over(request))
+/// caller logs `request_started` first. A request that could not be built has nothing to hand.
+pub fn launch(client: &ProviderClient, request: &mut Result<transport::Outgoing, String>) {
+    if let Ok(outgoing) = request {
+        client.http.hand_over(outgoing);
+    }
 }
 
 /// The send of a launched request, from its launch to its response head.
-pub fn sending(client: &ProviderClient, launched: Launched) -> Sending {
-    match launched {
-        Ok(handed) => client.http.sending(handed),
+pub fn sending(client: &ProviderClient, request: Result<transport::Outgoing, String>) -> Sending {
+    match request {
+        Ok(outgoing) => client.http.sending(outgoing),
         Err(message) => Box::pin(std::future::ready(Err(SendError::Request(message)))),
     }
 }
@@ -265,10 +264,11 @@ pub async fn execute(
     deadline: Duration,
     limits: Limits,
 ) -> Result<u64> {
-    let prepared = prepare(log, Arc::new(client.clone()), unit.clone())?;
+    let mut prepared = prepare(log, Arc::new(client.clone()), unit.clone())?;
     let t_ns = log.now();
     let deadline_at = Instant::now() + deadline;
-    let sending = sending(client, launch(client, prepared.request));
+    launch(client, &mut prepared.request);
+    let sending = sending(client, prepared.request);
     log.write_started(&[(prepared.line, t_ns)], intended_t_ns, &mut Vec::new())?;
     run(log, client, unit, sending, deadline_at, deadline, limits).await?;
     Ok(t_ns)

@@ -303,7 +303,7 @@ async fn offered_by(http_version: HttpVersion) -> Vec<String> {
     let client = ProviderClient::new(provider(), endpoint.clone(), Credentials::for_tests(KEY), http_version).unwrap();
     let request = http::Request::post(endpoint.as_str()).body(crate::transport::Body::default()).unwrap();
     let request =
-        tokio::spawn(async move { client.http.launch(crate::transport::Outgoing::new(request)).await.is_ok() });
+        tokio::spawn(async move { client.http.sending(crate::transport::Outgoing::new(request)).await.is_ok() });
     let (mut sock, _) = listener.accept().await.unwrap();
     let mut hello = Vec::new();
     let mut buf = vec![0u8; 65536];

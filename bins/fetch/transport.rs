@@ -107,17 +107,6 @@ impl Sender {
     }
 }
 
-/// A request handed to its provider's connection by [`Transport::hand_over`]; its exchange
-/// starts from [`Transport::sending`].
-pub struct Handed(Handing);
-
-enum Handing {
-    /// Queued on the kept connection, and the copy to send again should that connection lose it.
-    Kept(Sent, Request),
-    /// To send on the connection still busy with its previous exchange, or on a new one.
-    Later(Option<Sender>, Request, Request),
-}
-
 impl Transport {
     /// The transport of `endpoint`, an http:// or https:// URL; `tls` is the TLS client
     /// configuration an https:// endpoint is reached with.
@@ -161,33 +150,48 @@ impl Transport {
         http::Request::post(t.origin.clone()).header(HOST, t.host_header.clone())
     }
 
-    /// Hands `request` to the provider's connection when it is open and idle: the request is
-    /// queued on it before this returns. Otherwise the request waits for its exchange, which
-    /// opens a connection (or waits for the busy one) inside the request's measured time.
-    pub fn hand_over(&self, outgoing: Outgoing) -> Handed {
-        let Outgoing { request, spare } = outgoing;
-        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(sender) = idle.as_mut().filter(|s| s.is_ready()) {
-            return Handed(Handing::Kept(sender.try_send(request, &self.target), spare));
-        }
-        Handed(Handing::Later(idle.take(), request, spare))
+    /// Reads the state a hand-over reads (the connection slot and whether its connection is
+    /// ready), so that a round's hand-overs find it in the cache: a round's exchanges leave
+    /// little of a thousand connections' state there, and a cache miss per connection is most
+    /// of a hand-over's cost. The hand-over asks again.
+    pub fn warm(&self) -> bool {
+        self.idle.lock().unwrap_or_else(PoisonError::into_inner).as_ref().is_some_and(Sender::is_ready)
     }
 
-    /// The send of a handed-over request, from its hand-over to its response head.
-    pub fn sending(&self, handed: Handed) -> Sending {
+    /// Hands the request of `outgoing` to the provider's connection when it is open and idle:
+    /// the request is queued on it before this returns. Otherwise it waits for its exchange,
+    /// which opens a connection (or waits for the busy one) inside the request's measured time.
+    /// Whatever happened stays in `outgoing` (a few bytes written beside the request), for
+    /// [`Transport::sending`].
+    pub fn hand_over(&self, outgoing: &mut Outgoing) {
+        if !matches!(outgoing.state, Pending::Unsent(_)) {
+            return;
+        }
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        let Pending::Unsent(request) = std::mem::replace(&mut outgoing.state, Pending::Moving) else {
+            return;
+        };
+        outgoing.state = match idle.as_mut().filter(|s| s.is_ready()) {
+            Some(sender) => Pending::Kept(sender.try_send(request, &self.target)),
+            None => Pending::Waiting(idle.take(), request),
+        };
+    }
+
+    /// The send of `outgoing`, from its hand-over (made now if it was not) to its response head.
+    pub fn sending(&self, mut outgoing: Outgoing) -> Sending {
+        self.hand_over(&mut outgoing);
         let this = self.clone();
-        match handed.0 {
-            Handing::Kept(sent, spare) => Box::pin(this.on_kept(sent, spare)),
-            Handing::Later(waiting, request, spare) => {
+        let Outgoing { state, spare } = outgoing;
+        match state {
+            Pending::Kept(sent) => Box::pin(this.on_kept(sent, spare)),
+            Pending::Waiting(waiting, request) => {
                 Box::pin(async move { Box::pin(this.send_later(waiting, request, spare)).await })
             }
+            // Only while `hand_over` runs: a request it lost (a panic inside hyper) never left.
+            Pending::Unsent(_) | Pending::Moving => {
+                Box::pin(std::future::ready(Err(SendError::Request("the request was lost before it was sent".into()))))
+            }
         }
-    }
-
-    /// [`Transport::hand_over`] and [`Transport::sending`] at once.
-    #[cfg(test)]
-    pub fn launch(&self, outgoing: Outgoing) -> Sending {
-        self.sending(self.hand_over(outgoing))
     }
 
     /// Sends on `waiting` once it is ready (a connection still finishing its previous
@@ -285,8 +289,21 @@ fn reused_failure(mut error: TrySendError<Request>, spare: Request) -> Result<Re
 /// A request to launch and a copy of it, made when the request is built (not in the launch
 /// loop), for a kept connection that loses it (see [`reused_failure`]).
 pub struct Outgoing {
-    request: Request,
+    state: Pending,
     spare: Request,
+}
+
+/// Where a request is between its building and its exchange.
+enum Pending {
+    /// Not handed over yet.
+    Unsent(Request),
+    /// Queued on the kept connection.
+    Kept(Sent),
+    /// To send on the connection still busy with its previous exchange (taken from its slot),
+    /// or on a new one.
+    Waiting(Option<Sender>, Request),
+    /// Only inside [`Transport::hand_over`].
+    Moving,
 }
 
 impl Outgoing {
@@ -297,7 +314,7 @@ impl Outgoing {
         *spare.uri_mut() = request.uri().clone();
         *spare.version_mut() = request.version();
         *spare.headers_mut() = request.headers().clone();
-        Outgoing { request, spare }
+        Outgoing { state: Pending::Unsent(request), spare }
     }
 }
 
@@ -418,8 +435,8 @@ mod tests {
     async fn a_request_the_server_drops_on_a_kept_connection_goes_once_more_on_a_new_one() {
         let (url, served) = server(true).await;
         let t = transport(&url);
-        assert_eq!(body(t.launch(request(&t)).await.unwrap()).await, b"ok");
-        let second = t.launch(request(&t)).await.expect("sent again on a new connection");
+        assert_eq!(body(t.sending(request(&t)).await.unwrap()).await, b"ok");
+        let second = t.sending(request(&t)).await.expect("sent again on a new connection");
         assert_eq!((second.status().as_u16(), body(second).await), (200, b"ok".to_vec()));
         assert_eq!(served.await.unwrap(), 2, "one new connection, no more");
     }
@@ -428,8 +445,8 @@ mod tests {
     async fn a_request_dropped_on_its_new_connection_too_fails_without_another_try() {
         let (url, served) = server(false).await;
         let t = transport(&url);
-        assert_eq!(body(t.launch(request(&t)).await.unwrap()).await, b"ok");
-        match t.launch(request(&t)).await {
+        assert_eq!(body(t.sending(request(&t)).await.unwrap()).await, b"ok");
+        match t.sending(request(&t)).await {
             Err(SendError::Request(message)) => assert!(message.contains("closed"), "{message}"),
             other => panic!("expected a request error, got {other:?}"),
         }
