@@ -168,37 +168,6 @@ pub fn interval(settings: &Settings, table: &RankTable, differences: &mut [f64])
     }
 }
 
-/// The rank tables for every sample size in `sizes`, drawn on up to `threads` threads.
-pub fn rank_tables(
-    settings: &Settings,
-    sizes: &std::collections::BTreeSet<usize>,
-    threads: usize,
-) -> std::collections::BTreeMap<usize, RankTable> {
-    let sizes: Vec<usize> = sizes.iter().copied().filter(|&n| n > 0).collect();
-    let threads = threads.clamp(1, sizes.len().max(1));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut out = std::collections::BTreeMap::new();
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&n) = sizes.get(i) else { break };
-                        done.push((n, RankTable::draw(settings, n)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        for worker in workers {
-            out.extend(worker.join().expect("a rank-table worker panicked"));
-        }
-    });
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,14 +266,5 @@ mod tests {
         assert_eq!(s.bound_ranks(), (50, 950));
         let s = Settings { seed: 0, resamples: 1, confidence: 99 };
         assert_eq!(s.bound_ranks(), (1, 1));
-    }
-
-    #[test]
-    fn tables_drawn_on_threads_are_the_ones_drawn_alone() {
-        let sizes = [5usize, 17, 90, 91].into_iter().collect();
-        let tables = rank_tables(&SETTINGS, &sizes, 2);
-        for n in [5, 17, 90, 91] {
-            assert_eq!(tables[&n].sorted_ranks, RankTable::draw(&SETTINGS, n).sorted_ranks);
-        }
     }
 }
