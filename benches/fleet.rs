@@ -8,7 +8,8 @@
 //! worst round), and 10 providers × 600 rounds (the reference benchmark's size). The figures come from the run's event log (definitions in
 //! `tests/e2e/fleet_run.rs`): launch skew per round (latest minus earliest send), and the gap
 //! between rounds (the next round's first send minus the previous round's last terminal
-//! outcome); nearest-rank percentiles. The run prints a Markdown table.
+//! outcome); nearest-rank percentiles; and `ib-fetch`'s peak RSS as its `segment_closed`
+//! records it (the fetch, before the seal). The run prints a Markdown table.
 //!
 //! `IB_FLEET_SIZES=1000x120,10x600` (providers × rounds, rounds a multiple of 3) changes the sizes.
 #[path = "../tests/e2e/fleet_run.rs"]
@@ -49,7 +50,7 @@ fn main() {
         let third = f.gaps_ns.len() / 3;
         let (early, late) = (&f.gaps_ns[..third], &f.gaps_ns[f.gaps_ns.len() - third..]);
         rows.push(format!(
-            "| {} | {} | {} | {} | {:.2} | {} | {} | {} | {} / {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {:.2} | {} | {} | {} | {} / {} | {} | {} | {} | {} |",
             run.providers,
             f.rounds,
             f.requests,
@@ -63,13 +64,14 @@ fn main() {
             ms(percentile(&f.skews_ns, 50)),
             ms(percentile(&f.skews_ns, 99)),
             ms(f.skews_ns.iter().copied().max().unwrap_or(0)),
+            f.peak_rss_bytes.map_or("—".to_string(), |b| (b >> 20).to_string()),
         ));
     }
     println!(
         "| providers | rounds | requests | completed | fetch wall (s) | gap p50 (ms) | gap p99 (ms) | gap max (ms) | \
-         gap p50 first / last third (ms) | skew p50 (ms) | skew p99 (ms) | skew max (ms) |"
+         gap p50 first / last third (ms) | skew p50 (ms) | skew p99 (ms) | skew max (ms) | fetch peak RSS (MiB) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for row in rows {
         println!("{row}");
     }

@@ -50,6 +50,8 @@ pub struct Figures {
     pub gaps_ns: Vec<u64>,
     /// Per round: how many requests it released.
     pub released: Vec<usize>,
+    /// The fetch's peak RSS when it closed its last segment (`segment_closed`), before the seal.
+    pub peak_rss_bytes: Option<u64>,
 }
 
 /// Nearest-rank percentile `k` of `samples` (any order); 0 for none.
@@ -90,6 +92,7 @@ pub fn figures(records: &[Envelope]) -> Figures {
                 }
             }
             Event::RoundClosed(c) => f.skews_ns.push(c.launch_skew_ns),
+            Event::SegmentClosed(c) => f.peak_rss_bytes = f.peak_rss_bytes.max(c.peak_rss_bytes),
             _ => {}
         }
     }
