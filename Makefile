@@ -9,6 +9,7 @@
 #   make compare RUNS='runs/*/*' OUT=compare   many runs compared (ib-compare)
 #   make test                 every test
 #   make bench                benchmarks (BENCH_REQUESTS=N: the size of the large synthetic run)
+#   make bench-compare        ib-compare over COMPARE_BENCH_RUNS (1,000) synthetic runs
 #   make data / data-sample   regenerate the synthetic dataset / its 6-per-family sample
 #
 # Settings (override on the command line): WORKFLOW, SPEC, DATASET, PER_FAMILY, SAMPLE, RUN,
@@ -84,7 +85,7 @@ COMPARE_FLAGS ?=
 # selection makes ib-select check it (and refuse) rather than make call it up to date.
 INPUTS_MK    := runs/.deps/$(subst /,_,$(SPEC))+$(subst /,_,$(DATASET))+$(PER_FAMILY)$(SAMPLE).mk
 
-.PHONY: all run rescore import watch test bench bins clean-sim data data-sample run-files compare
+.PHONY: all run rescore import watch test bench bins clean-sim data data-sample run-files compare bench-compare
 
 all: bins
 	@$(MAKE) -f $(SELF) --no-print-directory run-files RUN=$(SIM_RUN) ENDPOINTS=simulated
@@ -174,11 +175,24 @@ test:
 # `make bench` measures issue 9's targets too: the rescore of a 6,000-request run, and a run of
 # BENCH_REQUESTS requests made by ib-synth (0 skips it; e.g. BENCH_REQUESTS=20000 for a quick
 # run). The large run needs ~22 KB of disk per request while it is measured (deleted after);
-# see BENCHMARKS.md. The fleet benchmark (1,000 providers in one round) runs once it exists.
+# see BENCHMARKS.md. Then the fleet benchmark: one ib-fetch against 1,000 simulated providers
+# (and 10), its launch skew and gap between rounds (IB_FLEET_SIZES changes the sizes).
 BENCH_REQUESTS ?= 1000000
 bench: bins
 	BENCH_REQUESTS=$(BENCH_REQUESTS) $(CARGO) bench --locked --bench pipeline
-	if [ -f benches/fleet.rs ]; then $(CARGO) bench --locked --bench fleet; fi
+	$(CARGO) bench --locked --bench fleet
+
+# ib-compare at scale: COMPARE_BENCH_RUNS synthetic scored runs of 6,000 responses each
+# (bins/compare/examples/synth_runs.rs) compared under GNU time. Not part of `make bench`:
+# it builds polars in release, which takes longer than every other build of the project.
+COMPARE_BENCH_RUNS ?= 1000
+bench-compare:
+	$(CARGO) build --release --locked -p inferbench-compare --bins --examples
+	rm -rf target/bench/compare-runs target/bench/compare-out
+	$(BIN)/examples/synth_runs target/bench/compare-runs $(COMPARE_BENCH_RUNS) 6000
+	/usr/bin/time -f 'ib-compare: %e s wall, peak RSS %M KB' \
+	    $(BIN)/ib-compare --out target/bench/compare-out 'target/bench/compare-runs/*/*'
+	rm -rf target/bench/compare-runs
 
 clean-sim:
 	rm -rf $(SIM_RUN)
