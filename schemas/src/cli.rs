@@ -159,17 +159,46 @@ pub fn finish(program: &str, result: anyhow::Result<()>) -> ExitCode {
         Err(err) => {
             let code = exit_for(&err);
             if code != Exit::Ok {
-                eprintln!("{program}: {err:#}");
+                eprintln!("{program}: {}", message(&err));
             }
             ExitCode::from(code as u8)
         }
     }
 }
 
+/// The error chain as one line, `context: cause: cause`, as anyhow's `{:#}` writes it, but a
+/// cause that its outer error already ends with is not repeated: the typed errors name their
+/// I/O cause in their own text (`spec.yaml: cannot read: No such file…`) and keep it as their
+/// source too, for the exit code.
+pub fn message(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let cause = cause.to_string();
+        if text.is_empty() {
+            text = cause;
+        } else if !text.ends_with(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use anyhow::Context;
+
+    #[test]
+    fn a_cause_the_message_already_names_is_said_once() {
+        let gone = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let err = anyhow::Error::new(Error::unreadable("spec.yaml", gone)).context("loading the spec");
+        let text = message(&err);
+        assert_eq!(text.matches("entity not found").count(), 1, "{text}");
+        assert!(text.starts_with("loading the spec: spec.yaml: cannot read: "), "{text}");
+        let plain = anyhow::anyhow!("inner").context("middle").context("outer");
+        assert_eq!(message(&plain), "outer: middle: inner");
+    }
     use clap::{CommandFactory, Parser};
 
     #[test]
