@@ -68,14 +68,18 @@ pub fn load(
         pipeline.current.insert(name, &entry.sha256);
     }
     let execution = execution_facts(&run, &pipeline.lock.run_id, &mut pipeline.current)?;
-    let (metrics_json, metrics_text) = read(&run.metrics_json(), &mut pipeline.hashes)?;
-    let (comparisons_json, comparisons_text) = read(&run.comparisons(), &mut pipeline.hashes)?;
+    let metrics_text = read(&run.metrics_json(), &mut pipeline.hashes)?;
+    let comparisons_text = read(&run.comparisons(), &mut pipeline.hashes)?;
+    let metrics_json = value(&run.metrics_json(), &metrics_text)?;
     let missing = missing_columns(&metrics_json, &pipeline.spec.required_columns);
     if !missing.is_empty() {
         return Err(Error::Invalid(missing).into());
     }
     let metrics: MetricsDocument = parse(&run.metrics_json(), metrics_json)?;
-    let comparisons: ComparisonsDocument = parse(&run.comparisons(), comparisons_json)?;
+    // Typed straight from the text: at 1,000 providers the file is 240 MB, and a JSON tree
+    // of it four times that.
+    let comparisons: ComparisonsDocument = serde_json::from_str(&comparisons_text)
+        .map_err(|e| Error::bad(format!("{}:{}: {e}", run.comparisons().display(), e.line())))?;
     // Figures computed from other responses, evaluations or another lock than the run has
     // now are stale: refused, never rendered.
     pipeline.verify("metrics.json", "ib-aggregate", &metrics.provenance.inputs)?;
@@ -157,16 +161,20 @@ fn table_rows<T: parquet_io::Table>(
 
 /// Reads a JSON file once: its value, its text (report.html shows each number as the file
 /// spells it) and, under its file name, the hash of the very bytes parsed.
-fn read(path: &Path, hashes: &mut BTreeMap<String, String>) -> anyhow::Result<(Value, String)> {
+fn read(path: &Path, hashes: &mut BTreeMap<String, String>) -> anyhow::Result<String> {
     if !path.exists() {
         return Err(Error::bad(format!("{}: missing; run ib-aggregate first", path.display())).into());
     }
     let bytes = atomic::read(path)?;
     let text = String::from_utf8(bytes).map_err(|e| Error::bad(format!("{}: not UTF-8: {e}", path.display())))?;
-    let value = serde_json::from_str(&text).map_err(|e| Error::bad(format!("{}:{}: {e}", path.display(), e.line())))?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     hashes.insert(name, sha256_hex(text.as_bytes()));
-    Ok((value, text))
+    Ok(text)
+}
+
+/// The text `read` returned as a JSON tree; a syntax error names the file and line.
+fn value(path: &Path, text: &str) -> anyhow::Result<Value> {
+    Ok(serde_json::from_str(text).map_err(|e| Error::bad(format!("{}:{}: {e}", path.display(), e.line())))?)
 }
 
 /// A document `read` returned, as its shared type; a shape error names the file.

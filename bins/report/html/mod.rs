@@ -53,13 +53,48 @@ use svg::Element;
 const CSS: &str = include_str!("page.css");
 const JS: &str = include_str!("page.js");
 
+/// The list of `comparisons.json` with a row per pair of providers.
+const PAIRS: &str = "pairwise_e2e_latency_differences";
+
 /// `metrics.json` and `comparisons.json` as JSON values that keep each number's text, parsed
-/// from the bytes the report's inputs were read, hashed and verified from.
+/// from the bytes the report's inputs were read, hashed and verified from. Of the pairs, only
+/// the shown ones ([`SHOWN_PAIRS`]) are kept: the others are null.
 pub fn documents(inputs: &ReportInputs) -> anyhow::Result<(Doc, Doc)> {
-    let parse = |text: &str, name: &str| -> anyhow::Result<Doc> {
-        Ok(Doc::parse(text).map_err(|e| Error::bad(format!("{name}: {e}")))?)
-    };
-    Ok((parse(&inputs.metrics_text, "metrics.json")?, parse(&inputs.comparisons_text, "comparisons.json")?))
+    let bad = |name: &str, e: serde_json::Error| Error::bad(format!("{name}: {e}"));
+    let metrics = Doc::parse(&inputs.metrics_text).map_err(|e| bad("metrics.json", e))?;
+    let charted: Vec<&str> = provider_rows(&metrics.value).take(CHART_PROVIDERS).map(|(_, id)| id).collect();
+    let pairs = &inputs.comparisons.pairwise_e2e_latency_differences;
+    let shown =
+        shown_pairs(pairs.len(), pairs.iter().map(|p| Some((p.provider_a.as_str(), p.provider_b.as_str()))), &charted);
+    let mut keep = vec![false; pairs.len()];
+    for (i, ..) in shown {
+        keep[i] = true;
+    }
+    let keep = |i: usize| keep.get(i).copied().unwrap_or(false);
+    let comparisons =
+        Doc::parse_keeping(&inputs.comparisons_text, PAIRS, &keep).map_err(|e| bad("comparisons.json", e))?;
+    Ok((metrics, comparisons))
+}
+
+/// Each pooled row of `metrics.json` with a provider: its index and the provider, in the
+/// document's (leaderboard) order.
+fn provider_rows(metrics: &Value) -> impl Iterator<Item = (usize, &str)> {
+    let rows = metrics["combined_provider_metrics"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    rows.iter().enumerate().filter_map(|(row, r)| Some((row, r["provider"].as_str()?)))
+}
+
+/// The pairs with a view, from the `count` pair rows' providers (None: a row without them):
+/// every pair when there are at most [`SHOWN_PAIRS`], else the pairs among `charted`.
+fn shown_pairs<'p>(
+    count: usize,
+    rows: impl Iterator<Item = Option<(&'p str, &'p str)>>,
+    charted: &[&str],
+) -> Vec<(usize, &'p str, &'p str)> {
+    rows.enumerate()
+        .filter_map(|(i, pair)| pair.map(|(a, b)| (i, a, b)))
+        .filter(|(_, a, b)| count <= SHOWN_PAIRS || (charted.contains(a) && charted.contains(b)))
+        .take(SHOWN_PAIRS)
+        .collect()
 }
 
 /// A provider as the page shows it, in `metrics.json`'s pooled order (ranked first).
@@ -119,17 +154,9 @@ pub enum Kind {
 impl<'a> Page<'a> {
     pub fn new(inputs: &'a ReportInputs, metrics_doc: &'a Doc, comparisons_doc: &'a Doc) -> Self {
         let (metrics, comparisons) = (&metrics_doc.value, &comparisons_doc.value);
-        let rows = metrics["combined_provider_metrics"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-        let providers = rows
-            .iter()
-            .enumerate()
-            .filter_map(|(row, r)| {
-                let id = r["provider"].as_str()?;
-                Some(Provider { id, label: label(id, &inputs.table), row })
-            })
-            .collect();
+        let providers: Vec<Provider> =
+            provider_rows(metrics).map(|(row, id)| Provider { id, label: label(id, &inputs.table), row }).collect();
         let families = inputs.spec.families.iter().map(|f| f.name.clone()).collect();
-        let providers: Vec<Provider> = providers;
         let slots = inputs
             .responses
             .providers
@@ -146,14 +173,10 @@ impl<'a> Page<'a> {
             .rev()
             .collect();
         let charted: Vec<&str> = providers.iter().take(CHART_PROVIDERS).map(|p| p.id).collect();
-        let rows = comparisons["pairwise_e2e_latency_differences"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-        let shown_pairs = rows
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| Some((i, r["provider_a"].as_str()?, r["provider_b"].as_str()?)))
-            .filter(|(_, a, b)| rows.len() <= SHOWN_PAIRS || (charted.contains(a) && charted.contains(b)))
-            .take(SHOWN_PAIRS)
-            .collect();
+        // The rows `documents` dropped are null, and name no providers.
+        let rows = comparisons[PAIRS].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let providers_of = |r: &'a Value| Some((r["provider_a"].as_str()?, r["provider_b"].as_str()?));
+        let shown_pairs = shown_pairs(rows.len(), rows.iter().map(providers_of), &charted);
         Page {
             inputs,
             metrics,
