@@ -70,7 +70,7 @@ pub fn load(
     let execution = execution_facts(&run, &pipeline.lock.run_id, &mut pipeline.current)?;
     let metrics_text = read(&run.metrics_json(), &mut pipeline.hashes)?;
     let comparisons_text = read(&run.comparisons(), &mut pipeline.hashes)?;
-    let metrics_json = value(&run.metrics_json(), &metrics_text)?;
+    let metrics_json: Value = from_text(&run.metrics_json(), &metrics_text)?;
     let missing = missing_columns(&metrics_json, &pipeline.spec.required_columns);
     if !missing.is_empty() {
         return Err(Error::Invalid(missing).into());
@@ -78,8 +78,7 @@ pub fn load(
     let metrics: MetricsDocument = parse(&run.metrics_json(), metrics_json)?;
     // Typed straight from the text: at 1,000 providers the file is 240 MB, and a JSON tree
     // of it four times that.
-    let comparisons: ComparisonsDocument = serde_json::from_str(&comparisons_text)
-        .map_err(|e| Error::bad(format!("{}:{}: {e}", run.comparisons().display(), e.line())))?;
+    let comparisons: ComparisonsDocument = from_text(&run.comparisons(), &comparisons_text)?;
     // Figures computed from other responses, evaluations or another lock than the run has
     // now are stale: refused, never rendered.
     pipeline.verify("metrics.json", "ib-aggregate", &metrics.provenance.inputs)?;
@@ -159,8 +158,8 @@ fn table_rows<T: parquet_io::Table>(
     Ok(usize::try_from(table.total_rows).unwrap_or(usize::MAX))
 }
 
-/// Reads a JSON file once: its value, its text (report.html shows each number as the file
-/// spells it) and, under its file name, the hash of the very bytes parsed.
+/// Reads a JSON file once: its text (parsed by `from_text`; report.html shows each number as
+/// the file spells it) and, under its file name, the hash of the very bytes parsed.
 fn read(path: &Path, hashes: &mut BTreeMap<String, String>) -> anyhow::Result<String> {
     if !path.exists() {
         return Err(Error::bad(format!("{}: missing; run ib-aggregate first", path.display())).into());
@@ -172,8 +171,9 @@ fn read(path: &Path, hashes: &mut BTreeMap<String, String>) -> anyhow::Result<St
     Ok(text)
 }
 
-/// The text `read` returned as a JSON tree; a syntax error names the file and line.
-fn value(path: &Path, text: &str) -> anyhow::Result<Value> {
+/// The text `read` returned as `T` (a JSON tree, or a document's shared type); a syntax or
+/// shape error names the file and line.
+fn from_text<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> anyhow::Result<T> {
     Ok(serde_json::from_str(text).map_err(|e| Error::bad(format!("{}:{}: {e}", path.display(), e.line())))?)
 }
 

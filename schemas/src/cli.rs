@@ -188,6 +188,7 @@ pub fn message(err: &anyhow::Error) -> String {
 mod tests {
     use super::*;
     use anyhow::Context;
+    use clap::{CommandFactory, Parser};
 
     #[test]
     fn a_cause_the_message_already_names_is_said_once() {
@@ -199,7 +200,6 @@ mod tests {
         let plain = anyhow::anyhow!("inner").context("middle").context("outer");
         assert_eq!(message(&plain), "outer: middle: inner");
     }
-    use clap::{CommandFactory, Parser};
 
     #[test]
     fn bad_input_behind_context_maps_to_exit_3() {
