@@ -21,14 +21,14 @@ mod reference_run;
 #[allow(dead_code)]
 mod sse;
 
-use inferbench_schemas::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SegmentOpened, SseEvent};
-use inferbench_schemas::jsonl::AppendWriter;
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::run::file_sha256;
-use inferbench_schemas::stream::StreamEnd;
-use inferbench_schemas::tables::ScheduleRow;
-use inferbench_schemas::timing::{self, TimedEvent};
-use inferbench_schemas::vocab::TaskFamily;
+use inferbench_contract::canonical::file_sha256;
+use inferbench_contract::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SegmentOpened, SseEvent};
+use inferbench_contract::tables::ScheduleRow;
+use inferbench_contract::vocab::TaskFamily;
+use inferbench_judge::stream::StreamEnd;
+use inferbench_judge::timing::{self, TimedEvent};
+use inferbench_store::jsonl::AppendWriter;
+use inferbench_store::parquet_io;
 use std::time::{Duration, Instant};
 
 fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> Duration {
@@ -91,7 +91,7 @@ fn bench_timing() -> f64 {
 /// Writes a full-size synthetic run: a lock, a schedule and a log of 6,000 requests of 40
 /// answer events and `[DONE]` each.
 fn synthetic_run(dir: &std::path::Path) -> usize {
-    let run = inferbench_schemas::run::RunDir::new(dir.join("run-bench"));
+    let run = inferbench_store::run::RunDir::new(dir.join("run-bench"));
     std::fs::create_dir_all(run.events_dir()).unwrap();
     let lock = serde_json::json!({
         "v": 1, "run_id": "run-bench", "workflow": "bench", "benchmark_slug": "bench", "code_version": "bench",
@@ -99,7 +99,7 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
         "selection": {"algorithm_version": "v", "selected_items_per_task_family": 200, "sample": false, "seeds": {}},
         "tokenizer": {"encoding": "o200k_base", "implementation": "bench", "vocabulary_sha256": "0"},
     });
-    inferbench_schemas::atomic::write_json(&run.lock(), &lock).unwrap();
+    inferbench_store::atomic::write_json(&run.lock(), &lock).unwrap();
     let schedule: Vec<ScheduleRow> = (0..6_000i64)
         .map(|r| ScheduleRow {
             round_index: r / 10,

@@ -1,5 +1,5 @@
 """Opens every Parquet file of a run with polars and checks its columns against the JSON
-Schema committed in schemas/json/ (the documented columns), in order; then queries them as a
+Schema committed in crates/contract/json/ (the documented columns), in order; then queries them as a
 notebook would: responses joined with evaluations on request_id (no column but the key in
 common), a contract field filtered without a JSON function, pooled.parquet's eligibility."""
 import json
@@ -8,7 +8,7 @@ import sys
 
 import polars as pl
 
-SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "schemas" / "json"
+SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "crates" / "contract" / "json"
 TABLES = {
     "selection.parquet": "selection.schema.json",
     "schedule.parquet": "schedule.schema.json",

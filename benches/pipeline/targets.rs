@@ -15,7 +15,7 @@
 //! once measured unless `BENCH_KEEP=1`; before it is written the free disk is checked
 //! against the size the 6,000-request run predicts, and the run is skipped, saying so, when
 //! it would not fit.
-use inferbench_schemas::spec::Spec;
+use inferbench_inputs::spec::Spec;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -140,7 +140,7 @@ fn prepare(run: &Path, spec: &str, dataset: &str) -> Prepared {
 
 fn schedule_rows(run: &Path) -> u64 {
     let table =
-        inferbench_schemas::parquet_io::read::<inferbench_schemas::tables::ScheduleRow>(&run.join("schedule.parquet"))
+        inferbench_store::parquet_io::read::<inferbench_contract::tables::ScheduleRow>(&run.join("schedule.parquet"))
             .unwrap();
     table.rows.len() as u64
 }
@@ -231,7 +231,7 @@ fn scaled_pipeline(dir: &Path, per_family: u64, dataset: &Path) -> PathBuf {
         std::fs::copy(entry.path(), dir.join("prompts").join(entry.file_name())).unwrap();
     }
     let original = Spec::load(&source.join("spec.yaml")).unwrap();
-    let providers = inferbench_schemas::providers::ProviderTable::of_spec(&original).unwrap().providers.len() as u64;
+    let providers = inferbench_inputs::providers::ProviderTable::of_spec(&original).unwrap().providers.len() as u64;
     let families = original.families.len() as u64;
     let text = std::fs::read_to_string(source.join("spec.yaml")).unwrap();
     let rounds = per_family * families;

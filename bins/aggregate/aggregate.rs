@@ -3,9 +3,9 @@
 //! comparisons (`comparisons`), and only then write the four outputs, as one atomic group.
 use crate::args::Args;
 use crate::{error, inputs, join, metrics, output};
-use inferbench_schemas::documents::Provenance;
-use inferbench_schemas::run::RunDir;
-use inferbench_schemas::{atomic, parquet_io};
+use inferbench_contract::documents::Provenance;
+use inferbench_store::run::RunDir;
+use inferbench_store::{atomic, parquet_io};
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let inputs = inputs::load(&args)?;
@@ -47,10 +47,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use crate::fixture::{self, Req};
-    use inferbench_schemas::cli::{exit_for, Exit};
-    use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
-    use inferbench_schemas::run::file_sha256;
-    use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
+    use inferbench_cli::{exit_for, Exit};
+    use inferbench_contract::canonical::file_sha256;
+    use inferbench_contract::lock::Lock;
+    use inferbench_contract::tables::{EvaluationRow, ResponseRow, ScheduleRow};
     use std::collections::BTreeMap;
     use std::path::{Path, PathBuf};
 
@@ -91,32 +91,18 @@ mod tests {
 
     /// A lock binding the bundled spec and provider table.
     fn lock() -> Lock {
-        let spec = inferbench_schemas::spec::Spec::load(&bundled_spec()).unwrap();
+        let spec = inferbench_inputs::spec::Spec::load(&bundled_spec()).unwrap();
         let inputs = BTreeMap::from([
             ("spec.yaml".to_string(), file_sha256(&bundled_spec()).unwrap()),
             ("providers.yaml".to_string(), file_sha256(&spec.providers_path).unwrap()),
         ]);
         Lock {
-            v: 1,
             run_id: "run-test".into(),
-            workflow: "micro-single-task".into(),
             benchmark_slug: spec.slug.clone(),
             code_version: "test".into(),
             inputs,
-            dataset_release_hash: "0".repeat(64),
-            selection: LockSelection {
-                algorithm_version: "v".into(),
-                selected_items_per_task_family: 1,
-                sample: true,
-                seeds: BTreeMap::new(),
-            },
-            tokenizer: LockTokenizer {
-                encoding: "o200k_base".into(),
-                implementation: "t".into(),
-                vocabulary_sha256: "0".repeat(64),
-            },
-            providers: inferbench_schemas::providers::ProviderTable::load(&spec.providers_path, &spec).unwrap().names(),
-            imported_from: None,
+            providers: inferbench_inputs::providers::ProviderTable::load(&spec.providers_path, &spec).unwrap().names(),
+            ..inferbench_contract::testutil::lock()
         }
     }
 
@@ -153,11 +139,11 @@ mod tests {
             ]
         );
         let table =
-            parquet_io::read::<inferbench_schemas::tables::MetricRow>(&dir.path().join("metrics.parquet")).unwrap();
+            parquet_io::read::<inferbench_contract::tables::MetricRow>(&dir.path().join("metrics.parquet")).unwrap();
         assert_eq!(table.rows.len(), 6);
         assert_eq!(serde_json::to_value(&table.inputs).unwrap(), metrics["provenance"]["inputs"]);
         let pooled =
-            parquet_io::read::<inferbench_schemas::tables::PooledRow>(&dir.path().join("pooled.parquet")).unwrap();
+            parquet_io::read::<inferbench_contract::tables::PooledRow>(&dir.path().join("pooled.parquet")).unwrap();
         let ranked: Vec<(&str, Option<i64>)> = pooled.rows.iter().map(|r| (r.provider.as_str(), r.rank)).collect();
         assert_eq!(ranked, [("fireworks", Some(1)), ("together", Some(2))]);
         assert_eq!(pooled.inputs, table.inputs);

@@ -1,6 +1,6 @@
 //! Command-line arguments of `ib-aggregate`.
 use clap::Parser;
-use inferbench_schemas::cli::{RunArg, SpecArg};
+use inferbench_cli::{RunArg, SpecArg};
 
 /// Compute a run's metrics, provider ranking and paired comparisons.
 ///
@@ -12,7 +12,7 @@ use inferbench_schemas::cli::{RunArg, SpecArg};
 /// Nothing is written unless every input is valid; the outputs are byte-identical when
 /// re-derived from the same inputs.
 #[derive(Debug, Parser)]
-#[command(name = "ib-aggregate", version = inferbench_schemas::CODE_VERSION, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
+#[command(name = "ib-aggregate", version = inferbench_contract::CODE_VERSION, after_help = inferbench_cli::EXIT_CODES_HELP)]
 pub struct Args {
     #[command(flatten)]
     pub run: RunArg,
@@ -36,6 +36,6 @@ mod tests {
     fn run_is_required_and_spec_has_a_default() {
         assert!(Args::try_parse_from(["ib-aggregate"]).is_err());
         let args = Args::try_parse_from(["ib-aggregate", "--run", "runs/x"]).unwrap();
-        assert_eq!(&*args.spec, Path::new(inferbench_schemas::cli::DEFAULT_SPEC));
+        assert_eq!(&*args.spec, Path::new(inferbench_cli::DEFAULT_SPEC));
     }
 }

@@ -14,12 +14,12 @@
 //! not the reference's per-record check, so a single HTTP error does not exclude a provider
 //! (reference §12.2 item 10).
 use crate::join::Observation;
-use inferbench_schemas::documents::{PairRow, PooledMetrics, ProviderEligibility, WinRow};
-use inferbench_schemas::percentile::Samples;
-use inferbench_schemas::providers::Provider;
-use inferbench_schemas::rules::Rules;
-use inferbench_schemas::tables::ScheduleRow;
-use inferbench_schemas::vocab::Outcome;
+use inferbench_contract::documents::{PairRow, PooledMetrics, ProviderEligibility, WinRow};
+use inferbench_contract::tables::ScheduleRow;
+use inferbench_contract::vocab::Outcome;
+use inferbench_inputs::providers::Provider;
+use inferbench_judge::percentile::Samples;
+use inferbench_judge::rules::Rules;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub const DIFFERENCE_DEFINITION: &str = "provider_a_e2e_latency_ms - provider_b_e2e_latency_ms";

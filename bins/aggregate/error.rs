@@ -82,13 +82,13 @@ impl std::error::Error for InputError {}
 const MAX_LISTED: usize = 20;
 
 /// All problems as the shared crate's bad-input error (exit code 3).
-pub fn invalid(problems: Vec<InputError>) -> inferbench_schemas::Error {
+pub fn invalid(problems: Vec<InputError>) -> inferbench_contract::Error {
     let total = problems.len();
     let mut lines: Vec<String> = problems.iter().take(MAX_LISTED).map(ToString::to_string).collect();
     if total > MAX_LISTED {
         lines.push(format!("… and {} more", total - MAX_LISTED));
     }
-    inferbench_schemas::Error::Invalid(lines)
+    inferbench_contract::Error::Invalid(lines)
 }
 
 #[cfg(test)]
@@ -117,7 +117,7 @@ mod tests {
         let err = invalid(problems);
         let text = err.to_string();
         assert!(text.contains("… and 5 more"), "{text}");
-        let exit = inferbench_schemas::cli::exit_for(&anyhow::Error::new(err));
-        assert_eq!(exit, inferbench_schemas::cli::Exit::BadInput);
+        let exit = inferbench_cli::exit_for(&anyhow::Error::new(err));
+        assert_eq!(exit, inferbench_cli::Exit::BadInput);
     }
 }

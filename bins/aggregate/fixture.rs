@@ -1,9 +1,9 @@
 //! Test fixtures: hand-built schedules, responses and evaluations whose metrics can be
 //! computed by hand.
 use crate::join::Tables;
-use inferbench_schemas::providers::ProviderTable;
-use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
-use inferbench_schemas::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
+use inferbench_contract::tables::{EvaluationRow, ResponseRow, ScheduleRow};
+use inferbench_contract::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
+use inferbench_inputs::providers::ProviderTable;
 
 pub const MEETING: TaskFamily = TaskFamily::MeetingNotesLookup;
 pub const TICKET: TaskFamily = TaskFamily::TicketTriage;

@@ -6,13 +6,13 @@
 //! shows up as a missing sample rather than vanishing. Percentiles of the pooled row are taken
 //! over the concatenated samples, never averaged from the family rows.
 use crate::join::{Observation, ResponseFacts};
-use inferbench_schemas::documents::{
+use inferbench_contract::documents::{
     Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries, PercentileValue,
     Percentiles, PriceUsd, RateDetail, StreamDiagnostics, Summary, Usage,
 };
-use inferbench_schemas::percentile::{self, Samples};
-use inferbench_schemas::providers::Price;
-use inferbench_schemas::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
+use inferbench_contract::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
+use inferbench_inputs::providers::Price;
+use inferbench_judge::percentile::{self, Samples};
 
 /// Which end of a metric's distribution its p95/p99 describe.
 #[derive(Debug, Clone, Copy, PartialEq)]

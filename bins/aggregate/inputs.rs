@@ -2,14 +2,14 @@
 //! provider table other than the run's would price, check and rank with the wrong entries.
 use crate::args::Args;
 use crate::join::Tables;
-use inferbench_schemas::lock::Lock;
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::pipeline::Pipeline;
-use inferbench_schemas::providers::ProviderTable;
-use inferbench_schemas::rules::Rules;
-use inferbench_schemas::run::WriterLock;
-use inferbench_schemas::spec::Spec;
-use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
+use inferbench_contract::lock::Lock;
+use inferbench_contract::tables::{EvaluationRow, ResponseRow};
+use inferbench_inputs::providers::ProviderTable;
+use inferbench_inputs::spec::Spec;
+use inferbench_judge::rules::Rules;
+use inferbench_store::parquet_io;
+use inferbench_store::pipeline::Pipeline;
+use inferbench_store::run::WriterLock;
 use std::collections::BTreeMap;
 
 /// Everything the stage reads, validated individually (the join checks them together).
@@ -42,7 +42,8 @@ pub fn load(args: &Args) -> anyhow::Result<RunInputs> {
     let rules = Rules::of(&responses_reader.inputs);
     rules.check("evaluations.parquet", &evaluations_reader.inputs)?;
     let tables = Tables { schedule, responses: facts(responses_reader)?, evaluations: facts(evaluations_reader)? };
-    let reference_paired_failures = inferbench_schemas::reference_records::paired_check_failures(&run)?;
+    let reference_paired_failures =
+        inferbench_inputs::reference_records::paired_check_failures(&run.reference_records())?;
     let Pipeline { spec, providers: table, lock, mut hashes, .. } = pipeline;
     rules.record(&mut hashes);
     Ok(RunInputs { spec, table, lock, tables, hashes, rules, reference_paired_failures, _writer: writer })

@@ -3,8 +3,8 @@
 //! agree on what they describe, and every value the metrics read is one the contract allows.
 //! All problems are collected, so one run of the stage names every bad row.
 use crate::error::InputError;
-use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
-use inferbench_schemas::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
+use inferbench_contract::tables::{EvaluationRow, ResponseRow, ScheduleRow};
+use inferbench_contract::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
 use std::collections::{BTreeMap, BTreeSet};
 
 const SCHEDULE: &str = "schedule.parquet";
@@ -337,7 +337,7 @@ mod tests {
     #[test]
     fn disagreeing_outcomes_bad_numbers_and_contradictions_are_refused() {
         let mut tables = fixture::tables(&two_providers());
-        tables.responses[0].operational_outcome = inferbench_schemas::vocab::OperationalOutcome::Http5xx;
+        tables.responses[0].operational_outcome = inferbench_contract::vocab::OperationalOutcome::Http5xx;
         tables.responses[1].ttfa_ms = Some(f64::NAN);
         tables.evaluations[1].correct = false;
         let text: Vec<String> = run(tables).unwrap_err().iter().map(ToString::to_string).collect();

@@ -24,5 +24,5 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let args = args::Args::parse();
-    inferbench_schemas::cli::finish("ib-aggregate", aggregate::run(args))
+    inferbench_cli::finish("ib-aggregate", aggregate::run(args))
 }

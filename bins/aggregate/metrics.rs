@@ -5,10 +5,10 @@ use crate::comparisons;
 use crate::group::{self, GroupInput};
 use crate::join::{Joined, Observation};
 use crate::pooled;
-use inferbench_schemas::documents::{GroupMetrics, PooledMetrics, ProviderEligibility};
-use inferbench_schemas::providers::ProviderTable;
-use inferbench_schemas::rules::Rules;
-use inferbench_schemas::vocab::TaskFamily;
+use inferbench_contract::documents::{GroupMetrics, PooledMetrics, ProviderEligibility};
+use inferbench_contract::vocab::TaskFamily;
+use inferbench_inputs::providers::ProviderTable;
+use inferbench_judge::rules::Rules;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The computed metrics of a run.

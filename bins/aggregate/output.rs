@@ -6,12 +6,12 @@ use crate::comparisons;
 use crate::join::Joined;
 use crate::metrics::Computed;
 use crate::pooled::{MAX_FAILURE_PERCENT, MIN_SUCCESS_PERCENT};
-use inferbench_schemas::documents::{
+use inferbench_contract::documents::{
     ComparisonsDocument, EligibilityPolicy, GroupMetrics, MetricsDocument, Provenance, ProviderEligibility,
     METRICS_VERSION,
 };
-use inferbench_schemas::tables::{MetricRow, PooledRow};
-use inferbench_schemas::vocab::TaskFamily;
+use inferbench_contract::tables::{MetricRow, PooledRow};
+use inferbench_contract::vocab::TaskFamily;
 
 pub const PERCENTILE_CONVENTION: &str =
     "nearest-rank, integer ranks: upper pK = ceil(K·n/100); lower floor pK = n − ceil(K·n/100) + 1";
@@ -58,7 +58,7 @@ pub fn comparisons_doc(id: &RunIdentity, computed: &Computed, joined: &Joined) -
 }
 
 /// A row of `metrics.parquet` or `pooled.parquet` from a group's metrics: the two tables share
-/// these columns (`inferbench_schemas::tables`), between their own leading and trailing ones.
+/// these columns (`inferbench_contract::tables`), between their own leading and trailing ones.
 macro_rules! metric_row {
     ($table:ident, $m:expr, { $($lead:ident : $lval:expr),* $(,)? }, { $($trail:ident : $tval:expr),* $(,)? }) => {{
         let m: &GroupMetrics = $m;
@@ -200,7 +200,7 @@ mod tests {
         let (again, _) = computed_and_joined();
         assert_eq!(metrics, serde_json::to_string_pretty(&metrics_doc(&id, &again)).unwrap());
         let value: serde_json::Value = serde_json::from_str(&metrics).unwrap();
-        assert_eq!(value["provenance"]["code_version"], inferbench_schemas::CODE_VERSION);
+        assert_eq!(value["provenance"]["code_version"], inferbench_contract::CODE_VERSION);
         assert_eq!(value["ranking"], serde_json::json!(["a", "b"]));
         assert_eq!(value["eligibility"]["max_failure_rate"], 0.01);
         let comparisons = serde_json::to_value(comparisons_doc(&id, &computed, &joined)).unwrap();

@@ -8,10 +8,10 @@
 //! scheduled request has a response, families balanced), not from flags passed by a caller.
 use crate::group::{self, GroupInput};
 use crate::join::Observation;
-use inferbench_schemas::documents::{GroupMetrics, PooledMetrics};
-use inferbench_schemas::providers::Provider;
-use inferbench_schemas::rules::Rules;
-use inferbench_schemas::vocab::Outcome;
+use inferbench_contract::documents::{GroupMetrics, PooledMetrics};
+use inferbench_contract::vocab::Outcome;
+use inferbench_inputs::providers::Provider;
+use inferbench_judge::rules::Rules;
 use std::collections::BTreeMap;
 
 pub const POOLED: &str = "pooled";

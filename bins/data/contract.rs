@@ -18,7 +18,7 @@ use crate::generate::{Generated, UserBand};
 use crate::names;
 use crate::pools::{words, Vars};
 use crate::rng::{key, rounds, Rng};
-use inferbench_schemas::tokenizer;
+use inferbench_judge::tokenizer;
 use serde_json::json;
 
 const FAMILY: &str = "contract-terms-extraction";

@@ -69,11 +69,11 @@ impl Date {
 
     /// Days since 1970-01-01.
     pub fn to_days(self) -> i64 {
-        inferbench_schemas::civil::days_from_civil(i64::from(self.y), i64::from(self.m), i64::from(self.d))
+        inferbench_contract::civil::days_from_civil(i64::from(self.y), i64::from(self.m), i64::from(self.d))
     }
 
     pub fn from_days(z: i64) -> Date {
-        let (y, m, d) = inferbench_schemas::civil::civil_from_days(z);
+        let (y, m, d) = inferbench_contract::civil::civil_from_days(z);
         Date { y: y as i32, m: m as u32, d: d as u32 }
     }
 

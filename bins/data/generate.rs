@@ -4,9 +4,10 @@
 use crate::args::GenerateArgs;
 use crate::{contract, meeting, ticket, write};
 use anyhow::{bail, Context, Result};
-use inferbench_schemas::dataset::{self, LoadOptions};
-use inferbench_schemas::spec::{FamilySpec, Spec};
-use inferbench_schemas::{canonical::sha256_hex, tokenizer};
+use inferbench_contract::canonical::sha256_hex;
+use inferbench_inputs::dataset::{self, LoadOptions};
+use inferbench_inputs::spec::{FamilySpec, Spec};
+use inferbench_judge::tokenizer;
 use serde_json::Value;
 
 /// One generated item before it becomes a dataset row.
@@ -100,7 +101,7 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     let files = dataset_files(&spec, args.seed, sample)?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     for (name, bytes) in &files {
-        inferbench_schemas::atomic::write(&args.out.join(name), bytes)?;
+        inferbench_store::atomic::write(&args.out.join(name), bytes)?;
     }
     dataset::load(&args.out, &spec, LoadOptions { sample: args.sample.is_some() }).with_context(|| {
         format!("the generated dataset in {} does not pass the loader (a generator bug)", args.out.display())

@@ -26,5 +26,5 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         args::Command::Generate(a) => generate::run(a),
     };
-    inferbench_schemas::cli::finish("ib-data", result)
+    inferbench_cli::finish("ib-data", result)
 }

@@ -24,7 +24,7 @@ use crate::pools::{
     MoneyStyle, Vars, CITIES,
 };
 use crate::rng::{key, rounds, Rng};
-use inferbench_schemas::tokenizer;
+use inferbench_judge::tokenizer;
 use serde_json::json;
 
 const FAMILY: &str = "meeting-notes-lookup";

@@ -1,9 +1,9 @@
 //! Whole-dataset checks: the loader accepts what the generator writes, a seed always gives
 //! the same bytes, and the full set exercises every triage rule and agreement type.
 use crate::generate::{dataset_files, family_items, system_text, user_band};
-use inferbench_schemas::dataset::{self, LoadOptions};
-use inferbench_schemas::spec::Spec;
-use inferbench_schemas::tokenizer;
+use inferbench_inputs::dataset::{self, LoadOptions};
+use inferbench_inputs::spec::Spec;
+use inferbench_judge::tokenizer;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -148,7 +148,7 @@ fn every_triage_rule_and_tie_break_occurs_in_the_full_set() {
     for tb in 1..=5 {
         assert!(tags.contains(format!("category-rule:tb{tb}").as_str()), "tie-break {tb}");
     }
-    for c in inferbench_schemas::dataset::TICKET_CATEGORIES {
+    for c in inferbench_contract::family::TICKET_CATEGORIES {
         assert!(tags.contains(format!("category:{c}").as_str()), "{c}");
     }
     let golds: BTreeSet<String> = rows(full(), "ticket-triage")
@@ -162,7 +162,7 @@ fn every_triage_rule_and_tie_break_occurs_in_the_full_set() {
 fn every_agreement_type_nulls_and_non_renewing_terms_occur() {
     let golds: Vec<serde_json::Value> =
         rows(full(), "contract-terms-extraction").into_iter().map(|r| r["gold"].clone()).collect();
-    for t in inferbench_schemas::dataset::AGREEMENT_TYPES {
+    for t in inferbench_contract::family::AGREEMENT_TYPES {
         assert!(golds.iter().any(|g| g["agreement_type"] == t), "{t}");
     }
     assert!(golds.iter().any(|g| g["auto_renews"] == false && g["renewal_term_months"].is_null()));

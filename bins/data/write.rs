@@ -3,7 +3,8 @@
 //! here depends on the platform or on map iteration order, so a seed gives the same bytes
 //! everywhere.
 use crate::generate::Generated;
-use inferbench_schemas::{dataset::output_schema, tokenizer};
+use inferbench_contract::family::output_schema;
+use inferbench_judge::tokenizer;
 use serde_json::{json, Value};
 
 /// One dataset row: `id, use_case, split, prompt {system, user}, output_schema, gold,

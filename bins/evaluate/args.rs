@@ -1,6 +1,6 @@
 //! Command-line arguments of `ib-evaluate`.
 use clap::Parser;
-use inferbench_schemas::cli::{DatasetArg, RunArg, SpecArg};
+use inferbench_cli::{DatasetArg, RunArg, SpecArg};
 
 /// Score every response of a run against the dataset's gold answers.
 ///
@@ -14,7 +14,7 @@ use inferbench_schemas::cli::{DatasetArg, RunArg, SpecArg};
 #[command(
     name = "ib-evaluate",
     version,
-    after_help = inferbench_schemas::cli::EXIT_CODES_HELP
+    after_help = inferbench_cli::EXIT_CODES_HELP
 )]
 pub struct Args {
     #[command(flatten)]
@@ -43,7 +43,7 @@ mod tests {
         assert!(Args::try_parse_from(["ib-evaluate"]).is_err());
         let args = Args::try_parse_from(["ib-evaluate", "--run", "runs/x/r1"]).unwrap();
         assert_eq!(PathBuf::from(args.run), PathBuf::from("runs/x/r1"));
-        assert_eq!(&*args.spec, Path::new(inferbench_schemas::cli::DEFAULT_SPEC));
+        assert_eq!(&*args.spec, Path::new(inferbench_cli::DEFAULT_SPEC));
         assert_eq!(args.dataset.as_deref(), None);
     }
 }

@@ -6,13 +6,14 @@
 //! the same code writes the same bytes.
 use crate::args::Args;
 use crate::rubric;
-use inferbench_schemas::dataset::Dataset;
-use inferbench_schemas::parquet_io::{self, Inputs};
-use inferbench_schemas::pipeline::Pipeline;
-use inferbench_schemas::rules::Rules;
-use inferbench_schemas::tables::{ContractFieldCorrect, EvaluationRow, ParsedOutput, ResponseRow};
-use inferbench_schemas::vocab::{Classification, EvaluationError, OperationalOutcome};
-use inferbench_schemas::Error;
+use inferbench_contract::provenance::Inputs;
+use inferbench_contract::tables::{ContractFieldCorrect, EvaluationRow, ParsedOutput, ResponseRow};
+use inferbench_contract::vocab::{Classification, EvaluationError, OperationalOutcome};
+use inferbench_contract::Error;
+use inferbench_inputs::dataset::Dataset;
+use inferbench_judge::rules::Rules;
+use inferbench_store::parquet_io::{self};
+use inferbench_store::pipeline::Pipeline;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -211,13 +212,13 @@ fn summary(counts: &[usize; 4], out: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_schemas::canonical;
-    use inferbench_schemas::cli::{exit_for, Exit};
-    use inferbench_schemas::dataset::{self, Item, LoadOptions};
-    use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
-    use inferbench_schemas::run::{self, RunDir};
-    use inferbench_schemas::spec::Spec;
-    use inferbench_schemas::vocab::Outcome;
+    use inferbench_cli::{exit_for, Exit};
+    use inferbench_contract::canonical;
+    use inferbench_contract::lock::Lock;
+    use inferbench_contract::vocab::Outcome;
+    use inferbench_inputs::dataset::{self, Item, LoadOptions};
+    use inferbench_inputs::spec::Spec;
+    use inferbench_store::run::RunDir;
     use serde_json::{json, Value};
     use std::collections::BTreeMap;
     use std::path::PathBuf;
@@ -372,12 +373,12 @@ mod tests {
     fn the_row_holds_the_request_id_and_the_verdict_only() {
         let row = one(response("req-9", CONTRACT, "c-1", "5xx", Some(503), ""));
         assert_eq!((row.request_id.as_str(), row.field_count_total), ("req-9", None));
-        let columns: Vec<String> = inferbench_schemas::parquet_io::fields::<EvaluationRow>()
+        let columns: Vec<String> = inferbench_store::parquet_io::fields::<EvaluationRow>()
             .unwrap()
             .iter()
             .map(|f| f.name().to_string())
             .collect();
-        let response_columns: Vec<String> = inferbench_schemas::parquet_io::fields::<ResponseRow>()
+        let response_columns: Vec<String> = inferbench_store::parquet_io::fields::<ResponseRow>()
             .unwrap()
             .iter()
             .map(|f| f.name().to_string())
@@ -550,7 +551,7 @@ mod tests {
             let aliases = if family.name == MEETING { json!(["Ada Lovelace"]) } else { json!([]) };
             let row = json!({"id": id, "use_case": family.name, "split": "private",
                 "prompt": {"system": system, "user": "Synthetic case 0"},
-                "output_schema": dataset::output_schema(&family.name), "gold": gold, "aliases": aliases,
+                "output_schema": inferbench_contract::family::output_schema(&family.name), "gold": gold, "aliases": aliases,
                 "tokens": {band_field: family.input_tokens.0}});
             std::fs::write(dir.join(format!("{}.jsonl", family.name)), format!("{row}\n")).unwrap();
             use_cases.insert(family.name.clone(), json!({"private_items": 1}));
@@ -562,33 +563,19 @@ mod tests {
     fn write_lock(run: &RunDir, inputs: BTreeMap<String, String>) {
         let spec = Spec::load(&spec_path()).unwrap();
         let lock = Lock {
-            v: inferbench_schemas::FORMAT_VERSION,
             run_id: run.run_id(),
-            workflow: "micro-single-task".into(),
             benchmark_slug: "inference-micro-single-task".into(),
             code_version: "test".into(),
             inputs,
-            dataset_release_hash: "0".repeat(64),
-            selection: LockSelection {
-                algorithm_version: "v".into(),
-                selected_items_per_task_family: 1,
-                sample: true,
-                seeds: BTreeMap::new(),
-            },
-            tokenizer: LockTokenizer {
-                encoding: "o200k_base".into(),
-                implementation: "t".into(),
-                vocabulary_sha256: "v".into(),
-            },
-            providers: inferbench_schemas::providers::ProviderTable::load(&spec.providers_path, &spec).unwrap().names(),
-            imported_from: None,
+            providers: inferbench_inputs::providers::ProviderTable::load(&spec.providers_path, &spec).unwrap().names(),
+            ..inferbench_contract::testutil::lock()
         };
-        inferbench_schemas::atomic::write_json(&run.lock(), &lock).unwrap();
+        inferbench_store::testutil::write_lock(run, &lock);
     }
 
     /// Provenance naming only the run's lock.
     fn lock_only(run: &RunDir) -> Inputs {
-        Inputs::from([("lock.json".to_string(), run::file_sha256(&run.lock()).unwrap())])
+        Inputs::from([("lock.json".to_string(), inferbench_contract::canonical::file_sha256(&run.lock()).unwrap())])
     }
 
     /// A run directory with a lock bound to a fresh sample dataset, and three responses.
@@ -600,8 +587,11 @@ mod tests {
         let run = RunDir::new(root.join("run-1"));
         std::fs::create_dir_all(run.root()).unwrap();
         let mut inputs = loaded.file_hashes.clone();
-        inputs.insert("spec.yaml".into(), run::file_sha256(&spec_path()).unwrap());
-        inputs.insert("providers.yaml".into(), run::file_sha256(&spec.providers_path).unwrap());
+        inputs.insert("spec.yaml".into(), inferbench_contract::canonical::file_sha256(&spec_path()).unwrap());
+        inputs.insert(
+            "providers.yaml".into(),
+            inferbench_contract::canonical::file_sha256(&spec.providers_path).unwrap(),
+        );
         write_lock(&run, inputs);
         let responses = [
             response("req-a", MEETING, "m-1", "2xx", Some(200), r#"{"answer":"Ada\u00a0lovelace"}"#),
@@ -635,7 +625,10 @@ mod tests {
             verdicts,
             [("valid_result", None), ("invalid_result", Some("malformed_json")), ("failed_request", Some("timeout"))]
         );
-        assert_eq!(table.inputs["responses.parquet"], run::file_sha256(&run_dir.responses()).unwrap());
+        assert_eq!(
+            table.inputs["responses.parquet"],
+            inferbench_contract::canonical::file_sha256(&run_dir.responses()).unwrap()
+        );
         for key in
             ["manifest.json", "meeting-notes-lookup.jsonl", "ticket-triage.jsonl", "contract-terms-extraction.jsonl"]
         {
@@ -644,7 +637,7 @@ mod tests {
         // The seven dataset files, the responses, the lock, the spec and the provider table.
         assert_eq!(table.inputs.len(), 11, "{:?}", table.inputs.keys());
         assert!(table.inputs.contains_key("spec.yaml") && table.inputs.contains_key("providers.yaml"));
-        assert_eq!(table.inputs["lock.json"], run::file_sha256(&run_dir.lock()).unwrap());
+        assert_eq!(table.inputs["lock.json"], inferbench_contract::canonical::file_sha256(&run_dir.lock()).unwrap());
     }
 
     #[test]

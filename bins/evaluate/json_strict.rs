@@ -10,7 +10,7 @@
 //!
 //! Where CPython's `json` reads a number or string differently from `serde_json`, the text is
 //! first rewritten so that it scores as CPython's reading does
-//! ([`inferbench_schemas::lenient_json::python_numbers_and_strings`]): `-0` is the integer 0
+//! ([`inferbench_contract::lenient_json::python_numbers_and_strings`]): `-0` is the integer 0
 //! (so it is a valid `int | null` contract field); an integer beyond 64 bits is an integer that
 //! equals no gold (a wrong integer, `incorrect_result`, not a float); an overflowing exponent
 //! (`1e400`, Python's infinity) is a float that equals no gold (`schema_invalid` in an integer
@@ -56,7 +56,7 @@ pub fn parse(text: &str) -> Result<Value, Malformed> {
     if text.is_empty() {
         return Err(Malformed::Empty);
     }
-    let rewritten = inferbench_schemas::lenient_json::python_numbers_and_strings(text);
+    let rewritten = inferbench_contract::lenient_json::python_numbers_and_strings(text);
     let text = rewritten.as_deref().unwrap_or(text);
     let mut de = serde_json::Deserializer::from_str(text);
     let value = StrictValue.deserialize(&mut de).map_err(|e| Malformed::Invalid(e.to_string()))?;

@@ -16,5 +16,5 @@ mod rubric;
 
 fn main() -> ExitCode {
     let args = args::Args::parse();
-    inferbench_schemas::cli::finish("ib-evaluate", evaluate::run(args))
+    inferbench_cli::finish("ib-evaluate", evaluate::run(args))
 }

@@ -6,10 +6,9 @@
 //! outcomes, and `schema_valid`/`correct` are derived from it rather than stored beside it,
 //! which makes contradictory combinations (correct but schema-invalid) unrepresentable.
 use crate::json_strict::{self, Malformed};
-use inferbench_schemas::dataset::{
-    is_iso_date, AGREEMENT_TYPES, CONTRACT_FIELDS, TICKET_CATEGORIES, TICKET_PRIORITIES,
-};
-use inferbench_schemas::vocab::{Classification, EvaluationError, TaskFamily as Family};
+use inferbench_contract::family::{AGREEMENT_TYPES, CONTRACT_FIELDS, TICKET_CATEGORIES, TICKET_PRIORITIES};
+use inferbench_contract::vocab::{Classification, EvaluationError, TaskFamily as Family};
+use inferbench_inputs::dataset::is_iso_date;
 use serde_json::{Map, Number, Value};
 use std::fmt;
 
@@ -587,7 +586,7 @@ mod tests {
 
     #[test]
     fn family_names_round_trip_with_the_spec() {
-        for name in inferbench_schemas::spec::FAMILIES {
+        for name in inferbench_inputs::spec::FAMILIES {
             assert!(name.parse::<Family>().is_ok(), "{name}");
         }
         assert!("Ticket-Triage".parse::<Family>().is_err());

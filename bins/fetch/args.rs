@@ -1,5 +1,5 @@
 use clap::Parser;
-use inferbench_schemas::cli::{DatasetArg, RunArg, SpecArg};
+use inferbench_cli::{DatasetArg, RunArg, SpecArg};
 use std::path::PathBuf;
 
 /// Execute a run's schedule, streaming, and append every event to the run's log.
@@ -13,7 +13,7 @@ use std::path::PathBuf;
 /// Rerunning on a run whose fetch was killed resumes it: attempts that had started without a
 /// terminal event are closed as `interrupted` and sent again; finished requests are skipped.
 #[derive(Debug, Parser)]
-#[command(name = "ib-fetch", version, about, long_about, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
+#[command(name = "ib-fetch", version, about, long_about, after_help = inferbench_cli::EXIT_CODES_HELP)]
 pub struct Args {
     #[command(flatten)]
     pub run: RunArg,
@@ -35,7 +35,7 @@ pub struct Args {
     /// Override the spec's per-request deadline (seconds) — for tests only. Held to the
     /// spec's rule for inference.timeout_seconds (finite, > 0, at most 600), so a bad value
     /// is a usage error before anything is sent.
-    #[arg(long, hide = true, value_parser = inferbench_schemas::spec::parse_timeout_seconds)]
+    #[arg(long, hide = true, value_parser = inferbench_inputs::spec::parse_timeout_seconds)]
     pub deadline_seconds: Option<f64>,
 }
 

@@ -16,13 +16,13 @@ use crate::log::{EventLog, StartedLine};
 use crate::sse::{Frame, Parser};
 use crate::transport::{self, error_text, SendError, Sending, Transport};
 use anyhow::Result;
-use inferbench_schemas::event::{
+use inferbench_contract::event::{
     CredentialEcho, ErrorKind, Event, Outcome, RequestStarted, RequestTerminal, ResponseHead, SseEvent,
 };
-use inferbench_schemas::providers::Provider;
-use inferbench_schemas::spec::HttpVersion;
-use inferbench_schemas::stream::{Judge, Payload, StreamEnd, ERROR_BODY_CAP};
-use inferbench_schemas::USER_AGENT;
+use inferbench_contract::USER_AGENT;
+use inferbench_inputs::providers::Provider;
+use inferbench_inputs::spec::HttpVersion;
+use inferbench_judge::stream::{Judge, Payload, StreamEnd, ERROR_BODY_CAP};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -124,7 +124,7 @@ pub struct Unit {
     pub round_id: String,
     pub round_index: u64,
     pub provider: String,
-    pub task_family: inferbench_schemas::vocab::TaskFamily,
+    pub task_family: inferbench_contract::vocab::TaskFamily,
     pub item_id: String,
     pub attempt: u32,
     pub body: Value,

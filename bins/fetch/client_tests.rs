@@ -3,10 +3,10 @@
 use crate::client::{execute, version_name, Limits, ProviderClient, Unit};
 use crate::credentials::Credentials;
 use crate::log::EventLog;
-use inferbench_schemas::event::{Envelope, Event, RequestStarted, RequestTerminal, ResponseHead};
-use inferbench_schemas::providers::Provider;
-use inferbench_schemas::spec::{HttpVersion, Spec};
-use inferbench_schemas::vocab::{ErrorKind, Outcome};
+use inferbench_contract::event::{Envelope, Event, RequestStarted, RequestTerminal, ResponseHead};
+use inferbench_contract::vocab::{ErrorKind, Outcome};
+use inferbench_inputs::providers::Provider;
+use inferbench_inputs::spec::{HttpVersion, Spec};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::task::JoinHandle;
@@ -66,7 +66,7 @@ async fn attempt(response: Vec<u8>, limits: Limits, http_version: HttpVersion) -
         round_id: "round".into(),
         round_index: 0,
         provider: "p".into(),
-        task_family: inferbench_schemas::vocab::TaskFamily::TicketTriage,
+        task_family: inferbench_contract::vocab::TaskFamily::TicketTriage,
         item_id: "i".into(),
         attempt: 1,
         body: serde_json::json!({}),
@@ -75,7 +75,7 @@ async fn attempt(response: Vec<u8>, limits: Limits, http_version: HttpVersion) -
     drop(log);
     let size = std::fs::metadata(&path).unwrap().len();
     let request = served.await.unwrap();
-    (inferbench_schemas::jsonl::read::<Envelope>(&path).unwrap().records, size, request)
+    (inferbench_store::jsonl::read::<Envelope>(&path).unwrap().records, size, request)
 }
 
 fn http(status: &str, content_type: Option<&str>, body: &[u8]) -> Vec<u8> {

@@ -1,7 +1,7 @@
 //! Credentials: read from the process environment, else from a `.env` file (process wins),
 //! used only to build request headers, and scrubbed from everything that is logged.
-use inferbench_schemas::lenient_json;
-use inferbench_schemas::providers::{Auth, Provider};
+use inferbench_contract::lenient_json;
+use inferbench_inputs::providers::{Auth, Provider};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -348,7 +348,7 @@ mod tests {
         assert!(creds.found_in("%5Cu0073k-abc1"), "a percent-encoded JSON escape");
         assert!(creds.found_in(r"\\\\u0073k-abc1"), "three layers of escaping");
         let (out, hit) = creds.redact(r#"{"choices":[{"delta":{"content":"\u0073k-abc1"}}],"lp":NaN}"#);
-        assert!(hit && inferbench_schemas::lenient_json::parse(&out).is_some(), "still JSON: {out}");
+        assert!(hit && inferbench_contract::lenient_json::parse(&out).is_some(), "still JSON: {out}");
         assert!(!creds.found_in(&out), "{out}");
     }
 

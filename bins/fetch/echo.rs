@@ -9,8 +9,8 @@
 //! are written as received. Each keeps the arrival time it was stamped with, so no figure
 //! moves; only the order of lines in the log can change, never within one attempt.
 use crate::credentials::{Credentials, REDACTED};
-use inferbench_schemas::event::SseEvent;
-use inferbench_schemas::lenient_json;
+use inferbench_contract::event::SseEvent;
+use inferbench_contract::lenient_json;
 use serde_json::Value;
 
 /// At most this many events are held back (a provider could stop right after a credential's

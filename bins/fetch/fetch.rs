@@ -7,18 +7,19 @@ use crate::nofile;
 use crate::resume::{self, LogState};
 use anyhow::{Context, Result};
 use futures_util::StreamExt;
-use inferbench_schemas::cli::Interrupted;
-use inferbench_schemas::dataset::Dataset;
-use inferbench_schemas::event::{
+use inferbench_cli::Interrupted;
+use inferbench_contract::canonical::file_sha256;
+use inferbench_contract::event::{
     ErrorKind, Event, Outcome, RequestTerminal, RoundClosed, RoundReleased, SegmentOpened,
 };
-use inferbench_schemas::lock::Lock;
-use inferbench_schemas::pipeline::Pipeline;
-use inferbench_schemas::providers::slug;
-use inferbench_schemas::run::{file_sha256, RunDir, WriterLock};
-use inferbench_schemas::spec::{HttpVersion, Spec, HTTP_VERSION_KEY};
-use inferbench_schemas::tables::ScheduleRow;
-use inferbench_schemas::{event_log, Error, CODE_VERSION};
+use inferbench_contract::tables::ScheduleRow;
+use inferbench_contract::{Error, CODE_VERSION};
+use inferbench_inputs::dataset::Dataset;
+use inferbench_inputs::providers::slug;
+use inferbench_inputs::spec::{HttpVersion, Spec, HTTP_VERSION_KEY};
+use inferbench_store::event_log;
+use inferbench_store::pipeline::Pipeline;
+use inferbench_store::run::{RunDir, WriterLock};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -92,7 +93,7 @@ fn sealed_summary(sealed: &event_log::Sealed) -> String {
 /// An imported run's log is the reference runner's record of its fetch: nothing is ever sent
 /// for it (checked before anything else, credentials included).
 fn refuse_imported(run: &RunDir) -> Result<()> {
-    let imported = run.lock().exists() && Lock::read(&run.lock())?.imported_from.is_some();
+    let imported = run.lock().exists() && inferbench_store::lock::read(&run.lock())?.imported_from.is_some();
     if imported {
         return Err(Error::bad(format!(
             "{}: this run was imported from a reference run (ib-import); its log is the reference's record and is \
@@ -195,7 +196,7 @@ fn prepare(args: Args) -> Result<Plan> {
 fn host_hash() -> String {
     let name =
         std::fs::read_to_string("/proc/sys/kernel/hostname").or_else(|_| std::env::var("HOSTNAME")).unwrap_or_default();
-    inferbench_schemas::canonical::sha256_hex(name.trim().as_bytes())[..16].to_string()
+    inferbench_contract::canonical::sha256_hex(name.trim().as_bytes())[..16].to_string()
 }
 
 fn wall_clock_ns() -> u64 {

@@ -1,9 +1,9 @@
 //! The event log writer: one segment file per fetch process, gap-free `seq` across segments,
 //! and the run clock (monotonic within a segment, anchored to the run's first segment).
 use anyhow::Result;
-use inferbench_schemas::event::{Envelope, Event, Outcome, RequestStarted, RoundReleased, SegmentClosed};
-use inferbench_schemas::jsonl::AppendWriter;
-use inferbench_schemas::FORMAT_VERSION;
+use inferbench_contract::event::{Envelope, Event, Outcome, RequestStarted, RoundReleased, SegmentClosed};
+use inferbench_contract::FORMAT_VERSION;
+use inferbench_store::jsonl::AppendWriter;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
@@ -250,8 +250,8 @@ fn peak_rss_bytes() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_schemas::event::RequestTerminal;
-    use inferbench_schemas::jsonl;
+    use inferbench_contract::event::RequestTerminal;
+    use inferbench_store::jsonl;
 
     fn terminal(id: &str, outcome: Outcome) -> Event {
         Event::RequestTerminal(RequestTerminal {

@@ -46,7 +46,7 @@ fn keep_freed_pages() {
 fn main() -> std::process::ExitCode {
     keep_freed_pages();
     let args = args::Args::parse();
-    inferbench_schemas::cli::finish("ib-fetch", fetch::run(args))
+    inferbench_cli::finish("ib-fetch", fetch::run(args))
 }
 
 #[cfg(test)]

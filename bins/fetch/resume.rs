@@ -2,9 +2,9 @@
 //! were started but never ended (closed as `interrupted` by the next fetch and re-sent), and
 //! where `seq`, the segment numbers and the run clock continue.
 use anyhow::Result;
-use inferbench_schemas::event::{Event, Outcome};
-use inferbench_schemas::event_log;
-use inferbench_schemas::run::RunDir;
+use inferbench_contract::event::{Event, Outcome};
+use inferbench_store::event_log;
+use inferbench_store::run::RunDir;
 use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Debug, Default)]
@@ -69,15 +69,15 @@ pub fn scan(run: &RunDir, run_id: &str) -> Result<LogState> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_schemas::event::{Envelope, Outcome, RequestTerminal, SegmentOpened};
-    use inferbench_schemas::jsonl::AppendWriter;
+    use inferbench_contract::event::{Envelope, Outcome, RequestTerminal, SegmentOpened};
+    use inferbench_store::jsonl::AppendWriter;
 
     fn env(seq: u64, event: Event) -> Envelope {
         Envelope { v: 1, run_id: "run-x".into(), seq, t_ns: seq * 10, event }
     }
 
     fn started(id: &str, attempt: u32) -> Event {
-        Event::RequestStarted(inferbench_schemas::event::RequestStarted {
+        Event::RequestStarted(inferbench_contract::event::RequestStarted {
             request_id: id.into(),
             attempt,
             round_id: "r".into(),

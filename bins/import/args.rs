@@ -1,5 +1,5 @@
 use clap::Parser;
-use inferbench_schemas::cli::{DatasetArg, RunArg, SpecArg};
+use inferbench_cli::{DatasetArg, RunArg, SpecArg};
 use std::path::PathBuf;
 
 /// Import a reference runner's run directory as an inferbench run, to re-score it offline.
@@ -21,7 +21,7 @@ use std::path::PathBuf;
 /// inconsistent source record is refused with its file and field, and nothing is written.
 /// Then `make rescore RUN=<RUN> SPEC=<SPEC> DATASET=<DIR>` re-scores it like any run.
 #[derive(Debug, Parser)]
-#[command(name = "ib-import", version, about, long_about, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
+#[command(name = "ib-import", version, about, long_about, after_help = inferbench_cli::EXIT_CODES_HELP)]
 pub struct Args {
     /// The reference run directory (the one holding run-lock.json).
     #[arg(long, value_name = "DIR", env = "IB_IMPORT_FROM")]

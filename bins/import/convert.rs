@@ -10,13 +10,13 @@
 //! timeout or transport error with stream events had a 2xx response head (the reference reads
 //! a stream only from a 2xx, then nulls the status of a timeout), logged as 200.
 use crate::source::{EventBody, Record, Round, RoundArtifact, Source, Terminal};
-use inferbench_schemas::event::{
+use inferbench_contract::event::{
     Envelope, Event, RequestStarted, RequestTerminal, ResponseHead, RoundClosed, RoundReleased, SegmentClosed,
     SegmentOpened, SseEvent,
 };
-use inferbench_schemas::stream::{cap, ERROR_BODY_CAP};
-use inferbench_schemas::vocab::{ErrorKind, Outcome};
-use inferbench_schemas::{CODE_VERSION, FORMAT_VERSION};
+use inferbench_contract::vocab::{ErrorKind, Outcome};
+use inferbench_contract::{CODE_VERSION, FORMAT_VERSION};
+use inferbench_judge::stream::{cap, ERROR_BODY_CAP};
 use std::collections::BTreeMap;
 
 /// The reference's fixed per-request deadline (§5.4).
@@ -274,7 +274,7 @@ pub fn log(source: &Source, origin: &Origin) -> (Vec<Envelope>, Counts) {
             schedule_sha256: origin.schedule_sha256.clone(),
             scheduled_requests: counts.scheduled as u64,
             already_terminal: 0,
-            endpoint_mode: inferbench_schemas::event::IMPORTED.to_string(),
+            endpoint_mode: inferbench_contract::event::IMPORTED.to_string(),
             deadline_ms: REFERENCE_DEADLINE_MS,
             max_event_bytes: 0,
             max_response_bytes: 0,
@@ -324,7 +324,7 @@ pub fn unix_ns(text: &str) -> Option<u64> {
     }
     let digits: String = fraction.chars().chain(std::iter::repeat('0')).take(9).collect();
     let nanos: i64 = digits.parse().ok()?;
-    let days = inferbench_schemas::civil::days_from_civil(year, month, day);
+    let days = inferbench_contract::civil::days_from_civil(year, month, day);
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second;
     u64::try_from(seconds).ok()?.checked_mul(1_000_000_000)?.checked_add(nanos as u64)
 }

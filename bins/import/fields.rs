@@ -23,13 +23,13 @@ impl Problems {
     }
 
     /// The problems as the error a stage reports (exit 3).
-    pub fn into_error(mut self) -> inferbench_schemas::Error {
+    pub fn into_error(mut self) -> inferbench_contract::Error {
         let extra = self.lines.len().saturating_sub(LISTED);
         self.lines.truncate(LISTED);
         if extra > 0 {
             self.lines.push(format!("… and {extra} more"));
         }
-        inferbench_schemas::Error::Invalid(self.lines)
+        inferbench_contract::Error::Invalid(self.lines)
     }
 }
 
@@ -48,7 +48,7 @@ fn describe(value: Option<&Value>) -> String {
         Some(v) => {
             let text = v.to_string();
             if text.len() > 80 {
-                format!("{}…", inferbench_schemas::stream::cap(&text, 80))
+                format!("{}…", inferbench_judge::stream::cap(&text, 80))
             } else {
                 text
             }

@@ -5,17 +5,20 @@ use crate::args::Args;
 use crate::convert::{self, Counts, Origin};
 use crate::source::{self, Source};
 use anyhow::{Context, Result};
-use inferbench_schemas::canonical::{sha256_hex, short_hash};
-use inferbench_schemas::dataset::{self, Dataset, LoadOptions};
-use inferbench_schemas::lock::{
-    self, ImportedFrom, Lock, LockFile, LockSelection, LockTokenizer, ReleaseHash, ReleaseHashConvention,
+use inferbench_contract::canonical::{sha256_hex, short_hash};
+use inferbench_contract::lock::{
+    ImportedFrom, Lock, LockFile, LockSelection, LockTokenizer, ReleaseHash, ReleaseHashConvention,
 };
-use inferbench_schemas::providers::{self, ProviderTable};
-use inferbench_schemas::run::RunDir;
-use inferbench_schemas::spec::Spec;
-use inferbench_schemas::tables::{ScheduleRow, SelectionRow};
-use inferbench_schemas::vocab::TaskFamily;
-use inferbench_schemas::{atomic, event_log, parquet_io, tokenizer, Error, CODE_VERSION, FORMAT_VERSION};
+use inferbench_contract::tables::{ScheduleRow, SelectionRow};
+use inferbench_contract::vocab::TaskFamily;
+use inferbench_contract::{Error, CODE_VERSION, FORMAT_VERSION};
+use inferbench_inputs::dataset::{self, Dataset, LoadOptions};
+use inferbench_inputs::providers::{self, ProviderTable};
+use inferbench_inputs::spec::Spec;
+use inferbench_judge::tokenizer;
+use inferbench_store::lock::{self};
+use inferbench_store::run::RunDir;
+use inferbench_store::{atomic, event_log, parquet_io};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -216,7 +219,7 @@ fn check_inputs(
         ))
         .into());
     }
-    let spec_hash = inferbench_schemas::run::file_sha256(spec_path)?;
+    let spec_hash = inferbench_contract::canonical::file_sha256(spec_path)?;
     if source.lock.input_hashes.get("spec.yaml").is_some_and(|h| *h != spec_hash) {
         notes.push(format!(
             "{} is not the spec the reference run was locked with (the import binds the one given)",
@@ -352,11 +355,11 @@ fn write_run(
     let lock_bytes = atomic::json_bytes(&run.lock(), &file)?;
     let lock_hash = sha256_hex(&lock_bytes);
     parquet_io::write(&run.selection(), selection, &BTreeMap::from([("lock.json".to_string(), lock_hash.clone())]))?;
-    let selection_hash = inferbench_schemas::run::file_sha256(&run.selection())?;
+    let selection_hash = inferbench_contract::canonical::file_sha256(&run.selection())?;
     let schedule_inputs =
         BTreeMap::from([("lock.json".to_string(), lock_hash), ("selection.parquet".to_string(), selection_hash)]);
     parquet_io::write(&run.schedule(), &schedule_rows(source), &schedule_inputs)?;
-    let schedule_sha256 = inferbench_schemas::run::file_sha256(&run.schedule())?;
+    let schedule_sha256 = inferbench_contract::canonical::file_sha256(&run.schedule())?;
 
     let first = source.records.values().min_by_key(|r| r.start_ns);
     let platform: Option<String> = source

@@ -18,5 +18,5 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     let args = args::Args::parse();
-    inferbench_schemas::cli::finish("ib-import", import::run(args))
+    inferbench_cli::finish("ib-import", import::run(args))
 }

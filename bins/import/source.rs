@@ -9,9 +9,9 @@
 //! stream events that do not concatenate to the saved answer, an event whose channel text is
 //! not its payload's), a record the plan does not schedule, or a plan that contradicts itself.
 use crate::fields::{Doc, Problems};
-use inferbench_schemas::timing::deltas;
-use inferbench_schemas::vocab::TaskFamily;
-use inferbench_schemas::{lenient_json, Error, Result};
+use inferbench_contract::vocab::TaskFamily;
+use inferbench_contract::{lenient_json, Error, Result};
+use inferbench_judge::timing::deltas;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -335,7 +335,7 @@ fn read_lock(dir: &Path, p: &mut Problems, copied: &mut BTreeMap<String, Vec<u8>
         input_hashes,
         execution_region: runtime.and_then(|r| r.get("execution_region")).and_then(Value::as_str).map(str::to_string),
         hostname_hash: runtime.and_then(|r| r.get("hostname_hash")).and_then(Value::as_str).map(str::to_string),
-        sha256: inferbench_schemas::canonical::sha256_hex(&bytes),
+        sha256: inferbench_contract::canonical::sha256_hex(&bytes),
     })
 }
 
@@ -371,12 +371,12 @@ fn read_selection(
         if doc.get("benchmark_slug").and_then(Value::as_str) != Some(&lock.benchmark_slug) {
             p.push(format!("{rel}: benchmark_slug: differs from run-lock.json's"));
         }
-        let content_hash = inferbench_schemas::canonical::hash(&value);
+        let content_hash = inferbench_contract::canonical::hash(&value);
         if content_hash != lock.selection_hash {
             p.push(format!(
                 "{rel}: its content hash {}… differs from run-lock.json's selection_hash {}…",
                 &content_hash[..12],
-                inferbench_schemas::canonical::short_hash(&lock.selection_hash)
+                inferbench_contract::canonical::short_hash(&lock.selection_hash)
             ));
         }
     }

@@ -1,6 +1,6 @@
 use clap::Parser;
-use inferbench_schemas::cli::RunArg;
-use inferbench_schemas::rules::RulesArg;
+use inferbench_cli::RulesArg;
+use inferbench_cli::RunArg;
 
 /// Rebuild responses and timings from a run's raw event log (no network).
 ///
@@ -14,7 +14,7 @@ use inferbench_schemas::rules::RulesArg;
 /// inferbench deliberately differs (README "Definitions"); the later stages carry the rules
 /// on, and the report names them.
 #[derive(Debug, Parser)]
-#[command(name = "ib-reconstruct", version, about, long_about, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
+#[command(name = "ib-reconstruct", version, about, long_about, after_help = inferbench_cli::EXIT_CODES_HELP)]
 pub struct Args {
     #[command(flatten)]
     pub run: RunArg,

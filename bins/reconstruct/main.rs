@@ -3,7 +3,7 @@
 //! Reads `events/*.jsonl`; writes `responses.parquet` (one row per request, its final attempt):
 //! reasoning and answer text, TTFO, TTFA, last answer token, E2E, pre-answer reasoning tokens,
 //! visible answer tokens and tokens/s, by the one timing function in
-//! `inferbench_schemas::timing`. Pure: the same log always gives the same bytes.
+//! `inferbench_judge::timing`. Pure: the same log always gives the same bytes.
 mod args;
 mod reconstruct;
 
@@ -15,5 +15,5 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     let args = args::Args::parse();
-    inferbench_schemas::cli::finish("ib-reconstruct", reconstruct::run(args))
+    inferbench_cli::finish("ib-reconstruct", reconstruct::run(args))
 }

@@ -1,15 +1,16 @@
 //! Events → one `ResponseRow` per request.
 use crate::args::Args;
 use anyhow::Result;
-use inferbench_schemas::canonical::short_hash;
-use inferbench_schemas::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SseEvent};
-use inferbench_schemas::lock::Lock;
-use inferbench_schemas::rules::Rules;
-use inferbench_schemas::run::{file_sha256, RunDir};
-use inferbench_schemas::tables::{ResponseRow, ScheduleRow};
-use inferbench_schemas::timing::{self, TimedEvent};
-use inferbench_schemas::vocab::{OperationalOutcome, TaskFamily};
-use inferbench_schemas::{event_log, execution, parquet_io, provenance, Error};
+use inferbench_contract::canonical::file_sha256;
+use inferbench_contract::canonical::short_hash;
+use inferbench_contract::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SseEvent};
+use inferbench_contract::tables::{ResponseRow, ScheduleRow};
+use inferbench_contract::vocab::{OperationalOutcome, TaskFamily};
+use inferbench_contract::Error;
+use inferbench_judge::rules::Rules;
+use inferbench_judge::timing::{self, TimedEvent};
+use inferbench_store::run::RunDir;
+use inferbench_store::{event_log, execution, parquet_io, provenance};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// What replaces a channel's text when the response echoed a credential in it.
@@ -45,9 +46,9 @@ type Judged = (String, u32, (u64, u64), Result<ResponseRow>);
 
 pub fn run(args: Args) -> Result<()> {
     // Built while the log is opened and read, not in the first judge's way.
-    let _ = std::thread::Builder::new().name("tokenizer".into()).spawn(inferbench_schemas::tokenizer::warm);
+    let _ = std::thread::Builder::new().name("tokenizer".into()).spawn(inferbench_judge::tokenizer::warm);
     let run = RunDir::new(args.run);
-    let lock = Lock::read(&run.lock())?;
+    let lock = inferbench_store::lock::read(&run.lock())?;
     let _writer = run.lock_for_writing("ib-reconstruct")?;
     let mut log = if args.read_jsonl {
         event_log::LogReader::open_jsonl(&run, &lock.run_id)?
@@ -74,7 +75,7 @@ pub fn run(args: Args) -> Result<()> {
     // The log is read (and its JSON parsed) on this thread; each attempt is judged (timing,
     // tokenization) on a worker as soon as its terminal event is read. Rows are ordered by
     // their key at the end, so the output does not depend on which worker finished first.
-    let workers = inferbench_schemas::worker_threads();
+    let workers = inferbench_store::worker_threads();
     let (jobs_tx, jobs_rx) = std::sync::mpsc::sync_channel::<Attempt>(QUEUED);
     let jobs_rx = std::sync::Mutex::new(jobs_rx);
     let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Judged>(QUEUED);
@@ -330,7 +331,7 @@ fn read_log(
                 ))
                 .into());
             }
-            imported = opened.endpoint_mode == inferbench_schemas::event::IMPORTED;
+            imported = opened.endpoint_mode == inferbench_contract::event::IMPORTED;
             anchor_ns = i128::from(opened.wall_clock_unix_ns) - i128::from(env.t_ns);
         }
         if let Some(done) = collect(&mut open, env, imported, anchor_ns) {
@@ -428,7 +429,7 @@ fn retry_after_seconds(value: &str, now_unix_ns: i128) -> Option<f64> {
     if !(1..=31).contains(&day) || *h > 23 || *m > 59 || *s > 60 {
         return None;
     }
-    let days = inferbench_schemas::civil::days_from_civil(year, month, day);
+    let days = inferbench_contract::civil::days_from_civil(year, month, day);
     let unix = days * 86_400 + h * 3600 + m * 60 + s;
     Some(unix as f64 - now_unix_ns as f64 / 1e9)
 }

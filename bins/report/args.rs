@@ -1,6 +1,6 @@
 //! Command-line arguments of `ib-report`.
 use clap::Parser;
-use inferbench_schemas::cli::{RunArg, SpecArg};
+use inferbench_cli::{RunArg, SpecArg};
 
 /// Render a run's report.md from its metrics and paired comparisons, and its manifest.json.
 ///
@@ -14,7 +14,7 @@ use inferbench_schemas::cli::{RunArg, SpecArg};
 /// status, and where and when it was fetched (execution region, hashed host name, OS).
 /// Run ib-aggregate first. Both are byte-identical when re-rendered from the same inputs.
 #[derive(Debug, Parser)]
-#[command(name = "ib-report", version = inferbench_schemas::CODE_VERSION, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
+#[command(name = "ib-report", version = inferbench_contract::CODE_VERSION, after_help = inferbench_cli::EXIT_CODES_HELP)]
 pub struct Args {
     #[command(flatten)]
     pub run: RunArg,
@@ -38,6 +38,6 @@ mod tests {
     fn run_is_required_and_spec_has_a_default() {
         assert!(Args::try_parse_from(["ib-report"]).is_err());
         let args = Args::try_parse_from(["ib-report", "--run", "runs/x"]).unwrap();
-        assert_eq!(&*args.spec, Path::new(inferbench_schemas::cli::DEFAULT_SPEC));
+        assert_eq!(&*args.spec, Path::new(inferbench_cli::DEFAULT_SPEC));
     }
 }

@@ -10,10 +10,10 @@ use crate::format::{percent, Table};
 use crate::inputs::label;
 use crate::leaderboard;
 use crate::responses::{Failure, Responses, FAILURES_QUERY};
-use inferbench_schemas::documents::PooledMetrics;
-use inferbench_schemas::providers::ProviderTable;
-use inferbench_schemas::stream::cap;
-use inferbench_schemas::vocab::OperationalOutcome;
+use inferbench_contract::documents::PooledMetrics;
+use inferbench_contract::vocab::OperationalOutcome;
+use inferbench_inputs::providers::ProviderTable;
+use inferbench_judge::stream::cap;
 
 /// A failure class's column heading.
 fn heading(class: OperationalOutcome) -> &'static str {

@@ -2,20 +2,21 @@
 //! match the run's lock, and `metrics.json` and `comparisons.json` were derived from this
 //! lock and from the same files, so the report never mixes two runs or a stale aggregate.
 //! Both documents are read as the types `ib-aggregate` writes them with
-//! (`inferbench_schemas::documents`), so the reader cannot drift from the writer.
+//! (`inferbench_contract::documents`), so the reader cannot drift from the writer.
 use crate::responses::Responses;
-use inferbench_schemas::canonical::sha256_hex;
-use inferbench_schemas::documents::{ComparisonsDocument, MetricsDocument, METRICS_VERSION};
-use inferbench_schemas::lock::Lock;
-use inferbench_schemas::manifest::{Execution, FileEntry};
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::pipeline::Pipeline;
-use inferbench_schemas::providers::ProviderTable;
-use inferbench_schemas::run::RunDir;
-use inferbench_schemas::run::WriterLock;
-use inferbench_schemas::spec::Spec;
-use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
-use inferbench_schemas::{atomic, execution, provenance, Error};
+use inferbench_contract::canonical::sha256_hex;
+use inferbench_contract::documents::{ComparisonsDocument, MetricsDocument, METRICS_VERSION};
+use inferbench_contract::lock::Lock;
+use inferbench_contract::manifest::{Execution, FileEntry};
+use inferbench_contract::tables::{EvaluationRow, ResponseRow, ScheduleRow};
+use inferbench_contract::Error;
+use inferbench_inputs::providers::ProviderTable;
+use inferbench_inputs::spec::Spec;
+use inferbench_store::parquet_io;
+use inferbench_store::pipeline::Pipeline;
+use inferbench_store::run::RunDir;
+use inferbench_store::run::WriterLock;
+use inferbench_store::{atomic, execution, provenance};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;

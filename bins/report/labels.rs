@@ -87,7 +87,7 @@ mod tests {
 
     #[test]
     fn every_required_column_of_the_reference_spec_has_a_readable_heading() {
-        for column in inferbench_schemas::spec::METRIC_COLUMNS {
+        for column in inferbench_inputs::spec::METRIC_COLUMNS {
             let h = heading(column);
             assert_ne!(h, *column, "{column} has no heading");
             assert!(!h.contains('_'), "{h}");

@@ -3,8 +3,8 @@
 //! so an unranked provider stays visible with the reasons it was not ranked.
 use crate::format::{figure, percent, Table};
 use crate::inputs::label;
-use inferbench_schemas::documents::{GroupMetrics, PooledMetrics};
-use inferbench_schemas::providers::ProviderTable;
+use inferbench_contract::documents::{GroupMetrics, PooledMetrics};
+use inferbench_inputs::providers::ProviderTable;
 use std::cmp::Ordering;
 
 pub const HEADERS: [&str; 10] = [

@@ -29,5 +29,5 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let args = args::Args::parse();
-    inferbench_schemas::cli::finish("ib-report", report::run(args))
+    inferbench_cli::finish("ib-report", report::run(args))
 }

@@ -4,12 +4,13 @@
 //! report, so the inventory covers everything; deterministic for the same run directory.
 use crate::inputs::ReportInputs;
 use anyhow::Context;
-use inferbench_schemas::canonical::{hex, sha256_hex};
-use inferbench_schemas::manifest::{FileEntry, Manifest};
-use inferbench_schemas::provenance::{self, Current};
-use inferbench_schemas::run::RunDir;
-use inferbench_schemas::tables::EventRow;
-use inferbench_schemas::{parquet_io, CODE_VERSION, FORMAT_VERSION};
+use inferbench_contract::canonical::{hex, sha256_hex};
+use inferbench_contract::manifest::{FileEntry, Manifest};
+use inferbench_contract::tables::EventRow;
+use inferbench_contract::{CODE_VERSION, FORMAT_VERSION};
+use inferbench_store::parquet_io;
+use inferbench_store::provenance::{self, Current};
+use inferbench_store::run::RunDir;
 use std::collections::BTreeMap;
 use std::path::Path;
 

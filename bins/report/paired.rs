@@ -1,8 +1,8 @@
 //! The paired comparisons: fastest-provider wins and pairwise E2E differences, as
 //! `ib-aggregate` computed them over the run's paired rounds.
 use crate::format::{coverage, figure, fixed, percent, Table};
-use inferbench_schemas::documents::{ComparisonsDocument, PairRow};
-use inferbench_schemas::providers::ProviderTable;
+use inferbench_contract::documents::{ComparisonsDocument, PairRow};
+use inferbench_inputs::providers::ProviderTable;
 
 const INTRO: &str = "Every round sent the same item to every provider at once, so a per-round \
 difference compares providers under the same conditions. Every provider takes part unless its model or \

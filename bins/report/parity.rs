@@ -4,14 +4,14 @@
 //! reference's is one those deviations explain. A difference no deviation explains is named
 //! as unexplained: it is a bug in one of the two, and the report says so rather than hide it.
 use crate::inputs::label;
-use inferbench_schemas::documents::{ComparisonsDocument, MetricsDocument};
-use inferbench_schemas::lock::ImportedFrom;
-use inferbench_schemas::providers::ProviderTable;
-use inferbench_schemas::rules::Rules;
-use inferbench_schemas::run::RunDir;
-use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
-use inferbench_schemas::vocab::{ErrorKind, Outcome};
-use inferbench_schemas::Error;
+use inferbench_contract::documents::{ComparisonsDocument, MetricsDocument};
+use inferbench_contract::lock::ImportedFrom;
+use inferbench_contract::tables::{EvaluationRow, ResponseRow};
+use inferbench_contract::vocab::{ErrorKind, Outcome};
+use inferbench_contract::Error;
+use inferbench_inputs::providers::ProviderTable;
+use inferbench_judge::rules::Rules;
+use inferbench_store::run::RunDir;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -105,7 +105,7 @@ fn read_jsonl(path: &Path) -> anyhow::Result<Vec<Value>> {
     for (i, line) in String::from_utf8_lossy(&bytes).lines().enumerate() {
         let value = serde_json::from_str(line)
             .ok()
-            .or_else(|| inferbench_schemas::lenient_json::parse(line))
+            .or_else(|| inferbench_contract::lenient_json::parse(line))
             .ok_or_else(|| Error::bad(format!("{}:{}: not valid JSON", path.display(), i + 1)))?;
         out.push(value);
     }
@@ -221,7 +221,7 @@ pub fn compare(
             None => parity.unexplained.push(id.to_string()),
         }
     }
-    let reference_failures = inferbench_schemas::reference_records::paired_check_failures(run)?;
+    let reference_failures = inferbench_inputs::reference_records::paired_check_failures(&run.reference_records())?;
     provider_deviations(&mut parity, metrics, comparisons, reference_failures.as_ref(), &mut deviating);
     let sfx = match from.attempt {
         Some(n) => format!("-attempt-{n}"),
@@ -235,8 +235,8 @@ pub fn compare(
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
             .is_some_and(|m| m.get("kind").and_then(Value::as_str) == Some("full"));
     if full_manifest_is_full && reference_metrics.is_file() && reference_paired.is_file() {
-        let theirs_m: Value = inferbench_schemas::atomic::read_json(&reference_metrics)?;
-        let theirs_c: Value = inferbench_schemas::atomic::read_json(&reference_paired)?;
+        let theirs_m: Value = inferbench_store::atomic::read_json(&reference_metrics)?;
+        let theirs_c: Value = inferbench_store::atomic::read_json(&reference_paired)?;
         let ours_m = serde_json::to_value(metrics)?;
         let ours_c = serde_json::to_value(comparisons)?;
         parity.figures = Some(figures(&ours_m, &theirs_m, &ours_c, &theirs_c, &deviating));

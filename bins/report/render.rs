@@ -104,7 +104,7 @@ fn how_it_ran(inputs: &ReportInputs) -> String {
     let e = &inputs.execution;
     let against = match e.endpoint_mode.as_deref() {
         Some("simulated") => "simulated providers (ib-sim on this machine), not the real endpoints",
-        Some(inferbench_schemas::event::IMPORTED) => {
+        Some(inferbench_contract::event::IMPORTED) => {
             "the endpoints the reference runner reached (this run was imported from its records by ib-import; \
              nothing was sent again)"
         }
@@ -143,7 +143,7 @@ fn provenance(inputs: &ReportInputs) -> Vec<String> {
     let mut lines = vec![
         "## Provenance".to_string(),
         String::new(),
-        format!("- Report code version: `{}`.", inferbench_schemas::CODE_VERSION),
+        format!("- Report code version: `{}`.", inferbench_contract::CODE_VERSION),
         format!("- Metrics code version: `{}`.", inputs.metrics.provenance.code_version),
         format!("- Run created by code version `{}`.", lock.code_version),
         "- Report inputs (SHA-256):".to_string(),
@@ -167,7 +167,7 @@ fn provenance(inputs: &ReportInputs) -> Vec<String> {
     ]);
     if let Some(parity) = &inputs.parity {
         lines.extend(crate::parity::lines(parity, &inputs.table));
-    } else if inferbench_schemas::rules::Rules::of(&inputs.metrics.provenance.inputs).is_reference() {
+    } else if inferbench_judge::rules::Rules::of(&inputs.metrics.provenance.inputs).is_reference() {
         lines.push("- Scored under the reference's rules (`--rules reference`).".to_string());
     }
     lines

@@ -3,10 +3,10 @@
 //! then write `report.md` and `report.html` atomically.
 use crate::args::Args;
 use crate::{inputs, render};
-use inferbench_schemas::atomic;
-use inferbench_schemas::canonical::sha256_hex;
-use inferbench_schemas::manifest::FileEntry;
-use inferbench_schemas::pipeline::Pipeline;
+use inferbench_contract::canonical::sha256_hex;
+use inferbench_contract::manifest::FileEntry;
+use inferbench_store::atomic;
+use inferbench_store::pipeline::Pipeline;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let pipeline = Pipeline::open(&args.run, &args.spec)?;
@@ -53,10 +53,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use crate::sample;
-    use inferbench_schemas::cli::{exit_for, Exit};
-    use inferbench_schemas::parquet_io;
-    use inferbench_schemas::run::file_sha256;
-    use inferbench_schemas::tables::{ResponseRow, ScheduleRow};
+    use inferbench_cli::{exit_for, Exit};
+    use inferbench_contract::canonical::file_sha256;
+    use inferbench_contract::tables::{ResponseRow, ScheduleRow};
+    use inferbench_store::parquet_io;
     use serde_json::Value;
     use std::collections::BTreeMap;
     use std::path::Path;
@@ -64,13 +64,13 @@ mod tests {
     /// A run directory holding the sample's metrics and comparisons, locked to the bundled
     /// spec, with the provenance chain intact. Providers a, b, c are renamed to bundled ones.
     fn write_run(dir: &Path) {
-        let spec = inferbench_schemas::spec::Spec::load(&sample::bundled_spec_path()).unwrap();
+        let spec = inferbench_inputs::spec::Spec::load(&sample::bundled_spec_path()).unwrap();
         let mut lock = sample::lock();
         lock.inputs = BTreeMap::from([
             ("spec.yaml".to_string(), file_sha256(&sample::bundled_spec_path()).unwrap()),
             ("providers.yaml".to_string(), file_sha256(&spec.providers_path).unwrap()),
         ]);
-        let table = inferbench_schemas::providers::ProviderTable::load(&spec.providers_path, &spec).unwrap();
+        let table = inferbench_inputs::providers::ProviderTable::load(&spec.providers_path, &spec).unwrap();
         lock.providers = table.names();
         atomic::write_json(&dir.join("lock.json"), &lock).unwrap();
         let lock_hash = file_sha256(&dir.join("lock.json")).unwrap();

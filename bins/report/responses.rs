@@ -8,9 +8,9 @@
 //! fit in 40 MB) plus the first [`FAILURE_LOG_CAP`] failures in the order they ran. Memory is
 //! bounded by the batch and by those, never by the table's text.
 #[cfg(test)]
-use inferbench_schemas::tables::ResponseRow;
-use inferbench_schemas::vocab::{ErrorKind, OperationalOutcome, TaskFamily};
-use inferbench_schemas::Error;
+use inferbench_contract::tables::ResponseRow;
+use inferbench_contract::vocab::{ErrorKind, OperationalOutcome, TaskFamily};
+use inferbench_contract::Error;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
 use serde::Deserialize;
@@ -174,7 +174,7 @@ impl Responses {
             return;
         }
         let message = r.error_message.unwrap_or_default();
-        let kept = inferbench_schemas::stream::cap(&message, MESSAGE_KEPT).to_string();
+        let kept = inferbench_judge::stream::cap(&message, MESSAGE_KEPT).to_string();
         self.heap.push(Failure {
             round_index: r.round_index,
             started_t_ns: r.started_t_ns,

@@ -6,10 +6,10 @@ use crate::format::{self, column, coverage, fixed, Table, UNAVAILABLE};
 use crate::inputs::label;
 use crate::labels::{self, Group};
 use crate::leaderboard;
-use inferbench_schemas::documents::{Cost, GroupMetrics, PooledMetrics, Summary};
-use inferbench_schemas::providers::ProviderTable;
+use inferbench_contract::documents::{Cost, GroupMetrics, PooledMetrics, Summary};
+use inferbench_inputs::providers::ProviderTable;
 
-const CONTRACT_FAMILY: &str = inferbench_schemas::vocab::TaskFamily::ContractTermsExtraction.as_str();
+const CONTRACT_FAMILY: &str = inferbench_contract::vocab::TaskFamily::ContractTermsExtraction.as_str();
 
 const POOLED_NOTE: &str = "Pooled percentiles are computed directly over the concatenated samples \
 of all task families, not averaged from the family percentiles. Pooling is balanced when every \

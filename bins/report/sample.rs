@@ -1,14 +1,14 @@
 //! Test inputs: three providers with hand-picked figures. `b` is ranked first (E2E p99
 //! 3,228.8 ms, 95.83% success), `a` second, and `c` is faster but ineligible for its failures.
 use crate::inputs::ReportInputs;
-use inferbench_schemas::documents::{
+use inferbench_contract::documents::{
     ComparisonsDocument, Cost, EligibilityPolicy, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics,
     MetricSummaries, MetricsDocument, PairRow, PercentileValue, Percentiles, PooledMetrics, PriceUsd, Provenance,
     ProviderEligibility, RateDetail, StreamDiagnostics, Summary, Usage, WinRow, METRICS_VERSION,
 };
-use inferbench_schemas::lock::{Lock, LockSelection, LockTokenizer};
-use inferbench_schemas::providers::ProviderTable;
-use inferbench_schemas::spec::Spec;
+use inferbench_contract::lock::{Lock, LockSelection, LockTokenizer};
+use inferbench_inputs::providers::ProviderTable;
+use inferbench_inputs::spec::Spec;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -309,7 +309,7 @@ pub fn inputs() -> ReportInputs {
         scheduled_requests: 1800,
         responses: crate::responses::Responses::default(),
         files: BTreeMap::new(),
-        execution: inferbench_schemas::manifest::Execution {
+        execution: inferbench_contract::manifest::Execution {
             segments: Vec::new(),
             wall_clock_period: None,
             clock: "CLOCK_MONOTONIC".into(),

@@ -4,8 +4,8 @@
 use crate::format::{coverage, figure, fixed, Table, UNAVAILABLE};
 use crate::inputs::label;
 use crate::leaderboard;
-use inferbench_schemas::documents::PooledMetrics;
-use inferbench_schemas::providers::ProviderTable;
+use inferbench_contract::documents::PooledMetrics;
+use inferbench_inputs::providers::ProviderTable;
 use std::cmp::Ordering;
 
 pub const HEADERS: [&str; 9] = [

@@ -1,5 +1,5 @@
 use clap::Parser;
-use inferbench_schemas::cli::{RunArg, SpecArg};
+use inferbench_cli::{RunArg, SpecArg};
 
 /// Build the paired-round schedule of a locked run.
 ///
@@ -7,7 +7,7 @@ use inferbench_schemas::cli::{RunArg, SpecArg};
 /// against the lock); writes RUN/schedule.parquet: one row per request, in round order and,
 /// within a round, launch order.
 #[derive(Debug, Parser)]
-#[command(name = "ib-schedule", version, about, long_about, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
+#[command(name = "ib-schedule", version, about, long_about, after_help = inferbench_cli::EXIT_CODES_HELP)]
 pub struct Args {
     #[command(flatten)]
     pub run: RunArg,

@@ -12,5 +12,5 @@ use clap::Parser;
 
 fn main() -> std::process::ExitCode {
     let args = args::Args::parse();
-    inferbench_schemas::cli::finish("ib-schedule", schedule::run(args))
+    inferbench_cli::finish("ib-schedule", schedule::run(args))
 }

@@ -1,8 +1,8 @@
 //! Paired rounds (reference runner §6.2). Round `r` takes the `r / F`-th selected item of
 //! family `r mod F`; its launch order is the provider list rotated left by `r mod P`; ids are
 //! `round-`/`req-` plus the first 24 hex digits of a SHA-256 over the round's content.
-use inferbench_schemas::tables::ScheduleRow;
-use inferbench_schemas::vocab::TaskFamily;
+use inferbench_contract::tables::ScheduleRow;
+use inferbench_contract::vocab::TaskFamily;
 use sha2::{Digest, Sha256};
 
 /// `0` is the reference's attempt identity of a full run; the ids match its full runs.

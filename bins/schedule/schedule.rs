@@ -2,11 +2,11 @@
 use crate::args::Args;
 use crate::rounds;
 use anyhow::{bail, Result};
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::pipeline::Pipeline;
-use inferbench_schemas::run::file_sha256;
-use inferbench_schemas::tables::SelectionRow;
-use inferbench_schemas::vocab::TaskFamily;
+use inferbench_contract::canonical::file_sha256;
+use inferbench_contract::tables::SelectionRow;
+use inferbench_contract::vocab::TaskFamily;
+use inferbench_store::parquet_io;
+use inferbench_store::pipeline::Pipeline;
 use std::collections::BTreeMap;
 
 pub fn run(args: Args) -> Result<()> {

@@ -1,6 +1,6 @@
 use clap::{CommandFactory, Parser, ValueEnum};
-use inferbench_schemas::cli::{DatasetArg, RunArg, SpecArg};
-use inferbench_schemas::lock::ReleaseHashConvention;
+use inferbench_cli::{DatasetArg, RunArg, SpecArg};
+use inferbench_contract::lock::ReleaseHashConvention;
 use std::path::PathBuf;
 
 /// Validate inputs, select items deterministically, and lock a new run.
@@ -25,7 +25,7 @@ use std::path::PathBuf;
 /// elsewhere) computes its hash instead, and so selects exactly the reference's items in the
 /// reference's order.
 #[derive(Debug, Parser)]
-#[command(name = "ib-select", version, about, long_about, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
+#[command(name = "ib-select", version, about, long_about, after_help = inferbench_cli::EXIT_CODES_HELP)]
 // --run is the one shared flag a listing does without; clap still requires it otherwise.
 #[command(mut_arg("run", |arg| arg.required(false).required_unless_present("list_inputs")))]
 pub struct Args {

@@ -14,5 +14,5 @@ use clap::Parser;
 
 fn main() -> std::process::ExitCode {
     let args = args::Args::parse().checked().unwrap_or_else(|e| e.exit());
-    inferbench_schemas::cli::finish("ib-select", select::run(args))
+    inferbench_cli::finish("ib-select", select::run(args))
 }

@@ -2,12 +2,13 @@
 //! asks for (seed-runner.md §3.3): inferbench's logical names, or the reference runner's path
 //! strings, from its standard layout or from one of its run locks.
 use crate::args::ReleaseHash as Choice;
-use inferbench_schemas::canonical::short_hash;
-use inferbench_schemas::dataset::{self, Dataset};
-use inferbench_schemas::lock::{ReleaseHash, ReleaseHashConvention};
-use inferbench_schemas::run::file_sha256;
-use inferbench_schemas::spec::Spec;
-use inferbench_schemas::{atomic, Error, Result};
+use inferbench_contract::canonical::file_sha256;
+use inferbench_contract::canonical::short_hash;
+use inferbench_contract::lock::{ReleaseHash, ReleaseHashConvention};
+use inferbench_contract::{Error, Result};
+use inferbench_inputs::dataset::{self, Dataset};
+use inferbench_inputs::spec::Spec;
+use inferbench_store::atomic;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -98,7 +99,7 @@ fn is_sha256(text: &str) -> bool {
 mod tests {
     use super::*;
     use crate::selection;
-    use inferbench_schemas::dataset::LoadOptions;
+    use inferbench_inputs::dataset::LoadOptions;
     use std::path::PathBuf;
 
     fn fixture(rel: &str) -> PathBuf {

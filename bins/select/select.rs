@@ -2,12 +2,15 @@
 use crate::args::Args;
 use crate::selection::{self, ALGORITHM_VERSION};
 use anyhow::{Context, Result};
-use inferbench_schemas::dataset::{self, LoadOptions};
-use inferbench_schemas::lock::{self, Lock, LockFile, LockSelection, LockTokenizer, ReleaseHashConvention};
-use inferbench_schemas::providers::{self, ProviderTable};
-use inferbench_schemas::run::RunDir;
-use inferbench_schemas::spec::Spec;
-use inferbench_schemas::{atomic, canonical, parquet_io, tokenizer, Error, CODE_VERSION, FORMAT_VERSION};
+use inferbench_contract::lock::{Lock, LockFile, LockSelection, LockTokenizer, ReleaseHashConvention};
+use inferbench_contract::{canonical, Error, CODE_VERSION, FORMAT_VERSION};
+use inferbench_inputs::dataset::{self, LoadOptions};
+use inferbench_inputs::providers::{self, ProviderTable};
+use inferbench_inputs::spec::Spec;
+use inferbench_judge::tokenizer;
+use inferbench_store::lock::{self};
+use inferbench_store::run::RunDir;
+use inferbench_store::{atomic, parquet_io};
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -120,7 +123,7 @@ pub fn run(args: Args) -> Result<()> {
 /// An existing run: unchanged inputs are a no-op; anything else is refused by name.
 fn compare_with_existing(run_dir: &RunDir, file: &LockFile) -> Result<()> {
     let LockFile { lock, release_hash } = file;
-    let existing_file = LockFile::read(&run_dir.lock())?;
+    let existing_file = inferbench_store::lock::read_file(&run_dir.lock())?;
     let existing = &existing_file.lock;
     existing.verify(&lock.inputs)?;
     let mut differences = Vec::new();

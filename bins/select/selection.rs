@@ -3,9 +3,9 @@
 //! big-endian integer; the family's ids sorted by code point are shuffled with CPython's
 //! `random.Random(seed).shuffle`; the first N are selected.
 use crate::cpython_random::{big_endian_to_decimal, Mt19937};
-use inferbench_schemas::dataset::Dataset;
-use inferbench_schemas::tables::SelectionRow;
-use inferbench_schemas::vocab::TaskFamily;
+use inferbench_contract::tables::SelectionRow;
+use inferbench_contract::vocab::TaskFamily;
+use inferbench_inputs::dataset::Dataset;
 use sha2::{Digest, Sha256};
 
 /// The reference runner's schedule algorithm version; part of every seed and id.
@@ -40,7 +40,7 @@ pub fn select(
         let items = &dataset.items[family.as_str()];
         let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
         // By id: a family of 100,000 items cannot afford a scan per selected item.
-        let by_id: std::collections::HashMap<&str, &inferbench_schemas::dataset::Item> =
+        let by_id: std::collections::HashMap<&str, &inferbench_inputs::dataset::Item> =
             items.iter().map(|i| (i.id.as_str(), i)).collect();
         let seed = family_seed(slug, release_hash, family.as_str());
         seeds.push((family.to_string(), big_endian_to_decimal(&seed)));
@@ -123,7 +123,7 @@ mod tests {
     /// release hashes: first five positions, position 199 and the last position.
     #[test]
     fn further_cpython_vectors_for_other_release_hashes() {
-        let inferbench = inferbench_schemas::canonical::sha256_hex(b"inferbench");
+        let inferbench = inferbench_contract::canonical::sha256_hex(b"inferbench");
         let cases: [(&str, &str, usize, [usize; 5], usize, usize); 6] = [
             (&inferbench, "meeting-notes-lookup", 237, [125, 96, 143, 200, 25], 71, 86),
             (&inferbench, "ticket-triage", 244, [226, 140, 206, 231, 229], 135, 73),

@@ -3,7 +3,7 @@
 //! `invalid_result`), split into real o200k_base tokens for streaming.
 use crate::dataset::{contract_fields, Dataset, FieldKind, Gold, Item, AGREEMENT_TYPES, CATEGORIES, PRIORITIES};
 use crate::rng::SplitMix64;
-use inferbench_schemas::tokenizer;
+use inferbench_judge::tokenizer;
 use serde_json::Value;
 
 /// The answer to a prompt that is not in the dataset: schema-valid for the meeting family,
@@ -226,7 +226,8 @@ pub fn for_split_utf8(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::dataset::fixtures;
-    use inferbench_schemas::dataset::{is_iso_date, CONTRACT_FIELDS};
+    use inferbench_contract::family::CONTRACT_FIELDS;
+    use inferbench_inputs::dataset::is_iso_date;
     use serde_json::Map;
 
     fn ds() -> Dataset {

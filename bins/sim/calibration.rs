@@ -14,7 +14,7 @@ use crate::draw::Drawer;
 use crate::profile::{Fault, Profile, Profiles, Sampling};
 use crate::rng::SplitMix64;
 use crate::schedule::{schedule, Kind};
-use inferbench_schemas::tokenizer;
+use inferbench_judge::tokenizer;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -560,8 +560,8 @@ fn fit(p0: &Profile, sampling: Sampling, answers: &[Vec<String>; 3]) -> String {
 /// every provider of the table has a profile under its slug.
 #[test]
 fn default_profiles_answer_the_usage_the_provider_table_asks_for() {
-    use inferbench_schemas::providers::{slug, ProviderTable};
-    use inferbench_schemas::spec::Spec;
+    use inferbench_inputs::providers::{slug, ProviderTable};
+    use inferbench_inputs::spec::Spec;
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let spec = Spec::load(&repo.join("pipelines/micro-single-task/spec.yaml")).unwrap();
     let table = ProviderTable::load(&spec.providers_path, &spec).unwrap();

@@ -10,7 +10,7 @@
 //! SHA-256 of each value and the names of the fields that carried them.
 use crate::answer::Chunks;
 use axum::http::HeaderMap;
-use inferbench_schemas::tokenizer;
+use inferbench_judge::tokenizer;
 use serde::Serialize;
 
 /// Request headers that carry no credential: RFC 9110/9111/9112 request fields, the fetch
@@ -120,7 +120,7 @@ impl Echo {
     pub fn log(&self) -> EchoLog {
         EchoLog {
             headers: self.headers.clone(),
-            sha256: self.values.iter().map(|v| inferbench_schemas::canonical::sha256_hex(v.as_bytes())).collect(),
+            sha256: self.values.iter().map(|v| inferbench_contract::canonical::sha256_hex(v.as_bytes())).collect(),
             fields: if self.is_empty() { Vec::new() } else { FIELDS.to_vec() },
         }
     }
@@ -242,7 +242,7 @@ mod tests {
         let e = Echo { headers: vec!["authorization".into()], values: vec!["sk-test-1234".into()] };
         let log = serde_json::to_string(&e.log()).unwrap();
         assert!(!log.contains("sk-test-1234"), "{log}");
-        assert!(log.contains(&inferbench_schemas::canonical::sha256_hex(b"sk-test-1234")));
+        assert!(log.contains(&inferbench_contract::canonical::sha256_hex(b"sk-test-1234")));
         assert_eq!(e.log().fields.len(), FIELDS.len());
         assert!(Echo::default().log().fields.is_empty());
     }

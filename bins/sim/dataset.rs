@@ -2,13 +2,14 @@
 //! exactly the datasets the pipeline accepts), plus what only the simulator needs: each
 //! item's gold in a typed form (to answer it right or plausibly wrong) and a lookup by user
 //! prompt (to recognise a request).
-use inferbench_schemas::dataset::{self as contract, LoadOptions};
-use inferbench_schemas::spec::Spec;
+use inferbench_contract::family;
+use inferbench_inputs::dataset::{self as contract, LoadOptions};
+use inferbench_inputs::spec::Spec;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
 
-pub use contract::{AGREEMENT_TYPES, TICKET_CATEGORIES as CATEGORIES, TICKET_PRIORITIES as PRIORITIES};
+pub use family::{AGREEMENT_TYPES, TICKET_CATEGORIES as CATEGORIES, TICKET_PRIORITIES as PRIORITIES};
 
 /// How a wrong contract value is made, by field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +23,7 @@ pub enum FieldKind {
 /// The contract fields in the order the model is asked to emit them (the contract's order),
 /// with their kind.
 pub fn contract_fields() -> impl Iterator<Item = (&'static str, FieldKind)> {
-    contract::CONTRACT_FIELDS.into_iter().map(|name| {
+    family::CONTRACT_FIELDS.into_iter().map(|name| {
         let kind = match name {
             "agreement_type" => FieldKind::AgreementType,
             "effective_date" | "initial_term_end_date" => FieldKind::Date,
@@ -82,7 +83,7 @@ pub struct Dataset {
 impl Dataset {
     /// Loads `dir` with the contract's loader against `spec`. A sample smaller than the
     /// spec's counts is accepted, as with `--sample` in the pipeline.
-    pub fn load(dir: &Path, spec: &Spec) -> inferbench_schemas::Result<Dataset> {
+    pub fn load(dir: &Path, spec: &Spec) -> inferbench_contract::Result<Dataset> {
         let ds = contract::load(dir, spec, LoadOptions { sample: true })?;
         Ok(Dataset::from_items(ds.items.values().flatten()))
     }
@@ -119,7 +120,7 @@ pub mod fixtures {
     //! directly (the contract's loader and its validation are tested in the contract crate
     //! and by [`super::tests`] on the real sample).
     use super::Dataset;
-    use inferbench_schemas::dataset::Item;
+    use inferbench_inputs::dataset::Item;
     use serde_json::{json, Value};
 
     fn item(id: &str, family: &str, user: &str, gold: Value, aliases: &[&str]) -> Item {
@@ -178,7 +179,7 @@ pub mod fixtures {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_schemas::Error;
+    use inferbench_contract::Error;
     use std::path::PathBuf;
 
     fn repo() -> PathBuf {
@@ -214,7 +215,7 @@ mod tests {
             panic!()
         };
         let keys: Vec<&str> = c.keys().map(String::as_str).collect();
-        assert_eq!(keys, contract::CONTRACT_FIELDS);
+        assert_eq!(keys, family::CONTRACT_FIELDS);
     }
 
     /// The simulator's own validation accepted year 0; the contract refuses it, and so now
@@ -233,8 +234,8 @@ mod tests {
         let err = Dataset::load(dir.path(), &spec()).unwrap_err();
         assert!(matches!(err, Error::Invalid(_)), "{err}");
         assert!(err.to_string().contains("gold.effective_date"), "{err}");
-        let exit = inferbench_schemas::cli::exit_for(&anyhow::Error::new(err));
-        assert_eq!(exit, inferbench_schemas::cli::Exit::BadInput);
+        let exit = inferbench_cli::exit_for(&anyhow::Error::new(err));
+        assert_eq!(exit, inferbench_cli::Exit::BadInput);
     }
 
     #[test]

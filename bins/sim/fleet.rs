@@ -14,7 +14,7 @@
 //!   client and the simulator take (the measurement); otherwise narrow distributions
 //!   around a 300 ms first token and 200 tokens/s, spread a little per provider.
 use anyhow::{bail, Context, Result};
-use inferbench_schemas::atomic;
+use inferbench_store::atomic;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -141,7 +141,7 @@ fn profiles_yaml(n: usize, zero_latency: bool) -> String {
 mod tests {
     use super::*;
     use crate::profile::Profiles;
-    use inferbench_schemas::providers::{slug, ProviderTable};
+    use inferbench_inputs::providers::{slug, ProviderTable};
 
     #[test]
     fn a_fleet_is_a_valid_pipeline_of_n_providers() {
@@ -158,7 +158,7 @@ mod tests {
         assert_eq!(profiles.time_scale, 0.0);
         assert_eq!(profiles.providers.len(), 25);
         // The sized spec loads, with its table, as every stage loads it.
-        let spec = inferbench_schemas::spec::Spec::load(&fleet.out.join("spec.yaml")).unwrap();
+        let spec = inferbench_inputs::spec::Spec::load(&fleet.out.join("spec.yaml")).unwrap();
         let table = ProviderTable::of_spec(&spec).unwrap();
         assert_eq!(table.providers.len(), 25);
         for p in &table.providers {

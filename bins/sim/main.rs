@@ -32,8 +32,10 @@ mod calibration;
 
 use anyhow::Context;
 use clap::Parser;
-use inferbench_schemas::spec::Spec;
-use inferbench_schemas::{atomic, cli, Error};
+use inferbench_cli as cli;
+use inferbench_contract::Error;
+use inferbench_inputs::spec::Spec;
+use inferbench_store::atomic;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -97,7 +99,7 @@ enum Command {
     },
 }
 
-/// Exit codes are the contract's (`inferbench_schemas::cli`): 0 ok, 1 failure, 2 usage
+/// Exit codes are the contract's (`inferbench_cli`): 0 ok, 1 failure, 2 usage
 /// (clap), 3 bad input (profiles, time scale, spec contents, dataset).
 fn main() -> ExitCode {
     cli::finish("ib-sim", run(Args::parse()))
@@ -181,7 +183,7 @@ async fn shutdown_signal() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_schemas::cli::{exit_for, Exit};
+    use inferbench_cli::{exit_for, Exit};
     use std::path::Path;
 
     #[test]

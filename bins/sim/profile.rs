@@ -4,7 +4,7 @@
 pub use crate::fault::{Fault, Faults};
 use crate::rng::normal_quantile;
 pub use crate::wire::LineEnding;
-use inferbench_schemas::providers::slug;
+use inferbench_inputs::providers::slug;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -36,9 +36,9 @@ impl fmt::Display for ProfileError {
 impl std::error::Error for ProfileError {}
 
 /// A bad profile file is bad input of the contract (exit code 3 through `cli::finish`).
-impl From<ProfileError> for inferbench_schemas::Error {
+impl From<ProfileError> for inferbench_contract::Error {
     fn from(e: ProfileError) -> Self {
-        inferbench_schemas::Error::BadInput(e.to_string())
+        inferbench_contract::Error::BadInput(e.to_string())
     }
 }
 
@@ -419,7 +419,7 @@ providers:
         let name = "\u{212A}elvin.AI";
         let p = parse(&MINIMAL.replace("Z.AI:", "\"\\u212Aelvin.AI\":")).unwrap();
         let routes: Vec<&str> = p.providers.keys().map(String::as_str).collect();
-        assert_eq!(routes, [inferbench_schemas::providers::slug(name).as_str()]);
+        assert_eq!(routes, [inferbench_inputs::providers::slug(name).as_str()]);
         assert_eq!(routes, ["elvin-ai"]);
         assert_eq!(p.providers["elvin-ai"].slug, "elvin-ai");
     }

@@ -396,7 +396,7 @@ async fn usage_is_sent_if_and_only_if_asked_unless_the_provider_ignores_it() {
 #[tokio::test]
 async fn the_route_is_the_contract_slug() {
     let sim = start().await;
-    let route = inferbench_schemas::providers::slug("\u{212A}elvin");
+    let route = inferbench_inputs::providers::slug("\u{212A}elvin");
     assert_eq!(route, "elvin");
     let r = send(sim.addr, &format!("/{route}/v1/chat/completions"), &chat_body(TICKET)).await;
     assert!(r.head.starts_with("HTTP/1.1 200"), "{}", r.head);

@@ -1,7 +1,7 @@
 //! The hostile faults over a real socket: exactly what reaches the client.
 use super::*;
 use crate::{credential, wire};
-use inferbench_schemas::canonical::sha256_hex;
+use inferbench_contract::canonical::sha256_hex;
 
 fn path(provider: &str) -> String {
     format!("/{provider}/v1/chat/completions")

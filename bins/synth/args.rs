@@ -1,5 +1,5 @@
 use clap::Parser;
-use inferbench_schemas::cli::{DatasetArg, RunArg, SpecArg};
+use inferbench_cli::{DatasetArg, RunArg, SpecArg};
 use std::path::PathBuf;
 
 /// Write the event log of a scheduled run without a network, for benchmarks.
@@ -15,7 +15,7 @@ use std::path::PathBuf;
 /// 1,000 requests of a provider so a run holds each class's share to within a request per
 /// block. The same inputs and seed always write the same bytes.
 #[derive(Debug, Parser)]
-#[command(name = "ib-synth", version, about, long_about, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
+#[command(name = "ib-synth", version, about, long_about, after_help = inferbench_cli::EXIT_CODES_HELP)]
 pub struct Args {
     #[command(flatten)]
     pub run: RunArg,

@@ -34,5 +34,5 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     let args = args::Args::parse();
-    inferbench_schemas::cli::finish("ib-synth", synth::run(args))
+    inferbench_cli::finish("ib-synth", synth::run(args))
 }

@@ -13,8 +13,8 @@ use crate::answer::Chunks;
 use crate::profiles::Shape;
 use crate::rng::{normal_quantile, SplitMix64};
 use crate::shares::Class;
-use inferbench_schemas::event::{ErrorKind, Event, Outcome, RequestTerminal, ResponseHead, SseEvent};
-use inferbench_schemas::stream::{Judge, Payload, StreamEnd};
+use inferbench_contract::event::{ErrorKind, Event, Outcome, RequestTerminal, ResponseHead, SseEvent};
+use inferbench_judge::stream::{Judge, Payload, StreamEnd};
 use std::collections::BTreeMap;
 
 /// What `ib-fetch` logs when the server drops a chunked body.

@@ -4,7 +4,7 @@
 //! given on its command line. ib-sim itself checks the whole file (`bins/sim/profile.rs`);
 //! here a missing or mistyped key that ib-synth reads is a precise error.
 use anyhow::{bail, Context, Result};
-use inferbench_schemas::providers::slug;
+use inferbench_inputs::providers::slug;
 use serde_norway::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -26,7 +26,7 @@ pub struct Shape {
 /// The shapes by provider slug.
 pub fn load(path: &Path) -> Result<BTreeMap<String, Shape>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    parse(&text).map_err(|e| inferbench_schemas::Error::bad(format!("{}: {e}", path.display())).into())
+    parse(&text).map_err(|e| inferbench_contract::Error::bad(format!("{}: {e}", path.display())).into())
 }
 
 fn number(v: &Value, at: &str) -> std::result::Result<f64, String> {
@@ -90,7 +90,7 @@ pub fn for_providers(shapes: &BTreeMap<String, Shape>, providers: &[String], pat
     for name in providers {
         match shapes.get(&slug(name)) {
             Some(shape) => out.push(shape.clone()),
-            None => bail!(inferbench_schemas::Error::bad(format!(
+            None => bail!(inferbench_contract::Error::bad(format!(
                 "{}: no profile for provider `{name}` (slug `{}`)",
                 path.display(),
                 slug(name)

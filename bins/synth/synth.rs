@@ -9,14 +9,16 @@ use crate::rng::SplitMix64;
 use crate::shares::{Class, Shares, Stratifier};
 use crate::writer::{self, SegmentWriter};
 use anyhow::{Context, Result};
-use inferbench_schemas::dataset::Item;
-use inferbench_schemas::event::{Event, RequestStarted, RoundClosed, RoundReleased, SegmentClosed, SegmentOpened};
-use inferbench_schemas::lock::Lock;
-use inferbench_schemas::pipeline::Pipeline;
-use inferbench_schemas::providers::{slug, Auth, Provider};
-use inferbench_schemas::run::{file_sha256, RunDir};
-use inferbench_schemas::tables::ScheduleRow;
-use inferbench_schemas::{event_log, tokenizer, Error, CODE_VERSION, USER_AGENT};
+use inferbench_contract::canonical::file_sha256;
+use inferbench_contract::event::{Event, RequestStarted, RoundClosed, RoundReleased, SegmentClosed, SegmentOpened};
+use inferbench_contract::tables::ScheduleRow;
+use inferbench_contract::{Error, CODE_VERSION, USER_AGENT};
+use inferbench_inputs::dataset::Item;
+use inferbench_inputs::providers::{slug, Auth, Provider};
+use inferbench_judge::tokenizer;
+use inferbench_store::event_log;
+use inferbench_store::pipeline::Pipeline;
+use inferbench_store::run::RunDir;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc::sync_channel;
@@ -49,7 +51,7 @@ pub struct Summary {
 pub fn run(args: Args) -> Result<()> {
     if args.seal_only {
         let run = RunDir::new(&args.run.path);
-        let run_id = Lock::read(&run.lock())?.run_id;
+        let run_id = inferbench_store::lock::read(&run.lock())?.run_id;
         let _writer = run.lock_for_writing("ib-synth")?;
         let start = Instant::now();
         let sealed = event_log::seal(&run, &run_id)?;
@@ -137,7 +139,7 @@ pub fn run(args: Args) -> Result<()> {
                 max_response_bytes: spec.inference.stream_limits.max_response_bytes,
                 http_version: Some(spec.inference.transport.http_version.as_str().to_string()),
                 execution_region: "synthetic (ib-synth, no network)".to_string(),
-                host_sha256_16: inferbench_schemas::canonical::sha256_hex(b"ib-synth")[..16].to_string(),
+                host_sha256_16: inferbench_contract::canonical::sha256_hex(b"ib-synth")[..16].to_string(),
                 os: std::env::consts::OS.to_string(),
                 arch: std::env::consts::ARCH.to_string(),
             }),
@@ -153,7 +155,7 @@ pub fn run(args: Args) -> Result<()> {
         // Rounds are planned here in order, serialised by worker threads (the most of the
         // cost) and written in order by one writer; every channel is bounded, so a few rounds
         // are in memory at a time whatever the run's size.
-        let threads = inferbench_schemas::worker_threads();
+        let threads = inferbench_store::worker_threads();
         let (work_tx, work_rx) = sync_channel::<(u64, u64, Vec<(u64, Event)>)>(threads * 2);
         let work_rx = Arc::new(Mutex::new(work_rx));
         let (done_tx, done_rx) = sync_channel::<Result<(u64, Vec<u8>, u64)>>(threads * 2);

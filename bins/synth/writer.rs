@@ -2,8 +2,8 @@
 //! serde_json as `jsonl::AppendWriter` does, gap-free `seq`), through a buffer, since nothing
 //! here needs a line to reach the kernel before the next is made; synced once at the end.
 use anyhow::{Context, Result};
-use inferbench_schemas::event::{Envelope, Event};
-use inferbench_schemas::FORMAT_VERSION;
+use inferbench_contract::event::{Envelope, Event};
+use inferbench_contract::FORMAT_VERSION;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -93,8 +93,8 @@ mod tests {
     use crate::profiles::Shape;
     use crate::rng::SplitMix64;
     use crate::shares::Class;
-    use inferbench_schemas::event::{RequestStarted, SegmentOpened};
-    use inferbench_schemas::run::RunDir;
+    use inferbench_contract::event::{RequestStarted, SegmentOpened};
+    use inferbench_store::run::RunDir;
 
     /// A log of one request of each class, as the run writes it.
     fn write_log(run: &RunDir, seed: u64) -> Vec<u8> {
@@ -180,7 +180,7 @@ mod tests {
         let (a, b, c) =
             (RunDir::new(dir.path().join("a")), RunDir::new(dir.path().join("b")), RunDir::new(dir.path().join("c")));
         let bytes = write_log(&a, 1);
-        let segments = inferbench_schemas::event_log::read(&a, "run-w").unwrap();
+        let segments = inferbench_store::event_log::read(&a, "run-w").unwrap();
         assert_eq!(segments.len(), 1);
         assert!(segments[0].torn_tail.is_none());
         let terminals = segments[0].records.iter().filter(|e| matches!(e.event, Event::RequestTerminal(_))).count();

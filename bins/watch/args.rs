@@ -1,6 +1,6 @@
 use clap::Parser;
-use inferbench_schemas::cli::RunArg;
-use inferbench_schemas::rules::RulesArg;
+use inferbench_cli::RulesArg;
+use inferbench_cli::RunArg;
 use std::time::Duration;
 
 /// A live, read-only view of a run, from its event log alone (no network).
@@ -21,8 +21,8 @@ use std::time::Duration;
 /// an ETA.
 ///
 /// The p50s are computed as the run's metrics are: TTFA and E2E by the one timing function of
-/// ib-reconstruct (inferbench_schemas::timing) and the nearest-rank p50 of ib-aggregate
-/// (inferbench_schemas::percentile) over the same population as metrics.json's pooled
+/// ib-reconstruct (inferbench_judge::timing) and the nearest-rank p50 of ib-aggregate
+/// (inferbench_judge::percentile) over the same population as metrics.json's pooled
 /// ttfa_p50 and e2e_latency_p50: each provider's requests with a final outcome (its last
 /// attempt not interrupted), a TTFA sample wherever a visible answer token arrived (whatever
 /// the outcome), an E2E sample for complete responses only. On a finished run they equal
@@ -33,7 +33,7 @@ use std::time::Duration;
 /// --json one JSON snapshot for scripts (its fields are listed in runs/README.md; last_seq is
 /// the last log line it read, so a script can check it against the log up to that line).
 #[derive(Debug, Parser)]
-#[command(name = "ib-watch", version, about, long_about, after_help = inferbench_schemas::cli::EXIT_CODES_HELP)]
+#[command(name = "ib-watch", version, about, long_about, after_help = inferbench_cli::EXIT_CODES_HELP)]
 pub struct Args {
     #[command(flatten)]
     pub run: RunArg,

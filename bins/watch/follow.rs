@@ -7,10 +7,10 @@
 //! last line of a segment (a line being written, or the line a kill tore), which is left
 //! unread until it is complete. A complete line that does not parse, a segment that shrank
 //! (the log is append-only) or one that disappeared is refused as corrupt.
-use inferbench_schemas::event::Envelope;
-use inferbench_schemas::event_log::Checker;
-use inferbench_schemas::run::{is_sealed_segment, RunDir};
-use inferbench_schemas::{Error, Result};
+use inferbench_contract::event::Envelope;
+use inferbench_contract::{Error, Result};
+use inferbench_store::event_log::Checker;
+use inferbench_store::run::{is_sealed_segment, RunDir};
 use std::io::{BufRead, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -138,27 +138,14 @@ fn appended(path: &Path, offset: u64) -> Result<Box<dyn BufRead>> {
 #[cfg(test)]
 pub mod tests {
     use super::*;
-    use inferbench_schemas::event::{Event, RoundClosed, SegmentOpened};
+    use inferbench_contract::event::{Event, RoundClosed, SegmentOpened};
     use std::io::Write;
 
+    /// A `segment_opened` whose wall clock is one second after the epoch, which the snapshots'
+    /// elapsed times count from.
     pub fn opened(segment: u32) -> Event {
-        Event::SegmentOpened(SegmentOpened {
-            segment,
-            wall_clock_unix_ns: 1_000_000_000,
-            code_version: "c".into(),
-            schedule_sha256: "s".into(),
-            scheduled_requests: 1,
-            already_terminal: 0,
-            endpoint_mode: "simulated".into(),
-            deadline_ms: 1000,
-            max_event_bytes: 1,
-            max_response_bytes: 1,
-            http_version: Some("1.1".into()),
-            execution_region: "r".into(),
-            host_sha256_16: "h".into(),
-            os: "linux".into(),
-            arch: "x86_64".into(),
-        })
+        let opened = inferbench_contract::testutil::segment_opened(segment);
+        Event::SegmentOpened(SegmentOpened { wall_clock_unix_ns: 1_000_000_000, ..opened })
     }
 
     pub fn line(seq: u64, event: Event) -> Vec<u8> {

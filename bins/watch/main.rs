@@ -17,5 +17,5 @@ use clap::Parser;
 
 fn main() -> std::process::ExitCode {
     let args = args::Args::parse();
-    inferbench_schemas::cli::finish("ib-watch", watch::run(args))
+    inferbench_cli::finish("ib-watch", watch::run(args))
 }

@@ -3,12 +3,12 @@
 //! `ib-watch` shows and prints as JSON (`--once --json`; the fields are documented in
 //! runs/README.md, "Watching a run").
 use crate::tally::{Final, SegmentInfo, Tally};
-use inferbench_schemas::lock::Lock;
-use inferbench_schemas::percentile::Samples;
-use inferbench_schemas::rules::Rules;
-use inferbench_schemas::run::Writer;
-use inferbench_schemas::tables::ScheduleRow;
-use inferbench_schemas::vocab::{OperationalOutcome, Outcome};
+use inferbench_contract::lock::Lock;
+use inferbench_contract::tables::ScheduleRow;
+use inferbench_contract::vocab::{OperationalOutcome, Outcome};
+use inferbench_judge::percentile::Samples;
+use inferbench_judge::rules::Rules;
+use inferbench_store::run::Writer;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

@@ -5,11 +5,11 @@
 //! that ended other than `interrupted`, judged from the attempt's logged events by the one
 //! timing function (`timing::compute_with`), which also gives its TTFA and E2E. An attempt's
 //! events are kept only until its terminal event, so memory follows the requests in flight.
-use inferbench_schemas::event::{Envelope, Event, Outcome, SseEvent};
-use inferbench_schemas::rules::Rules;
-use inferbench_schemas::timing::{self, TimedEvent};
-use inferbench_schemas::vocab::{ErrorKind, OperationalOutcome};
-use inferbench_schemas::{Error, Result};
+use inferbench_contract::event::{Envelope, Event, Outcome, SseEvent};
+use inferbench_contract::vocab::{ErrorKind, OperationalOutcome};
+use inferbench_contract::{Error, Result};
+use inferbench_judge::rules::Rules;
+use inferbench_judge::timing::{self, TimedEvent};
 use std::collections::{BTreeMap, HashMap};
 
 /// An attempt that has started (or logged anything) and not ended.
@@ -209,7 +209,7 @@ impl Tally {
 pub mod tests {
     use super::*;
     use crate::follow::tests::opened;
-    use inferbench_schemas::event::{RequestStarted, RequestTerminal, RoundClosed, RoundReleased, SegmentClosed};
+    use inferbench_contract::event::{RequestStarted, RequestTerminal, RoundClosed, RoundReleased, SegmentClosed};
 
     pub struct Log {
         pub lines: Vec<(u32, Envelope)>,

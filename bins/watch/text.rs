@@ -1,7 +1,7 @@
 //! The snapshot as lines of text: `--once` prints them, and the terminal view draws the same
 //! header, provider table and lists, so the two never show different figures.
 use crate::snapshot::{Snapshot, Status};
-use inferbench_schemas::vocab::Outcome;
+use inferbench_contract::vocab::Outcome;
 
 /// The provider table's outcome columns: every final outcome of the vocabulary, abbreviated.
 pub const OUTCOME_COLUMNS: [(Outcome, &str); 7] = [

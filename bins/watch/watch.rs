@@ -7,11 +7,11 @@ use crate::snapshot::{self, Inputs, Plan, Snapshot};
 use crate::tally::Tally;
 use crate::{text, tui};
 use anyhow::{Context, Result};
-use inferbench_schemas::lock::Lock;
-use inferbench_schemas::rules::Rules;
-use inferbench_schemas::run::RunDir;
-use inferbench_schemas::tables::ScheduleRow;
-use inferbench_schemas::{parquet_io, Error};
+use inferbench_contract::tables::ScheduleRow;
+use inferbench_contract::Error;
+use inferbench_judge::rules::Rules;
+use inferbench_store::parquet_io;
+use inferbench_store::run::RunDir;
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -46,7 +46,7 @@ impl Watch {
         if !run.root().is_dir() {
             return Err(Error::bad(format!("{}: no such run directory", run.root().display())).into());
         }
-        let lock = Lock::read(&run.lock()).context("reading the run's lock")?;
+        let lock = inferbench_store::lock::read(&run.lock()).context("reading the run's lock")?;
         if !run.schedule().exists() {
             let message = format!("{}: missing; run ib-schedule first", run.schedule().display());
             return Err(Error::bad(message).into());

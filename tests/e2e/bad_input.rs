@@ -1,7 +1,8 @@
 //! Invalid inputs fail before anything is created, naming the file, line and field.
 use crate::support::{bin, Workspace};
-use inferbench_schemas::parquet_io::{self, Table};
-use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
+use inferbench_contract::tables::Table;
+use inferbench_contract::tables::{EvaluationRow, ResponseRow};
+use inferbench_store::parquet_io::{self};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -493,7 +494,7 @@ fn every_spec_and_table_problem_is_reported_at_once() {
 /// written nothing else.
 pub fn snapshot(run: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     let files = crate::support::files(run).into_iter();
-    let data = files.filter(|p| !p.ends_with(inferbench_schemas::run::WRITER_LOCK));
+    let data = files.filter(|p| !p.ends_with(inferbench_store::run::WRITER_LOCK));
     data.map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect()
 }
 
@@ -546,7 +547,7 @@ fn a_missing_spec_is_bad_input_for_every_stage_that_reads_one() {
 /// stage's output.
 fn empty_table<T: Table>(path: &Path) {
     let lock = path.with_file_name("lock.json");
-    let provenance = [("lock.json".to_string(), inferbench_schemas::run::file_sha256(&lock).unwrap())].into();
+    let provenance = [("lock.json".to_string(), inferbench_contract::canonical::file_sha256(&lock).unwrap())].into();
     parquet_io::write::<T>(path, &[], &provenance).unwrap();
 }
 

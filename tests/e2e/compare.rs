@@ -5,8 +5,8 @@ use crate::support::{bin, ok, Sim, Workspace};
 use arrow_array::{
     Array, BooleanArray, Float64Array, Int64Array, LargeStringArray, StringArray, StringViewArray, UInt64Array,
 };
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::tables::ResponseRow;
+use inferbench_contract::tables::ResponseRow;
+use inferbench_store::parquet_io;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 //! bounds that hold on a loaded 2-core machine; `make bench` (benches/fleet.rs) measures.
 use crate::fleet_run::{ms, percentile, read_log, run_fleet, Bins};
 use crate::support::{bin, repo, timed_section};
-use inferbench_schemas::event::Event;
+use inferbench_contract::event::Event;
 use std::collections::BTreeMap;
 
 const PROVIDERS: usize = 150;

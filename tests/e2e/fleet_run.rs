@@ -12,7 +12,7 @@
 //!
 //! Percentiles are nearest-rank, as everywhere in inferbench: pK is the sample of 1-based
 //! rank ceil(K·n/100) in ascending order.
-use inferbench_schemas::event::{Envelope, Event, Outcome};
+use inferbench_contract::event::{Envelope, Event, Outcome};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -200,9 +200,9 @@ pub fn run_fleet(
 
 /// Every envelope of a run's log, through the checked reader every stage uses.
 pub fn read_log(run: &Path) -> Vec<Envelope> {
-    let dir = inferbench_schemas::run::RunDir::new(run);
-    let lock = inferbench_schemas::lock::Lock::read(&dir.lock()).expect("the run's lock");
-    let segments = inferbench_schemas::event_log::read(&dir, &lock.run_id).expect("a checked log");
+    let dir = inferbench_store::run::RunDir::new(run);
+    let lock = inferbench_store::lock::read(&dir.lock()).expect("the run's lock");
+    let segments = inferbench_store::event_log::read(&dir, &lock.run_id).expect("a checked log");
     segments.into_iter().flat_map(|s| s.records).collect()
 }
 

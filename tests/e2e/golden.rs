@@ -11,9 +11,10 @@
 //! it is replaced by a placeholder before comparing, and so is each derived file's hash.
 use crate::reference_run::{copy_tree, fixture};
 use crate::support::{bin, ok, repo};
-use inferbench_schemas::parquet_io::{self, Table};
-use inferbench_schemas::run::file_sha256;
-use inferbench_schemas::tables::{EvaluationRow, PooledRow, ResponseRow};
+use inferbench_contract::canonical::file_sha256;
+use inferbench_contract::tables::Table;
+use inferbench_contract::tables::{EvaluationRow, PooledRow, ResponseRow};
+use inferbench_store::parquet_io::{self};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -108,7 +109,7 @@ fn normalized(run: &Path, text: &str) -> String {
         // A sealed segment keeps its original's name and hash in provenance.
         let hash = match file {
             "events/0001.jsonl" => {
-                inferbench_schemas::event_log::segment_sha256(&inferbench_schemas::run::RunDir::new(run), 1)
+                inferbench_store::event_log::segment_sha256(&inferbench_store::run::RunDir::new(run), 1)
                     .ok()
                     .flatten()
                     .ok_or(())
@@ -195,7 +196,7 @@ fn golden_imported_reference_smoke_run() {
     let mut stale = Vec::new();
     let log = crate::ops::segment_text(&run, 1);
     let log = normalized(&run, &log);
-    let log_hash = inferbench_schemas::canonical::sha256_hex(log.as_bytes());
+    let log_hash = inferbench_contract::canonical::sha256_hex(log.as_bytes());
     golden.compare("events-0001.jsonl.sha256", format!("{log_hash}\n"), &mut stale);
     golden.rescore(&run, "inferbench");
     golden.check(&run, "", &mut stale);

@@ -3,8 +3,8 @@
 //! has a column of either name.
 use crate::compare::{quick_workspace, scored_run};
 use crate::support::{files, Sim};
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::tables::ResponseRow;
+use inferbench_contract::tables::ResponseRow;
+use inferbench_store::parquet_io;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use std::collections::BTreeMap;
 use std::process::Command;

@@ -3,11 +3,11 @@
 //! fails, a failing provider never gains a latency or speed sample, the fetch's memory stays
 //! bounded, and no credential reaches any file in any form.
 use crate::support::{ok, Sim, Workspace};
-use inferbench_schemas::documents::{MetricsDocument, PooledMetrics};
-use inferbench_schemas::event::{Envelope, Event};
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
-use inferbench_schemas::vocab::{Classification, ErrorKind, EvaluationError, OperationalOutcome, Outcome};
+use inferbench_contract::documents::{MetricsDocument, PooledMetrics};
+use inferbench_contract::event::{Envelope, Event};
+use inferbench_contract::tables::{EvaluationRow, ResponseRow};
+use inferbench_contract::vocab::{Classification, ErrorKind, EvaluationError, OperationalOutcome, Outcome};
+use inferbench_store::parquet_io;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -173,7 +173,7 @@ fn check_fetch_memory(run: &Path) {
 fn check_the_simulator_got_the_real_credentials(sim: &Sim, secrets: &[(String, String)]) {
     let log = std::fs::read_to_string(&sim.log).unwrap();
     let echo_key = secrets.iter().find(|(env, _)| env.contains("ECHO")).map(|(_, v)| v).unwrap();
-    let digest = inferbench_schemas::canonical::sha256_hex(echo_key.as_bytes());
+    let digest = inferbench_contract::canonical::sha256_hex(echo_key.as_bytes());
     assert!(log.contains(&digest), "the simulator received the echo provider's credential");
 }
 
@@ -192,8 +192,8 @@ fn simulated_providers_are_sent_placeholders_not_the_real_credentials() {
         .envs(secrets.iter().map(|(k, v)| (k.as_str(), v.as_str()))));
     let log = std::fs::read_to_string(&sim.log).unwrap();
     for (_, value) in &secrets {
-        let digest = inferbench_schemas::canonical::sha256_hex(value.as_bytes());
+        let digest = inferbench_contract::canonical::sha256_hex(value.as_bytes());
         assert!(!log.contains(&digest), "a real credential was sent to the simulator");
     }
-    assert!(log.contains(&inferbench_schemas::canonical::sha256_hex(b"simulated")), "placeholders were");
+    assert!(log.contains(&inferbench_contract::canonical::sha256_hex(b"simulated")), "placeholders were");
 }

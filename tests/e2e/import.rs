@@ -4,9 +4,9 @@
 //! and full runs; and invalid or inconsistent sources refused with the file and field named.
 use crate::reference_run::{self as rr, RefRun, Verdict};
 use crate::support::{bin, files, ok};
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
-use inferbench_schemas::vocab::{EvaluationError, Outcome};
+use inferbench_contract::tables::{EvaluationRow, ResponseRow};
+use inferbench_contract::vocab::{EvaluationError, Outcome};
+use inferbench_store::parquet_io;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -55,7 +55,7 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, String> {
         .into_iter()
         .map(|p| p.strip_prefix(dir).unwrap().to_path_buf())
         .filter(|p| !p.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.')))
-        .map(|p| (p.clone(), inferbench_schemas::run::file_sha256(&dir.join(&p)).unwrap()))
+        .map(|p| (p.clone(), inferbench_contract::canonical::file_sha256(&dir.join(&p)).unwrap()))
         .collect()
 }
 

@@ -6,7 +6,7 @@
 //! by hand, as a killed process would leave it, and the next stage must recover from it.
 use crate::ops::*;
 use crate::support::{ok, Sim, Workspace};
-use inferbench_schemas::event::{Event, Outcome};
+use inferbench_contract::event::{Event, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;

@@ -10,10 +10,10 @@
 //! `make test` (and `.ci/run`) install the two wheels into `target/llama-venv`; set
 //! `IB_LLAMA_PYTHON` to use another Python that has them.
 use crate::support::{ok, repo, Workspace};
-use inferbench_schemas::event::{Envelope, Event};
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::tables::ResponseRow;
-use inferbench_schemas::vocab::Outcome;
+use inferbench_contract::event::{Envelope, Event};
+use inferbench_contract::tables::ResponseRow;
+use inferbench_contract::vocab::Outcome;
+use inferbench_store::parquet_io;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

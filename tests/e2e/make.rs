@@ -4,8 +4,7 @@
 //! too, with mtimes the test sets. Only `ib-select --list-inputs` is the real binary, so the
 //! lock's prerequisites are the ones the real code lists.
 use crate::support::{bin, repo, Workspace};
-use inferbench_schemas::lock::Lock;
-use inferbench_schemas::run::file_sha256;
+use inferbench_contract::canonical::file_sha256;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, SystemTime};
@@ -367,7 +366,7 @@ fn ib_select_lists_exactly_the_files_the_lock_binds() {
     let listed: Vec<PathBuf> = String::from_utf8(out.stdout).unwrap().lines().map(PathBuf::from).collect();
     let run = ws.run("listed");
     crate::support::ok(ws.stage(SELECT, &run).args(["--per-family", "1", "--sample"]));
-    let lock = Lock::read(&run.join("lock.json")).unwrap();
+    let lock = inferbench_store::lock::read(&run.join("lock.json")).unwrap();
     let mut listed_hashes: Vec<String> = listed.iter().map(|p| file_sha256(p).unwrap()).collect();
     let mut locked_hashes: Vec<String> = lock.inputs.values().cloned().collect();
     listed_hashes.sort();

@@ -131,7 +131,7 @@ fn duplicate_last_line(run: &Path, _: &Path) {
 /// with, when it has one) appended to this run's last segment, as a careless merge would.
 fn append_foreign_line(run: &Path, other: &Path) {
     let total: usize =
-        inferbench_schemas::run::RunDir::new(run).segments().unwrap().iter().map(|(_, p)| lines(p).len()).sum();
+        inferbench_store::run::RunDir::new(run).segments().unwrap().iter().map(|(_, p)| lines(p).len()).sum();
     let theirs = lines(&other.join("events/0001.jsonl"));
     let line = theirs.get(total).unwrap_or_else(|| theirs.last().unwrap());
     append(&last_segment(run), line);
@@ -399,14 +399,14 @@ fn stale_foreign_and_edited_run_files_are_each_refused_and_nothing_written() {
     for damage in [sealed[..sealed.len() / 2].to_vec(), b"PAR1 garbage PAR1".to_vec()] {
         std::fs::write(base.join("events.parquet"), damage).unwrap();
         ok(&mut stage(&ws, "ib-report", &base));
-        let manifest: inferbench_schemas::manifest::Manifest =
+        let manifest: inferbench_contract::manifest::Manifest =
             serde_json::from_slice(&std::fs::read(base.join("manifest.json")).unwrap()).unwrap();
         assert_eq!(manifest.status, "incomplete");
         assert!(manifest.status_reasons.iter().any(|r| r.starts_with("events.parquet is not the sealed copy")));
         ok(&mut stage(&ws, "ib-fetch", &base));
         assert!(std::fs::read(base.join("events.parquet")).unwrap() == sealed, "events.parquet is sealed again");
         ok(&mut stage(&ws, "ib-report", &base));
-        let manifest: inferbench_schemas::manifest::Manifest =
+        let manifest: inferbench_contract::manifest::Manifest =
             serde_json::from_slice(&std::fs::read(base.join("manifest.json")).unwrap()).unwrap();
         assert_eq!((manifest.status.as_str(), manifest.status_reasons.len()), ("complete", 0));
     }

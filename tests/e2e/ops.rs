@@ -3,13 +3,13 @@
 //! whole (one final outcome per request, a gap-free log, no leftover temporaries, groups of
 //! outputs from one run of their stage).
 use crate::support::{files, ok, Sim, Workspace};
-use inferbench_schemas::event::{Envelope, Event, Outcome};
-use inferbench_schemas::lock::Lock;
-use inferbench_schemas::manifest::Manifest;
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::run::{file_sha256, RunDir, WRITER_LOCK};
-use inferbench_schemas::tables::{MetricRow, PooledRow, ResponseRow, ScheduleRow};
-use inferbench_schemas::{event_log, jsonl};
+use inferbench_contract::canonical::file_sha256;
+use inferbench_contract::event::{Envelope, Event, Outcome};
+use inferbench_contract::manifest::Manifest;
+use inferbench_contract::tables::{MetricRow, PooledRow, ResponseRow, ScheduleRow};
+use inferbench_store::parquet_io;
+use inferbench_store::run::{RunDir, WRITER_LOCK};
+use inferbench_store::{event_log, jsonl};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -151,7 +151,7 @@ pub struct LogFacts {
 /// attempt has exactly one terminal event, and every scheduled request exactly one final
 /// (non-`interrupted`) outcome; the log is sealed into `events.parquet`.
 pub fn check_complete_log(run: &Path) -> LogFacts {
-    let lock = Lock::read(&run.join("lock.json")).unwrap();
+    let lock = inferbench_store::lock::read(&run.join("lock.json")).unwrap();
     let segments = event_log::read(&RunDir::new(run), &lock.run_id)
         .unwrap_or_else(|e| panic!("the contract's reader refuses the log: {e}"));
     let torn = segments.iter().filter(|s| s.torn_tail.is_some()).count();
@@ -345,7 +345,7 @@ pub fn segment_text(run: &Path, n: u32) -> String {
 pub fn unseal(run: &Path) {
     let dir = RunDir::new(run);
     for (n, path) in dir.segments().unwrap() {
-        if inferbench_schemas::run::is_sealed_segment(&path) {
+        if inferbench_store::run::is_sealed_segment(&path) {
             std::fs::write(dir.segment(n), segment_text(run, n)).unwrap();
             std::fs::remove_file(path).unwrap();
         }

@@ -1,9 +1,9 @@
 //! The whole pipeline against simulated providers, one fault per provider.
 use crate::support::{files, ok, Sim, Workspace};
-use inferbench_schemas::event::{Envelope, Event};
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::tables::{EvaluationRow, ResponseRow, ScheduleRow};
-use inferbench_schemas::vocab::{ErrorKind, Outcome};
+use inferbench_contract::event::{Envelope, Event};
+use inferbench_contract::tables::{EvaluationRow, ResponseRow, ScheduleRow};
+use inferbench_contract::vocab::{ErrorKind, Outcome};
+use inferbench_store::parquet_io;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -163,7 +163,7 @@ fn check_timing(responses: &[ResponseRow], sim: &Sim) {
 
 /// The bundled spec's transport (HTTP/1.1) is recorded per segment and per response.
 fn check_transport(run: &Path, responses: &[ResponseRow]) {
-    let log = inferbench_schemas::jsonl::parse::<Envelope>(
+    let log = inferbench_store::jsonl::parse::<Envelope>(
         Path::new("0001.jsonl"),
         crate::ops::segment_text(&run, 1).as_bytes(),
     )
@@ -191,7 +191,7 @@ fn check_metrics_and_report(run: &Path) {
         assert!(report.contains(provider), "report names {provider}");
     }
     let spec =
-        inferbench_schemas::spec::Spec::load(&crate::support::repo().join("pipelines/micro-single-task/spec.yaml"))
+        inferbench_inputs::spec::Spec::load(&crate::support::repo().join("pipelines/micro-single-task/spec.yaml"))
             .unwrap();
     for column in &spec.required_columns {
         assert!(report.contains(column.as_str()), "report has column {column}");
@@ -205,7 +205,7 @@ fn check_no_secret_in_any_file(run: &Path) {
 }
 
 fn check_manifest_inventories_the_run(run: &Path) {
-    let manifest: inferbench_schemas::manifest::Manifest =
+    let manifest: inferbench_contract::manifest::Manifest =
         serde_json::from_slice(&std::fs::read(run.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest.status, "complete");
     assert_eq!(manifest.scheduled_requests, Some(42));
@@ -218,7 +218,7 @@ fn check_manifest_inventories_the_run(run: &Path) {
         all.iter().filter(|p| *p != "manifest.json" && !p.starts_with('.')).cloned().collect();
     assert_eq!(manifest.files.keys().cloned().collect::<BTreeSet<_>>(), on_disk);
     for (rel, entry) in &manifest.files {
-        assert_eq!(entry.sha256, inferbench_schemas::run::file_sha256(&run.join(rel)).unwrap(), "{rel}");
+        assert_eq!(entry.sha256, inferbench_contract::canonical::file_sha256(&run.join(rel)).unwrap(), "{rel}");
     }
     let segment = &manifest.execution.segments[0];
     assert_eq!((segment.endpoint_mode.as_str(), segment.deadline_ms), ("simulated", 1500));

@@ -1,8 +1,8 @@
 //! The reference runner's own spec, unchanged (`tests/fixtures/reference/`), through every
 //! stage against the simulated providers; and its selection reproduced from its run lock.
 use crate::support::{ok, Sim, Workspace};
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::tables::{ResponseRow, SelectionRow};
+use inferbench_contract::tables::{ResponseRow, SelectionRow};
+use inferbench_store::parquet_io;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -70,7 +70,7 @@ fn expected_body(provider: &str) -> Vec<(&'static str, Value)> {
 /// Every `request_started` record of the run's log.
 fn requests_sent(run: &Path) -> Vec<Value> {
     let mut sent = Vec::new();
-    for (number, _) in inferbench_schemas::run::RunDir::new(run).segments().unwrap() {
+    for (number, _) in inferbench_store::run::RunDir::new(run).segments().unwrap() {
         let text = crate::ops::segment_text(run, number);
         for line in text.lines() {
             let record: Value = serde_json::from_str(line).unwrap();
@@ -97,7 +97,7 @@ fn check_bodies(run: &Path, sim_url: &str) {
         }
         let messages = body["messages"].as_array().unwrap();
         assert_eq!((messages[0]["role"].as_str(), messages[1]["role"].as_str()), (Some("system"), Some("user")));
-        let slug = inferbench_schemas::providers::slug(provider);
+        let slug = inferbench_inputs::providers::slug(provider);
         assert_eq!(request["endpoint"], format!("{sim_url}/{slug}/v1/chat/completions"));
         let headers = request["headers"].as_object().unwrap();
         let auth: Vec<&str> =

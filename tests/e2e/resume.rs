@@ -1,23 +1,21 @@
 //! A fetch killed mid-run resumes: exactly one final outcome per scheduled request, the
 //! interrupted attempts kept in the log and closed as `interrupted`.
 use crate::support::{ok, Sim, Workspace};
-use inferbench_schemas::event::{Envelope, Event, Outcome};
-use inferbench_schemas::jsonl;
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::tables::{ResponseRow, ScheduleRow};
+use inferbench_contract::event::{Envelope, Event, Outcome};
+use inferbench_contract::tables::{ResponseRow, ScheduleRow};
+use inferbench_store::jsonl;
+use inferbench_store::parquet_io;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn run_id(run: &Path) -> String {
-    inferbench_schemas::lock::Lock::read(&run.join("lock.json")).unwrap().run_id
+    inferbench_store::lock::read(&run.join("lock.json")).unwrap().run_id
 }
 
 fn events(run: &Path) -> Vec<Envelope> {
     let mut all = Vec::new();
-    for segment in
-        inferbench_schemas::event_log::read(&inferbench_schemas::run::RunDir::new(run), &run_id(run)).unwrap()
-    {
+    for segment in inferbench_store::event_log::read(&inferbench_store::run::RunDir::new(run), &run_id(run)).unwrap() {
         all.extend(segment.records);
     }
     all
@@ -25,7 +23,7 @@ fn events(run: &Path) -> Vec<Envelope> {
 
 /// True once a round has closed and a later request is in flight.
 fn mid_run(run: &Path) -> bool {
-    let Ok(segments) = inferbench_schemas::run::RunDir::new(run).segments() else { return false };
+    let Ok(segments) = inferbench_store::run::RunDir::new(run).segments() else { return false };
     let Some((_, path)) = segments.first() else { return false };
     let Ok(log) = jsonl::read::<Envelope>(path) else { return false };
     let closed = log.records.iter().any(|e| matches!(e.event, Event::RoundClosed(_)));

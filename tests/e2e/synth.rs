@@ -2,10 +2,10 @@
 //! checked log reader and re-scored by the real stages (reconstruct → report), and what the
 //! stages find is exactly what ib-synth was asked to produce and says it produced.
 use crate::support::{bin, ok, repo};
-use inferbench_schemas::event::{Envelope, Event};
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::run::RunDir;
-use inferbench_schemas::tables::{EvaluationRow, ResponseRow};
+use inferbench_contract::event::{Envelope, Event};
+use inferbench_contract::tables::{EvaluationRow, ResponseRow};
+use inferbench_store::parquet_io;
+use inferbench_store::run::RunDir;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -44,7 +44,7 @@ fn synth(run: &Path, extra: &[&str]) -> Value {
 /// are measured rather than derived: the wall clock when the segment opened and the writer's
 /// peak memory.
 fn derived_lines(run: &Path) -> Vec<Value> {
-    let segments = inferbench_schemas::event_log::read(&RunDir::new(run), "run-synth").unwrap();
+    let segments = inferbench_store::event_log::read(&RunDir::new(run), "run-synth").unwrap();
     segments
         .iter()
         .flat_map(|s| &s.records)
@@ -111,7 +111,7 @@ fn a_synthetic_run_is_rescored_and_holds_what_was_asked() {
     assert_ne!(derived_lines(&run), derived_lines(&other));
 
     // The checked reader accepts the log: gap-free seq, one run id, one segment.
-    let segments = inferbench_schemas::event_log::read(&RunDir::new(&run), "run-synth").unwrap();
+    let segments = inferbench_store::event_log::read(&RunDir::new(&run), "run-synth").unwrap();
     let records: Vec<&Envelope> = segments.iter().flat_map(|s| &s.records).collect();
     assert_eq!(records.len() as u64, summary["events"].as_u64().unwrap());
     let starts = records.iter().filter(|e| matches!(e.event, Event::RequestStarted(_))).count();

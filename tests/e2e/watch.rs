@@ -5,8 +5,8 @@
 //! terminal view is driven in tmux.
 use crate::reference_run as rr;
 use crate::support::{bin, ok, Sim, Workspace};
-use inferbench_schemas::parquet_io;
-use inferbench_schemas::tables::{ResponseRow, ScheduleRow};
+use inferbench_contract::tables::{ResponseRow, ScheduleRow};
+use inferbench_store::parquet_io;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -67,7 +67,7 @@ impl LogCounts {
     fn read(run: &Path, upto: Option<u64>) -> LogCounts {
         let mut counts = LogCounts::default();
         let Some(upto) = upto else { return counts };
-        let names: Vec<(u32, PathBuf)> = inferbench_schemas::run::RunDir::new(run).segments().unwrap_or_default();
+        let names: Vec<(u32, PathBuf)> = inferbench_store::run::RunDir::new(run).segments().unwrap_or_default();
         let mut provider_of: BTreeMap<(String, u64), String> = BTreeMap::new();
         let mut open: BTreeSet<(String, u64)> = BTreeSet::new();
         for (number, _) in names {

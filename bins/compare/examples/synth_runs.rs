@@ -45,7 +45,7 @@ fn main() {
         let started = start_us + r as i64 * 86_400_000_000;
         let secs = started / 1_000_000;
         let days = secs / 86_400;
-        let (year, month, day) = inferbench_schemas::civil::civil_from_days(days);
+        let (year, month, day) = inferbench_contract::civil::civil_from_days(days);
         let when = format!("{year:04}-{month:02}-{day:02}T00:00:00.000Z");
         std::fs::write(
             dir.join("manifest.json"),

@@ -2,7 +2,7 @@
 //!
 //! For a pair of providers in one run, the paired differences are `a − b` (E2E or TTFA, ms)
 //! over the rounds where both have a sample. The statistic is their upper-tail nearest-rank
-//! p50 (`inferbench_schemas::percentile::Samples::upper(50)`: the sample at 1-based rank
+//! p50 (`inferbench_judge::percentile::Samples::upper(50)`: the sample at 1-based rank
 //! `ceil(n/2)` of the ascending values), the same figure as `comparisons.json`'s
 //! `difference_p50_ms`. A resample draws n differences uniformly with replacement; the
 //! interval is the percentile interval of the B resampled medians.
@@ -171,7 +171,7 @@ pub fn interval(settings: &Settings, table: &RankTable, differences: &mut [f64])
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_schemas::percentile::Samples;
+    use inferbench_judge::percentile::Samples;
 
     const SETTINGS: Settings = Settings { seed: 20261201, resamples: 2000, confidence: 95 };
 

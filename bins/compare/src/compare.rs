@@ -92,7 +92,7 @@ fn one(path: &Path, settings: &Settings, tables: &Tables) -> Result<RunResult> {
     for file in ["responses.parquet", pooled_file, "manifest.json"] {
         let full = path.join(file);
         if full.is_file() {
-            inputs.insert(file.to_string(), inferbench_schemas::run::file_sha256(&full)?);
+            inputs.insert(file.to_string(), inferbench_contract::canonical::file_sha256(&full)?);
         }
     }
     Ok(RunResult { info, pooled_source, pooled, pairs, response_rows, inputs })
@@ -131,7 +131,7 @@ pub fn read_all(paths: &[PathBuf], settings: &Settings, threads: usize) -> Resul
 
 /// Nearest-rank p50 (rank ceil(n/2)) of `values`, as the metrics compute it.
 pub fn p50(values: &[f64]) -> Option<f64> {
-    inferbench_schemas::percentile::Samples::new(values.iter().copied()).upper(50)
+    inferbench_judge::percentile::Samples::new(values.iter().copied()).upper(50)
 }
 
 /// One (workflow, provider, metric)'s values across run dates.

@@ -1,9 +1,9 @@
 //! Which run directories to compare, what each one is (workflow, name, where it came from)
 //! and when it ran.
 use anyhow::{Context, Result};
-use inferbench_schemas::civil;
-use inferbench_schemas::run::RunDir;
-use inferbench_schemas::Error;
+use inferbench_contract::civil;
+use inferbench_contract::Error;
+use inferbench_store::run::RunDir;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -125,7 +125,7 @@ fn read_json(path: &Path) -> Result<Value> {
 
 /// The wall clock of the log's first `segment_opened`, read through the log's reader.
 fn log_start(run: &RunDir, lock: Option<&Value>) -> Result<i64> {
-    use inferbench_schemas::event::Event;
+    use inferbench_contract::event::Event;
     let Some(lock) = lock else {
         return Err(Error::bad(format!(
             "{}: no manifest.json with execution.wall_clock_period, and no lock.json naming the log: when it ran is unknown",
@@ -135,7 +135,7 @@ fn log_start(run: &RunDir, lock: Option<&Value>) -> Result<i64> {
     };
     let run_id =
         lock["run_id"].as_str().ok_or_else(|| Error::bad(format!("{}: run_id: missing", run.lock().display())))?;
-    let segments = inferbench_schemas::event_log::read(run, run_id)
+    let segments = inferbench_store::event_log::read(run, run_id)
         .with_context(|| format!("{}: reading the event log for the run's start", run.root().display()))?;
     let first = segments.first().and_then(|s| s.records.first()).map(|env| &env.event);
     match first {
@@ -218,7 +218,7 @@ mod tests {
         assert_eq!(skipped[0].0, root.join("workflow=w/run=b"));
         let named = root.join("workflow=w/run=b").display().to_string();
         let err = expand(&[named]).unwrap_err();
-        assert_eq!(inferbench_schemas::cli::exit_for(&err), inferbench_schemas::cli::Exit::BadInput);
+        assert_eq!(inferbench_cli::exit_for(&err), inferbench_cli::Exit::BadInput);
         assert!(err.to_string().contains("no responses.parquet"), "{err}");
         let none = format!("{}/nothing-*", root.display());
         assert!(expand(&[none]).unwrap_err().to_string().contains("matches no directory"));

@@ -3,7 +3,7 @@
 //! scored before it existed) and, from `responses.parquet`, each request's provider, round
 //! and latencies.
 use anyhow::{Context, Result};
-use inferbench_schemas::Error;
+use inferbench_contract::Error;
 use polars::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -291,6 +291,6 @@ mod tests {
         write(&dir.path().join("pooled.parquet"), &mut missing);
         let err = pooled(dir.path()).unwrap_err();
         assert!(err.to_string().contains("pooled.parquet") && err.to_string().contains("rank"), "{err}");
-        assert_eq!(inferbench_schemas::cli::exit_for(&err), inferbench_schemas::cli::Exit::BadInput);
+        assert_eq!(inferbench_cli::exit_for(&err), inferbench_cli::Exit::BadInput);
     }
 }

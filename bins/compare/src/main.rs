@@ -20,7 +20,7 @@ use std::process::ExitCode;
     version,
     about = "Compare many inferbench runs: leaderboard over time, trends, provider against provider, paired \
              bootstrap confidence intervals",
-    after_help = inferbench_schemas::cli::EXIT_CODES_HELP
+    after_help = inferbench_cli::EXIT_CODES_HELP
 )]
 struct Args {
     /// Run directories, or glob patterns matching them (quote them to pass them to ib-compare
@@ -59,12 +59,12 @@ fn run(args: Args) -> Result<()> {
     let pairs = compare::head_to_head(&runs);
 
     std::fs::create_dir_all(&args.out)
-        .map_err(|e| inferbench_schemas::Error::io(&args.out, e))
+        .map_err(|e| inferbench_contract::Error::io(&args.out, e))
         .with_context(|| format!("creating {}", args.out.display()))?;
     let inputs: std::collections::BTreeMap<String, &std::collections::BTreeMap<String, String>> =
         runs.iter().map(|r| (r.info.path.display().to_string(), &r.inputs)).collect();
     let metadata = vec![
-        ("inferbench.code_version".to_string(), inferbench_schemas::CODE_VERSION.to_string()),
+        ("inferbench.code_version".to_string(), inferbench_contract::CODE_VERSION.to_string()),
         ("inferbench.bootstrap".to_string(), tables::method_json(&settings).to_string()),
         ("inferbench.inputs".to_string(), serde_json::to_string(&inputs)?),
     ];
@@ -80,8 +80,8 @@ fn run(args: Args) -> Result<()> {
     }
     let summary =
         render::Summary { runs: &runs, skipped: &skipped, trends: &trends, pairs: &pairs, settings: &settings };
-    inferbench_schemas::atomic::write(&args.out.join("summary.md"), render::markdown(&summary).as_bytes())?;
-    inferbench_schemas::atomic::write(&args.out.join("summary.html"), render::html(&summary).as_bytes())?;
+    inferbench_store::atomic::write(&args.out.join("summary.md"), render::markdown(&summary).as_bytes())?;
+    inferbench_store::atomic::write(&args.out.join("summary.html"), render::html(&summary).as_bytes())?;
     let pair_count: usize = runs.iter().map(|r| r.pairs.len()).sum();
     println!(
         "ib-compare: {} runs, {} responses, {pair_count} paired intervals -> {}",
@@ -93,5 +93,5 @@ fn run(args: Args) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    inferbench_schemas::cli::finish("ib-compare", run(Args::parse()))
+    inferbench_cli::finish("ib-compare", run(Args::parse()))
 }

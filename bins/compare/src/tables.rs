@@ -4,7 +4,7 @@ use crate::bootstrap::Settings;
 use crate::compare::{p50, HeadToHead, RunResult, Trend, PAIRED};
 use crate::load::HEADLINE;
 use anyhow::Result;
-use inferbench_schemas::Error;
+use inferbench_contract::Error;
 use polars::prelude::*;
 use std::path::Path;
 
@@ -180,6 +180,6 @@ pub fn write(path: &Path, df: &mut DataFrame, metadata: &[(String, String)]) -> 
         .with_key_value_metadata(Some(KeyValueMetadata::from_static(metadata.to_vec())))
         .finish(df)
         .map_err(|e| Error::Parquet { path: path.to_path_buf(), message: e.to_string() })?;
-    inferbench_schemas::atomic::write(path, &bytes)?;
+    inferbench_store::atomic::write(path, &bytes)?;
     Ok(())
 }

@@ -13,7 +13,7 @@ use super::views::{class_name, default_pair};
 use super::{format_number, view, Kind, Page, Provider};
 use crate::format::fixed;
 use crate::responses::{Cell, Responses};
-use inferbench_schemas::vocab::OperationalOutcome;
+use inferbench_contract::vocab::OperationalOutcome;
 
 /// Points kept per ECDF curve.
 pub const CURVE_POINTS: usize = 202;

@@ -44,7 +44,7 @@ mod views;
 
 use crate::format::fixed;
 use crate::inputs::{label, ReportInputs};
-use inferbench_schemas::Error;
+use inferbench_contract::Error;
 pub use json::Doc;
 use serde_json::Value;
 use std::collections::HashMap;

@@ -3,9 +3,9 @@
 use super::*;
 use crate::responses::Responses;
 use crate::sample;
-use inferbench_schemas::providers::ProviderTable;
-use inferbench_schemas::spec::Spec;
-use inferbench_schemas::tables::ResponseRow;
+use inferbench_contract::tables::ResponseRow;
+use inferbench_inputs::providers::ProviderTable;
+use inferbench_inputs::spec::Spec;
 use std::path::Path;
 
 fn golden(file: &str) -> String {

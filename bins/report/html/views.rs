@@ -5,7 +5,7 @@
 //! pointer; the few derived numbers (Δ vs the fastest) say what they were derived from.
 use super::svg::{self, attr, text, Element};
 use super::{format_number, view, Kind, Page, Provider};
-use inferbench_schemas::vocab::OperationalOutcome;
+use inferbench_contract::vocab::OperationalOutcome;
 use serde_json::Value;
 use std::cmp::Ordering;
 
@@ -86,7 +86,7 @@ pub fn header(page: &Page) -> String {
     let i = page.inputs;
     let mode = match i.execution.endpoint_mode.as_deref() {
         Some("simulated") => "simulated providers (ib-sim), not the real endpoints",
-        Some(inferbench_schemas::event::IMPORTED) => "records imported from the reference runner",
+        Some(inferbench_contract::event::IMPORTED) => "records imported from the reference runner",
         Some(_) => "the providers' real endpoints",
         None => "no provider (nothing was fetched)",
     };
@@ -576,11 +576,11 @@ pub fn provenance(page: &Page) -> String {
     let lock = &i.lock;
     let mode = match i.execution.endpoint_mode.as_deref() {
         Some("simulated") => "simulated providers (ib-sim on this machine)",
-        Some(inferbench_schemas::event::IMPORTED) => "imported from the reference runner's records (ib-import)",
+        Some(inferbench_contract::event::IMPORTED) => "imported from the reference runner's records (ib-import)",
         Some(_) => "real providers",
         None => "nothing was fetched",
     };
-    let rules = if inferbench_schemas::rules::Rules::of(&i.metrics.provenance.inputs).is_reference() {
+    let rules = if inferbench_judge::rules::Rules::of(&i.metrics.provenance.inputs).is_reference() {
         "the reference runner's rules (--rules reference)"
     } else {
         "inferbench's rules (the reference's definitions with the documented differences)"
@@ -598,7 +598,7 @@ pub fn provenance(page: &Page) -> String {
         ),
         ("Scoring rules", text(rules)),
         ("Percentiles", text(&i.metrics.percentile_convention)),
-        ("Report code version", format!("<code>{}</code>", text(inferbench_schemas::CODE_VERSION))),
+        ("Report code version", format!("<code>{}</code>", text(inferbench_contract::CODE_VERSION))),
         ("Metrics code version", format!("<code>{}</code>", text(&i.metrics.provenance.code_version))),
         ("Run created by", format!("<code>{}</code>", text(&lock.code_version))),
         ("Dataset release hash", format!("<code>{}</code>", text(&lock.dataset_release_hash))),

@@ -1,0 +1,547 @@
+//! The rows of every Parquet table a run holds. Column names are the field names; `Option`
+//! fields are nullable columns. Times are milliseconds (f64) on the run's monotonic clock.
+use crate::vocab::{Classification, ErrorKind, EvaluationError, OperationalOutcome, Outcome, TaskFamily};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A row type stored as a Parquet table.
+pub trait Table: Serialize + DeserializeOwned {
+    /// The table's name, e.g. `responses`.
+    const NAME: &'static str;
+    /// Rows per row group: what a writer buffers before writing one out.
+    const ROW_GROUP_ROWS: usize = ROW_GROUP_ROWS;
+    /// Integer fields (microseconds since the Unix epoch, UTC) stored as Parquet timestamps
+    /// (`Timestamp(µs)` without a zone: naive UTC, which every reader shows as-is).
+    const TIMESTAMP_COLUMNS: &'static [&'static str] = &[];
+}
+
+/// Rows per row group unless a table asks otherwise: bounds what a writer buffers (and a
+/// reader holds, one group at a time) while keeping groups big enough to compress well.
+pub const ROW_GROUP_ROWS: usize = 65_536;
+
+/// `selection.parquet`: every dataset item in its family's deterministic order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SelectionRow {
+    pub task_family: TaskFamily,
+    /// 0-based position in the family's shuffled order.
+    pub position: i64,
+    pub item_id: String,
+    /// True for the first `selected_items_per_task_family` positions.
+    pub selected: bool,
+    /// SHA-256 of the item's canonical JSON row.
+    pub item_sha256: String,
+}
+impl Table for SelectionRow {
+    const NAME: &'static str = "selection";
+}
+
+/// `schedule.parquet`: one row per request, in round order then launch order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ScheduleRow {
+    pub round_index: i64,
+    pub round_id: String,
+    pub task_family: TaskFamily,
+    pub item_id: String,
+    pub provider: String,
+    /// Position of this provider in the round's rotated launch order.
+    pub launch_index: i64,
+    pub request_id: String,
+}
+impl Table for ScheduleRow {
+    const NAME: &'static str = "schedule";
+}
+
+/// `responses.parquet`: one row per request that reached a final outcome (its last attempt),
+/// computed from the raw events alone. A request whose attempts were all interrupted has no
+/// row: it is missing, not a failure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ResponseRow {
+    pub request_id: String,
+    pub round_id: String,
+    pub round_index: i64,
+    pub provider: String,
+    pub task_family: TaskFamily,
+    pub item_id: String,
+    /// The attempt this row describes (the last one); earlier ones were interrupted.
+    pub attempt: i64,
+    /// How the attempt ended, judged from its events (see `schemas::stream`).
+    pub outcome: Outcome,
+    /// The operational class of `outcome` and `http_status`: `2xx` or a failure class.
+    pub operational_outcome: OperationalOutcome,
+    pub http_status: Option<i64>,
+    /// What ended the attempt when it did not complete.
+    pub error_type: Option<ErrorKind>,
+    pub error_message: Option<String>,
+    /// The error body of a non-2xx response, the first bytes of a 2xx body that was not an
+    /// event stream, or the error object a stream reported (redacted, at most 4 KiB).
+    pub error_body: Option<String>,
+    /// The response's `Content-Type` header.
+    pub content_type: Option<String>,
+    /// The `Retry-After` header as received.
+    pub retry_after: Option<String>,
+    /// `retry_after` in seconds from the response head's arrival: its delta-seconds, or an
+    /// HTTP-date minus the head's arrival on the wall clock (negative if already past); null
+    /// without the header or when it is neither form.
+    pub retry_after_seconds: Option<f64>,
+    /// The protocol version the response came in (`HTTP/1.1`, `HTTP/2`); null when no response
+    /// head arrived, or the log predates its recording.
+    pub http_version: Option<String>,
+    /// `[DONE]` arrived before the stream ended.
+    pub done_seen: bool,
+    pub bytes_received: i64,
+    /// SSE events and comments logged for the attempt.
+    pub sse_event_count: i64,
+    /// Of those, the ones logged after the event that ended the stream (e.g. data after
+    /// `[DONE]`): recorded, never part of the answer.
+    pub events_after_end: i64,
+    /// The response echoed a credential in its answer or reasoning text; that text is
+    /// withheld from this table and every table derived from it.
+    pub credential_echo: bool,
+    pub reasoning: String,
+    pub answer: String,
+    /// A `completed` 2xx stream with a non-empty answer: the E2E and speed population.
+    pub complete: bool,
+    pub ttfo_ms: Option<f64>,
+    pub ttfa_ms: Option<f64>,
+    pub last_answer_ms: Option<f64>,
+    pub e2e_latency_ms: Option<f64>,
+    pub pre_answer_reasoning_tokens: Option<i64>,
+    pub reasoning_emitted_before_answer: Option<bool>,
+    /// o200k_base tokens of all reasoning text.
+    pub reasoning_tokens: i64,
+    /// o200k_base tokens of the visible answer.
+    pub visible_answer_tokens: i64,
+    pub output_tokens_per_second: Option<f64>,
+    /// Time from the actual send to the response head.
+    pub time_to_headers_ms: Option<f64>,
+    /// Time from the actual send to the first SSE event of any kind.
+    pub time_to_first_event_ms: Option<f64>,
+    /// Actual send time minus the round's release (client dispatch lag).
+    pub send_lag_ms: f64,
+    /// Actual send time on the run clock.
+    pub started_t_ns: i64,
+    /// Actual send time on the wall clock, UTC (a zoneless Parquet timestamp in µs): the
+    /// `wall_clock_unix_ns` of the `segment_opened` of the segment the attempt was sent in,
+    /// plus the run-clock time from that event to the send.
+    pub started_at: i64,
+    pub response_model: Option<String>,
+    pub provider_request_id: Option<String>,
+    pub finish_reason: Option<String>,
+    pub usage_prompt_tokens: Option<i64>,
+    pub usage_completion_tokens: Option<i64>,
+    pub usage_total_tokens: Option<i64>,
+    pub usage_cached_tokens: Option<i64>,
+}
+impl Table for ResponseRow {
+    const NAME: &'static str = "responses";
+    const TIMESTAMP_COLUMNS: &'static [&'static str] = &["started_at"];
+}
+
+/// `evaluations.parquet`: the verdict on each response, one row per row of `responses.parquet`
+/// and in its order. It holds the verdict only: what it describes (provider, family, item,
+/// round, outcome) is `responses.parquet`'s, joined on `request_id`, so the two tables share
+/// no column but that key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EvaluationRow {
+    pub request_id: String,
+    pub classification: Classification,
+    /// Why the request is not a valid result: an invalid answer's defect, or a failed
+    /// request's failure class; null for valid and incorrect results. (The reference calls it
+    /// `error_type`; here that name is `responses.parquet`'s, what ended the attempt.)
+    pub evaluation_error_type: Option<EvaluationError>,
+    pub schema_valid: bool,
+    pub correct: bool,
+    /// Contract extraction only: fields equal to gold (also for invalid objects).
+    pub correct_field_count: Option<i64>,
+    pub field_count_total: Option<i64>,
+    /// Contract extraction only, when the answer was a JSON object: which fields equal gold.
+    pub field_correct: Option<ContractFieldCorrect>,
+    /// The answer's values for its family's contract fields, typed, when the answer parsed as
+    /// a JSON object (see [`ParsedOutput`]). The exact text is `responses.parquet`'s `answer`.
+    pub parsed_output: Option<ParsedOutput>,
+}
+impl Table for EvaluationRow {
+    const NAME: &'static str = "evaluations";
+}
+
+/// The `parsed_output` column: one struct field per task family (its name with `_` for `-`),
+/// each a struct of that family's contract fields (`family::output_schema`) with the
+/// contract's types: `string` and `enum` are strings, `bool` booleans, `int | null` 64-bit
+/// integers. The row's own family's field is set, the others are null; within it a field is
+/// null when the answer lacks the key, holds JSON null, or holds a value not of the contract's
+/// type (`schema_valid` is then false, and `responses.answer` has the exact text). Keys outside
+/// the contract are not kept (they make the answer `schema_invalid`). So a notebook filters
+/// `parsed_output.ticket_triage.category = 'bug'` (DuckDB) with no JSON function.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ParsedOutput {
+    pub meeting_notes_lookup: Option<MeetingNotesLookupOutput>,
+    pub ticket_triage: Option<TicketTriageOutput>,
+    pub contract_terms_extraction: Option<ContractTermsExtractionOutput>,
+}
+
+/// `meeting-notes-lookup`'s contract: `{"answer": string}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MeetingNotesLookupOutput {
+    pub answer: Option<String>,
+}
+
+/// `ticket-triage`'s contract: `{"category": enum, "priority": enum}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TicketTriageOutput {
+    pub category: Option<String>,
+    pub priority: Option<String>,
+}
+
+/// `contract-terms-extraction`'s contract: its ten fields (dates as `YYYY-MM-DD` strings).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ContractTermsExtractionOutput {
+    pub agreement_type: Option<String>,
+    pub effective_date: Option<String>,
+    pub initial_term_end_date: Option<String>,
+    pub auto_renews: Option<bool>,
+    pub renewal_term_months: Option<i64>,
+    pub non_renewal_notice_days: Option<i64>,
+    pub payment_terms_days: Option<i64>,
+    pub termination_for_convenience: Option<bool>,
+    pub termination_notice_days: Option<i64>,
+    pub security_incident_notice_hours: Option<i64>,
+}
+
+/// The `field_correct` column: for each contract field, whether the answer's value equals
+/// gold (false when the key is missing).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ContractFieldCorrect {
+    pub agreement_type: bool,
+    pub effective_date: bool,
+    pub initial_term_end_date: bool,
+    pub auto_renews: bool,
+    pub renewal_term_months: bool,
+    pub non_renewal_notice_days: bool,
+    pub payment_terms_days: bool,
+    pub termination_for_convenience: bool,
+    pub termination_notice_days: bool,
+    pub security_incident_notice_hours: bool,
+}
+
+/// The name of a family's field in [`ParsedOutput`]: the family with `_` for `-`.
+pub fn parsed_output_field(family: TaskFamily) -> String {
+    family.as_str().replace('-', "_")
+}
+
+/// Whether `value` has the type a contract declares (`family::output_schema`'s words), as
+/// the column stores it: `int | null` is a 64-bit integer (null is stored as null anyway).
+fn of_contract_type(kind: &str, value: &Value) -> bool {
+    match kind {
+        "string" | "enum" => value.is_string(),
+        "bool" => value.is_boolean(),
+        "int | null" => value.is_i64(),
+        _ => false,
+    }
+}
+
+impl ParsedOutput {
+    /// The column's value for an answer of `family` that parsed as `parsed`: `None` unless it
+    /// is a JSON object. Built from the family's contract, so a field the contract adds is a
+    /// field here (the column types, tested against the contract, must follow).
+    pub fn of(family: TaskFamily, parsed: &Value) -> Option<ParsedOutput> {
+        let object = parsed.as_object()?;
+        let contract = crate::family::output_schema(family.as_str());
+        let typed: Map<String, Value> = contract
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(key, kind)| {
+                let value = object.get(key).filter(|v| of_contract_type(kind.as_str().unwrap_or(""), v));
+                (key.clone(), value.cloned().unwrap_or(Value::Null))
+            })
+            .collect();
+        let typed = Value::Object(typed);
+        // Every field is an `Option` of the type just checked, so this cannot fail (tested for
+        // every family against its contract).
+        const TYPED: &str = "a contract object of checked types fits its family's struct";
+        let mut out = ParsedOutput::default();
+        match family {
+            TaskFamily::MeetingNotesLookup => {
+                out.meeting_notes_lookup = Some(serde_json::from_value(typed).expect(TYPED))
+            }
+            TaskFamily::TicketTriage => out.ticket_triage = Some(serde_json::from_value(typed).expect(TYPED)),
+            TaskFamily::ContractTermsExtraction => {
+                out.contract_terms_extraction = Some(serde_json::from_value(typed).expect(TYPED))
+            }
+        }
+        Some(out)
+    }
+}
+
+impl ContractFieldCorrect {
+    /// The column's value from per-field flags; `None` unless every contract field is flagged
+    /// exactly once.
+    pub fn of(flags: &[(&str, bool)]) -> Option<ContractFieldCorrect> {
+        let object: Map<String, Value> = flags.iter().map(|(f, ok)| (f.to_string(), Value::Bool(*ok))).collect();
+        if object.len() != flags.len() || flags.len() != crate::family::CONTRACT_FIELDS.len() {
+            return None;
+        }
+        serde_json::from_value(Value::Object(object)).ok()
+    }
+}
+
+/// The columns `metrics.parquet` and `pooled.parquet` share, between each table's own leading
+/// and trailing columns. Rates are fractions in [0, 1]; percentiles are nearest-rank over the
+/// group's non-null samples (milliseconds, tokens or tokens/s), null for an empty population.
+macro_rules! metric_table {
+    ($(#[$meta:meta])* $name:ident { $($(#[$lmeta:meta])* $lead:ident : $lty:ty,)* } { $($(#[$tmeta:meta])* $trail:ident : $tty:ty,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+        pub struct $name {
+            $($(#[$lmeta])* pub $lead: $lty,)*
+            /// Requests of the group in `schedule.parquet`.
+            pub scheduled_count: i64,
+            /// Responses: requests that reached a final outcome.
+            pub submitted_count: i64,
+            /// Scheduled requests without a response.
+            pub missing_response_count: i64,
+            /// Responses judged `valid_result`.
+            pub correct_count: i64,
+            /// Responses with an operational failure (any failure class).
+            pub failed_request_count: i64,
+            /// 2xx answers that were not strict JSON of the task's schema.
+            pub invalid_result_count: i64,
+            /// 2xx answers of the schema that differ from gold.
+            pub incorrect_result_count: i64,
+            /// `correct_count / submitted_count`; null for an empty group.
+            pub task_success_rate: Option<f64>,
+            /// `failed_request_count / submitted_count`; null for an empty group.
+            pub failure_rate: Option<f64>,
+            /// Each failure class's responses / submitted.
+            pub timeout_rate: Option<f64>,
+            pub http_429_rate: Option<f64>,
+            pub other_http_4xx_rate: Option<f64>,
+            pub http_5xx_rate: Option<f64>,
+            pub transport_error_rate: Option<f64>,
+            pub other_http_rate: Option<f64>,
+            pub invalid_stream_rate: Option<f64>,
+            pub stream_error_rate: Option<f64>,
+            pub truncated_rate: Option<f64>,
+            /// Responses with reasoning before the first answer token / responses with a TTFA.
+            pub reasoning_emission_rate: Option<f64>,
+            /// Time to first output of any kind, ms.
+            pub ttfo_p50: Option<f64>,
+            pub ttfo_p95: Option<f64>,
+            pub ttfo_p99: Option<f64>,
+            /// Time to first visible answer token, ms.
+            pub ttfa_p50: Option<f64>,
+            pub ttfa_p95: Option<f64>,
+            pub ttfa_p99: Option<f64>,
+            /// Reasoning tokens before the first answer token.
+            pub pre_answer_reasoning_tokens_p50: Option<f64>,
+            pub pre_answer_reasoning_tokens_p95: Option<f64>,
+            pub pre_answer_reasoning_tokens_p99: Option<f64>,
+            /// End-to-end latency of complete responses, ms.
+            pub e2e_latency_p50: Option<f64>,
+            pub e2e_latency_p95: Option<f64>,
+            pub e2e_latency_p99: Option<f64>,
+            /// Median visible-answer speed, tokens/s.
+            pub output_tokens_per_second_p50: Option<f64>,
+            /// Lower-tail floor: at least 95% of samples are this fast or faster.
+            pub output_tokens_per_second_p95: Option<f64>,
+            /// Lower-tail floor: at least 99% of samples are this fast or faster.
+            pub output_tokens_per_second_p99: Option<f64>,
+            /// Samples behind the TTFA, E2E and speed percentiles.
+            pub ttfa_population: i64,
+            pub e2e_latency_population: i64,
+            pub output_tokens_per_second_population: i64,
+            /// 2xx streams that ended (completed, truncated or reporting an error), and of those
+            /// the ones without `[DONE]` and the ones without a `finish_reason`.
+            pub ended_stream_count: i64,
+            pub missing_done_count: i64,
+            pub missing_finish_reason_count: i64,
+            /// Responses reporting usage.
+            pub usage_reported_count: i64,
+            /// Responses whose reported `usage.completion_tokens` differs from the local
+            /// o200k_base count of their reasoning and answer text.
+            pub usage_mismatch_count: i64,
+            /// Provider-reported prompt and completion tokens, summed over the reporting rows.
+            pub input_tokens: i64,
+            pub output_tokens: i64,
+            /// Cost from provider-reported usage and the provider table's prices (reporting rows
+            /// only), USD.
+            pub known_cost_usd: f64,
+            $($(#[$tmeta])* pub $trail: $tty,)*
+        }
+    };
+}
+
+metric_table! {
+    /// `metrics.parquet`: one row per provider × task family of the spec (a family a provider
+    /// never answered has its row, with zero counts), by provider then family name. The
+    /// provider's pooled figures are `pooled.parquet`'s.
+    MetricRow {
+        provider: String,
+        task_family: TaskFamily,
+    } {}
+}
+impl Table for MetricRow {
+    const NAME: &'static str = "metrics";
+}
+
+metric_table! {
+    /// `pooled.parquet`: one row per provider, its balanced pooled metrics over all of its
+    /// requests (percentiles over the concatenated samples, never averaged from the family
+    /// rows), with its eligibility and rank; ranked providers first by rank, then the others by
+    /// name (`metrics.json`'s `combined_provider_metrics` order).
+    PooledRow {
+        provider: String,
+    } {
+        /// Every spec family present with the same number of responses.
+        balanced: bool,
+        /// Every completed response named the provider's model id (or an alias).
+        configuration_compatible: bool,
+        /// Balanced, and every scheduled request has a response.
+        artifact_graph_complete: bool,
+        /// Ranked: no ineligibility reason.
+        eligible: bool,
+        /// Why the provider is not ranked, the reference's reason strings in its order; empty
+        /// when eligible.
+        ineligibility_reasons: Vec<String>,
+        /// The same reasons with what the run showed, one per reason, in the same order.
+        ineligibility_details: Vec<String>,
+        /// 1-based rank among eligible providers by pooled E2E p99 (then name); null when not
+        /// ranked.
+        rank: Option<i64>,
+    }
+}
+impl Table for PooledRow {
+    const NAME: &'static str = "pooled";
+}
+
+/// `events.parquet`: one row per line of the event log, derived by the store's seal
+/// (`inferbench_store::events_table`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EventRow {
+    /// The segment file (`events/NNNN.jsonl`) the line is in.
+    pub segment: i64,
+    pub seq: i64,
+    pub t_ns: i64,
+    /// The event type, e.g. `sse_event`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The request the event belongs to, when it belongs to one.
+    pub request_id: Option<String>,
+    pub attempt: Option<i64>,
+    /// From the attempt's `request_started` (null when the log has none for it).
+    pub provider: Option<String>,
+    pub task_family: Option<String>,
+    pub item_id: Option<String>,
+    /// The schedule's round (also set on `round_released` and `round_closed` rows).
+    pub round_index: Option<i64>,
+    /// Milliseconds from the attempt's actual send (its `request_started`) to this event, on
+    /// the run's monotonic clock.
+    pub offset_ms: Option<f64>,
+    /// `sse_event` rows whose data is a JSON object: the answer delta
+    /// (`choices[0].delta.content`), null when empty.
+    pub answer_delta: Option<String>,
+    /// The reasoning delta, as the timing reads it; null when empty.
+    pub reasoning_delta: Option<String>,
+    pub finish_reason: Option<String>,
+    pub usage_prompt_tokens: Option<i64>,
+    pub usage_completion_tokens: Option<i64>,
+    pub usage_total_tokens: Option<i64>,
+    pub usage_cached_tokens: Option<i64>,
+    /// The chunk's `model`, when non-empty.
+    pub model: Option<String>,
+    /// `sse_event` rows: the event's position among its attempt's events.
+    pub sse_index: Option<i64>,
+    /// `sse_event` rows: the raw `data` field as logged (redacted where `sse_redacted`).
+    pub sse_data: Option<String>,
+    pub sse_event: Option<String>,
+    pub sse_id: Option<String>,
+    pub sse_retry: Option<String>,
+    /// A comment line's text; such a row has no `sse_data`.
+    pub sse_comment: Option<String>,
+    pub sse_redacted: Option<bool>,
+    /// Every other event type: its `data` object as compact JSON.
+    pub data: Option<String>,
+}
+
+impl Table for EventRow {
+    const NAME: &'static str = "events";
+}
+
+impl EventRow {
+    /// A row with only the envelope's fields set.
+    pub fn new(segment: u32, seq: u64, t_ns: u64, kind: &str) -> EventRow {
+        EventRow {
+            segment: i64::from(segment),
+            seq: seq as i64,
+            t_ns: t_ns as i64,
+            kind: kind.to_string(),
+            request_id: None,
+            attempt: None,
+            provider: None,
+            task_family: None,
+            item_id: None,
+            round_index: None,
+            offset_ms: None,
+            answer_delta: None,
+            reasoning_delta: None,
+            finish_reason: None,
+            usage_prompt_tokens: None,
+            usage_completion_tokens: None,
+            usage_total_tokens: None,
+            usage_cached_tokens: None,
+            model: None,
+            sse_index: None,
+            sse_data: None,
+            sse_event: None,
+            sse_id: None,
+            sse_retry: None,
+            sse_comment: None,
+            sse_redacted: None,
+            data: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parsed_output_keeps_values_of_the_contract_type_only() {
+        let contract = ParsedOutput::of(
+            TaskFamily::ContractTermsExtraction,
+            &json!({"agreement_type": "saas_subscription", "auto_renews": "yes", "renewal_term_months": 12.0,
+                "payment_terms_days": 30, "termination_notice_days": null, "notes": "extra"}),
+        )
+        .unwrap();
+        assert_eq!((contract.meeting_notes_lookup.clone(), contract.ticket_triage.clone()), (None, None));
+        let c = contract.contract_terms_extraction.unwrap();
+        assert_eq!(c.agreement_type.as_deref(), Some("saas_subscription"));
+        assert_eq!((c.auto_renews, c.renewal_term_months, c.payment_terms_days), (None, None, Some(30)));
+        assert_eq!((c.termination_notice_days, c.effective_date), (None, None));
+        let ticket = ParsedOutput::of(TaskFamily::TicketTriage, &json!({"category": "bug", "priority": 2})).unwrap();
+        assert_eq!(ticket.ticket_triage, Some(TicketTriageOutput { category: Some("bug".into()), priority: None }));
+        let meeting = ParsedOutput::of(TaskFamily::MeetingNotesLookup, &json!({"answer": "Ada"})).unwrap();
+        assert_eq!(meeting.meeting_notes_lookup.unwrap().answer.as_deref(), Some("Ada"));
+        assert_eq!(ParsedOutput::of(TaskFamily::MeetingNotesLookup, &json!(["Ada"])), None);
+        assert_eq!(ParsedOutput::of(TaskFamily::TicketTriage, &json!("bug")), None);
+        // An integer beyond i64 is not of the column's type.
+        let big = ParsedOutput::of(TaskFamily::ContractTermsExtraction, &json!({"payment_terms_days": u64::MAX}));
+        assert_eq!(big.unwrap().contract_terms_extraction.unwrap().payment_terms_days, None);
+    }
+
+    #[test]
+    fn field_correct_needs_every_contract_field_once() {
+        let flags: Vec<(&str, bool)> =
+            crate::family::CONTRACT_FIELDS.iter().map(|f| (*f, *f != "auto_renews")).collect();
+        let correct = ContractFieldCorrect::of(&flags).unwrap();
+        assert!(!correct.auto_renews && correct.agreement_type && correct.security_incident_notice_hours);
+        assert_eq!(ContractFieldCorrect::of(&flags[1..]), None);
+        let mut twice = flags.clone();
+        twice[1] = twice[0];
+        assert_eq!(ContractFieldCorrect::of(&twice), None);
+    }
+}

@@ -1,0 +1,609 @@
+//! The provider table (`providers.yaml`): one entry per provider. Adding a provider is an
+//! edit of this file, not of code.
+//!
+//! A spec may instead list the reference runner's providers inline (`providers.vendors`),
+//! completed by built-in knowledge (`known_providers.rs`); [`ProviderTable::of_spec`] gives
+//! the same table for both forms, and [`bound_hashes`] what a run's lock binds for each.
+use crate::spec::{ProviderSource, Spec};
+use inferbench_contract::{canonical, Error, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderTable {
+    pub providers: Vec<Provider>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provider {
+    /// Stable name used in request ids and every table.
+    pub name: String,
+    /// Display name for reports (defaults to `name`).
+    #[serde(default)]
+    pub label: Option<String>,
+    pub endpoint: String,
+    pub auth: Auth,
+    /// The model id sent in the request body.
+    pub model_id: String,
+    /// Other model ids a completed response may echo and still count as the intended model.
+    #[serde(default)]
+    pub model_aliases: Vec<String>,
+    /// `max_tokens` or `max_completion_tokens`.
+    pub token_limit_field: String,
+    /// Provider-specific reasoning fields, merged into the body (must set reasoning_effort).
+    #[serde(default)]
+    pub reasoning: Map<String, Value>,
+    /// Extra body fields, e.g. `top_k: -1`.
+    #[serde(default)]
+    pub extra: Map<String, Value>,
+    /// Ask for a final usage chunk (`stream_options.include_usage`).
+    #[serde(default)]
+    pub stream_usage: bool,
+    #[serde(default)]
+    pub docs: Option<String>,
+    /// `documented` or `pending_smoke`: whether the reasoning mapping is documented.
+    #[serde(default)]
+    pub reasoning_docs: Option<String>,
+    pub price_usd_per_million_tokens: Price,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Auth {
+    /// `Authorization: Bearer $env`.
+    Bearer { env: String },
+    /// Each header set from an environment variable, e.g. `Modal-Key: MODAL_PROXY_TOKEN_ID`.
+    Headers { headers: BTreeMap<String, String> },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+}
+
+/// URL-safe provider slug: lower case, runs of other characters become one `-`
+/// ("Z.AI" → "z-ai"). `ib-sim` serves each provider under `/<slug>/v1/chat/completions`.
+pub fn slug(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+impl Provider {
+    pub fn label(&self) -> &str {
+        self.label.as_deref().unwrap_or(&self.name)
+    }
+
+    /// Environment variable names holding this provider's credentials.
+    pub fn credential_names(&self) -> Vec<&str> {
+        match &self.auth {
+            Auth::Bearer { env } => vec![env.as_str()],
+            Auth::Headers { headers } => headers.values().map(String::as_str).collect(),
+        }
+    }
+
+    /// Whether `model` (echoed by a completed response) is this provider's intended model.
+    pub fn model_matches(&self, model: &str) -> bool {
+        model == self.model_id || self.model_aliases.iter().any(|a| a == model)
+    }
+
+    /// The exact request body: common sampling settings, then the token limit, the structured
+    /// output mode, the provider's reasoning fields, its extra fields, and the usage option.
+    pub fn body(&self, spec: &Spec, system: &str, user: &str) -> Value {
+        let inf = &spec.inference;
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model_id));
+        body.insert(
+            "messages".into(),
+            json!([{"role": "system", "content": system}, {"role": "user", "content": user}]),
+        );
+        body.insert("stream".into(), json!(true));
+        body.insert("temperature".into(), number(inf.temperature));
+        body.insert("top_p".into(), number(inf.top_p));
+        body.insert("presence_penalty".into(), number(inf.presence_penalty));
+        body.insert("frequency_penalty".into(), number(inf.frequency_penalty));
+        body.insert(self.token_limit_field.clone(), json!(inf.max_completion_tokens));
+        body.insert("response_format".into(), json!({"type": inf.structured_output.mode}));
+        for (k, v) in self.reasoning.iter().chain(self.extra.iter()) {
+            body.insert(k.clone(), v.clone());
+        }
+        if self.stream_usage {
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        Value::Object(body)
+    }
+}
+
+/// Integral settings are sent as JSON integers (`0`, not `0.0`), as providers document them.
+fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        json!(x as i64)
+    } else {
+        json!(x)
+    }
+}
+
+/// Body fields the request builder sets itself. A provider's `reasoning` or `extra` may not
+/// set them: a provider-specific override of the model, the messages, streaming, sampling,
+/// the token limit or the output mode would silently make its figures incomparable.
+pub const BUILDER_FIELDS: [&str; 11] = [
+    "model",
+    "messages",
+    "stream",
+    "stream_options",
+    "temperature",
+    "top_p",
+    "presence_penalty",
+    "frequency_penalty",
+    "max_tokens",
+    "max_completion_tokens",
+    "response_format",
+];
+
+/// The values `reasoning_docs` may take.
+pub const REASONING_DOCS: [&str; 2] = ["documented", "pending_smoke"];
+
+/// Whether `name` is a portable environment variable name (letters, digits and `_`, not
+/// starting with a digit): a name the shell and `.env` files can set.
+pub fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether `name` is a valid HTTP header name (an RFC 9110 token).
+fn is_header_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Why `text` is not an http(s) URL with a host and a valid port, if it is not one.
+pub(crate) fn url_problem(text: &str) -> Option<String> {
+    match url::Url::parse(text) {
+        Err(e) => Some(format!("`{text}` is not a valid URL: {e}")),
+        Ok(u) if !matches!(u.scheme(), "http" | "https") => {
+            Some(format!("`{text}`: the scheme must be http or https, found `{}`", u.scheme()))
+        }
+        Ok(u) if u.host_str().is_none_or(str::is_empty) => Some(format!("`{text}`: no host")),
+        // Credentials in a URL would be logged with it; they belong under `auth`.
+        Ok(u) if !u.username().is_empty() || u.password().is_some() => {
+            Some("the URL carries credentials; put them in the environment and name them under `auth`".into())
+        }
+        Ok(_) => None,
+    }
+}
+
+/// The lock's logical name of a provider table file.
+pub const TABLE_INPUT: &str = "providers.yaml";
+/// The lock's logical name of the providers a spec lists inline (`providers.vendors`): the
+/// SHA-256 of the canonical JSON of the resolved table. The spec's text is bound as
+/// `spec.yaml` already; this binds what the built-in knowledge (code) completed it with, so a
+/// change to that knowledge, which would change the requests sent, is refused like a changed
+/// provider table.
+pub const VENDORS_INPUT: &str = "providers.vendors";
+
+/// What a run's lock binds for the spec's providers, by logical name: the table file's
+/// SHA-256 as [`TABLE_INPUT`], or the resolved table's canonical-JSON SHA-256 as
+/// [`VENDORS_INPUT`]. `ib-select` writes these and every later stage checks them.
+pub fn bound_hashes(spec: &Spec, table: &ProviderTable) -> Result<BTreeMap<String, String>> {
+    Ok(match &spec.provider_source {
+        ProviderSource::Table(path) => BTreeMap::from([(TABLE_INPUT.to_string(), canonical::file_sha256(path)?)]),
+        ProviderSource::Vendors(_) => {
+            // String keys and f64s only: serde_json cannot fail on a provider table.
+            let value = serde_json::to_value(table).expect("a provider table always serialises");
+            BTreeMap::from([(VENDORS_INPUT.to_string(), canonical::hash(&value))])
+        }
+    })
+}
+
+impl ProviderTable {
+    /// The spec's providers, from whichever form it lists them in: the provider table file it
+    /// names, read and validated, or its inline vendors (already checked and completed when
+    /// the spec was read), validated against the spec in the same way.
+    pub fn of_spec(spec: &Spec) -> Result<ProviderTable> {
+        match &spec.provider_source {
+            ProviderSource::Table(path) => ProviderTable::load(path, spec),
+            ProviderSource::Vendors(table) => {
+                table.validate(&spec.path, spec)?;
+                Ok(table.clone())
+            }
+        }
+    }
+
+    /// Reads and validates the provider table against the spec. Every problem is reported at
+    /// once, each naming the file, the provider and the key.
+    pub fn load(path: &Path, spec: &Spec) -> Result<ProviderTable> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::unreadable(path, e))?;
+        let root: Value = serde_norway::from_str(&text)
+            .map_err(|e| Error::bad(format!("{}: not valid YAML: {e}", path.display())))?;
+        Self::from_value(path, &root, spec)
+    }
+
+    /// Validates a parsed provider table; `path` names it in messages.
+    pub fn from_value(path: &Path, root: &Value, spec: &Spec) -> Result<ProviderTable> {
+        let file = path.display();
+        let mut problems = Vec::new();
+        let Some(map) = root.as_object() else {
+            return Err(Error::bad(format!("{file}: (top level): expected a mapping with the key `providers`")));
+        };
+        problems.extend(map.keys().filter(|k| *k != "providers").map(|k| format!("{file}: {k}: unknown key")));
+        let entries = match map.get("providers") {
+            Some(Value::Array(entries)) => entries.as_slice(),
+            Some(other) => {
+                problems.push(format!("{file}: providers: expected a list, found {other}"));
+                &[]
+            }
+            None => {
+                problems.push(format!("{file}: providers: missing"));
+                &[]
+            }
+        };
+        let mut parsed = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            // Each entry on its own, so one bad entry does not hide the others' problems.
+            match serde_path_to_error::deserialize::<_, Provider>(entry) {
+                Ok(provider) => parsed.push((i, provider)),
+                Err(e) => {
+                    let name = entry.get("name").and_then(Value::as_str).unwrap_or("?");
+                    let key = e.path().to_string();
+                    let key = if key == "." { String::new() } else { format!("{key}: ") };
+                    problems.push(format!("{file}: providers[{i}] ({name}): {key}{}", e.inner()));
+                }
+            }
+        }
+        check(path, spec, &parsed, entries.len(), &mut problems);
+        if problems.is_empty() {
+            Ok(ProviderTable { providers: parsed.into_iter().map(|(_, p)| p).collect() })
+        } else {
+            Err(Error::Invalid(problems))
+        }
+    }
+
+    /// Checks an already-parsed table (its entries' values and its agreement with the spec).
+    pub fn validate(&self, path: &Path, spec: &Spec) -> Result<()> {
+        let indexed: Vec<(usize, Provider)> = self.providers.iter().cloned().enumerate().collect();
+        let mut problems = Vec::new();
+        check(path, spec, &indexed, self.providers.len(), &mut problems);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Invalid(problems))
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Provider> {
+        self.providers.iter().find(|p| p.name == name)
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.providers.iter().map(|p| p.name.clone()).collect()
+    }
+}
+
+/// Every problem of the parsed entries (with their index in the file), and of the table of
+/// `total` entries (parsed or not) as a whole against the spec.
+fn check(path: &Path, spec: &Spec, entries: &[(usize, Provider)], total: usize, problems: &mut Vec<String>) {
+    let file = path.display();
+    let empty = total == 0;
+    if empty {
+        problems.push(format!("{file}: providers: the table is empty"));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, p) in entries {
+        let at = format!("{file}: providers[{i}] ({})", p.name);
+        if !seen.insert(slug(&p.name)) {
+            problems.push(format!("{at}: name: duplicate provider (by slug `{}`)", slug(&p.name)));
+        }
+        problems.extend(p.problems(spec).into_iter().map(|(key, what)| format!("{at}: {key}: {what}")));
+    }
+    let count = total as u64;
+    let plan = &spec.execution_plan;
+    let spec_file = spec.path.display();
+    if let Some(n) = plan.maximum_global_concurrency.filter(|n| !empty && *n != count) {
+        problems.push(format!(
+            "{spec_file}: execution_plan.maximum_global_concurrency: {n} differs from the {count} providers of {file}: \
+             inferbench releases every provider of a round at once"
+        ));
+    }
+    let requests = count * spec.selected_per_family as u64 * spec.families.len() as u64;
+    if let Some(n) = plan.total_provider_requests.filter(|n| !empty && *n != requests) {
+        problems.push(format!(
+            "{spec_file}: execution_plan.total_provider_requests: {n} differs from {requests} \
+             (the spec's rounds × the {count} providers of {file})"
+        ));
+    }
+}
+
+impl Provider {
+    /// This entry's problems, as (key, what is wrong).
+    fn problems(&self, spec: &Spec) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        let mut bad = |key: &str, what: String| out.push((key.to_string(), what));
+        if self.name.trim().is_empty() || slug(&self.name).is_empty() {
+            bad("name", "must contain a letter or digit".into());
+        }
+        if self.label.as_deref().is_some_and(|l| l.trim().is_empty()) {
+            bad("label", "must not be empty (leave it out to show the name)".into());
+        }
+        if let Some(why) = url_problem(&self.endpoint) {
+            bad("endpoint", why);
+        }
+        if let Some(why) = self.docs.as_deref().and_then(url_problem) {
+            bad("docs", why);
+        }
+        if self.model_id.trim().is_empty() {
+            bad("model_id", "must not be empty".into());
+        }
+        if self.model_aliases.iter().any(|a| a.trim().is_empty()) {
+            bad("model_aliases", "an alias must not be empty".into());
+        }
+        if !["max_tokens", "max_completion_tokens"].contains(&self.token_limit_field.as_str()) {
+            bad("token_limit_field", "expected max_tokens or max_completion_tokens".into());
+        }
+        let effort = &spec.inference.reasoning.default_effort;
+        if self.reasoning.get("reasoning_effort").and_then(Value::as_str) != Some(effort.as_str()) {
+            bad("reasoning.reasoning_effort", format!("must be `{effort}` (the spec's reasoning effort)"));
+        }
+        for (section, fields) in [("reasoning", &self.reasoning), ("extra", &self.extra)] {
+            for key in fields.keys().filter(|k| BUILDER_FIELDS.contains(&k.as_str())) {
+                bad(&format!("{section}.{key}"), "overrides a field the request builder sets from the spec".into());
+            }
+        }
+        for key in self.extra.keys().filter(|k| self.reasoning.contains_key(*k)) {
+            bad(&format!("extra.{key}"), "also set under reasoning; set it in one place".into());
+        }
+        if let Some(docs) = self.reasoning_docs.as_deref().filter(|d| !REASONING_DOCS.contains(d)) {
+            bad("reasoning_docs", format!("`{docs}` is not one of {REASONING_DOCS:?}"));
+        }
+        match &self.auth {
+            Auth::Bearer { env } if !is_env_name(env) => {
+                bad("auth.env", format!("`{env}` is not a valid environment variable name (letters, digits, _)"))
+            }
+            Auth::Headers { headers } if headers.is_empty() => {
+                bad("auth.headers", "expected at least one header".into())
+            }
+            Auth::Headers { headers } => {
+                for (header, env) in headers {
+                    let at = format!("auth.headers.{header}");
+                    if !is_header_name(header) {
+                        bad(&at, "not a valid HTTP header name".into());
+                    } else if ["accept", "content-type"].contains(&header.to_ascii_lowercase().as_str()) {
+                        bad(&at, "the client sets this header itself".into());
+                    }
+                    if !is_env_name(env) {
+                        bad(&at, format!("`{env}` is not a valid environment variable name (letters, digits, _)"));
+                    }
+                }
+            }
+            Auth::Bearer { .. } => {}
+        }
+        let price = self.price_usd_per_million_tokens;
+        if !(price.input.is_finite() && price.input > 0.0 && price.output.is_finite() && price.output > 0.0) {
+            bad("price_usd_per_million_tokens", "must be positive and finite".into());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bundled() -> (Spec, ProviderTable) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pipelines/micro-single-task");
+        let spec = Spec::load(&dir.join("spec.yaml")).unwrap();
+        let table = ProviderTable::load(&spec.providers_path, &spec).unwrap();
+        (spec, table)
+    }
+
+    #[test]
+    fn slugs_are_url_safe() {
+        assert_eq!(slug("Z.AI"), "z-ai");
+        assert_eq!(slug("deepinfra"), "deepinfra");
+        assert_eq!(slug("  Together  AI "), "together-ai");
+    }
+
+    #[test]
+    fn bundled_table_has_ten_providers_with_the_reference_wire_quirks() {
+        let (spec, table) = bundled();
+        assert_eq!(table.providers.len(), 10);
+        let zai = table.get("Z.AI").unwrap();
+        let body = zai.body(&spec, "sys", "user");
+        let keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            &keys[..9],
+            [
+                "model",
+                "messages",
+                "stream",
+                "temperature",
+                "top_p",
+                "presence_penalty",
+                "frequency_penalty",
+                "max_tokens",
+                "response_format"
+            ]
+        );
+        assert_eq!(body["thinking"], json!({"type": "enabled"}));
+        assert_eq!(body["reasoning_effort"], "low");
+        assert_eq!(body["temperature"], json!(0));
+        assert!(body.get("stream_options").is_none());
+        let baseten = table.get("baseten").unwrap().body(&spec, "s", "u");
+        assert_eq!(baseten["top_k"], json!(-1));
+        assert_eq!(baseten["stream_options"], json!({"include_usage": true}));
+        let modal = table.get("modal").unwrap();
+        assert_eq!(modal.credential_names(), vec!["MODAL_PROXY_TOKEN_ID", "MODAL_PROXY_TOKEN_SECRET"]);
+        assert!(table.providers.iter().all(|p| p.body(&spec, "s", "u").get("stop").is_none()));
+    }
+
+    #[test]
+    fn validation_reports_every_problem() {
+        let (spec, mut table) = bundled();
+        table.providers[0].reasoning.insert("reasoning_effort".into(), json!("high"));
+        table.providers[1].name = table.providers[2].name.clone();
+        let err = table.validate(Path::new("p.yaml"), &spec).unwrap_err().to_string();
+        assert!(err.contains("reasoning.reasoning_effort: must be `low`"), "{err}");
+        assert!(err.contains("duplicate provider"), "{err}");
+    }
+
+    fn bundled_value() -> (Spec, Value) {
+        let (spec, _) = bundled();
+        let value = serde_norway::from_str(&std::fs::read_to_string(&spec.providers_path).unwrap()).unwrap();
+        (spec, value)
+    }
+
+    /// The problems of the bundled table with entry `i`'s `key` (dotted) set to `value`.
+    fn problems_with(i: usize, key: &str, value: Value) -> Vec<String> {
+        let (spec, mut root) = bundled_value();
+        let mut slot = &mut root["providers"][i];
+        for part in key.split('.') {
+            slot = &mut slot[part];
+        }
+        *slot = value;
+        match ProviderTable::from_value(Path::new("providers.yaml"), &root, &spec) {
+            Ok(_) => Vec::new(),
+            Err(Error::Invalid(list)) => list,
+            Err(other) => panic!("expected a list of problems, got {other}"),
+        }
+    }
+
+    /// Asserts exactly one problem, naming the provider and `key`, containing `text`.
+    fn refused(i: usize, key: &str, value: Value, named: &str, text: &str) {
+        let found = problems_with(i, key, value.clone());
+        assert_eq!(found.len(), 1, "{key} = {value}: {found:#?}");
+        assert!(found[0].starts_with(&format!("providers.yaml: providers[{i}] ")), "{}", found[0]);
+        assert!(found[0].contains(named) && found[0].contains(text), "{key} = {value}: {}", found[0]);
+    }
+
+    #[test]
+    fn endpoints_must_be_http_urls_with_a_host_and_a_valid_port() {
+        refused(3, "endpoint", json!("https://x:99999/v1"), "(baseten): endpoint:", "invalid port number");
+        refused(3, "endpoint", json!("ftp://x/v1"), "(baseten): endpoint:", "scheme must be http or https");
+        refused(3, "endpoint", json!("api.example.com/v1"), "(baseten): endpoint:", "not a valid URL");
+        refused(3, "endpoint", json!("https://user:pw@x/v1"), "(baseten): endpoint:", "carries credentials");
+        refused(3, "docs", json!("see the website"), "(baseten): docs:", "not a valid URL");
+        assert!(problems_with(3, "endpoint", json!("http://127.0.0.1:8080/v1/chat/completions")).is_empty());
+    }
+
+    #[test]
+    fn model_ids_and_aliases_must_not_be_empty() {
+        refused(1, "model_id", json!(" "), "(together): model_id:", "must not be empty");
+        refused(1, "model_aliases", json!(["ok", ""]), "(together): model_aliases:", "must not be empty");
+        refused(1, "label", json!(""), "(together): label:", "must not be empty");
+    }
+
+    #[test]
+    fn reasoning_and_extra_may_not_override_the_request_builder() {
+        for field in BUILDER_FIELDS {
+            refused(
+                2,
+                &format!("extra.{field}"),
+                json!(1),
+                &format!("(fireworks): extra.{field}:"),
+                "overrides a field",
+            );
+        }
+        refused(2, "reasoning.temperature", json!(0.7), "(fireworks): reasoning.temperature:", "overrides a field");
+        assert!(problems_with(3, "extra.seed", json!(7)).is_empty(), "other extra fields are the provider's business");
+        refused(
+            0,
+            "extra.thinking",
+            json!({"type": "disabled"}),
+            "(Z.AI): extra.thinking:",
+            "also set under reasoning",
+        );
+        refused(
+            3,
+            "extra.reasoning_effort",
+            json!("high"),
+            "(baseten): extra.reasoning_effort:",
+            "also set under reasoning",
+        );
+    }
+
+    #[test]
+    fn credentials_must_be_named_by_valid_variables_and_headers() {
+        refused(1, "auth.env", json!("TOGETHER-KEY"), "(together): auth.env:", "not a valid environment variable name");
+        refused(1, "auth.env", json!("1KEY"), "(together): auth.env:", "not a valid environment variable name");
+        refused(1, "auth.env", json!(""), "(together): auth.env:", "not a valid environment variable name");
+        refused(
+            5,
+            "auth.headers.Modal-Key",
+            json!("MODAL ID"),
+            "(modal): auth.headers.Modal-Key:",
+            "environment variable",
+        );
+        refused(5, "auth.headers", json!({"Bad Header": "X"}), "(modal): auth.headers.Bad Header:", "HTTP header name");
+        refused(
+            5,
+            "auth.headers",
+            json!({"Content-Type": "X"}),
+            "(modal): auth.headers.Content-Type:",
+            "sets this header",
+        );
+        refused(5, "auth.headers", json!({}), "(modal): auth.headers:", "at least one header");
+        assert!(is_env_name("_A1") && is_env_name("ZAI_API_KEY") && !is_env_name("A=B"));
+    }
+
+    #[test]
+    fn reasoning_docs_is_documented_or_pending_smoke() {
+        refused(1, "reasoning_docs", json!("maybe"), "(together): reasoning_docs:", "`maybe` is not one of");
+        assert!(problems_with(1, "reasoning_docs", json!("pending_smoke")).is_empty());
+    }
+
+    #[test]
+    fn unknown_keys_and_wrong_types_name_the_provider_and_the_key() {
+        refused(3, "extar", json!({}), "(baseten): extar: unknown field `extar`", "");
+        refused(3, "auth.envv", json!("X"), "(baseten): auth: unknown field `envv`", "");
+        refused(3, "stream_usage", json!("yes"), "(baseten): stream_usage: invalid type", "");
+        refused(
+            3,
+            "price_usd_per_million_tokens.input",
+            json!(-1),
+            "(baseten): price_usd_per_million_tokens:",
+            "positive",
+        );
+        let (spec, mut root) = bundled_value();
+        root["colour"] = json!("blue");
+        root["providers"][0]["model_id"] = json!("");
+        root["providers"][4]["endpoint"] = json!("https://x:0x/");
+        let err = ProviderTable::from_value(Path::new("providers.yaml"), &root, &spec).unwrap_err().to_string();
+        assert!(err.starts_with("3 problem(s) found:"), "{err}");
+        assert!(err.contains("providers.yaml: colour: unknown key"), "{err}");
+    }
+
+    #[test]
+    fn the_table_must_match_the_specs_concurrency_and_request_count() {
+        let (mut spec, value) = bundled_value();
+        spec.execution_plan.maximum_global_concurrency = Some(4);
+        spec.execution_plan.total_provider_requests = Some(6000);
+        let err = ProviderTable::from_value(Path::new("providers.yaml"), &value, &spec).unwrap_err().to_string();
+        assert!(err.contains("execution_plan.maximum_global_concurrency: 4 differs from the 10 providers"), "{err}");
+        spec.execution_plan.total_provider_requests = Some(600);
+        spec.execution_plan.maximum_global_concurrency = None;
+        let err = ProviderTable::from_value(Path::new("providers.yaml"), &value, &spec).unwrap_err().to_string();
+        assert!(err.contains("execution_plan.total_provider_requests: 600 differs from 6000"), "{err}");
+    }
+
+    #[test]
+    fn unreadable_and_unparsable_tables_are_bad_input() {
+        let (spec, _) = bundled();
+        let dir = tempfile::tempdir().unwrap();
+        let err = ProviderTable::load(&dir.path().join("providers.yaml"), &spec).unwrap_err();
+        assert!(matches!(err, Error::Unreadable { .. }), "{err:?}");
+        std::fs::write(dir.path().join("p.yaml"), "providers: [\n").unwrap();
+        let err = ProviderTable::load(&dir.path().join("p.yaml"), &spec).unwrap_err();
+        assert!(err.is_bad_input() && err.to_string().contains("p.yaml: not valid YAML"), "{err}");
+    }
+}

@@ -1,0 +1,402 @@
+//! One test per rule: the bundled spec, broken in one place, must be refused naming the key.
+use super::*;
+use serde_json::json;
+
+fn bundled_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pipelines/micro-single-task/spec.yaml")
+}
+
+fn bundled() -> Value {
+    serde_norway::from_str(&std::fs::read_to_string(bundled_path()).unwrap()).unwrap()
+}
+
+/// The value at a dotted path, created (as mappings) when missing.
+fn at<'a>(root: &'a mut Value, path: &str) -> &'a mut Value {
+    path.split('.').fold(root, |v, key| {
+        let map = v.as_object_mut().expect("a mapping on the way");
+        map.entry(key.to_string()).or_insert_with(|| json!({}))
+    })
+}
+
+fn remove(root: &mut Value, path: &str) {
+    let (parent, key) = path.rsplit_once('.').unwrap_or(("", path));
+    let map = if parent.is_empty() { root } else { at(root, parent) };
+    map.as_object_mut().unwrap().remove(key);
+}
+
+/// The problems of the bundled spec with `path` set to `value`.
+fn problems_with(path: &str, value: Value) -> Vec<String> {
+    let mut root = bundled();
+    *at(&mut root, path) = value;
+    problems(&root)
+}
+
+fn problems(root: &Value) -> Vec<String> {
+    match Spec::from_value(Path::new("spec.yaml"), root) {
+        Ok(_) => Vec::new(),
+        Err(Error::Invalid(list)) => list,
+        Err(other) => panic!("expected a list of problems, got {other}"),
+    }
+}
+
+/// Asserts exactly one problem, on `key`, containing `text`.
+fn refused(path: &str, value: Value, key: &str, text: &str) {
+    let found = problems_with(path, value.clone());
+    assert_eq!(found.len(), 1, "{path} = {value}: {found:#?}");
+    let prefix = format!("spec.yaml: {key}: ");
+    assert!(found[0].starts_with(&prefix) && found[0].contains(text), "{path} = {value}: {}", found[0]);
+}
+
+#[test]
+fn bands_parse_and_reject_nonsense() {
+    assert_eq!(parse_band("500-1000"), Some((500, 1000)));
+    assert_eq!(parse_band("50 - 100"), Some((50, 100)));
+    assert_eq!(parse_band("100-50"), None);
+    assert_eq!(parse_band("many"), None);
+}
+
+#[test]
+fn the_bundled_spec_loads_with_its_values() {
+    let spec = Spec::load(&bundled_path()).unwrap();
+    assert_eq!(spec.slug, "inference-micro-single-task");
+    assert_eq!(spec.families.len(), 3);
+    assert_eq!(spec.families[1].input_tokens, (50, 100));
+    assert_eq!(spec.inference.max_completion_tokens, 256);
+    assert_eq!(spec.inference.timeout_seconds, 20.0);
+    assert_eq!(spec.inference.stream_limits, StreamLimits { max_event_bytes: 1 << 20, max_response_bytes: 16 << 20 });
+    assert_eq!(spec.required_columns, METRIC_COLUMNS);
+    assert_eq!(spec.provider_source, ProviderSource::Table(spec.dir().join("providers.yaml")));
+    assert_eq!(spec.providers_path, spec.dir().join("providers.yaml"));
+    assert_eq!(spec.execution_plan.maximum_global_concurrency, Some(10));
+    assert_eq!(spec.execution_plan.total_provider_requests, Some(6000));
+}
+
+#[test]
+fn a_minimal_spec_needs_only_the_acted_upon_keys() {
+    let mut root = bundled();
+    for section in
+        ["runner", "execution_plan", "stream_timing", "rate_limit_policy", "evaluation", "metrics", "operations"]
+    {
+        remove(&mut root, section);
+    }
+    remove(&mut root, "inference.stream_limits");
+    remove(&mut root, "inference.max_attempts");
+    let spec = Spec::from_value(Path::new("spec.yaml"), &root).unwrap();
+    assert_eq!(spec.inference.stream_limits, StreamLimits::default());
+    assert_eq!(spec.execution_plan.maximum_global_concurrency, None);
+}
+
+#[test]
+fn the_reference_runners_own_sections_are_accepted_as_it_writes_them() {
+    // The whole reference spec, vendors included, is tests/fixtures/reference/spec.yaml
+    // (spec/vendors_tests.rs); these are its sections beside inferbench's own provider table.
+    let mut root = bundled();
+    let reference: Value = serde_norway::from_str(include_str!("reference_sections.yaml")).unwrap();
+    for (section, value) in reference.as_object().unwrap() {
+        *at(&mut root, section) = value.clone();
+    }
+    assert_eq!(problems(&root), Vec::<String>::new());
+}
+
+#[test]
+fn timeouts_must_be_finite_positive_and_bounded() {
+    for bad in [json!(-1), json!(0), json!(1e20), json!(600.5)] {
+        refused("inference.timeout_seconds", bad, "inference.timeout_seconds", "greater than 0 and at most 600");
+    }
+    // YAML's .nan arrives as null.
+    refused("inference.timeout_seconds", Value::Null, "inference.timeout_seconds", "expected a finite number");
+    refused("inference.timeout_seconds", json!("20s"), "inference.timeout_seconds", "expected a finite number");
+    assert!(problems_with("inference.timeout_seconds", json!(0.5)).is_empty());
+}
+
+#[test]
+fn settings_inferbench_does_not_implement_are_refused_with_the_reason() {
+    refused("inference.max_attempts", json!(2), "inference.max_attempts", "must be 1, found 2: inferbench sends");
+    refused(
+        "execution_plan.per_provider_concurrency",
+        json!(2),
+        "execution_plan.per_provider_concurrency",
+        "must be 1",
+    );
+    refused("inference.turns", json!(3), "inference.turns", "single-turn");
+    refused("inference.streaming", json!(false), "inference.streaming", "must be true");
+    refused(
+        "inference.structured_output.mode",
+        json!("json_schema"),
+        "inference.structured_output.mode",
+        "json_object",
+    );
+    refused(
+        "inference.reasoning.provider_overrides",
+        json!({"modal": "high"}),
+        "inference.reasoning.provider_overrides",
+        "must be {}",
+    );
+    refused("rate_limit_policy.request_retry", json!(true), "rate_limit_policy.request_retry", "never retries");
+    refused("inference.top_k", json!(40), "inference.top_k", "`disabled`");
+    refused(
+        "operations.full_run_requires_human_approval",
+        json!("yes"),
+        "operations.full_run_requires_human_approval",
+        "expected true or false",
+    );
+    // No approval gate to ask for: either value describes what inferbench does.
+    assert!(problems_with("operations.full_run_requires_human_approval", json!(true)).is_empty());
+    assert!(problems_with("operations.full_run_requires_human_approval", json!(false)).is_empty());
+    refused(
+        "smoke_run.budget",
+        json!({"maximum_requests_per_attempt": 30, "maximum_cost_usd_across_attempts": 50}),
+        "smoke_run.budget",
+        "no smoke mode",
+    );
+    refused("dataset.tokenizer.encoding", json!("cl100k_base"), "dataset.tokenizer.encoding", "o200k_base");
+    refused("metrics.ranking.order_by", json!("pooled_ttfa_p50 ascending"), "metrics.ranking.order_by", "ranked");
+    refused(
+        "execution_plan.task_family_schedule.order",
+        json!(["ticket-triage"]),
+        "execution_plan.task_family_schedule.order",
+        "in this order",
+    );
+}
+
+#[test]
+fn unknown_keys_are_errors_at_every_level_and_all_reported() {
+    refused("inference.max_atempts", json!(1), "inference.max_atempts", "unknown key");
+    refused("surprise", json!(true), "surprise", "unknown key");
+    refused(
+        "execution_plan.connection_policy.warm_up",
+        json!(true),
+        "execution_plan.connection_policy.warm_up",
+        "unknown key",
+    );
+    refused("dataset.task_families.poetry", json!({}), "dataset.task_families.poetry", "unknown key");
+    let mut root = bundled();
+    *at(&mut root, "inference.max_atempts") = json!(1);
+    *at(&mut root, "reporting.colour") = json!("blue");
+    *at(&mut root, "inference.timeout_seconds") = json!(-5);
+    let found = problems(&root);
+    assert_eq!(found.len(), 3, "{found:#?}");
+}
+
+#[test]
+fn missing_required_keys_are_named() {
+    let mut root = bundled();
+    remove(&mut root, "inference.temperature");
+    remove(&mut root, "dataset.task_families");
+    assert_eq!(
+        problems(&root),
+        ["spec.yaml: dataset.task_families: missing", "spec.yaml: inference.temperature: missing"]
+    );
+    let mut root = bundled();
+    remove(&mut root, "providers.table");
+    assert_eq!(
+        problems(&root),
+        ["spec.yaml: providers.table: missing: name the provider table, e.g. `table: providers.yaml`, \
+             or list the reference's providers under providers.vendors"]
+    );
+    assert_eq!(problems(&json!([1])), ["spec.yaml: (top level): expected a mapping, found [1]"]);
+}
+
+/// The reference's spec fixture is a faithful copy: its sections are the ones the reference
+/// run recorded in its lock, except the three values the fixture documents.
+#[test]
+fn the_reference_spec_fixture_is_what_the_reference_run_locked() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/reference");
+    let mut spec: Value = serde_norway::from_str(&std::fs::read_to_string(dir.join("spec.yaml")).unwrap()).unwrap();
+    let lock: Value = serde_json::from_slice(&std::fs::read(dir.join("run-lock.json")).unwrap()).unwrap();
+    let locked = &lock["resolved_execution_configuration"];
+    let order: Vec<&str> = spec.as_object().unwrap().keys().map(String::as_str).collect();
+    let sections = ["runner", "benchmark", "dataset", "providers", "inference", "execution_plan", "stream_timing"];
+    let more = ["rate_limit_policy", "evaluation", "metrics", "persistence", "smoke_run", "reporting", "operations"];
+    assert_eq!(order, [&sections[..], &more[..]].concat(), "seed-runner.md §2.1's order");
+    let vendors: Vec<&str> = spec["providers"]["vendors"].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(vendors, crate::known_providers::names());
+    assert_eq!(spec["runner"]["local_run_root"], "runs/micro-single-task");
+    assert_eq!(spec["persistence"]["local"]["source_of_truth"], true);
+    for section in ["runner", "persistence"] {
+        remove(&mut spec, section);
+    }
+    // That run's machine paths and its loopback stand-in for Modal.
+    *at(&mut spec, "dataset.source") = locked["dataset"]["source"].clone();
+    *at(&mut spec, "dataset.manifest") = locked["dataset"]["manifest"].clone();
+    assert_eq!(locked["providers"]["vendors"]["modal"]["url"], "http://127.0.0.1:18080/v1/chat/completions");
+    *at(&mut spec, "providers.vendors.modal.url") = locked["providers"]["vendors"]["modal"]["url"].clone();
+    assert_eq!(inferbench_contract::canonical::sorted(&spec), inferbench_contract::canonical::sorted(locked));
+}
+
+#[test]
+fn sampling_settings_are_range_checked() {
+    refused("inference.temperature", json!(-0.1), "inference.temperature", "from 0 to 2");
+    refused("inference.temperature", json!(true), "inference.temperature", "finite number");
+    refused("inference.top_p", json!(0), "inference.top_p", "greater than 0");
+    refused("inference.presence_penalty", json!(3), "inference.presence_penalty", "from -2 to 2");
+    refused("inference.frequency_penalty", json!(-2.5), "inference.frequency_penalty", "from -2 to 2");
+    refused("inference.max_completion_tokens", json!(0), "inference.max_completion_tokens", "integer from 1");
+    refused("inference.max_completion_tokens", json!(25.5), "inference.max_completion_tokens", "integer from 1");
+    refused("inference.reasoning.default_effort", json!("extreme"), "inference.reasoning.default_effort", "not one of");
+}
+
+#[test]
+fn stream_limits_are_positive_bounded_and_ordered() {
+    let limits = |event: Value, response: Value| json!({"max_event_bytes": event, "max_response_bytes": response});
+    let key = "inference.stream_limits";
+    refused(
+        key,
+        limits(json!(0), json!(1024)),
+        "inference.stream_limits.max_event_bytes",
+        "integer from 1 to 1073741824",
+    );
+    refused(key, limits(json!(1024), json!(-1)), "inference.stream_limits.max_response_bytes", "integer from 1");
+    refused(
+        key,
+        limits(json!(1024), json!(2_147_483_648u64)),
+        "inference.stream_limits.max_response_bytes",
+        "1073741824",
+    );
+    refused(
+        key,
+        limits(json!(4096), json!(1024)),
+        "inference.stream_limits.max_event_bytes",
+        "exceeds max_response_bytes 1024",
+    );
+    refused(
+        key,
+        json!({"max_event_bytes": 32 << 20}),
+        "inference.stream_limits.max_event_bytes",
+        "exceeds max_response_bytes",
+    );
+    refused(key, json!({"max_line_bytes": 10}), "inference.stream_limits.max_line_bytes", "unknown key");
+    let mut root = bundled();
+    *at(&mut root, key) = json!({"max_event_bytes": 4096});
+    let spec = Spec::from_value(Path::new("spec.yaml"), &root).unwrap();
+    assert_eq!(spec.inference.stream_limits, StreamLimits { max_event_bytes: 4096, max_response_bytes: 16 << 20 });
+}
+
+#[test]
+fn the_http_version_is_1_1_or_2_and_1_1_without_the_key() {
+    let key = "inference.transport.http_version";
+    let version =
+        |root: &Value| Spec::from_value(Path::new("spec.yaml"), root).unwrap().inference.transport.http_version;
+    let mut root = bundled();
+    assert_eq!(version(&root), HttpVersion::Http1, "the bundled spec says 1.1");
+    remove(&mut root, "inference.transport");
+    assert_eq!(version(&root), HttpVersion::Http1, "the reference's spec has no such key: HTTP/1.1");
+    *at(&mut root, key) = json!("2");
+    assert_eq!(version(&root), HttpVersion::Http2);
+    *at(&mut root, key) = json!("1.1");
+    assert_eq!(version(&root), HttpVersion::Http1);
+    for bad in [json!("3"), json!("2.0"), json!("HTTP/2"), json!("h2"), json!(""), json!(null), json!(["2"])] {
+        refused(key, bad, key, "must be \"1.1\" or \"2\"");
+    }
+    // Unquoted in YAML, both are numbers: refused, saying why.
+    refused(key, json!(1.1), key, "quoted");
+    refused(key, json!(2), key, "quoted");
+    refused("inference.transport.alpn", json!(["h2"]), "inference.transport.alpn", "unknown key");
+}
+
+#[test]
+fn counts_must_agree_with_each_other() {
+    refused("dataset.available_items", json!(720), "dataset.available_items", "721 in all");
+    refused("dataset.selected_items", json!(300), "dataset.selected_items", "differs from 600");
+    refused("execution_plan.question_rounds", json!(601), "execution_plan.question_rounds", "differs from 600");
+    refused(
+        "execution_plan.requests_per_provider",
+        json!(6),
+        "execution_plan.requests_per_provider",
+        "differs from 600",
+    );
+    refused(
+        "dataset.task_families.ticket-triage.selected_items",
+        json!(100),
+        "dataset.task_families.ticket-triage.selected_items",
+        "differs",
+    );
+    refused(
+        "dataset.selection.selected_items_per_task_family",
+        json!(0),
+        "dataset.selection.selected_items_per_task_family",
+        "integer from 1",
+    );
+    let found = problems_with("dataset.selection.selected_items_per_task_family", json!(238));
+    assert!(
+        found.iter().any(|p| p.contains("238 exceeds dataset.task_families.meeting-notes-lookup.available_items 237")),
+        "{found:#?}"
+    );
+    refused(
+        "execution_plan.maximum_global_concurrency",
+        json!(0),
+        "execution_plan.maximum_global_concurrency",
+        "integer from 1",
+    );
+}
+
+#[test]
+fn families_paths_and_columns_are_checked() {
+    let mut root = bundled();
+    let families = at(&mut root, "dataset.task_families").as_object_mut().unwrap();
+    let meeting = families.shift_remove("meeting-notes-lookup").unwrap();
+    families.insert("meeting-notes-lookup".into(), meeting);
+    assert_eq!(problems(&root).len(), 1, "{:#?}", problems(&root));
+    assert!(problems(&root)[0].contains("dataset.task_families: expected the families in the order"));
+    refused(
+        "dataset.task_families.ticket-triage.input_tokens",
+        json!("100-50"),
+        "dataset.task_families.ticket-triage.input_tokens",
+        "LOW-HIGH",
+    );
+    refused(
+        "dataset.task_families.ticket-triage.prompt_template",
+        json!("/etc/passwd"),
+        "dataset.task_families.ticket-triage.prompt_template",
+        "inside the spec's directory",
+    );
+    refused(
+        "dataset.task_families.ticket-triage.prompt_template",
+        json!("../x.txt"),
+        "dataset.task_families.ticket-triage.prompt_template",
+        "without `..`",
+    );
+    refused(
+        "dataset.task_families.ticket-triage.output_schema",
+        json!({"category": "string"}),
+        "dataset.task_families.ticket-triage.output_schema",
+        "fixed rubric",
+    );
+    refused(
+        "dataset.manifest",
+        json!("elsewhere/manifest.json"),
+        "dataset.manifest",
+        "must be `data/micro-single-task/manifest.json`",
+    );
+    refused("benchmark.slug", json!(""), "benchmark.slug", "non-empty string");
+    refused("benchmark.objectives", json!("one"), "benchmark.objectives", "list of strings");
+    refused(
+        "reporting.required_provider_metric_columns",
+        json!(["ttfa_p50", "ttfa_p42"]),
+        "reporting.required_provider_metric_columns",
+        "`ttfa_p42` is not a metric",
+    );
+    refused(
+        "reporting.required_provider_metric_columns",
+        json!(["ttfa_p50", "ttfa_p50"]),
+        "reporting.required_provider_metric_columns",
+        "listed twice",
+    );
+    refused(
+        "reporting.required_provider_metric_columns",
+        json!([]),
+        "reporting.required_provider_metric_columns",
+        "at least one",
+    );
+}
+
+#[test]
+fn unreadable_and_unparsable_files_are_bad_input_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = Spec::load(&dir.path().join("spec.yaml")).unwrap_err();
+    assert!(matches!(err, Error::Unreadable { .. }) && err.is_bad_input(), "{err:?}");
+    let path = dir.path().join("broken.yaml");
+    std::fs::write(&path, "benchmark: {slug: x\ninference: [\n").unwrap();
+    let err = Spec::load(&path).unwrap_err();
+    assert!(err.is_bad_input() && err.to_string().contains("broken.yaml: not valid YAML"), "{err}");
+}

@@ -1,0 +1,486 @@
+//! The one timing function: logged SSE events of one request attempt in, its judged outcome
+//! and TTFO, TTFA, last answer token, E2E, pre-answer reasoning tokens, visible answer tokens
+//! and tokens/s out.
+//!
+//! Definitions (reference runner §5.5 and §8.1, fixed where its §12.2 lists bugs):
+//! - offsets are milliseconds from the actual send of the request to the arrival of the
+//!   bytes that completed an event;
+//! - the events are judged by [`crate::stream::Judge`]: only the events up to the one that
+//!   ended the stream (`[DONE]`, an in-band error, invalid data) count; what follows was
+//!   logged but never joins the answer;
+//! - answer text is `choices[0].delta.content`; reasoning text is the first non-empty of
+//!   `delta.reasoning_content`, `delta.reasoning`, `delta.reasoning_details` (a string, or a
+//!   list of strings / objects with `text` or `content`);
+//! - TTFA: first event whose answer delta is non-empty (with o200k_base every non-empty string
+//!   is at least one token, so "cumulative count reaches 1" is "first non-empty delta");
+//! - TTFO: first event with non-empty reasoning or answer, reported only when TTFA exists;
+//! - pre-answer reasoning tokens: tokens of the reasoning received up to and including the
+//!   first answer-bearing event; null without TTFA;
+//! - E2E: the last non-empty answer delta's offset, only for complete requests (a `completed`
+//!   2xx stream with a non-empty answer);
+//! - tokens/s: (N − 1) / ((last − first) / 1000) over the visible answer's N tokens, only for
+//!   complete requests with N ≥ 2 and last > first. Reasoning tokens are excluded.
+//!
+//! Role-only, empty, usage-only and finish-only chunks, comments and `[DONE]` never start a
+//! clock. The function is pure: the same events always give the same figures.
+use crate::rules::Rules;
+use crate::stream::{Judge, Payload, StreamEnd};
+use crate::tokenizer;
+use inferbench_contract::chunk::Chunk;
+use inferbench_contract::event::{RequestTerminal, SseEvent};
+use inferbench_contract::vocab::{ErrorKind, Outcome};
+
+/// One logged event of an attempt, as the timing function needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct TimedEvent<'a> {
+    /// Milliseconds from the actual send to the arrival of the bytes that completed the event.
+    pub offset_ms: f64,
+    /// The event's `data` field; `None` for a comment or an event without data.
+    pub data: Option<&'a str>,
+    /// The event's `event` field (its type), if any.
+    pub event: Option<&'a str>,
+    /// A comment line, not a dispatched event.
+    pub comment: bool,
+}
+
+impl<'a> TimedEvent<'a> {
+    /// A dispatched event with only a `data` field.
+    pub fn data(offset_ms: f64, data: &'a str) -> TimedEvent<'a> {
+        TimedEvent { offset_ms, data: Some(data), event: None, comment: false }
+    }
+
+    /// A logged `sse_event` that arrived at `t_ns` (run clock) for an attempt actually sent at
+    /// `sent_t_ns`: how `ib-reconstruct` (offline) and `ib-watch` (live) both read the log.
+    pub fn logged(sent_t_ns: u64, t_ns: u64, event: &'a SseEvent) -> TimedEvent<'a> {
+        TimedEvent {
+            offset_ms: offset_ms(sent_t_ns, t_ns),
+            data: event.data.as_deref(),
+            event: event.event.as_deref(),
+            comment: event.comment.is_some(),
+        }
+    }
+}
+
+/// Milliseconds from `from_ns` to `to_ns` on the run clock (negative if `to_ns` is earlier).
+pub fn ms_between(from_ns: u64, to_ns: u64) -> f64 {
+    (to_ns as f64 - from_ns as f64) / 1e6
+}
+
+/// An event's offset from its request's send, in milliseconds, never negative.
+pub fn offset_ms(sent_t_ns: u64, t_ns: u64) -> f64 {
+    ms_between(sent_t_ns, t_ns).max(0.0)
+}
+
+/// How a logged `request_terminal` recorded the end of the exchange: the `logged` argument of
+/// [`compute`].
+pub fn logged_end(terminal: &RequestTerminal) -> StreamEnd {
+    StreamEnd {
+        outcome: terminal.outcome,
+        error_type: terminal.error_type,
+        message: terminal.error_message.clone(),
+        error_body: terminal.error_body.clone(),
+    }
+}
+
+pub use inferbench_contract::chunk::{deltas, ChunkFields, Usage};
+
+/// Everything the stream says about one attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamTiming {
+    /// How the attempt ended: the judge's verdict where the events ended the stream, else the
+    /// logged terminal (a clean close of a 2xx body is judged `completed` or `truncated`).
+    pub end: StreamEnd,
+    /// How many of the events (from the first) count; the rest came after the stream ended.
+    pub counted_events: usize,
+    /// `[DONE]` arrived among the counted events.
+    pub done_seen: bool,
+    pub reasoning: String,
+    pub answer: String,
+    pub ttfo_ms: Option<f64>,
+    pub ttfa_ms: Option<f64>,
+    pub last_answer_ms: Option<f64>,
+    pub pre_answer_reasoning_tokens: Option<i64>,
+    pub reasoning_emitted_before_answer: Option<bool>,
+    /// Tokens of all reasoning text (before and after the first answer token).
+    pub reasoning_tokens: i64,
+    pub visible_answer_tokens: i64,
+    /// Set only for complete requests (see [`StreamTiming::complete`]).
+    pub e2e_latency_ms: Option<f64>,
+    pub output_tokens_per_second: Option<f64>,
+    /// A `completed` 2xx stream with a non-empty answer.
+    pub complete: bool,
+    pub first_event_ms: Option<f64>,
+    pub response_model: Option<String>,
+    pub provider_request_id: Option<String>,
+    pub finish_reason: Option<String>,
+    pub usage: Usage,
+}
+
+/// The fields of one event's `data`, when it is a JSON object (else `None`), parsed exactly
+/// as [`compute_with`] parses it.
+pub fn chunk_fields(data: Option<&str>) -> Option<ChunkFields> {
+    match Payload::of(None, data) {
+        Payload::Object(chunk) => Some(chunk.fields),
+        _ => None,
+    }
+}
+
+/// Computes the outcome and timing of one attempt from its events, in arrival order.
+/// `logged` is how the terminal event recorded the end of the exchange and `http_status` the
+/// response status (none when no head arrived).
+pub fn compute(events: &[TimedEvent<'_>], logged: &StreamEnd, http_status: Option<u16>) -> StreamTiming {
+    compute_with(Rules::Inferbench, events, logged, http_status)
+}
+
+/// Whether the reference would have read on to the close where the fetch stopped: past an
+/// error the provider reported in the stream, and through a 2xx body that is not an event
+/// stream (it reads any body line by line; one without `data:` lines is an empty answer).
+fn read_to_the_close(logged: &StreamEnd) -> bool {
+    logged.outcome == Outcome::StreamError || logged.error_type == Some(ErrorKind::NotEventStream)
+}
+
+/// The reference's tokenizer error: its `encode` raised on special-token text.
+fn special_token_failure(index: usize, channel: &str) -> StreamEnd {
+    StreamEnd::failed(
+        Outcome::TransportError,
+        ErrorKind::InvalidSse,
+        format!("event {index}: the {channel} contains special-token text, which the reference's tokenizer refuses"),
+    )
+}
+
+/// [`compute`] under the given scoring rules (see [`crate::rules`]).
+pub fn compute_with(
+    rules: Rules,
+    events: &[TimedEvent<'_>],
+    logged: &StreamEnd,
+    http_status: Option<u16>,
+) -> StreamTiming {
+    let two_xx = http_status.is_some_and(|s| (200..300).contains(&s));
+    let reference = rules.is_reference();
+    let mut judge = Judge::new(rules);
+    let mut ended = None;
+    let mut t = StreamTiming {
+        end: logged.clone(),
+        counted_events: events.len(),
+        done_seen: false,
+        reasoning: String::new(),
+        answer: String::new(),
+        ttfo_ms: None,
+        ttfa_ms: None,
+        last_answer_ms: None,
+        pre_answer_reasoning_tokens: None,
+        reasoning_emitted_before_answer: None,
+        reasoning_tokens: 0,
+        visible_answer_tokens: 0,
+        e2e_latency_ms: None,
+        output_tokens_per_second: None,
+        complete: false,
+        first_event_ms: None,
+        response_model: None,
+        provider_request_id: None,
+        finish_reason: None,
+        usage: Usage::default(),
+    };
+    let mut pre_answer_reasoning = String::new();
+    let mut first_output: Option<f64> = None;
+    for (index, event) in events.iter().enumerate() {
+        t.first_event_ms.get_or_insert(event.offset_ms);
+        if event.comment {
+            continue;
+        }
+        let payload = Payload::of(event.event, event.data);
+        if two_xx {
+            if let Some(end) = judge.observe(index as u32, event.event, &payload) {
+                t.done_seen = payload == Payload::Done;
+                t.counted_events = index + 1;
+                ended = Some(end);
+                break;
+            }
+        }
+        let Payload::Object(chunk) = payload else { continue };
+        let Chunk { fields, provider_request_id, .. } = *chunk;
+        if t.response_model.is_none() {
+            t.response_model = fields.model;
+        }
+        if t.provider_request_id.is_none() {
+            t.provider_request_id = provider_request_id;
+        }
+        t.usage.merge(&fields.usage);
+        if fields.finish_reason.is_some() {
+            t.finish_reason = fields.finish_reason;
+        }
+        let (reasoning, answer) = (fields.reasoning, fields.answer);
+        if !reasoning.is_empty() {
+            t.reasoning.push_str(&reasoning);
+            if t.ttfa_ms.is_none() {
+                pre_answer_reasoning.push_str(&reasoning);
+            }
+            // The reference tokenizes the reasoning until it has a first output token.
+            if reference && first_output.is_none() && tokenizer::has_special_token_text(&t.reasoning) {
+                t.counted_events = index + 1;
+                ended = Some(special_token_failure(index, "reasoning"));
+                break;
+            }
+            first_output.get_or_insert(event.offset_ms);
+        }
+        if !answer.is_empty() {
+            t.answer.push_str(&answer);
+            t.ttfa_ms.get_or_insert(event.offset_ms);
+            first_output.get_or_insert(event.offset_ms);
+            t.last_answer_ms = Some(event.offset_ms);
+            // ... and the whole answer after every answer event.
+            if reference && tokenizer::has_special_token_text(&t.answer) {
+                t.counted_events = index + 1;
+                ended = Some(special_token_failure(index, "answer"));
+                break;
+            }
+        }
+    }
+    if reference {
+        t.done_seen = judge.done_seen();
+    }
+    t.end = match ended {
+        Some(end) => end,
+        // The body ended cleanly: whether that completes the response is the judge's call
+        // (also for a log whose writer judged it by older rules). The reference reads past
+        // an error the provider reports in the stream, to the close.
+        None if two_xx && (logged.ended_cleanly() || (reference && read_to_the_close(logged))) => judge.closed(),
+        None => logged.clone(),
+    };
+    if reference
+        && t.end.outcome == Outcome::Completed
+        && t.ttfa_ms.is_some()
+        && tokenizer::has_special_token_text(&pre_answer_reasoning)
+    {
+        t.end = special_token_failure(t.counted_events.saturating_sub(1), "reasoning before the answer");
+    }
+    t.visible_answer_tokens = tokenizer::count(&t.answer) as i64;
+    t.reasoning_tokens = tokenizer::count(&t.reasoning) as i64;
+    if t.ttfa_ms.is_some() {
+        t.ttfo_ms = first_output;
+        let tokens = tokenizer::count(&pre_answer_reasoning) as i64;
+        t.pre_answer_reasoning_tokens = Some(tokens);
+        t.reasoning_emitted_before_answer = Some(tokens > 0);
+    }
+    t.complete = two_xx && t.end.outcome == Outcome::Completed && !t.answer.is_empty();
+    if t.complete {
+        t.e2e_latency_ms = t.last_answer_ms;
+        if let (Some(first), Some(last)) = (t.ttfa_ms, t.last_answer_ms) {
+            if t.visible_answer_tokens >= 2 && last > first {
+                t.output_tokens_per_second = Some((t.visible_answer_tokens - 1) as f64 / ((last - first) / 1000.0));
+            }
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(offset_ms: f64, data: &str) -> TimedEvent<'_> {
+        TimedEvent::data(offset_ms, data)
+    }
+
+    /// A 2xx stream whose body ended cleanly.
+    fn closed(events: &[TimedEvent<'_>]) -> StreamTiming {
+        compute(events, &StreamEnd::completed(), Some(200))
+    }
+
+    /// A 2xx stream that the deadline ended.
+    fn timed_out(events: &[TimedEvent<'_>]) -> StreamTiming {
+        let end = StreamEnd::failed(Outcome::Timeout, inferbench_contract::vocab::ErrorKind::Deadline, "late".into());
+        compute(events, &end, Some(200))
+    }
+
+    const ROLE: &str = r#"{"model":"glm","choices":[{"delta":{"role":"assistant","content":""}}]}"#;
+    const THINK: &str = r#"{"choices":[{"delta":{"reasoning_content":"brief thought"}}]}"#;
+    const A1: &str = r#"{"choices":[{"delta":{"content":"{\"answer\":"}}]}"#;
+    const A2: &str = r#"{"choices":[{"delta":{"content":"\"Ada\"}"}}]}"#;
+    const FINISH: &str =
+        r#"{"choices":[{"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":20,"completion_tokens":7}}"#;
+
+    #[test]
+    fn reasoning_then_answer_gives_hand_computed_boundaries() {
+        let events =
+            [ev(5.0, ROLE), ev(115.0, THINK), ev(125.0, A1), ev(225.0, A2), ev(230.0, FINISH), ev(231.0, "[DONE]")];
+        let t = closed(&events);
+        assert_eq!(t.ttfo_ms, Some(115.0));
+        assert_eq!(t.ttfa_ms, Some(125.0));
+        assert_eq!(t.last_answer_ms, Some(225.0));
+        assert_eq!(t.e2e_latency_ms, Some(225.0));
+        assert_eq!(t.answer, "{\"answer\":\"Ada\"}");
+        assert_eq!(t.reasoning, "brief thought");
+        assert_eq!(t.pre_answer_reasoning_tokens, Some(tokenizer::count("brief thought") as i64));
+        assert_eq!(t.reasoning_emitted_before_answer, Some(true));
+        let n = tokenizer::count("{\"answer\":\"Ada\"}") as f64;
+        assert_eq!(t.output_tokens_per_second, Some((n - 1.0) / 0.1));
+        assert_eq!(t.response_model.as_deref(), Some("glm"));
+        assert_eq!(t.finish_reason.as_deref(), Some("stop"));
+        assert_eq!(t.usage.prompt_tokens, Some(20));
+        assert_eq!(t.usage.completion_tokens, Some(7));
+        assert_eq!(t.first_event_ms, Some(5.0));
+    }
+
+    #[test]
+    fn without_reasoning_ttfo_equals_ttfa_and_reasoning_tokens_are_zero() {
+        let t = closed(&[ev(5.0, ROLE), ev(125.0, A1), ev(225.0, A2), ev(226.0, FINISH)]);
+        assert_eq!(t.ttfo_ms, Some(125.0));
+        assert_eq!(t.ttfa_ms, Some(125.0));
+        assert_eq!(t.pre_answer_reasoning_tokens, Some(0));
+        assert_eq!(t.reasoning_emitted_before_answer, Some(false));
+    }
+
+    #[test]
+    fn reasoning_only_stream_reports_no_ttfo_and_no_e2e() {
+        // The reference stored a TTFO here and then failed its own recomputation (§12.2 item 6).
+        let t = closed(&[ev(5.0, THINK), ev(9.0, FINISH)]);
+        assert_eq!(t.ttfo_ms, None);
+        assert_eq!(t.ttfa_ms, None);
+        assert_eq!(t.pre_answer_reasoning_tokens, None);
+        assert!(!t.complete);
+        assert_eq!(t.e2e_latency_ms, None);
+    }
+
+    #[test]
+    fn failed_attempt_keeps_ttfa_but_has_no_e2e_or_speed() {
+        let t = timed_out(&[ev(125.0, A1), ev(225.0, A2)]);
+        assert_eq!(t.ttfa_ms, Some(125.0));
+        assert_eq!(t.e2e_latency_ms, None);
+        assert_eq!(t.output_tokens_per_second, None);
+        assert!(!t.complete);
+    }
+
+    #[test]
+    fn single_token_answer_or_single_event_has_no_speed() {
+        let one = closed(&[ev(10.0, r#"{"choices":[{"delta":{"content":"7"}}]}"#), ev(11.0, "[DONE]")]);
+        assert_eq!(one.visible_answer_tokens, 1);
+        assert_eq!(one.output_tokens_per_second, None);
+        assert_eq!(one.e2e_latency_ms, Some(10.0));
+        let same_event = closed(&[ev(10.0, A1), ev(11.0, FINISH)]);
+        assert!(same_event.visible_answer_tokens >= 2);
+        assert_eq!(same_event.output_tokens_per_second, None, "last == first has no speed");
+    }
+
+    #[test]
+    fn reasoning_in_the_first_answer_event_counts_as_pre_answer() {
+        let both = r#"{"choices":[{"delta":{"reasoning":"hm","content":"{"}}]}"#;
+        let t = closed(&[ev(50.0, both), ev(60.0, A2)]);
+        assert_eq!(t.ttfo_ms, Some(50.0));
+        assert_eq!(t.pre_answer_reasoning_tokens, Some(tokenizer::count("hm") as i64));
+    }
+
+    #[test]
+    fn list_valued_reasoning_details_and_comments_are_handled() {
+        let details = r#"{"choices":[{"delta":{"reasoning_details":[{"text":"a"},"b",{"content":"c"},3]}}]}"#;
+        let comment = TimedEvent { offset_ms: 1.0, data: None, event: None, comment: true };
+        let t = closed(&[comment, ev(20.0, details), ev(30.0, A1)]);
+        assert_eq!(t.reasoning, "abc");
+        assert_eq!(t.first_event_ms, Some(1.0));
+        assert_eq!(t.ttfo_ms, Some(20.0));
+    }
+
+    #[test]
+    fn nothing_after_done_joins_the_answer() {
+        let t = closed(&[
+            ev(10.0, A1),
+            ev(20.0, A2),
+            ev(21.0, "[DONE]"),
+            ev(30.0, r#"{"choices":[{"delta":{"content":"X"}}]}"#),
+        ]);
+        assert_eq!((t.answer.as_str(), t.counted_events, t.done_seen), ("{\"answer\":\"Ada\"}", 3, true));
+        assert_eq!((t.end.outcome, t.e2e_latency_ms), (Outcome::Completed, Some(20.0)));
+        // A server that hangs after [DONE] is completed, whatever the deadline did later.
+        let t = timed_out(&[ev(10.0, A1), ev(20.0, A2), ev(21.0, "[DONE]")]);
+        assert!(t.complete && t.end.outcome == Outcome::Completed);
+    }
+
+    #[test]
+    fn an_in_band_error_ends_the_request_without_latency_samples() {
+        let error = r#"{"error":{"message":"boom","type":"server_error"}}"#;
+        let t = closed(&[ev(10.0, A1), ev(20.0, A2), ev(30.0, error), ev(31.0, "[DONE]")]);
+        assert_eq!(t.end.outcome, Outcome::StreamError);
+        assert_eq!(t.ttfa_ms, Some(10.0), "the partial answer keeps its TTFA");
+        assert_eq!((t.e2e_latency_ms, t.output_tokens_per_second, t.complete), (None, None, false));
+    }
+
+    #[test]
+    fn a_clean_close_without_done_or_finish_is_truncated() {
+        let t = closed(&[ev(10.0, A1), ev(20.0, A2)]);
+        assert_eq!((t.end.outcome, t.e2e_latency_ms, t.done_seen), (Outcome::Truncated, None, false));
+        let t = closed(&[]);
+        assert_eq!(t.end.outcome, Outcome::InvalidStream);
+    }
+
+    #[test]
+    fn a_clean_close_logged_as_truncated_or_empty_is_judged_again() {
+        let truncated =
+            StreamEnd::failed(Outcome::Truncated, inferbench_contract::vocab::ErrorKind::NoDoneOrFinish, "t".into());
+        let t = compute(&[ev(10.0, A1), ev(20.0, A2), ev(21.0, FINISH)], &truncated, Some(200));
+        assert_eq!(t.end, StreamEnd::completed(), "today's rules find the finish_reason");
+        let deadline = StreamEnd::failed(Outcome::Timeout, inferbench_contract::vocab::ErrorKind::Deadline, "d".into());
+        assert_eq!(compute(&[ev(10.0, A1)], &deadline, Some(200)).end.outcome, Outcome::Timeout);
+    }
+
+    #[test]
+    fn keep_alives_and_python_json_do_not_break_a_stream() {
+        let nan = r#"{"choices":[{"delta":{"content":"\"Ada\"}"},"logprobs":NaN}]}"#;
+        let t = closed(&[ev(5.0, ""), ev(10.0, A1), ev(15.0, ""), ev(20.0, nan), ev(21.0, "[DONE]")]);
+        assert!(t.complete, "{t:?}");
+        assert_eq!(t.answer, "{\"answer\":\"Ada\"}");
+    }
+
+    #[test]
+    fn a_non_2xx_attempt_is_never_judged_complete() {
+        let end =
+            StreamEnd::failed(Outcome::HttpError, inferbench_contract::vocab::ErrorKind::HttpStatus, "HTTP 500".into());
+        let t = compute(&[ev(10.0, A1), ev(11.0, "[DONE]")], &end, Some(500));
+        assert_eq!((t.end.outcome, t.complete), (Outcome::HttpError, false));
+    }
+
+    fn as_reference(events: &[TimedEvent<'_>], logged: &StreamEnd) -> StreamTiming {
+        compute_with(Rules::Reference, events, logged, Some(200))
+    }
+
+    #[test]
+    fn the_references_rules_reproduce_its_reading() {
+        let x = r#"{"choices":[{"delta":{"content":"X"}}]}"#;
+        // Content after [DONE] joins the answer; a close without [DONE] or finish completes.
+        let t = as_reference(&[ev(10.0, A1), ev(20.0, A2), ev(21.0, "[DONE]"), ev(30.0, x)], &StreamEnd::completed());
+        assert_eq!((t.answer.as_str(), t.done_seen, t.e2e_latency_ms), ("{\"answer\":\"Ada\"}X", true, Some(30.0)));
+        assert_eq!(as_reference(&[ev(10.0, A1)], &StreamEnd::completed()).end, StreamEnd::completed());
+        let empty = as_reference(&[], &StreamEnd::completed());
+        assert_eq!((empty.end.outcome, empty.complete), (Outcome::Completed, false), "an empty answer");
+        // [DONE] then a held-open connection is the deadline's timeout.
+        let deadline = StreamEnd::failed(Outcome::Timeout, ErrorKind::Deadline, "d".into());
+        assert_eq!(as_reference(&[ev(10.0, A1), ev(21.0, "[DONE]")], &deadline).end.outcome, Outcome::Timeout);
+        // An in-band error is an ordinary event, even when the fetch stopped at it.
+        let error = r#"{"error":{"message":"boom"}}"#;
+        let stopped = StreamEnd::failed(Outcome::StreamError, ErrorKind::InBandError, "e".into());
+        let t = as_reference(&[ev(10.0, A1), ev(20.0, A2), ev(30.0, error)], &stopped);
+        assert!(t.complete && t.end.outcome == Outcome::Completed, "{t:?}");
+        // A 2xx body that is not an event stream is read to the close: an empty answer.
+        let not_sse = StreamEnd::failed(Outcome::InvalidStream, ErrorKind::NotEventStream, "n".into());
+        let t = as_reference(&[], &not_sse);
+        assert_eq!((t.end.outcome, t.answer.as_str()), (Outcome::Completed, ""));
+        // Data that is not a JSON object is the reference's transport error.
+        let t = as_reference(&[ev(10.0, A1), ev(20.0, "oops")], &StreamEnd::completed());
+        assert_eq!(
+            (t.end.outcome, t.end.error_type, t.counted_events),
+            (Outcome::TransportError, Some(ErrorKind::InvalidSse), 2)
+        );
+    }
+
+    #[test]
+    fn under_the_references_rules_special_token_text_fails_the_request() {
+        let special = r#"{"choices":[{"delta":{"content":"<|endoftext|>"}}]}"#;
+        let t = as_reference(&[ev(10.0, A1), ev(20.0, special), ev(30.0, A2)], &StreamEnd::completed());
+        assert_eq!((t.end.outcome, t.counted_events, t.complete), (Outcome::TransportError, 2, false));
+        let think = r#"{"choices":[{"delta":{"reasoning_content":"x <|endofprompt|>"}}]}"#;
+        let t = as_reference(&[ev(5.0, think), ev(10.0, A1), ev(20.0, A2)], &StreamEnd::completed());
+        assert_eq!(t.end.outcome, Outcome::TransportError);
+        // inferbench's rules count it as text.
+        let t = closed(&[ev(10.0, A1), ev(20.0, special), ev(30.0, A2), ev(31.0, "[DONE]")]);
+        assert!(t.complete);
+    }
+}

@@ -1,0 +1,265 @@
+//! Atomic publication of derived files: temporary file in the same directory, fsync, rename.
+//! A reader (or `make`) never sees a half-written output, and a failed stage leaves the
+//! previous output untouched.
+//!
+//! Outputs written together (`metrics.json`, `metrics.parquet` and `comparisons.json`;
+//! `report.md` and `manifest.json`) are published as a [`Group`]: all temporary files are
+//! written and synced first, then a journal naming them is renamed into place (the commit
+//! point), then each is renamed over its output. A stage killed before the commit point
+//! leaves the old outputs; killed after it, the next stage to take the run's writer lock
+//! finishes the renames ([`recover`]). Either way the group is all old or all new, and no
+//! temporary file outlives the next run of a stage.
+use inferbench_contract::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The journal of a group commit in progress, in the outputs' directory.
+pub const JOURNAL: &str = ".commit.json";
+
+fn parent(path: &Path) -> &Path {
+    path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
+}
+
+pub(crate) fn temporary(path: &Path) -> Result<PathBuf> {
+    // A path without a file name is the caller's bug, not the user's input: a write failure.
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::io(path, std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path")))?;
+    Ok(parent(path).join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id())))
+}
+
+/// Writes `bytes` to a new file and syncs it.
+fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::File::create(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Makes the directory's entries (the renames) durable.
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::File::open(dir)?.sync_all()
+}
+
+/// Writes `bytes` to `path` atomically. The parent directory must exist.
+pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = temporary(path)?;
+    let result = write_synced(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io(path, e));
+    }
+    Ok(())
+}
+
+/// Pretty JSON with a trailing newline.
+pub fn json_bytes<T: serde::Serialize>(path: &Path, value: &T) -> Result<Vec<u8>> {
+    // Our own value failing to serialise is a failure of the stage (exit 1), not bad input.
+    let mut text = serde_json::to_string_pretty(value)
+        .map_err(|e| Error::io(path, std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+    text.push('\n');
+    Ok(text.into_bytes())
+}
+
+/// Serialises `value` as pretty JSON with a trailing newline and writes it atomically.
+pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
+    write(path, &json_bytes(path, value)?)
+}
+
+/// Outputs published together: all new or all old.
+#[derive(Debug)]
+pub struct Group {
+    dir: PathBuf,
+    /// (temporary file, output) pairs, written and synced.
+    files: Vec<(PathBuf, PathBuf)>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Journal {
+    /// (temporary file name, output file name) pairs, relative to the journal's directory.
+    renames: Vec<(String, String)>,
+}
+
+impl Group {
+    /// A group of outputs in `dir`.
+    pub fn new(dir: &Path) -> Group {
+        Group { dir: dir.to_path_buf(), files: Vec::new() }
+    }
+
+    /// Writes one output's bytes to its temporary file.
+    pub fn add(&mut self, path: &Path, bytes: &[u8]) -> Result<()> {
+        if parent(path) != self.dir {
+            let outside = std::io::Error::new(std::io::ErrorKind::InvalidInput, "outside the group's directory");
+            return Err(Error::io(path, outside));
+        }
+        let tmp = temporary(path)?;
+        if let Err(e) = write_synced(&tmp, bytes) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(Error::io(path, e));
+        }
+        self.files.push((tmp, path.to_path_buf()));
+        Ok(())
+    }
+
+    /// Publishes every output of the group.
+    pub fn commit(self) -> Result<()> {
+        let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let journal = Journal { renames: self.files.iter().map(|(tmp, out)| (name(tmp), name(out))).collect() };
+        let journal_path = self.dir.join(JOURNAL);
+        let bytes = serde_json::to_vec(&journal)
+            .map_err(|e| Error::io(&journal_path, std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+        // The journal's own rename is the commit point.
+        write(&self.dir.join(JOURNAL), &bytes)?;
+        finish(&self.dir, &journal)
+    }
+
+    /// Removes the temporary files of a group that will not be committed.
+    pub fn abandon(self) {
+        for (tmp, _) in self.files {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+fn finish(dir: &Path, journal: &Journal) -> Result<()> {
+    for (tmp, out) in &journal.renames {
+        let (tmp, out) = (dir.join(tmp), dir.join(out));
+        if tmp.exists() {
+            std::fs::rename(&tmp, &out).map_err(|e| Error::io(&out, e))?;
+        }
+    }
+    sync_dir(dir).map_err(|e| Error::io(dir, e))?;
+    std::fs::remove_file(dir.join(JOURNAL)).map_err(|e| Error::io(dir.join(JOURNAL), e))?;
+    sync_dir(dir).map_err(|e| Error::io(dir, e))
+}
+
+/// What [`recover`] found.
+#[derive(Debug, Default, PartialEq)]
+pub struct Recovered {
+    /// A group commit that a killed stage left half done, now finished.
+    pub finished_commit: bool,
+    /// Temporary files of killed writers, removed.
+    pub removed_temporaries: Vec<String>,
+}
+
+/// Finishes a committed group and removes stray temporary files in `dir`. Call it only while
+/// holding the directory's writer lock: no one else may be writing.
+pub fn recover(dir: &Path) -> Result<Recovered> {
+    let mut recovered = Recovered::default();
+    let journal_path = dir.join(JOURNAL);
+    if journal_path.exists() {
+        let journal: Journal = read_json(&journal_path)?;
+        finish(dir, &journal)?;
+        recovered.finished_commit = true;
+    }
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let path = entry.map_err(|e| Error::io(dir, e))?.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if name.starts_with('.') && name.ends_with(".tmp") && path.is_file() {
+            std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+            recovered.removed_temporaries.push(name);
+        }
+    }
+    recovered.removed_temporaries.sort();
+    Ok(recovered)
+}
+
+/// Reads a whole input file, naming it in the error. A file that cannot be read (missing, a
+/// directory, no permission) is bad input: the caller was given a wrong path.
+pub fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| Error::unreadable(path, e))
+}
+
+/// Reads and parses a JSON file, naming the file, line and column of a syntax error.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
+    let bytes = read(path)?;
+    serde_json::from_slice(&bytes).map_err(|e| Error::bad(format!("{}:{}: {e}", path.display(), e.line())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_replaces_content_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.json");
+        write(&path, b"one").unwrap();
+        write(&path, b"two").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("out.json")]);
+    }
+
+    #[test]
+    fn a_group_is_published_whole_and_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+        write(&a, b"old a").unwrap();
+        write(&b, b"old b").unwrap();
+        let mut group = Group::new(dir.path());
+        group.add(&a, b"new a").unwrap();
+        group.add(&b, b"new b").unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), b"old a", "nothing is visible before the commit");
+        group.commit().unwrap();
+        assert_eq!((std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap()), (b"new a".to_vec(), b"new b".to_vec()));
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+    }
+
+    #[test]
+    fn a_commit_killed_after_its_journal_is_finished_and_one_killed_before_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
+        write(&a, b"old a").unwrap();
+        write(&b, b"old b").unwrap();
+        // Killed after the commit point, with only the first rename done.
+        let mut group = Group::new(dir.path());
+        group.add(&a, b"new a").unwrap();
+        group.add(&b, b"new b").unwrap();
+        let journal = Journal {
+            renames: group
+                .files
+                .iter()
+                .map(|(t, o)| {
+                    (t.file_name().unwrap().to_string_lossy().into(), o.file_name().unwrap().to_string_lossy().into())
+                })
+                .collect(),
+        };
+        write(&dir.path().join(JOURNAL), &serde_json::to_vec(&journal).unwrap()).unwrap();
+        std::fs::rename(&group.files[0].0, &a).unwrap();
+        let recovered = recover(dir.path()).unwrap();
+        assert!(recovered.finished_commit);
+        assert_eq!((std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap()), (b"new a".to_vec(), b"new b".to_vec()));
+        // Killed before the commit point: the temporaries go, the outputs stay.
+        let mut group = Group::new(dir.path());
+        group.add(&a, b"newer a").unwrap();
+        group.add(&b, b"newer b").unwrap();
+        std::mem::forget(group);
+        let recovered = recover(dir.path()).unwrap();
+        assert_eq!((recovered.finished_commit, recovered.removed_temporaries.len()), (false, 2));
+        assert_eq!(std::fs::read(&a).unwrap(), b"new a");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn write_into_missing_directory_fails_with_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing/out.json");
+        let err = write(&path, b"x").unwrap_err();
+        assert!(err.to_string().contains("missing/out.json"), "{err}");
+        assert!(matches!(err, Error::Io { .. }), "a failed write is a failure of the stage, not bad input");
+    }
+
+    #[test]
+    fn reading_a_missing_or_broken_input_is_bad_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = read(&dir.path().join("absent.json")).unwrap_err();
+        assert!(matches!(err, Error::Unreadable { .. }), "{err:?}");
+        assert!(err.is_bad_input());
+        assert!(read(dir.path()).unwrap_err().is_bad_input(), "a directory is not a readable file");
+        std::fs::write(dir.path().join("torn.json"), b"{\"a\": [1,").unwrap();
+        let err = read_json::<serde_json::Value>(&dir.path().join("torn.json")).unwrap_err();
+        assert!(err.is_bad_input() && err.to_string().contains("torn.json:1:"), "{err}");
+    }
+}

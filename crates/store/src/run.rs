@@ -1,0 +1,303 @@
+//! The run directory: `runs/<workflow>/<run-id>/`. See `runs/README.md` for the layout.
+use std::path::{Path, PathBuf};
+
+/// Canonical paths inside one run directory.
+#[derive(Debug, Clone)]
+pub struct RunDir {
+    root: PathBuf,
+}
+
+impl RunDir {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        RunDir { root: root.into() }
+    }
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+    /// The run id: the directory's name.
+    pub fn run_id(&self) -> String {
+        self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into())
+    }
+    pub fn lock(&self) -> PathBuf {
+        self.root.join("lock.json")
+    }
+    pub fn selection(&self) -> PathBuf {
+        self.root.join("selection.parquet")
+    }
+    pub fn schedule(&self) -> PathBuf {
+        self.root.join("schedule.parquet")
+    }
+    pub fn events_dir(&self) -> PathBuf {
+        self.root.join("events")
+    }
+    /// `events/0001.jsonl`, … one file per fetch process, never rewritten.
+    pub fn segment(&self, n: u32) -> PathBuf {
+        self.events_dir().join(format!("{n:04}.jsonl"))
+    }
+    /// `events/0001.jsonl.zst`, …: a segment sealed once the run was complete
+    /// (`event_log::seal`), the same bytes zstd-compressed.
+    pub fn sealed_segment(&self, n: u32) -> PathBuf {
+        self.events_dir().join(format!("{n:04}.jsonl.zst"))
+    }
+    /// `events/seal.json`: what sealing compressed (`inferbench_contract::seal::SealRecord`).
+    pub fn seal_record(&self) -> PathBuf {
+        self.events_dir().join("seal.json")
+    }
+    /// The event-log segments that exist, in order, each as the file to read: the live
+    /// `NNNN.jsonl` while it exists (also while a seal is in progress: it is the original),
+    /// else the sealed `NNNN.jsonl.zst`.
+    pub fn segments(&self) -> std::io::Result<Vec<(u32, PathBuf)>> {
+        let dir = self.events_dir();
+        if !dir.exists() {
+            return Ok(Vec::new());
+        }
+        let mut found: std::collections::BTreeMap<u32, PathBuf> = std::collections::BTreeMap::new();
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+            let (stem, sealed) = match name.strip_suffix(".jsonl.zst") {
+                Some(stem) => (stem, true),
+                None => match name.strip_suffix(".jsonl") {
+                    Some(stem) => (stem, false),
+                    None => continue,
+                },
+            };
+            let Some(n) = Some(stem)
+                .filter(|n| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if !sealed || !found.contains_key(&n) {
+                found.insert(n, path);
+            }
+        }
+        Ok(found.into_iter().collect())
+    }
+    pub fn events_parquet(&self) -> PathBuf {
+        self.root.join("events.parquet")
+    }
+    pub fn responses(&self) -> PathBuf {
+        self.root.join("responses.parquet")
+    }
+    pub fn evaluations(&self) -> PathBuf {
+        self.root.join("evaluations.parquet")
+    }
+    pub fn metrics_json(&self) -> PathBuf {
+        self.root.join("metrics.json")
+    }
+    pub fn metrics_parquet(&self) -> PathBuf {
+        self.root.join("metrics.parquet")
+    }
+
+    pub fn pooled_parquet(&self) -> PathBuf {
+        self.root.join("pooled.parquet")
+    }
+    pub fn comparisons(&self) -> PathBuf {
+        self.root.join("comparisons.json")
+    }
+    pub fn report_md(&self) -> PathBuf {
+        self.root.join("report.md")
+    }
+    pub fn manifest(&self) -> PathBuf {
+        self.root.join("manifest.json")
+    }
+    /// An imported run's copy of what the reference runner recorded and derived that the log
+    /// has no field for (`ib-import`).
+    pub fn reference(&self) -> PathBuf {
+        self.root.join("reference")
+    }
+
+    /// `reference/records.jsonl`: an imported run's reference records, one a line.
+    pub fn reference_records(&self) -> PathBuf {
+        self.reference().join("records.jsonl")
+    }
+}
+
+/// The run's writer lock file (hidden, so no inventory lists it).
+pub const WRITER_LOCK: &str = ".writer.lock";
+
+/// The exclusive right to write into one run directory, held until dropped. Every stage that
+/// writes into a run takes it first, so two processes can never interleave their writes (two
+/// `ib-fetch` on one run would send every request twice and corrupt the log).
+#[derive(Debug)]
+pub struct WriterLock {
+    _file: std::fs::File,
+}
+
+/// Who holds a writer lock, as its holder recorded it.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Holder {
+    program: String,
+    pid: u32,
+    since_unix_ms: u64,
+}
+
+impl RunDir {
+    /// Takes the run's writer lock (the directory must exist), then finishes a group commit a
+    /// killed writer left half done and removes its temporary files. Refuses at once, writing
+    /// nothing, when another process holds the lock.
+    pub fn lock_for_writing(&self, program: &str) -> inferbench_contract::Result<WriterLock> {
+        use std::io::{Read, Seek, Write};
+        let path = self.root.join(WRITER_LOCK);
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| inferbench_contract::Error::io(&path, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut text = String::new();
+                let _ = file.read_to_string(&mut text);
+                let holder = serde_json::from_str::<Holder>(&text)
+                    .map(|h| format!("{} (pid {})", h.program, h.pid))
+                    .unwrap_or_else(|_| "another process".to_string());
+                return Err(inferbench_contract::Error::Busy(format!(
+                    "{}: {holder} is writing this run; {program} wrote nothing. Wait for it to finish, or stop it \
+                     and rerun",
+                    self.root.display()
+                )));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(inferbench_contract::Error::io(&path, e)),
+        }
+        let since_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        let holder = Holder { program: program.to_string(), pid: std::process::id(), since_unix_ms };
+        let record = serde_json::to_vec(&holder).unwrap_or_default();
+        let written = file.set_len(0).and_then(|()| file.rewind()).and_then(|()| file.write_all(&record));
+        written.map_err(|e| inferbench_contract::Error::io(&path, e))?;
+        crate::atomic::recover(&self.root)?;
+        Ok(WriterLock { _file: file })
+    }
+}
+
+/// Who is writing a run now, as [`RunDir::writer`] finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Writer {
+    /// No process holds the run's writer lock.
+    Idle,
+    /// A process holds it: its pid, and the program it recorded in the lock file (`None` when
+    /// the record names another pid, i.e. the holder has not written its record yet).
+    Held { pid: u32, program: Option<String> },
+    /// This system does not say (no readable `/proc/locks`).
+    Unknown,
+}
+
+impl RunDir {
+    /// Who holds the run's writer lock, found without taking it, creating or modifying any
+    /// file: the kernel's table of held locks (`/proc/locks`, Linux) is searched for a `flock`
+    /// on the lock file's inode, and the holder's record in the file is read. Taking even a
+    /// shared lock to test it could make a writer starting at that instant refuse the run.
+    pub fn writer(&self) -> Writer {
+        let path = self.root.join(WRITER_LOCK);
+        let Ok(meta) = std::fs::metadata(&path) else {
+            return Writer::Idle;
+        };
+        let Ok(table) = std::fs::read_to_string("/proc/locks") else {
+            return Writer::Unknown;
+        };
+        use std::os::unix::fs::MetadataExt;
+        let Some(pid) = flock_holder(&table, meta.ino()) else {
+            return Writer::Idle;
+        };
+        let program = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Holder>(&text).ok())
+            .filter(|holder| holder.pid == pid)
+            .map(|holder| holder.program);
+        Writer::Held { pid, program }
+    }
+}
+
+/// The pid holding a `flock` on inode `inode` in a `/proc/locks` table, if any. Lines read
+/// `1: FLOCK  ADVISORY  WRITE 2210 fd:01:2883597 0 EOF`; a waiter's line has `->` after the
+/// number and holds nothing.
+fn flock_holder(table: &str, inode: u64) -> Option<u32> {
+    table.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        match fields.as_slice() {
+            [_, "FLOCK", _, _, pid, device_inode, ..] => {
+                let found = device_inode.rsplit(':').next()?.parse::<u64>().ok()?;
+                (found == inode).then(|| pid.parse().ok()).flatten()
+            }
+            _ => None,
+        }
+    })
+}
+
+/// Whether `path` is a sealed (compressed) segment file rather than a live one.
+pub fn is_sealed_segment(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "zst")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_writer_is_refused_while_the_first_holds_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        std::fs::write(dir.path().join(".metrics.json.123.tmp"), "half").unwrap();
+        let first = run.lock_for_writing("ib-fetch").unwrap();
+        assert!(!dir.path().join(".metrics.json.123.tmp").exists(), "a killed writer's temporary is removed");
+        let err = run.lock_for_writing("ib-reconstruct").unwrap_err();
+        assert!(matches!(err, inferbench_contract::Error::Busy(_)));
+        let text = err.to_string();
+        assert!(text.contains(&format!("ib-fetch (pid {}) is writing this run", std::process::id())), "{text}");
+        drop(first);
+        run.lock_for_writing("ib-reconstruct").unwrap();
+    }
+
+    #[test]
+    fn the_writer_is_found_without_taking_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        assert_eq!(run.writer(), Writer::Idle, "no lock file: nobody ever wrote");
+        assert!(!dir.path().join(WRITER_LOCK).exists(), "looking creates nothing");
+        let held = run.lock_for_writing("ib-fetch").unwrap();
+        let before = std::fs::read(dir.path().join(WRITER_LOCK)).unwrap();
+        let me = std::process::id();
+        if std::path::Path::new("/proc/locks").exists() {
+            assert_eq!(run.writer(), Writer::Held { pid: me, program: Some("ib-fetch".into()) });
+            drop(held);
+            assert_eq!(run.writer(), Writer::Idle);
+        }
+        assert_eq!(std::fs::read(dir.path().join(WRITER_LOCK)).unwrap(), before, "the record is unchanged");
+        // A second writer can take it at once: looking held nothing.
+        run.lock_for_writing("ib-reconstruct").unwrap();
+    }
+
+    #[test]
+    fn proc_locks_lines_name_the_holder_of_an_inode() {
+        let table = "1: POSIX  ADVISORY  WRITE 77 fd:01:42 0 EOF\n\
+                     2: FLOCK  ADVISORY  WRITE 2210 fd:01:2883597 0 EOF\n\
+                     2: -> FLOCK  ADVISORY  WRITE 2211 fd:01:2883597 0 EOF\n";
+        assert_eq!(flock_holder(table, 2883597), Some(2210));
+        assert_eq!(flock_holder(table, 42), None, "a POSIX lock is not the writer lock");
+        assert_eq!(flock_holder(table, 7), None);
+    }
+
+    #[test]
+    fn segments_are_listed_in_numeric_order_and_strays_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path().join("run-1"));
+        assert!(run.segments().unwrap().is_empty());
+        std::fs::create_dir_all(run.events_dir()).unwrap();
+        for name in ["0002.jsonl", "0001.jsonl", "notes.txt", ".0003.jsonl.tmp", "0003.jsonl.zst", "0002.jsonl.zst"] {
+            std::fs::write(run.events_dir().join(name), "").unwrap();
+        }
+        let numbers: Vec<u32> = run.segments().unwrap().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(numbers, vec![1, 2, 3]);
+        let paths: Vec<PathBuf> = run.segments().unwrap().into_iter().map(|(_, p)| p).collect();
+        assert!(paths[1].ends_with("0002.jsonl"), "the live file while both exist");
+        assert!(paths[2].ends_with("0003.jsonl.zst") && is_sealed_segment(&paths[2]));
+        assert_eq!(run.run_id(), "run-1");
+        assert!(run.segment(12).ends_with("events/0012.jsonl"));
+    }
+}

@@ -1,0 +1,627 @@
+//! Sealing a complete run's log: `events.parquet` derived from it, and each segment
+//! compressed in place.
+//!
+//! Once every scheduled request has reached a terminal outcome, no process appends to the log
+//! again, and its JSONL (most of a run's bytes: every request body and SSE payload, verbatim)
+//! is compressed: each `events/NNNN.jsonl` becomes `events/NNNN.jsonl.zst`, a standard zstd
+//! frame of exactly the same bytes (`zstd -d events/0001.jsonl.zst` gives the original file
+//! back, byte for byte). `events/seal.json` (`SealRecord`) records each segment's original
+//! size and SHA-256 and the compressed file's. Provenance keeps naming the segment
+//! `events/NNNN.jsonl` with the original's hash, so sealing changes no derived file's inputs.
+//!
+//! Crash safety: each compressed file is written to a temporary name, synced, decompressed
+//! again and compared (length and SHA-256) with the original, then renamed into place; the
+//! record is written atomically after every segment is compressed; only then are the plain
+//! files removed. Readers take the plain file while it exists, so a seal killed at any point
+//! leaves a readable log, and sealing again finishes it (it is idempotent).
+use crate::event_log::LogReader;
+use crate::parquet_io::Writer;
+use crate::run::RunDir;
+use inferbench_contract::event::{Envelope, Event, Outcome};
+use inferbench_contract::seal::{SealRecord, SealedSegment, SealedTable, TableSegment};
+use inferbench_contract::tables::EventRow;
+use inferbench_contract::{Error, Result, FORMAT_VERSION};
+use inferbench_judge::timing;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap};
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// zstd level of sealed segments: a complete 6,000-request log (129 MB) compresses 22× at
+/// this level in a quarter of a second; level 9 makes it 16% smaller in four times as long,
+/// which a million-request log would pay for minutes.
+pub const LEVEL: i32 = 3;
+
+/// What [`seal`] did.
+#[derive(Debug, Clone)]
+pub struct Sealed {
+    /// Rows of `events.parquet` (lines of the log).
+    pub events: u64,
+    /// Whether every scheduled request is terminal, so the segments were compressed.
+    pub complete: bool,
+    /// The segments sealed now or earlier.
+    pub segments: Vec<SealedSegment>,
+}
+
+/// The run's seal record, if it has been sealed.
+pub fn read_record(run: &RunDir) -> Result<Option<SealRecord>> {
+    let path = run.seal_record();
+    if !path.exists() {
+        return Ok(None);
+    }
+    let record: SealRecord = crate::atomic::read_json(&path)?;
+    if record.v != FORMAT_VERSION {
+        return Err(Error::bad(format!("{}: v: format version {} is not supported", path.display(), record.v)));
+    }
+    Ok(Some(record))
+}
+
+/// The SHA-256 of segment `number`'s original JSONL: of the plain file while it exists, else
+/// the one the seal record gives, once the compressed file is checked to be the one sealed.
+/// `None` when the run has no such segment.
+pub fn segment_sha256(run: &RunDir, number: u32) -> Result<Option<String>> {
+    let plain = run.segment(number);
+    if plain.exists() {
+        return inferbench_contract::canonical::file_sha256(&plain).map(Some);
+    }
+    let sealed = run.sealed_segment(number);
+    if !sealed.exists() {
+        return Ok(None);
+    }
+    let record = read_record(run)?;
+    let entry = record.as_ref().and_then(|r| r.segments.iter().find(|s| s.segment == number)).ok_or_else(|| {
+        Error::bad(format!("{}: a sealed segment that {} does not list", sealed.display(), run.seal_record().display()))
+    })?;
+    check_compressed(&sealed, entry)?;
+    Ok(Some(entry.original_sha256.clone()))
+}
+
+/// `path` is still the compressed file `entry` records.
+pub(crate) fn check_compressed(path: &Path, entry: &SealedSegment) -> Result<()> {
+    let now = inferbench_contract::canonical::file_sha256(path)?;
+    if now == entry.compressed_sha256 {
+        Ok(())
+    } else {
+        Err(modified(path, &now, entry))
+    }
+}
+
+/// A sealed segment at `path` whose compressed file hashes to `now`, not to what `entry`
+/// recorded.
+pub(crate) fn modified(path: &Path, now: &str, entry: &SealedSegment) -> Error {
+    Error::bad(format!(
+        "{}: sha256 {}… is not the {}… it was sealed with; the sealed log was modified",
+        path.display(),
+        inferbench_contract::canonical::short_hash(now),
+        inferbench_contract::canonical::short_hash(&entry.compressed_sha256)
+    ))
+}
+
+/// What an attempt's rows in `events.parquet` take from its `request_started`.
+struct Context {
+    provider: String,
+    task_family: String,
+    item_id: String,
+    round_index: i64,
+    sent_t_ns: u64,
+}
+
+/// Seals the log of `run` (whose lock names it `run_id`): writes `events.parquet` from it and,
+/// when every scheduled request is terminal, compresses its segments (see the module docs).
+/// Sealing a sealed run again rewrites the same `events.parquet` and changes nothing else.
+pub fn seal(run: &RunDir, run_id: &str) -> Result<Sealed> {
+    let (table, complete) = write_events_table(run, run_id)?;
+    let events = table.rows;
+    if !complete {
+        let segments = read_record(run)?.map(|r| r.segments).unwrap_or_default();
+        return Ok(Sealed { events, complete, segments });
+    }
+    let mut sealed: BTreeMap<u32, SealedSegment> =
+        read_record(run)?.map(|r| r.segments.into_iter().map(|s| (s.segment, s)).collect()).unwrap_or_default();
+    let listed = run.segments().map_err(|e| Error::unreadable(run.events_dir(), e))?;
+    for (number, _) in &listed {
+        let plain = run.segment(*number);
+        if plain.exists() {
+            sealed.insert(*number, compress(run, *number)?);
+        }
+    }
+    let record = SealRecord {
+        v: FORMAT_VERSION,
+        run_id: run_id.to_string(),
+        recover_with: "zstd -d events/NNNN.jsonl.zst (any zstd decoder) gives events/NNNN.jsonl byte for byte".into(),
+        segments: sealed.into_values().collect(),
+        table: Some(table),
+    };
+    crate::atomic::write_json(&run.seal_record(), &record)?;
+    for (number, _) in &listed {
+        let plain = run.segment(*number);
+        if plain.exists() {
+            std::fs::remove_file(&plain).map_err(|e| Error::io(&plain, e))?;
+        }
+    }
+    std::fs::File::open(run.events_dir()).and_then(|d| d.sync_all()).map_err(|e| Error::io(run.events_dir(), e))?;
+    Ok(Sealed { events, complete, segments: record.segments })
+}
+
+/// Length and SHA-256 of everything `reader` yields.
+fn digest(mut reader: impl Read, path: &Path) -> Result<(u64, String)> {
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut total = 0u64;
+    loop {
+        let n = reader.read(&mut buf).map_err(|e| Error::unreadable(path, e))?;
+        if n == 0 {
+            return Ok((total, inferbench_contract::canonical::hex(&hasher.finalize())));
+        }
+        hasher.update(&buf[..n]);
+        total += n as u64;
+    }
+}
+
+/// Hashes what passes through to `inner`.
+struct Tee<W> {
+    inner: W,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+impl<W: Write> Write for Tee<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Compresses segment `number` beside itself and checks the compressed file decompresses to
+/// exactly the original; the plain file is left for the caller to remove.
+fn compress(run: &RunDir, number: u32) -> Result<SealedSegment> {
+    let plain = run.segment(number);
+    let target = run.sealed_segment(number);
+    let tmp = crate::atomic::temporary(&target)?;
+    let result = (|| -> Result<SealedSegment> {
+        let io = |e: std::io::Error| Error::io(&target, e);
+        let mut source = std::fs::File::open(&plain).map_err(|e| Error::unreadable(&plain, e))?;
+        let file = std::fs::File::create(&tmp).map_err(io)?;
+        let tee = Tee { inner: std::io::BufWriter::with_capacity(1 << 20, file), hasher: Sha256::new(), bytes: 0 };
+        let mut encoder = zstd::stream::write::Encoder::new(tee, LEVEL).map_err(io)?;
+        // The frame records the original size, so `zstd -l` shows it too.
+        encoder
+            .set_pledged_src_size(Some(source.metadata().map_err(|e| Error::unreadable(&plain, e))?.len()))
+            .map_err(io)?;
+        encoder.include_checksum(true).map_err(io)?;
+        let mut hasher = Sha256::new();
+        let mut original_bytes = 0u64;
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n = source.read(&mut buf).map_err(|e| Error::unreadable(&plain, e))?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            original_bytes += n as u64;
+            encoder.write_all(&buf[..n]).map_err(io)?;
+        }
+        let original_sha256 = inferbench_contract::canonical::hex(&hasher.finalize());
+        let mut tee = encoder.finish().map_err(io)?;
+        tee.flush().map_err(io)?;
+        let compressed_sha256 = inferbench_contract::canonical::hex(&tee.hasher.finalize_reset());
+        let compressed_bytes = tee.bytes;
+        tee.inner.into_inner().map_err(|e| io(e.into_error()))?.sync_all().map_err(io)?;
+        let decoder = zstd::stream::read::Decoder::new(std::fs::File::open(&tmp).map_err(io)?).map_err(io)?;
+        let back = digest(decoder, &tmp)?;
+        if back != (original_bytes, original_sha256.clone()) {
+            return Err(Error::io(
+                &target,
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "the compressed segment does not decompress to the original",
+                ),
+            ));
+        }
+        std::fs::rename(&tmp, &target).map_err(io)?;
+        let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        Ok(SealedSegment {
+            segment: number,
+            original: name(&plain),
+            original_bytes,
+            original_sha256,
+            compressed: name(&target),
+            compressed_bytes,
+            compressed_sha256,
+        })
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Writes `events.parquet` from the log's JSONL, streaming; returns what it wrote and whether
+/// every scheduled request is terminal.
+fn write_events_table(run: &RunDir, run_id: &str) -> Result<(SealedTable, bool)> {
+    let path = run.events_parquet();
+    let unencodable = |e: serde_json::Error| Error::Parquet { path: path.clone(), message: e.to_string() };
+    // Never from the table being rewritten.
+    let mut log = LogReader::open_jsonl(run, run_id)?;
+    // A table's provenance is written before its rows, so the segments are hashed up front
+    // (one extra sequential read, cheap next to parsing every line).
+    let mut inputs =
+        BTreeMap::from([("lock.json".to_string(), inferbench_contract::canonical::file_sha256(&run.lock())?)]);
+    for (number, _) in run.segments().map_err(|e| Error::unreadable(run.events_dir(), e))? {
+        if let Some(hash) = segment_sha256(run, number)? {
+            inputs.insert(format!("events/{number:04}.jsonl"), hash);
+        }
+    }
+    let mut writer = Writer::<EventRow>::create(&path, &inputs)?;
+    let mut open: HashMap<(String, u32), Context> = HashMap::new();
+    let mut scheduled: Option<u64> = None;
+    let mut terminal = 0u64;
+    let mut batch: Vec<EventRow> = Vec::with_capacity(4096);
+    for entry in &mut log {
+        let entry = entry?;
+        let Envelope { seq, t_ns, event, .. } = entry.env;
+        let mut row = EventRow::new(entry.segment, seq, t_ns, kind(&event));
+        let context = |open: &HashMap<(String, u32), Context>, row: &mut EventRow, id: &str, attempt: u32| {
+            row.request_id = Some(id.to_string());
+            row.attempt = Some(i64::from(attempt));
+            if let Some(c) = open.get(&(id.to_string(), attempt)) {
+                row.provider = Some(c.provider.clone());
+                row.task_family = Some(c.task_family.clone());
+                row.item_id = Some(c.item_id.clone());
+                row.round_index = Some(c.round_index);
+                row.offset_ms = Some(timing::ms_between(c.sent_t_ns, t_ns));
+            }
+        };
+        match &event {
+            Event::SegmentOpened(s) => {
+                scheduled.get_or_insert(s.scheduled_requests);
+            }
+            Event::RequestStarted(s) => {
+                open.insert(
+                    (s.request_id.clone(), s.attempt),
+                    Context {
+                        provider: s.provider.clone(),
+                        task_family: s.task_family.clone(),
+                        item_id: s.item_id.clone(),
+                        round_index: s.round_index as i64,
+                        sent_t_ns: t_ns,
+                    },
+                );
+                context(&open, &mut row, &s.request_id, s.attempt);
+            }
+            Event::ResponseHead(h) => context(&open, &mut row, &h.request_id, h.attempt),
+            Event::CredentialEcho(c) => context(&open, &mut row, &c.request_id, c.attempt),
+            Event::RequestTerminal(t) => {
+                context(&open, &mut row, &t.request_id, t.attempt);
+                open.remove(&(t.request_id.clone(), t.attempt));
+                terminal += u64::from(t.outcome != Outcome::Interrupted);
+            }
+            Event::SseEvent(e) => context(&open, &mut row, &e.request_id, e.attempt),
+            Event::RoundReleased(r) => row.round_index = Some(r.round_index as i64),
+            Event::RoundClosed(r) => row.round_index = Some(r.round_index as i64),
+            Event::SegmentClosed(_) => {}
+        }
+        if let Event::SseEvent(e) = event {
+            crate::events_table::fill_sse(&mut row, e);
+        } else {
+            let value = serde_json::to_value(&event).map_err(unencodable)?;
+            let data = value.get("data").cloned().unwrap_or(serde_json::Value::Null);
+            row.data = Some(serde_json::to_string(&data).map_err(unencodable)?);
+        }
+        batch.push(row);
+        if batch.len() == batch.capacity() {
+            writer.write(&batch)?;
+            batch.clear();
+        }
+    }
+    writer.write(&batch)?;
+    let rows = writer.rows();
+    writer.finish()?;
+    let complete = open.is_empty() && scheduled.is_some_and(|n| terminal >= n);
+    let segments = log
+        .segments()
+        .iter()
+        .map(|s| TableSegment {
+            segment: s.number,
+            lines: s.lines as u64,
+            torn_tail_bytes: s.torn_tail.map(|n| n as u64),
+        })
+        .collect();
+    let bytes = std::fs::metadata(&path).map_err(|e| Error::unreadable(&path, e))?.len();
+    let table = SealedTable {
+        file: "events.parquet".to_string(),
+        bytes,
+        sha256: inferbench_contract::canonical::file_sha256(&path)?,
+        rows,
+        segments,
+    };
+    Ok((table, complete))
+}
+
+fn kind(event: &Event) -> &'static str {
+    match event {
+        Event::SegmentOpened(_) => "segment_opened",
+        Event::RoundReleased(_) => "round_released",
+        Event::RequestStarted(_) => "request_started",
+        Event::ResponseHead(_) => "response_head",
+        Event::SseEvent(_) => "sse_event",
+        Event::CredentialEcho(_) => "credential_echo",
+        Event::RequestTerminal(_) => "request_terminal",
+        Event::RoundClosed(_) => "round_closed",
+        Event::SegmentClosed(_) => "segment_closed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event_log;
+    use crate::jsonl::AppendWriter;
+    use inferbench_contract::event::{RequestStarted, RequestTerminal, SseEvent};
+    use inferbench_contract::testutil::opened;
+
+    fn started() -> Event {
+        Event::RequestStarted(RequestStarted {
+            request_id: "q1".into(),
+            attempt: 1,
+            round_id: "r0".into(),
+            round_index: 3,
+            provider: "p".into(),
+            task_family: "ticket_triage".into(),
+            item_id: "i".into(),
+            endpoint: "http://x".into(),
+            body: serde_json::json!({"model": "m"}),
+            headers: Default::default(),
+            intended_t_ns: 0,
+        })
+    }
+
+    fn sse(index: u32, data: &str) -> Event {
+        Event::SseEvent(SseEvent {
+            request_id: "q1".into(),
+            attempt: 1,
+            index,
+            data: Some(data.into()),
+            event: None,
+            id: None,
+            retry: None,
+            comment: None,
+            redacted: false,
+        })
+    }
+
+    fn terminal() -> Event {
+        Event::RequestTerminal(RequestTerminal {
+            request_id: "q1".into(),
+            attempt: 1,
+            outcome: Outcome::Completed,
+            http_status: Some(200),
+            error_type: None,
+            error_message: None,
+            error_body: None,
+            bytes_received: 10,
+            done_seen: true,
+        })
+    }
+
+    /// A complete one-request run: its log, with a torn last line a killed writer left.
+    fn complete_run(dir: &Path) -> RunDir {
+        let run = RunDir::new(dir);
+        std::fs::create_dir_all(run.events_dir()).unwrap();
+        std::fs::write(run.lock(), "{}").unwrap();
+        let mut w = AppendWriter::open(&run.segment(1)).unwrap();
+        let events = [
+            opened(1),
+            started(),
+            sse(0, r#"{"model":"m1","choices":[{"delta":{"content":"Hel"}}]}"#),
+            sse(
+                1,
+                r#"{"choices":[{"delta":{"content":"lo"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}"#,
+            ),
+            sse(2, "[DONE]"),
+            terminal(),
+        ];
+        for (seq, event) in events.into_iter().enumerate() {
+            let seq = seq as u64;
+            w.append(&Envelope { v: 1, run_id: "run-a".into(), seq, t_ns: 1000 + seq * 2_000_000, event }).unwrap();
+        }
+        drop(w);
+        std::fs::OpenOptions::new().append(true).open(run.segment(1)).unwrap().write_all(b"{\"v\":1,\"ru").unwrap();
+        run
+    }
+
+    #[test]
+    fn sealing_compresses_losslessly_records_hashes_and_keeps_the_log_readable() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = complete_run(dir.path());
+        let original = std::fs::read(run.segment(1)).unwrap();
+        let before = event_log::read(&run, "run-a").unwrap();
+        let sealed = seal(&run, "run-a").unwrap();
+        assert!(sealed.complete);
+        assert_eq!(sealed.events, 6);
+        assert!(!run.segment(1).exists() && run.sealed_segment(1).exists());
+        let entry = &read_record(&run).unwrap().unwrap().segments[0];
+        assert_eq!(entry.original_bytes, original.len() as u64);
+        assert_eq!(entry.original_sha256, inferbench_contract::canonical::sha256_hex(&original));
+        let compressed = std::fs::read(run.sealed_segment(1)).unwrap();
+        assert_eq!(entry.compressed_sha256, inferbench_contract::canonical::sha256_hex(&compressed));
+        assert_eq!(zstd::decode_all(compressed.as_slice()).unwrap(), original, "a standard zstd frame of the bytes");
+        let after = event_log::read(&run, "run-a").unwrap();
+        assert_eq!(after[0].records, before[0].records);
+        assert_eq!(after[0].torn_tail, Some(10));
+        // The sealed segment's hash is its JSONL's, established from the compressed file.
+        let mut reader = event_log::LogReader::open(&run, "run-a").unwrap();
+        assert_eq!(reader.by_ref().count(), 6);
+        assert_eq!(
+            (reader.segments()[0].bytes, &reader.segments()[0].sha256),
+            (original.len() as u64, &entry.original_sha256)
+        );
+        assert_eq!(segment_sha256(&run, 1).unwrap(), Some(entry.original_sha256.clone()));
+        // Sealing again changes nothing.
+        let table = std::fs::read(run.events_parquet()).unwrap();
+        seal(&run, "run-a").unwrap();
+        assert_eq!(std::fs::read(run.sealed_segment(1)).unwrap(), compressed);
+        assert_eq!(std::fs::read(run.events_parquet()).unwrap(), table);
+        // A modified sealed file is refused where provenance looks at it.
+        std::fs::write(run.sealed_segment(1), zstd::encode_all(&original[..original.len() - 3], 3).unwrap()).unwrap();
+        assert!(segment_sha256(&run, 1).unwrap_err().to_string().contains("the sealed log was modified"));
+        let err = event_log::read(&run, "run-a").unwrap_err().to_string();
+        assert!(err.contains("0001.jsonl.zst: sha256") && err.contains("the sealed log was modified"), "{err}");
+    }
+
+    #[test]
+    fn a_seal_killed_before_the_plain_files_went_is_readable_and_finished_by_sealing_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = complete_run(dir.path());
+        let original = std::fs::read(run.segment(1)).unwrap();
+        seal(&run, "run-a").unwrap();
+        // As if killed after the record was written, before the plain file was removed, and
+        // with a stray temporary of a compression in progress.
+        std::fs::write(run.segment(1), &original).unwrap();
+        std::fs::write(run.events_dir().join(".0001.jsonl.zst.99.tmp"), b"partial").unwrap();
+        assert_eq!(run.segments().unwrap()[0].1, run.segment(1), "the plain file is read while it exists");
+        assert_eq!(event_log::read(&run, "run-a").unwrap()[0].records.len(), 6);
+        seal(&run, "run-a").unwrap();
+        assert!(!run.segment(1).exists());
+        assert_eq!(zstd::decode_all(std::fs::File::open(run.sealed_segment(1)).unwrap()).unwrap(), original);
+    }
+
+    #[test]
+    fn an_incomplete_run_is_not_compressed() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = complete_run(dir.path());
+        let text = std::fs::read_to_string(run.segment(1)).unwrap();
+        let kept: Vec<&str> = text.split_inclusive('\n').take(3).collect();
+        std::fs::write(run.segment(1), kept.concat()).unwrap();
+        let sealed = seal(&run, "run-a").unwrap();
+        assert!(!sealed.complete && sealed.segments.is_empty());
+        assert!(run.segment(1).exists() && !run.sealed_segment(1).exists() && !run.seal_record().exists());
+    }
+
+    #[test]
+    fn the_events_table_has_typed_columns_beside_the_raw_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = complete_run(dir.path());
+        seal(&run, "run-a").unwrap();
+        let rows = crate::parquet_io::read::<EventRow>(&run.events_parquet()).unwrap().rows;
+        assert_eq!(
+            rows.iter().map(|r| r.kind.as_str()).collect::<Vec<_>>()[..3],
+            ["segment_opened", "request_started", "sse_event"]
+        );
+        let first = &rows[2];
+        assert_eq!(first.answer_delta.as_deref(), Some("Hel"));
+        assert_eq!(first.model.as_deref(), Some("m1"));
+        assert_eq!((first.round_index, first.offset_ms), (Some(3), Some(2.0)));
+        assert_eq!(first.provider.as_deref(), Some("p"));
+        assert_eq!(rows[3].finish_reason.as_deref(), Some("stop"));
+        assert_eq!((rows[3].usage_prompt_tokens, rows[3].usage_completion_tokens), (Some(5), Some(2)));
+        assert_eq!(rows[4].sse_data.as_deref(), Some("[DONE]"));
+        assert_eq!(rows[4].answer_delta, None);
+        let data: serde_json::Value = serde_json::from_str(rows[1].data.as_deref().unwrap()).unwrap();
+        assert_eq!(data["body"]["model"], "m", "one level of JSON, the body an object in it");
+        assert!(rows[2].data.is_none());
+    }
+
+    /// Every line (segment, line number, envelope) a reader yields, and its segments after.
+    fn read_all(mut reader: event_log::LogReader) -> (Vec<(u32, usize, Envelope)>, Vec<event_log::SegmentRead>) {
+        let lines = reader.by_ref().map(|e| e.map(|e| (e.segment, e.line, e.env))).collect::<Result<_>>().unwrap();
+        (lines, reader.segments().to_vec())
+    }
+
+    /// [`complete_run`] with a second segment (a resumed fetch that found nothing to send).
+    fn two_segment_run(dir: &Path) -> RunDir {
+        let run = complete_run(dir);
+        let mut w = AppendWriter::open(&run.segment(2)).unwrap();
+        w.append(&Envelope { v: 1, run_id: "run-a".into(), seq: 6, t_ns: 99_000_000, event: opened(2) }).unwrap();
+        run
+    }
+
+    #[test]
+    fn a_sealed_log_is_read_from_its_table_line_for_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = two_segment_run(dir.path());
+        let live = read_all(event_log::LogReader::open(&run, "run-a").unwrap());
+        seal(&run, "run-a").unwrap();
+        let record = read_record(&run).unwrap().unwrap();
+        let table = record.table.as_ref().expect("the seal records the table");
+        assert_eq!((table.file.as_str(), table.rows), ("events.parquet", 7));
+        assert_eq!(
+            table.segments,
+            [
+                TableSegment { segment: 1, lines: 6, torn_tail_bytes: Some(10) },
+                TableSegment { segment: 2, lines: 1, torn_tail_bytes: None }
+            ]
+        );
+        assert_eq!(table.sha256, inferbench_contract::canonical::file_sha256(&run.events_parquet()).unwrap());
+        let reader = event_log::LogReader::open(&run, "run-a").unwrap();
+        assert!(reader.reads_table());
+        let from_table = read_all(reader);
+        let jsonl = event_log::LogReader::open_jsonl(&run, "run-a").unwrap();
+        assert!(!jsonl.reads_table());
+        let from_jsonl = read_all(jsonl);
+        assert_eq!(from_table, from_jsonl, "the same lines, line numbers, sizes, hashes and torn tails");
+        assert_eq!(from_table.0, live.0);
+        assert_eq!(
+            from_table.1.iter().map(|s| (s.bytes, &s.sha256, s.lines, s.torn_tail)).collect::<Vec<_>>(),
+            live.1.iter().map(|s| (s.bytes, &s.sha256, s.lines, s.torn_tail)).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_table_that_is_not_the_sealed_one_is_passed_over_for_the_jsonl() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = two_segment_run(dir.path());
+        seal(&run, "run-a").unwrap();
+        let expected = read_all(event_log::LogReader::open_jsonl(&run, "run-a").unwrap());
+        let table = std::fs::read(run.events_parquet()).unwrap();
+        // Another table in its place (the same rows but one), then no table at all.
+        let mut rows = crate::parquet_io::read::<EventRow>(&run.events_parquet()).unwrap().rows;
+        rows.pop();
+        crate::parquet_io::write(&run.events_parquet(), &rows, &Default::default()).unwrap();
+        let reader = event_log::LogReader::open(&run, "run-a").unwrap();
+        assert!(!reader.reads_table());
+        assert_eq!(read_all(reader), expected);
+        std::fs::remove_file(run.events_parquet()).unwrap();
+        let reader = event_log::LogReader::open(&run, "run-a").unwrap();
+        assert!(!reader.reads_table());
+        assert_eq!(read_all(reader), expected);
+        // A seal written before the table was recorded.
+        std::fs::write(run.events_parquet(), &table).unwrap();
+        let mut record = read_record(&run).unwrap().unwrap();
+        record.table = None;
+        crate::atomic::write_json(&run.seal_record(), &record).unwrap();
+        let reader = event_log::LogReader::open(&run, "run-a").unwrap();
+        assert!(!reader.reads_table());
+        assert_eq!(read_all(reader), expected);
+    }
+
+    #[test]
+    fn a_table_read_for_a_modified_or_miscounted_log_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = two_segment_run(dir.path());
+        seal(&run, "run-a").unwrap();
+        let record = read_record(&run).unwrap().unwrap();
+        // The seal's count of a segment's lines is what the table must hold.
+        let mut miscounted = record.clone();
+        miscounted.table.as_mut().unwrap().segments[0].lines = 5;
+        crate::atomic::write_json(&run.seal_record(), &miscounted).unwrap();
+        let reader = event_log::LogReader::open(&run, "run-a").unwrap();
+        assert!(reader.reads_table());
+        let err = reader.collect::<Result<Vec<_>>>().unwrap_err().to_string();
+        assert!(err.contains("holds 6 lines of segment 1") && err.contains("records 5"), "{err}");
+        // A sealed segment modified under an intact table is refused, as the JSONL reader
+        // refuses it.
+        crate::atomic::write_json(&run.seal_record(), &record).unwrap();
+        let original = zstd::decode_all(std::fs::File::open(run.sealed_segment(2)).unwrap()).unwrap();
+        std::fs::write(run.sealed_segment(2), zstd::encode_all(&original[..original.len() - 1], 3).unwrap()).unwrap();
+        let reader = event_log::LogReader::open(&run, "run-a").unwrap();
+        assert!(reader.reads_table());
+        let err = reader.collect::<Result<Vec<_>>>().unwrap_err().to_string();
+        assert!(err.contains("0002.jsonl.zst: sha256") && err.contains("the sealed log was modified"), "{err}");
+    }
+}
