@@ -3,7 +3,7 @@
 //! and whether every figure of `metrics.json` and `comparisons.json` that differs from the
 //! reference's is one those deviations explain. A difference no deviation explains is named
 //! as unexplained: it is a bug in one of the two, and the report says so rather than hide it.
-use crate::inputs::label;
+use crate::labels::label;
 use inferbench_schemas::documents::{ComparisonsDocument, MetricsDocument};
 use inferbench_schemas::lock::ImportedFrom;
 use inferbench_schemas::providers::ProviderTable;
