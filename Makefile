@@ -153,13 +153,36 @@ compare:
 # The end-to-end test opens every Parquet output with Python polars, as a notebook would,
 # queries runs/ as a Hive dataset with DuckDB, runs notebooks/analyses.py (polars, DuckDB and
 # pandas: 69 MB, 157 MB with numpy; about 15 s and 70 s to install),
-# runs the pipeline against real llama.cpp servers installed into $(LLAMA_VENV), and opens
-# report.html in headless Chromium (Debian's, which .ci/run installs) through the pinned
-# playwright-core that tests/browser/install.sh puts into tests/browser/node_modules (again
-# whenever package-lock.json is newer than the install).
+# runs the pipeline against real llama.cpp servers installed into $(LLAMA_VENV), opens
+# report.html in headless Chromium (Debian's) through the pinned playwright-core that
+# tests/browser/install.sh puts into tests/browser/node_modules (again whenever
+# package-lock.json is newer than the install), and drives ib-watch's terminal view in tmux.
+#
+# Chromium and tmux are system packages: as root (CI, a container) apt-get installs them when
+# missing (chromium without its recommends: 25 packages, 124 MB fetched, 414 MB installed,
+# ~17 s), its log shown only when it fails; anyone else is stopped here, before any build or
+# test, with the one command to run, rather than by three failing tests minutes later.
+# IB_CHROMIUM (another Chromium, which the browser test then uses) stands in for chromium.
 LLAMA_VENV := target/llama-venv
 BROWSER_DEPS := tests/browser/node_modules/.package-lock.json
+SYSTEM_DEPS := chromium tmux
 test:
+	@missing=(); \
+	for cmd in $(SYSTEM_DEPS); do \
+	    [ $$cmd = chromium ] && [ -n "$${IB_CHROMIUM:-}" ] && continue; \
+	    command -v $$cmd >/dev/null || missing+=($$cmd); \
+	done; \
+	if (( $${#missing[@]} )) && (( $$(id -u) != 0 )); then \
+	    echo "make test needs $${missing[*]}, which only root can install; run first: sudo apt-get install --no-install-recommends $${missing[*]}" >&2; \
+	    exit 1; \
+	elif (( $${#missing[@]} )); then \
+	    echo "installing $${missing[*]} (apt-get)"; \
+	    log=$$(mktemp); \
+	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+	      && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 "$${missing[@]}"; \
+	    } >"$$log" 2>&1 || { cat "$$log" >&2; rm -f "$$log"; exit 1; }; \
+	    rm -f "$$log"; \
+	fi
 	@python3 -c 'import polars' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check polars
 	@python3 -c 'import duckdb' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check duckdb
 	@python3 -c 'import pandas' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check pandas

@@ -990,15 +990,26 @@ fn copy_small_files(dir: &Path, kind: Kind, copied: &mut BTreeMap<String, Vec<u8
     }
 }
 
-/// The reference's derived figures for the partition, when it derived them (a full run's
-/// `metrics.json` only when its manifest is the full run's: a passed smoke writes one too).
+/// The reference's derived figures for the partition, when they are of its records. A full
+/// run's `metrics.json` is when its manifest is the full run's, or, with no manifest (the
+/// reference does not always leave one), when every request of the plan has a terminal
+/// record; never when the manifest is a passed smoke's, which leaves copies of its own figures
+/// there. `ib-report` applies the same rule when it compares them.
 pub fn reference_figures(source: &Source) -> Option<(&[u8], &[u8])> {
     let sfx = source.kind.suffix();
     if source.kind == Kind::Full {
-        let manifest = source.copied.get("artifacts/run-manifest.json")?;
-        let value: Value = serde_json::from_slice(manifest).ok()?;
-        if value.get("kind").and_then(Value::as_str) != Some("full") {
-            return None;
+        let complete =
+            || source.rounds.iter().flat_map(|r| &r.units).all(|u| source.records.contains_key(&u.request_id));
+        let manifest_kind = source
+            .copied
+            .get("artifacts/run-manifest.json")
+            .and_then(|m| serde_json::from_slice::<Value>(m).ok())
+            .and_then(|m| m.get("kind").and_then(Value::as_str).map(str::to_string));
+        match manifest_kind.as_deref() {
+            Some("full") => {}
+            Some(_) => return None,
+            None if complete() => {}
+            None => return None,
         }
     }
     let metrics = source.copied.get(&format!("artifacts/metrics{sfx}.json"))?;

@@ -7,7 +7,7 @@
 //! provider.
 use crate::format::fixed;
 use crate::format::{percent, Table};
-use crate::inputs::label;
+use crate::labels::label;
 use crate::leaderboard;
 use crate::responses::{Failure, Responses, FAILURES_QUERY};
 use inferbench_contract::documents::PooledMetrics;

@@ -24,11 +24,6 @@ use std::path::Path;
 /// The two row lists of `metrics.json`, in file order: family rows, then pooled rows.
 const ROW_LISTS: [&str; 2] = ["task_family_metrics", "combined_provider_metrics"];
 
-/// A provider's label from the provider table, or its name when the table has none.
-pub fn label<'a>(provider: &'a str, table: &'a ProviderTable) -> &'a str {
-    table.get(provider).map_or(provider, |p| p.label())
-}
-
 /// Everything the report is rendered from.
 pub struct ReportInputs {
     pub spec: Spec,

@@ -1,6 +1,13 @@
-//! Headings a person reads for the metric columns (`TTFA p50 (ms)`, `Tokens/s p95 floor`),
-//! and which of the three tables (latency, speed, outcomes) each belongs in. The machine
-//! names stay the keys of `metrics.json`; the report ends with the mapping between the two.
+//! Names a person reads: a provider's label from the provider table, the headings of the
+//! metric columns (`TTFA p50 (ms)`, `Tokens/s p95 floor`), and which of the three tables
+//! (latency, speed, outcomes) each column belongs in. The machine names stay the keys of
+//! `metrics.json`; the report ends with the mapping between the two.
+use inferbench_inputs::providers::ProviderTable;
+
+/// A provider's label from the provider table, or its name when the table has none.
+pub fn label<'a>(provider: &'a str, table: &'a ProviderTable) -> &'a str {
+    table.get(provider).map_or(provider, |p| p.label())
+}
 
 /// The table a metric column is shown in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

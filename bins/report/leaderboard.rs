@@ -2,7 +2,7 @@
 //! p95 floor, task success, operational failures) with the rank and the eligibility added,
 //! so an unranked provider stays visible with the reasons it was not ranked.
 use crate::format::{figure, percent, Table};
-use crate::inputs::label;
+use crate::labels::label;
 use inferbench_contract::documents::{GroupMetrics, PooledMetrics};
 use inferbench_inputs::providers::ProviderTable;
 use std::cmp::Ordering;

@@ -3,14 +3,22 @@
 //! and whether every figure of `metrics.json` and `comparisons.json` that differs from the
 //! reference's is one those deviations explain. A difference no deviation explains is named
 //! as unexplained: it is a bug in one of the two, and the report says so rather than hide it.
-use crate::inputs::label;
+//!
+//! The reference's figures describe these records only when it derived them from all of them:
+//! it derives figures once every request of its plan is terminal, and a passed smoke also
+//! leaves copies of its own figures where a full run's go. So a full run's figures are
+//! compared when its `artifacts/run-manifest.json` says they are the full run's, or, with no
+//! manifest (the reference does not always leave one), when every request of the plan has a
+//! terminal record; a smoke's copies never are. When they are not compared, the report says why.
+use crate::labels::label;
 use inferbench_contract::documents::{ComparisonsDocument, MetricsDocument};
 use inferbench_contract::lock::ImportedFrom;
-use inferbench_contract::tables::{EvaluationRow, ResponseRow};
+use inferbench_contract::tables::{EvaluationRow, ResponseRow, ScheduleRow};
 use inferbench_contract::vocab::{ErrorKind, Outcome};
 use inferbench_contract::Error;
 use inferbench_inputs::providers::ProviderTable;
 use inferbench_judge::rules::Rules;
+use inferbench_store::parquet_io;
 use inferbench_store::run::RunDir;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -89,8 +97,42 @@ pub struct Parity {
     /// Provider-level deviations, one line each.
     pub providers: Vec<String>,
     /// Figures of the two documents compared, and the paths of those that differ, split into
-    /// explained and unexplained; `None` when the reference derived no figures.
-    pub figures: Option<Figures>,
+    /// explained and unexplained; else why they were not compared.
+    pub figures: Result<Figures, NotCompared>,
+}
+
+/// Why the reference's figures were not compared with inferbench's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotCompared {
+    /// The run is complete, and the reference left no figures for its partition.
+    NoFigures { metrics: String, paired: String },
+    /// Not every request of the plan has a terminal record: the reference derives no figures
+    /// for such a run, and figures found in its place are not of these records.
+    Incomplete { recorded: usize, planned: usize, figures_present: bool },
+    /// `artifacts/metrics.json` is a passed smoke's copy: the manifest beside it is of that kind.
+    OtherKind { kind: String },
+}
+
+impl NotCompared {
+    /// The report's sentence, after "- Figures: ".
+    fn text(&self) -> String {
+        match self {
+            NotCompared::NoFigures { metrics, paired } => format!(
+                "not compared: the reference run holds no `{metrics}` and `{paired}` for these records, so there are \
+                 none to compare."
+            ),
+            NotCompared::Incomplete { recorded, planned, figures_present } => format!(
+                "not compared: the reference run is incomplete ({recorded} of its {planned} planned requests have a \
+                 terminal record), and the reference derives figures only from a complete run{}.",
+                if *figures_present { ", so the figures found beside it are not of these records" } else { "" }
+            ),
+            NotCompared::OtherKind { kind } => format!(
+                "not compared: the reference's `artifacts/metrics.json` and `paired-comparisons.json` are copies from \
+                 a run of kind `{kind}` (its `artifacts/run-manifest.json` says so; a passed smoke leaves them), not \
+                 figures of this full run's records."
+            ),
+        }
+    }
 }
 
 pub struct Figures {
@@ -191,25 +233,17 @@ pub fn compare(
         records.iter().filter_map(|r| Some((id_of(r)?, ref_record(r)))).collect();
     let ours: BTreeMap<&str, &ResponseRow> = responses.iter().map(|r| (r.request_id.as_str(), r)).collect();
     let rules = Rules::of(&metrics.provenance.inputs);
-    let mut parity = Parity {
-        from: from.clone(),
-        rules,
-        compared: 0,
-        deviations: BTreeMap::new(),
-        unexplained: Vec::new(),
-        without_reference_evaluation: 0,
-        runner_errors: records.values().filter(|r| r.outcome == "runner_error" && !r.historical).count(),
-        providers: Vec::new(),
-        figures: None,
-    };
+    let (mut compared, mut without_reference_evaluation) = (0, 0);
+    let mut deviations: BTreeMap<Cause, Vec<String>> = BTreeMap::new();
+    let mut unexplained = Vec::new();
     let mut deviating: BTreeSet<String> = BTreeSet::new();
     for evaluation in evaluations {
         let id = evaluation.request_id.as_str();
         let Some(theirs) = reference_evaluations.get(id) else {
-            parity.without_reference_evaluation += 1;
+            without_reference_evaluation += 1;
             continue;
         };
-        parity.compared += 1;
+        compared += 1;
         let (Some(response), Some(record)) = (ours.get(id), records.get(id)) else { continue };
         let why = cause(response, record);
         if same_verdict(evaluation, theirs) && why.is_none() {
@@ -217,44 +251,120 @@ pub fn compare(
         }
         deviating.insert(response.provider.clone());
         match why {
-            Some(cause) => parity.deviations.entry(cause).or_default().push(id.to_string()),
-            None => parity.unexplained.push(id.to_string()),
+            Some(cause) => deviations.entry(cause).or_default().push(id.to_string()),
+            None => unexplained.push(id.to_string()),
         }
     }
     let reference_failures = inferbench_inputs::reference_records::paired_check_failures(&run.reference_records())?;
-    provider_deviations(&mut parity, metrics, comparisons, reference_failures.as_ref(), &mut deviating);
+    let providers = provider_deviations(rules, metrics, comparisons, reference_failures.as_ref(), &mut deviating);
+    let figures = reference_figures(run, from, &records, metrics, comparisons, &deviating)?;
+    Ok(Some(Parity {
+        from: from.clone(),
+        rules,
+        compared,
+        deviations,
+        unexplained,
+        without_reference_evaluation,
+        runner_errors: records.values().filter(|r| r.outcome == "runner_error" && !r.historical).count(),
+        providers,
+        figures,
+    }))
+}
+
+/// The reference's figures of the partition beside inferbench's, when they are of these
+/// records; else why they are not compared.
+fn reference_figures(
+    run: &RunDir,
+    from: &ImportedFrom,
+    records: &BTreeMap<String, RefRecord>,
+    metrics: &MetricsDocument,
+    comparisons: &ComparisonsDocument,
+    deviating: &BTreeSet<String>,
+) -> anyhow::Result<Result<Figures, NotCompared>> {
+    let dir = run.reference();
     let sfx = match from.attempt {
         Some(n) => format!("-attempt-{n}"),
         None => String::new(),
     };
-    let reference_metrics = dir.join(format!("artifacts/metrics{sfx}.json"));
-    let reference_paired = dir.join(format!("artifacts/paired-comparisons{sfx}.json"));
-    let full_manifest_is_full = from.attempt.is_some()
-        || std::fs::read(dir.join("artifacts/run-manifest.json"))
+    let (metrics_name, paired_name) = (format!("metrics{sfx}.json"), format!("paired-comparisons{sfx}.json"));
+    let reference_metrics = dir.join("artifacts").join(&metrics_name);
+    let reference_paired = dir.join("artifacts").join(&paired_name);
+    // The run's schedule is the reference's plan of the partition, every request of it.
+    let planned: BTreeSet<String> =
+        parquet_io::read::<ScheduleRow>(&run.schedule())?.rows.into_iter().map(|r| r.request_id).collect();
+    let manifest_kind = match from.attempt {
+        Some(_) => None,
+        None => std::fs::read(dir.join("artifacts/run-manifest.json"))
             .ok()
             .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-            .is_some_and(|m| m.get("kind").and_then(Value::as_str) == Some("full"));
-    if full_manifest_is_full && reference_metrics.is_file() && reference_paired.is_file() {
-        let theirs_m: Value = inferbench_store::atomic::read_json(&reference_metrics)?;
-        let theirs_c: Value = inferbench_store::atomic::read_json(&reference_paired)?;
-        let ours_m = serde_json::to_value(metrics)?;
-        let ours_c = serde_json::to_value(comparisons)?;
-        parity.figures = Some(figures(&ours_m, &theirs_m, &ours_c, &theirs_c, &deviating));
+            .and_then(|m| m.get("kind").and_then(Value::as_str).map(str::to_string)),
+    };
+    let coverage = Coverage {
+        recorded: planned.iter().filter(|id| records.contains_key(id.as_str())).count(),
+        planned: planned.len(),
+        figures_present: reference_metrics.is_file() && reference_paired.is_file(),
+        manifest_kind,
+    };
+    if let Some(why) = coverage.not_compared(&metrics_name, &paired_name) {
+        return Ok(Err(why));
     }
-    Ok(Some(parity))
+    let theirs_m: Value = inferbench_store::atomic::read_json(&reference_metrics)?;
+    let theirs_c: Value = inferbench_store::atomic::read_json(&reference_paired)?;
+    let ours_m = serde_json::to_value(metrics)?;
+    let ours_c = serde_json::to_value(comparisons)?;
+    Ok(Ok(figures(&ours_m, &theirs_m, &ours_c, &theirs_c, deviating)))
+}
+
+/// What decides whether the reference's figures are of the imported records.
+struct Coverage {
+    /// Requests of the plan (the run's schedule) with a reference terminal record, of `planned`.
+    recorded: usize,
+    planned: usize,
+    /// The partition's `metrics` and `paired-comparisons` files are both there.
+    figures_present: bool,
+    /// A full run's `artifacts/run-manifest.json` kind, when there is one (never for a smoke
+    /// attempt, whose figure files are its own).
+    manifest_kind: Option<String>,
+}
+
+impl Coverage {
+    /// Why the figures are not compared; `None` when they are. A manifest that says `full` is
+    /// the reference's word that it derived them; without one, the records must cover the plan.
+    fn not_compared(&self, metrics: &str, paired: &str) -> Option<NotCompared> {
+        let complete = self.recorded == self.planned;
+        let incomplete = || NotCompared::Incomplete {
+            recorded: self.recorded,
+            planned: self.planned,
+            figures_present: self.figures_present,
+        };
+        if !self.figures_present {
+            return Some(if complete {
+                NotCompared::NoFigures { metrics: metrics.to_string(), paired: paired.to_string() }
+            } else {
+                incomplete()
+            });
+        }
+        match self.manifest_kind.as_deref() {
+            Some("full") => None,
+            Some(kind) => Some(NotCompared::OtherKind { kind: kind.to_string() }),
+            None if complete => None,
+            None => Some(incomplete()),
+        }
+    }
 }
 
 /// Provider-level deviations: model aliases the reference does not accept, and records that
 /// the reference's record-level check (on its own records) would have left out of the pairs.
 fn provider_deviations(
-    parity: &mut Parity,
+    rules: Rules,
     metrics: &MetricsDocument,
     comparisons: &ComparisonsDocument,
     reference_failures: Option<&BTreeMap<String, usize>>,
     deviating: &mut BTreeSet<String>,
-) {
-    if parity.rules.is_reference() {
-        return;
+) -> Vec<String> {
+    let mut providers = Vec::new();
+    if rules.is_reference() {
+        return providers;
     }
     for row in &metrics.combined_provider_metrics {
         let name = &row.metrics.provider;
@@ -267,7 +377,7 @@ fn provider_deviations(
             .collect();
         if !aliases.is_empty() {
             deviating.insert(name.clone());
-            parity.providers.push(format!(
+            providers.push(format!(
                 "{name}: its completed responses named {}, an alias its provider table allows for `{}`; the reference \
                  accepts only the exact model id, so there it is an incompatible configuration",
                 aliases.join(", "),
@@ -278,13 +388,14 @@ fn provider_deviations(
         let failing = reference_failures.and_then(|f| f.get(name).copied()).unwrap_or(0);
         if failing > 0 && paired {
             deviating.insert(name.clone());
-            parity.providers.push(format!(
+            providers.push(format!(
                 "{name}: takes part in the paired comparisons although {failing} of its reference records fail the \
                  reference's record-level check (an HTTP error's, whose model identity is unverified, or one naming \
                  another model); the reference leaves such a provider out of every pair (its §12.2 item 10)"
             ));
         }
     }
+    providers
 }
 
 fn numbers_equal(a: f64, b: f64) -> bool {
@@ -455,12 +566,8 @@ pub fn lines(parity: &Parity, table: &ProviderTable) -> Vec<String> {
         lines.push(format!("  - {}: {rest}.", label(name, table)));
     }
     match &parity.figures {
-        None => lines.push(
-            "- Figures: the reference run holds no metrics for these records (it derives none for an interrupted \
-             run), so there are none to compare."
-                .to_string(),
-        ),
-        Some(f) => {
+        Err(why) => lines.push(format!("- Figures: {}", why.text())),
+        Ok(f) => {
             let equal = f.compared - f.explained.len() - f.unexplained.len();
             lines.push(format!(
                 "- Figures of `metrics.json` and `comparisons.json` compared with the reference's: {}; equal: {equal}; \
@@ -493,5 +600,53 @@ mod tests {
         assert_eq!(f.compared, 6);
         let f = figures(&ours, &theirs, &empty, &empty, &BTreeSet::from(["a".to_string()]));
         assert_eq!((f.explained.len(), f.unexplained.len()), (1, 0));
+    }
+
+    fn coverage(recorded: usize, figures_present: bool, manifest_kind: Option<&str>) -> Option<NotCompared> {
+        let c = Coverage { recorded, planned: 60, figures_present, manifest_kind: manifest_kind.map(str::to_string) };
+        c.not_compared("metrics.json", "paired-comparisons.json")
+    }
+
+    #[test]
+    fn a_complete_run_is_told_from_its_records_and_plan_not_from_a_manifest() {
+        // Every planned request has a terminal record: compared, manifest or none.
+        assert_eq!(coverage(60, true, None), None);
+        assert_eq!(coverage(60, true, Some("full")), None);
+        // A passed smoke's copies are never a full run's figures, complete or not.
+        assert_eq!(coverage(60, true, Some("smoke")), Some(NotCompared::OtherKind { kind: "smoke".into() }));
+        assert_eq!(coverage(56, true, Some("smoke")), Some(NotCompared::OtherKind { kind: "smoke".into() }));
+        // Without a manifest, figures beside an incomplete run are not of its records.
+        assert_eq!(
+            coverage(56, true, None),
+            Some(NotCompared::Incomplete { recorded: 56, planned: 60, figures_present: true })
+        );
+        assert_eq!(
+            coverage(56, false, None),
+            Some(NotCompared::Incomplete { recorded: 56, planned: 60, figures_present: false })
+        );
+        assert_eq!(
+            coverage(60, false, None),
+            Some(NotCompared::NoFigures { metrics: "metrics.json".into(), paired: "paired-comparisons.json".into() })
+        );
+    }
+
+    #[test]
+    fn the_report_says_why_figures_were_not_compared() {
+        let incomplete = NotCompared::Incomplete { recorded: 56, planned: 60, figures_present: false };
+        assert_eq!(
+            incomplete.text(),
+            "not compared: the reference run is incomplete (56 of its 60 planned requests have a terminal record), \
+             and the reference derives figures only from a complete run."
+        );
+        let none = NotCompared::NoFigures {
+            metrics: "metrics-attempt-1.json".into(),
+            paired: "paired-comparisons-attempt-1.json".into(),
+        };
+        assert_eq!(
+            none.text(),
+            "not compared: the reference run holds no `metrics-attempt-1.json` and \
+             `paired-comparisons-attempt-1.json` for these records, so there are none to compare."
+        );
+        assert!(NotCompared::OtherKind { kind: "smoke".into() }.text().contains("copies from a run of kind `smoke`"));
     }
 }

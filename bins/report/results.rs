@@ -3,8 +3,7 @@
 //! per task family (the same three tables, coverage and cost, and for contract extraction the
 //! field diagnostics).
 use crate::format::{self, column, coverage, fixed, Table, UNAVAILABLE};
-use crate::inputs::label;
-use crate::labels::{self, Group};
+use crate::labels::{self, label, Group};
 use crate::leaderboard;
 use inferbench_contract::documents::{Cost, GroupMetrics, PooledMetrics, Summary};
 use inferbench_inputs::providers::ProviderTable;

@@ -2,7 +2,7 @@
 //! speed, with the gap to the fastest, the slow-tail floors, and the two waits a fast stream
 //! can still hide (TTFA p95, E2E p99).
 use crate::format::{coverage, figure, fixed, Table, UNAVAILABLE};
-use crate::inputs::label;
+use crate::labels::label;
 use crate::leaderboard;
 use inferbench_contract::documents::PooledMetrics;
 use inferbench_inputs::providers::ProviderTable;

@@ -12,7 +12,7 @@
 //! contract) and on broken copies of it and of the real report, each of which it must reject
 //! with the problem named.
 //!
-//! Needs Chromium (`/usr/bin/chromium`, or `IB_CHROMIUM`: `.ci/run` installs Debian's), Node.js
+//! Needs Chromium (`/usr/bin/chromium`, or `IB_CHROMIUM`: `make test` installs Debian's), Node.js
 //! (`node`, or `IB_NODE`) and playwright-core in `tests/browser/node_modules` (`make test` runs
 //! `tests/browser/install.sh`). Missing, the tests fail saying so: they never pass unchecked.
 use crate::support::{ok, repo, Sim, Workspace};
@@ -30,7 +30,7 @@ fn require_browser() {
     assert!(
         chromium.exists(),
         "{} not found: the browser test needs Debian's Chromium: `apt-get install --no-install-recommends chromium` \
-         (.ci/run installs it), or set IB_CHROMIUM",
+         (`make test` installs it, as root), or set IB_CHROMIUM",
         chromium.display()
     );
     let version = Command::new(node()).arg("--version").output();

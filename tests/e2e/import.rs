@@ -251,7 +251,13 @@ fn failures_of_every_class_differ_only_by_the_named_deviations() {
     assert!(report.contains("Requests scored by both: 29; scored as the reference scored them: 22."), "{report}");
     assert!(!report.contains("for no documented reason: a defect"), "{report}");
     assert!(report.contains("1 request(s) ended in a reference `runner_error`"), "{report}");
-    assert!(report.contains("the reference run holds no metrics for these records"), "{report}");
+    assert!(
+        report.contains(
+            "- Figures: not compared: the reference run holds no `metrics-attempt-1.json` and \
+             `paired-comparisons-attempt-1.json` for these records"
+        ),
+        "{report}"
+    );
     assert!(report.contains("of its reference records fail the reference's record-level check"), "{report}");
 
     // Under the reference's rules every request is scored as the reference scored it.
@@ -327,6 +333,64 @@ fn a_partial_and_a_full_run_import_with_unfinished_requests_missing() {
         .map(|r| r["failed_request_count"].as_i64().unwrap())
         .sum();
     assert_eq!(failed, 0);
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(
+        report.contains(
+            "- Figures: not compared: the reference run is incomplete (56 of its 60 planned requests have a \
+             terminal record), and the reference derives figures only from a complete run."
+        ),
+        "{report}"
+    );
+}
+
+/// The line of the report on the reference's figures.
+fn figures_line(run: &Path) -> String {
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    report
+        .lines()
+        .find(|l| l.starts_with("- Figures"))
+        .unwrap_or_else(|| panic!("no figures line:\n{report}"))
+        .to_string()
+}
+
+#[test]
+fn a_complete_full_run_without_its_manifest_is_compared_with_the_references_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = dir.path().join("full");
+    // One item per family: the smoke run's own thirty records as a full run, so the smoke's
+    // figures are the full run's, left where a full run's go, with no `run-manifest.json`
+    // (the reference does not always write one).
+    rr::full_run(&from, 1);
+    for name in ["metrics", "paired-comparisons"] {
+        std::fs::copy(
+            from.join(format!("artifacts/{name}-attempt-1.json")),
+            from.join(format!("artifacts/{name}.json")),
+        )
+        .unwrap();
+    }
+    assert!(!from.join("artifacts/run-manifest.json").exists());
+    let run = dir.path().join("runs/complete");
+    let out = import(&from, &run);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(read_json(&run.join("reference/import.json"))["reference_figures"], true);
+    rescore(&run, "inferbench");
+    let line = figures_line(&run);
+    assert!(
+        line.starts_with("- Figures of `metrics.json` and `comparisons.json` compared with the reference's: "),
+        "{line}"
+    );
+    assert!(line.ends_with("different for no documented reason: 0."), "{line}");
+
+    // The same files as a passed smoke leaves them, its manifest beside them: not this run's.
+    std::fs::copy(from.join("artifacts/run-manifest-attempt-1.json"), from.join("artifacts/run-manifest.json"))
+        .unwrap();
+    let run = dir.path().join("runs/smoke-copies");
+    let out = import(&from, &run);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(read_json(&run.join("reference/import.json"))["reference_figures"], false);
+    rescore(&run, "inferbench");
+    let line = figures_line(&run);
+    assert!(line.contains("not compared") && line.contains("copies from a run of kind `smoke`"), "{line}");
 }
 
 fn refused(from: &Path, expect: &[&str], code: i32) {

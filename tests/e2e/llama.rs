@@ -7,7 +7,7 @@
 //! chunk arrives after the server's own `timings.prompt_ms + timings.predicted_ms`; usage is
 //! captured.
 //!
-//! `make test` (and `.ci/run`) install the two wheels into `target/llama-venv`; set
+//! `make test` installs the two wheels into `target/llama-venv`; set
 //! `IB_LLAMA_PYTHON` to use another Python that has them.
 use crate::support::{ok, repo, Workspace};
 use inferbench_contract::event::{Envelope, Event};

@@ -43,7 +43,8 @@ mod svg;
 mod views;
 
 use crate::format::fixed;
-use crate::inputs::{label, ReportInputs};
+use crate::inputs::ReportInputs;
+use crate::labels::label;
 use inferbench_contract::Error;
 pub use json::Doc;
 use serde_json::Value;
