@@ -9,183 +9,28 @@
 //! stream events that do not concatenate to the saved answer, an event whose channel text is
 //! not its payload's), a record the plan does not schedule, or a plan that contradicts itself.
 //!
-//! Here: what is read (the partition, the plan's units and rounds, the checked records) and
-//! the directory's walk; `lock` reads the lock and the selection, `plan` the plan and the
-//! round artifacts, `records` the terminal records with their events, and the evaluations.
+//! Here: the partition's choice and the directory's walk. `lock` reads the lock and the
+//! selection, `plan` the plan and the round artifacts, `records` the terminal records and the
+//! evaluations, `events` the stream events a record embeds; `model` is what they read into,
+//! `json` how a file is read.
+mod events;
+#[cfg(test)]
+mod fixture;
+mod json;
 mod lock;
+mod model;
 mod plan;
 mod records;
 
+pub use model::{EventBody, Kind, Record, Round, RoundArtifact, Terminal};
+
 use crate::fields::Problems;
-use inferbench_schemas::vocab::TaskFamily;
-use inferbench_schemas::{lenient_json, Error, Result};
+use inferbench_schemas::{Error, Result};
+use json::sorted_json_files;
+use model::{RefLock, RefSelection, Unit};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// Which of the reference's partitions a run directory's records belong to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Smoke(u32),
-    Full,
-}
-
-impl Kind {
-    /// `attempt-N` or `full`: the directory name under `raw/`, `artifacts/rounds/`, ….
-    pub fn partition(self) -> String {
-        match self {
-            Kind::Smoke(n) => format!("attempt-{n}"),
-            Kind::Full => "full".to_string(),
-        }
-    }
-
-    /// The suffix of the partition's derived files (`metrics-attempt-1.json`, `metrics.json`).
-    pub fn suffix(self) -> String {
-        match self {
-            Kind::Smoke(n) => format!("-attempt-{n}"),
-            Kind::Full => String::new(),
-        }
-    }
-
-    pub fn plan_file(self) -> String {
-        match self {
-            Kind::Smoke(n) => format!("artifacts/smoke-plan-attempt-{n}.json"),
-            Kind::Full => "artifacts/full-plan.json".to_string(),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Smoke(_) => "smoke",
-            Kind::Full => "full",
-        }
-    }
-
-    pub fn attempt(self) -> Option<u32> {
-        match self {
-            Kind::Smoke(n) => Some(n),
-            Kind::Full => None,
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Kind> {
-        if text == "full" {
-            return Some(Kind::Full);
-        }
-        let n: u32 = text.strip_prefix("attempt-")?.parse().ok()?;
-        (n >= 1).then_some(Kind::Smoke(n))
-    }
-}
-
-/// One scheduled request of the plan.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Unit {
-    pub request_id: String,
-    pub round_id: String,
-    pub round_index: u64,
-    pub provider: String,
-    pub launch_index: u64,
-    pub task_family: TaskFamily,
-    pub item_id: String,
-}
-
-/// One paired round of the plan, its requests in launch order.
-#[derive(Debug, Clone)]
-pub struct Round {
-    pub round_id: String,
-    pub round_index: u64,
-    pub units: Vec<Unit>,
-}
-
-/// The reference's record of a finished round.
-#[derive(Debug, Clone)]
-pub struct RoundArtifact {
-    pub launch_skew_ms: f64,
-    pub resumed_partial_round: bool,
-}
-
-/// How the reference ended a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Terminal {
-    Completed,
-    Timeout,
-    HttpError,
-    /// A transport failure of the HTTP library (reset, chunked-encoding error, …).
-    TransportError,
-    /// `transport_error` with error type `invalid_sse`: data that was not a JSON object, or a
-    /// type, value or tokenizer error while reading the stream.
-    InvalidSse,
-    /// The `runner_error` the reference itself scores as a transport error (§5.9).
-    HistoricalRunnerError,
-    /// Any other `runner_error`: the runner failed, not the provider.
-    RunnerError,
-}
-
-/// What one reference stream event held.
-#[derive(Debug, Clone, PartialEq)]
-pub enum EventBody {
-    Comment(String),
-    Data(String),
-}
-
-#[derive(Debug, Clone)]
-pub struct RefEvent {
-    pub offset_ms: f64,
-    pub body: EventBody,
-    pub sse_event: Option<String>,
-    pub sse_id: Option<String>,
-    pub sse_retry: Option<String>,
-}
-
-/// One terminal record, checked.
-#[derive(Debug, Clone)]
-pub struct Record {
-    pub unit: Unit,
-    pub start_ns: u64,
-    pub ended_ns: Option<u64>,
-    pub started_at: Option<String>,
-    pub terminal: Terminal,
-    pub http_status: Option<u16>,
-    pub error_type: Option<String>,
-    pub error_message: Option<String>,
-    pub endpoint: String,
-    pub body: Value,
-    pub headers: Vec<(String, String)>,
-    /// The body of a non-2xx response, as text.
-    pub response_body: Option<String>,
-    /// The rate-limit headers the reference captured (redacted by it).
-    pub head_headers: Vec<(String, String)>,
-    pub provider_request_id: Option<String>,
-    pub done_marker: bool,
-    /// In arrival order (the reference's offsets, stably sorted as its recompute sorts them).
-    pub events: Vec<RefEvent>,
-    /// The record as the reference wrote it, its events without their payloads (the log
-    /// holds those): what the log has no field for, kept in the imported run.
-    pub kept: Value,
-}
-
-/// The reference lock's facts the import binds or checks.
-#[derive(Debug, Clone)]
-pub struct RefLock {
-    pub run_id: String,
-    pub benchmark_slug: String,
-    pub dataset_release_hash: String,
-    pub selection_hash: String,
-    pub execution_configuration_hash: Option<String>,
-    pub resolved_adapters_sha256: Option<String>,
-    /// The reference's keys are machine paths; these are their file names → SHA-256.
-    pub input_hashes: BTreeMap<String, String>,
-    pub execution_region: Option<String>,
-    pub hostname_hash: Option<String>,
-    pub sha256: String,
-}
-
-#[derive(Debug, Clone)]
-pub struct RefSelection {
-    pub algorithm_version: String,
-    /// Family → (its full order, its seed as a decimal string).
-    pub families: BTreeMap<TaskFamily, (Vec<String>, String)>,
-}
 
 /// Everything the import reads from a reference run directory.
 pub struct Source {
@@ -201,27 +46,6 @@ pub struct Source {
     pub evaluations: BTreeMap<String, Value>,
     /// Files copied into the imported run unchanged: source-relative path → bytes.
     pub copied: BTreeMap<String, Vec<u8>>,
-}
-
-/// Reads a JSON file as the reference's parser would (`NaN` and `Infinity` are accepted).
-fn read_json(dir: &Path, rel: &str, p: &mut Problems) -> Option<(Vec<u8>, Value)> {
-    let bytes = match std::fs::read(dir.join(rel)) {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            p.push(format!("{rel}: cannot read: {e}"));
-            return None;
-        }
-    };
-    match serde_json::from_slice(&bytes) {
-        Ok(value) => Some((bytes, value)),
-        Err(e) => match std::str::from_utf8(&bytes).ok().and_then(lenient_json::parse) {
-            Some(value) => Some((bytes, value)),
-            None => {
-                p.push(format!("{rel}:{}: not valid JSON ({e})", e.line()));
-                None
-            }
-        },
-    }
 }
 
 /// The partitions under `raw/` that hold terminal records.
@@ -303,20 +127,6 @@ impl Source {
     }
 }
 
-fn sorted_json_files(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.flatten()
-                .filter(|e| e.path().is_file())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.ends_with(".json") && !n.starts_with('.'))
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
-}
-
 /// The reference's own small files that belong to the partition, kept byte for byte: its
 /// plan, events, report, manifests, metrics, paired comparisons, budget and checkpoints.
 fn copy_small_files(dir: &Path, kind: Kind, copied: &mut BTreeMap<String, Vec<u8>>, p: &mut Problems) {
@@ -375,4 +185,81 @@ pub fn reference_figures(source: &Source) -> Option<(&[u8], &[u8])> {
     let metrics = source.copied.get(&format!("artifacts/metrics{sfx}.json"))?;
     let paired = source.copied.get(&format!("artifacts/paired-comparisons{sfx}.json"))?;
     Some((metrics, paired))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fixture::{put, smoke_run};
+
+    fn error_text(result: Result<Kind>) -> String {
+        result.expect_err("an error").to_string()
+    }
+
+    #[test]
+    fn the_partition_is_the_asked_one_else_the_full_run_else_the_last_attempt() {
+        assert_eq!(choose(&smoke_run(), None).unwrap(), Kind::Smoke(1));
+        assert_eq!(choose(&smoke_run(), Some("attempt-1")).unwrap(), Kind::Smoke(1));
+        let missing = error_text(choose(&smoke_run(), Some("full")));
+        assert!(missing.contains("has no raw/full/ (it has: attempt-1)"), "{missing}");
+        let bad = error_text(choose(&smoke_run(), Some("attempt-0")));
+        assert!(bad.contains("expected `full` or `attempt-N` (N ≥ 1)"), "{bad}");
+
+        let dir = tempfile::tempdir().unwrap();
+        let not_a_run = error_text(choose(dir.path(), None));
+        assert!(not_a_run.contains("not a reference run directory (no run-lock.json)"), "{not_a_run}");
+        put(dir.path(), "run-lock.json", b"{}");
+        let empty = error_text(choose(dir.path(), None));
+        assert!(empty.contains("no terminal records"), "{empty}");
+        // Attempts in number order, not name order; a file or a stray folder is no partition.
+        for name in ["attempt-2", "attempt-10", "attempt-9", "stream-events"] {
+            std::fs::create_dir_all(dir.path().join("raw").join(name)).unwrap();
+        }
+        put(dir.path(), "raw/attempt-11", b"");
+        assert_eq!(partitions(dir.path()), [Kind::Smoke(2), Kind::Smoke(9), Kind::Smoke(10)]);
+        assert_eq!(choose(dir.path(), None).unwrap(), Kind::Smoke(10));
+        std::fs::create_dir_all(dir.path().join("raw/full")).unwrap();
+        assert_eq!(choose(dir.path(), None).unwrap(), Kind::Full);
+        assert_eq!(choose(dir.path(), Some("attempt-9")).unwrap(), Kind::Smoke(9));
+    }
+
+    #[test]
+    fn the_smoke_run_reads_whole_with_the_files_it_keeps() {
+        let source = Source::read(&smoke_run(), Kind::Smoke(1)).expect("the reference's own run checks");
+        assert_eq!(source.rounds.len(), 3);
+        assert!(source.rounds.iter().all(|r| r.units.len() == 10));
+        assert_eq!((source.records.len(), source.round_artifacts.len(), source.evaluations.len()), (30, 3, 30));
+        let planned: BTreeMap<&str, &Unit> =
+            source.rounds.iter().flat_map(|r| &r.units).map(|u| (u.request_id.as_str(), u)).collect();
+        for (id, record) in &source.records {
+            assert_eq!(planned.get(id.as_str()), Some(&&record.unit));
+        }
+        let kept: Vec<&str> = source.copied.keys().map(String::as_str).collect();
+        let mut expected = vec![
+            "artifacts/failures-attempt-1.jsonl",
+            "artifacts/metrics-attempt-1.json",
+            "artifacts/paired-comparisons-attempt-1.json",
+            "artifacts/run-manifest-attempt-1.json",
+            "artifacts/selection.json",
+            "artifacts/smoke-budget.json",
+            "artifacts/smoke-plan-attempt-1.json",
+            "checkpoints/smoke-attempt-1.json",
+            "events.jsonl",
+            "peer-timings.json",
+            "plan.json",
+            "report.md",
+            "run-lock.json",
+        ];
+        let rounds = sorted_json_files(&smoke_run().join("artifacts/rounds/attempt-1"));
+        let round_files: Vec<String> = rounds.iter().map(|n| format!("artifacts/rounds/attempt-1/{n}")).collect();
+        expected.extend(round_files.iter().map(String::as_str));
+        expected.sort();
+        assert_eq!(kept, expected);
+        for (rel, bytes) in &source.copied {
+            assert_eq!(bytes, &std::fs::read(smoke_run().join(rel)).unwrap(), "{rel} is kept byte for byte");
+        }
+        let (metrics, paired) = reference_figures(&source).expect("a smoke attempt's own figures");
+        assert_eq!(metrics, std::fs::read(smoke_run().join("artifacts/metrics-attempt-1.json")).unwrap());
+        assert_eq!(paired, std::fs::read(smoke_run().join("artifacts/paired-comparisons-attempt-1.json")).unwrap());
+    }
 }

@@ -1,6 +1,7 @@
 //! The partition's plan (its rounds, each request's place in them) and the reference's record
 //! of each finished round, checked against each other.
-use super::{read_json, sorted_json_files, Kind, Round, RoundArtifact, Unit};
+use super::json::{read_json, sorted_json_files};
+use super::model::{Kind, Round, RoundArtifact, Unit};
 use crate::fields::{Doc, Problems};
 use inferbench_schemas::vocab::TaskFamily;
 use serde_json::Value;
@@ -157,4 +158,181 @@ pub fn read_round_artifacts(
         out.insert(round_id.to_string(), RoundArtifact { launch_skew_ms: skew, resumed_partial_round: resumed });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::fixture::{put, smoke_json, smoke_run};
+    use serde_json::json;
+
+    const PLAN: &str = "artifacts/smoke-plan-attempt-1.json";
+
+    fn smoke_plan() -> Vec<Round> {
+        let mut p = Problems::default();
+        let rounds = read_plan(&smoke_run(), Kind::Smoke(1), &mut p, &mut BTreeMap::new());
+        assert!(p.is_empty(), "{:?}", p.lines);
+        rounds
+    }
+
+    /// The problems of the smoke plan once `change` has been made to it.
+    fn plan_problems(change: impl FnOnce(&mut Value)) -> Vec<String> {
+        let mut value = smoke_json(PLAN);
+        change(&mut value);
+        let dir = tempfile::tempdir().unwrap();
+        put(dir.path(), PLAN, &serde_json::to_vec(&value).unwrap());
+        let mut p = Problems::default();
+        read_plan(dir.path(), Kind::Smoke(1), &mut p, &mut BTreeMap::new());
+        p.lines
+    }
+
+    #[test]
+    fn the_smoke_plan_is_three_rounds_of_ten_requests_in_launch_order() {
+        let mut copied = BTreeMap::new();
+        let rounds = read_plan(&smoke_run(), Kind::Smoke(1), &mut Problems::default(), &mut copied);
+        assert_eq!(copied.keys().collect::<Vec<_>>(), [PLAN]);
+        let value = smoke_json(PLAN);
+        assert_eq!(rounds.len(), 3);
+        for (i, round) in rounds.iter().enumerate() {
+            let planned = &value["rounds"][i];
+            assert_eq!((round.round_index, round.round_id.as_str()), (i as u64, planned["round_id"].as_str().unwrap()));
+            let order: Vec<&str> = round.units.iter().map(|u| u.provider.as_str()).collect();
+            let named: Vec<&str> =
+                planned["provider_launch_order"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+            assert_eq!(order, named);
+            for (j, unit) in round.units.iter().enumerate() {
+                assert_eq!(unit.launch_index, j as u64);
+                assert_eq!((unit.round_index, &unit.round_id), (round.round_index, &round.round_id));
+                assert_eq!(unit.task_family.as_str(), planned["task_family"].as_str().unwrap());
+                assert_eq!(unit.request_id, planned["requests"][j]["request_id"].as_str().unwrap());
+            }
+        }
+        assert_eq!(rounds[0].units[0].task_family, TaskFamily::MeetingNotesLookup);
+    }
+
+    #[test]
+    fn a_plan_of_another_partition_is_refused() {
+        let lines = plan_problems(|v| {
+            v["kind"] = json!("full");
+            v["attempt"] = json!(2);
+        });
+        assert_eq!(
+            lines,
+            [
+                format!("{PLAN}: kind: expected `smoke`, found \"full\""),
+                format!("{PLAN}: attempt: expected 1, found 2"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_plan_that_contradicts_itself_is_reported_field_by_field() {
+        let lines = plan_problems(|v| {
+            let rounds = v["rounds"].as_array_mut().unwrap();
+            rounds[1]["round_index"] = json!(5);
+            let repeated = rounds[0]["requests"][0]["request_id"].clone();
+            rounds[2]["requests"][3]["request_id"] = repeated;
+            rounds[2]["requests"][4]["item_id"] = json!("mnl-0001");
+            rounds[2]["requests"][5]["provider_launch_index"] = json!(9);
+            rounds[0]["provider_launch_order"].as_array_mut().unwrap().reverse();
+            v["expected_requests"] = json!(31);
+        });
+        let r1 = "rounds[1]";
+        let r2 = "rounds[2]";
+        assert_eq!(
+            lines,
+            [
+                format!("{PLAN}: rounds[0].provider_launch_order: differs from the order of its requests' providers"),
+                format!("{PLAN}: {r1}.round_index: expected 1 (rounds are in index order), found 5"),
+                format!("{PLAN}: {r1}.requests[0].round_index: differs from its round's round_index 5"),
+                format!("{PLAN}: {r1}.requests[1].round_index: differs from its round's round_index 5"),
+                format!("{PLAN}: {r1}.requests[2].round_index: differs from its round's round_index 5"),
+                format!("{PLAN}: {r1}.requests[3].round_index: differs from its round's round_index 5"),
+                format!("{PLAN}: {r1}.requests[4].round_index: differs from its round's round_index 5"),
+                format!("{PLAN}: {r1}.requests[5].round_index: differs from its round's round_index 5"),
+                format!("{PLAN}: {r1}.requests[6].round_index: differs from its round's round_index 5"),
+                format!("{PLAN}: {r1}.requests[7].round_index: differs from its round's round_index 5"),
+                format!("{PLAN}: {r1}.requests[8].round_index: differs from its round's round_index 5"),
+                format!("{PLAN}: {r1}.requests[9].round_index: differs from its round's round_index 5"),
+                format!(
+                    "{PLAN}: {r2}.requests[3].request_id: {} is scheduled twice",
+                    smoke_json(PLAN)["rounds"][0]["requests"][0]["request_id"].as_str().unwrap()
+                ),
+                format!("{PLAN}: {r2}.requests[4].item_id: differs from its round's item_id \"{}\"", {
+                    smoke_json(PLAN)["rounds"][2]["item_id"].as_str().unwrap().to_string()
+                }),
+                format!("{PLAN}: {r2}.requests[5].provider_launch_index: expected 5 (its place in the round), found 9"),
+                format!("{PLAN}: expected_requests: 31, but the plan holds 30"),
+            ]
+        );
+    }
+
+    #[test]
+    fn every_round_has_the_same_providers_once_each() {
+        let lines = plan_problems(|v| {
+            let rounds = v["rounds"].as_array_mut().unwrap();
+            rounds[1]["requests"][1]["provider"] = rounds[1]["requests"][0]["provider"].clone();
+            rounds[1].as_object_mut().unwrap().remove("provider_launch_order");
+            rounds[2]["requests"][0]["provider"] = json!("newcomer");
+            rounds[2].as_object_mut().unwrap().remove("provider_launch_order");
+        });
+        assert_eq!(
+            lines,
+            [
+                format!("{PLAN}: rounds[1].requests: a provider appears twice in the round"),
+                format!("{PLAN}: rounds[1].requests: its providers differ from round 0's"),
+                format!("{PLAN}: rounds[2].requests: its providers differ from round 0's"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_round_of_an_unknown_family_is_reported_and_left_out() {
+        let lines = plan_problems(|v| v["rounds"][0]["task_family"] = json!("poetry"));
+        assert_eq!(
+            lines,
+            [
+                format!("{PLAN}: rounds[0].task_family: `poetry` is not a task family of this benchmark"),
+                format!("{PLAN}: expected_rounds: 3, but the plan holds 2"),
+                format!("{PLAN}: expected_requests: 30, but the plan holds 20"),
+            ]
+        );
+    }
+
+    #[test]
+    fn each_round_artifact_names_a_planned_round_and_its_requests() {
+        let rounds = smoke_plan();
+        let mut copied = BTreeMap::new();
+        let mut p = Problems::default();
+        let artifacts = read_round_artifacts(&smoke_run(), Kind::Smoke(1), &rounds, &mut p, &mut copied);
+        assert!(p.is_empty(), "{:?}", p.lines);
+        assert_eq!(artifacts.len(), 3);
+        assert_eq!(copied.len(), 3);
+        let id = "round-1a57c9711dbae8854e2011e8";
+        let rel = format!("artifacts/rounds/attempt-1/{id}.json");
+        assert_eq!(artifacts[id].launch_skew_ms, 14.563801);
+        assert!(!artifacts[id].resumed_partial_round);
+
+        let dir = tempfile::tempdir().unwrap();
+        let mut value = smoke_json(&rel);
+        value["terminal_request_ids"].as_array_mut().unwrap().swap(0, 1);
+        put(dir.path(), &format!("artifacts/rounds/attempt-1/{id}.json"), &serde_json::to_vec(&value).unwrap());
+        put(dir.path(), "artifacts/rounds/attempt-1/round-other.json", &serde_json::to_vec(&value).unwrap());
+        value["round_id"] = json!("round-unplanned");
+        put(dir.path(), "artifacts/rounds/attempt-1/round-unplanned.json", &serde_json::to_vec(&value).unwrap());
+        let mut p = Problems::default();
+        let artifacts = read_round_artifacts(dir.path(), Kind::Smoke(1), &rounds, &mut p, &mut BTreeMap::new());
+        let differs = "terminal_request_ids: differs from the plan's requests of the round";
+        assert_eq!(
+            p.lines,
+            [
+                format!("{rel}: {differs}"),
+                format!("artifacts/rounds/attempt-1/round-other.json: round_id: {id} is not the file's name"),
+                format!("artifacts/rounds/attempt-1/round-other.json: {differs}"),
+                "artifacts/rounds/attempt-1/round-unplanned.json: round_id: round-unplanned is not a round of the plan"
+                    .to_string(),
+            ]
+        );
+        assert_eq!(artifacts.keys().collect::<Vec<_>>(), [id]);
+    }
 }

@@ -1,10 +1,11 @@
 //! The partition's terminal records, each checked against itself, its plan unit and its
 //! embedded stream events (and the per-event files, when the reference kept them), and the
 //! reference's evaluations of them.
-use super::{read_json, sorted_json_files, EventBody, Kind, Record, RefEvent, Terminal, Unit};
+use super::events::{check_durable_events, events};
+use super::json::{opt_text, read_json, sorted_json_files};
+use super::model::{EventBody, Kind, Record, Terminal, Unit};
 use crate::fields::{Doc, Problems};
 use inferbench_schemas::lenient_json;
-use inferbench_schemas::timing::deltas;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -31,81 +32,8 @@ pub fn read_records(
     records
 }
 
-/// What the reference's classification says the event's payload is.
-fn event_body(ed: &Doc, classification: &str, p: &mut Problems) -> Option<EventBody> {
-    let payload = ed.get("redacted_payload");
-    let compact = |v: &Value| serde_json::to_string(v).unwrap_or_default();
-    match classification {
-        "sse_comment" => match payload.and_then(|v| v.get("comment")).and_then(Value::as_str) {
-            Some(text) => Some(EventBody::Comment(text.to_string())),
-            None => {
-                p.push(format!("{}: a comment's payload must be {{\"comment\": <text>}}", ed.at("redacted_payload")));
-                None
-            }
-        },
-        "done" => match payload {
-            Some(Value::String(s)) if s == "[DONE]" => Some(EventBody::Data(s.clone())),
-            _ => {
-                p.push(format!("{}: a `done` event's payload must be \"[DONE]\"", ed.at("redacted_payload")));
-                None
-            }
-        },
-        // An event whose data was empty: the payload is its SSE fields, already kept.
-        "sse_metadata" => Some(EventBody::Data(String::new())),
-        "malformed_sse" => match payload {
-            Some(Value::String(raw)) => Some(EventBody::Data(raw.clone())),
-            Some(other) => Some(EventBody::Data(compact(other))),
-            None => {
-                p.push(format!("{}: missing", ed.at("redacted_payload")));
-                None
-            }
-        },
-        "reasoning_and_answer" | "reasoning" | "answer" | "usage" | "finish" | "role" | "empty_delta" | "metadata" => {
-            match payload {
-                Some(object @ Value::Object(_)) => {
-                    // The reference's channel check (§6.9): the saved channel texts are the
-                    // payload's, or the figures it derived from them are not the payload's.
-                    let (reasoning, answer) = deltas(object);
-                    for (key, expected) in [("reasoning_content", &reasoning), ("answer_content", &answer)] {
-                        match ed.get(key) {
-                            Some(Value::String(saved)) if saved == expected => {}
-                            None | Some(Value::Null) if expected.is_empty() => {}
-                            saved => p.push(format!(
-                                "{}: {} differs from the text its payload carries ({:?})",
-                                ed.at(key),
-                                saved.map_or("missing".to_string(), |v| v.to_string()),
-                                expected
-                            )),
-                        }
-                    }
-                    Some(EventBody::Data(compact(object)))
-                }
-                _ => {
-                    p.push(format!(
-                        "{}: a `{classification}` event's payload must be a JSON object",
-                        ed.at("redacted_payload")
-                    ));
-                    None
-                }
-            }
-        }
-        other => {
-            p.push(format!("{}: `{other}` is not a classification the reference writes", ed.at("classification")));
-            None
-        }
-    }
-}
-
 fn status_text(status: Option<u16>) -> String {
     status.map_or_else(|| "null".to_string(), |s| s.to_string())
-}
-
-fn opt_text(value: Option<&Value>) -> Option<String> {
-    match value {
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(Value::Number(n)) => Some(n.to_string()),
-        _ => None,
-    }
 }
 
 fn record(
@@ -280,88 +208,6 @@ fn record(
     })
 }
 
-fn events(doc: &Doc, request_id: &str, p: &mut Problems) -> Option<Vec<RefEvent>> {
-    let list = match doc.get("stream_events") {
-        None | Some(Value::Null) => return Some(Vec::new()),
-        Some(_) => doc.array(p, "stream_events")?,
-    };
-    let before = p.lines.len();
-    let mut events = Vec::with_capacity(list.len());
-    for (i, item) in list.iter().enumerate() {
-        let ed = doc.element("stream_events", i, item);
-        if !item.is_object() {
-            p.push(format!("{}: expected an event object", ed.at("")));
-            continue;
-        }
-        if ed.get("event_index").and_then(Value::as_u64) != Some(i as u64) {
-            p.push(format!(
-                "{}: expected {i} (events are numbered in order), found {}",
-                ed.at("event_index"),
-                item.get("event_index").unwrap_or(&Value::Null)
-            ));
-        }
-        if let Some(id) = ed.get("request_id").and_then(Value::as_str).filter(|id| *id != request_id) {
-            p.push(format!("{}: {id} is another request's", ed.at("request_id")));
-        }
-        let offset = ed.offset(p, "monotonic_offset_ms");
-        let Some(classification) = ed.string(p, "classification") else { continue };
-        let body = event_body(&ed, classification, p);
-        let (Some(offset_ms), Some(body)) = (offset, body) else { continue };
-        let text = |key: &str| opt_text(item.get(key));
-        events.push((
-            i,
-            RefEvent {
-                offset_ms,
-                body,
-                sse_event: text("sse_event"),
-                sse_id: text("sse_id"),
-                sse_retry: text("sse_retry"),
-            },
-        ));
-    }
-    if p.lines.len() > before {
-        return None;
-    }
-    // The reference's recompute sorts events by (offset, index) before accumulating them.
-    events.sort_by(|a, b| a.1.offset_ms.total_cmp(&b.1.offset_ms).then(a.0.cmp(&b.0)));
-    Some(events.into_iter().map(|(_, e)| e).collect())
-}
-
-/// The per-event files the reference wrote at arrival must be the embedded events (its own
-/// materialisation check, §7.2).
-fn check_durable_events(dir: &Path, partition: &str, request_id: &str, record: &Value, p: &mut Problems) {
-    let events_dir = dir.join("raw/stream-events").join(partition).join(request_id);
-    if !events_dir.is_dir() {
-        return;
-    }
-    let embedded = record["stream_events"].as_array().map(Vec::as_slice).unwrap_or_default();
-    let files = sorted_json_files(&events_dir);
-    let rel_dir = format!("raw/stream-events/{partition}/{request_id}");
-    if files.len() != embedded.len() {
-        p.push(format!(
-            "{rel_dir}: {} event files, but raw/{partition}/{request_id}.json embeds {} events",
-            files.len(),
-            embedded.len()
-        ));
-        return;
-    }
-    for (i, name) in files.iter().enumerate() {
-        let rel = format!("{rel_dir}/{name}");
-        let Some((_, mut durable)) = read_json(dir, &rel, p) else { return };
-        if let Some(map) = durable.as_object_mut() {
-            map.remove("durability");
-        }
-        let mut expected = embedded[i].clone();
-        if let Some(map) = expected.as_object_mut() {
-            map.insert("request_id".into(), Value::from(request_id));
-            map.insert("event_index".into(), Value::from(i));
-        }
-        if name != &format!("{i:08}.json") || durable != expected {
-            p.push(format!("{rel}: differs from stream_events[{i}] of raw/{partition}/{request_id}.json"));
-            return;
-        }
-    }
-}
 pub fn read_evaluations(dir: &Path, kind: Kind, p: &mut Problems) -> BTreeMap<String, Value> {
     let partition = kind.partition();
     // Against the record files, not the records that checked: a defective record is reported
@@ -400,4 +246,220 @@ pub fn read_evaluations(dir: &Path, kind: Kind, p: &mut Problems) -> BTreeMap<St
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::fixture::{put, smoke_json, smoke_run};
+    use crate::source::plan::read_plan;
+    use crate::source::Round;
+    use serde_json::json;
+
+    /// A completed record of the smoke run: 126 events (role, reasoning, answer, finish, done).
+    const NAME: &str = "req-0abbe0a77b719de2092c544e.json";
+    const REL: &str = "raw/attempt-1/req-0abbe0a77b719de2092c544e.json";
+
+    fn smoke_plan() -> Vec<Round> {
+        read_plan(&smoke_run(), Kind::Smoke(1), &mut Problems::default(), &mut BTreeMap::new())
+    }
+
+    /// The smoke record once `change` has been made to it, read as the import reads it.
+    fn read(change: impl FnOnce(&mut Value)) -> (Option<Record>, Vec<String>) {
+        let rounds = smoke_plan();
+        let plan: BTreeMap<&str, &Unit> =
+            rounds.iter().flat_map(|r| &r.units).map(|u| (u.request_id.as_str(), u)).collect();
+        let mut value = smoke_json(REL);
+        change(&mut value);
+        let mut p = Problems::default();
+        let record = record(&smoke_run(), REL, NAME, &value, "attempt-1", &plan, &mut p);
+        (record, p.lines)
+    }
+
+    #[test]
+    fn a_reference_record_reads_with_its_events_in_arrival_order() {
+        let (record, lines) = read(|_| {});
+        assert!(lines.is_empty(), "{lines:?}");
+        let record = record.unwrap();
+        let value = smoke_json(REL);
+        assert_eq!(record.unit.request_id, "req-0abbe0a77b719de2092c544e");
+        assert_eq!(record.unit.provider, "together");
+        assert_eq!((record.terminal, record.http_status), (Terminal::Completed, Some(200)));
+        assert_eq!(record.start_ns, value["request_start_monotonic_ns"].as_u64().unwrap());
+        assert_eq!(record.ended_ns, value["ended_monotonic_ns"].as_u64());
+        assert_eq!(record.endpoint, "http://127.0.0.1:18080/v1/chat/completions");
+        assert_eq!(record.provider_request_id.as_deref(), Some("chatcmpl-ef9ba8471c6a46a7be973c94"));
+        assert_eq!((record.error_type, record.response_body), (None, None));
+        assert_eq!(record.body, value["request"]["body"]);
+        assert!(record.done_marker);
+        assert_eq!(record.events.len(), 126);
+        assert!(record.events.windows(2).all(|w| w[0].offset_ms <= w[1].offset_ms));
+        let first = &value["stream_events"][0];
+        assert_eq!(record.events[0].offset_ms, first["monotonic_offset_ms"].as_f64().unwrap());
+        assert_eq!(record.events[0].body, EventBody::Data(first["redacted_payload"].to_string()));
+        assert_eq!(record.events[125].body, EventBody::Data("[DONE]".into()));
+        // Kept as written, less the payloads the log holds.
+        let kept = record.kept["stream_events"].as_array().unwrap();
+        assert!(kept.iter().all(|e| e.get("redacted_payload").is_none()));
+        assert_eq!(kept[5]["reasoning_content"], " JSON");
+        assert_eq!(record.kept["ttfa_ms"], value["ttfa_ms"]);
+    }
+
+    #[test]
+    fn how_a_record_ended_must_agree_with_its_status_and_error() {
+        let historical = json!({"type": HISTORICAL_TYPE, "message": HISTORICAL_MESSAGE});
+        let cases = [
+            ("http_error", json!(503), Value::Null, Terminal::HttpError),
+            ("timeout", Value::Null, Value::Null, Terminal::Timeout),
+            ("transport_error", Value::Null, json!({"type": "invalid_sse", "message": "x"}), Terminal::InvalidSse),
+            ("transport_error", Value::Null, json!({"type": "ChunkedEncodingError"}), Terminal::TransportError),
+            ("runner_error", Value::Null, historical.clone(), Terminal::HistoricalRunnerError),
+            ("runner_error", json!(200), historical, Terminal::RunnerError),
+            ("runner_error", Value::Null, json!({"type": HISTORICAL_TYPE, "message": 7}), Terminal::RunnerError),
+        ];
+        for (outcome, status, error, terminal) in cases {
+            let (record, lines) = read(|v| {
+                v["terminal_outcome"] = json!(outcome);
+                v["http_status"] = status.clone();
+                v["error"] = error.clone();
+            });
+            assert!(lines.is_empty(), "{outcome}: {lines:?}");
+            let record = record.unwrap();
+            assert_eq!(record.terminal, terminal, "{outcome} {status} {error}");
+            assert_eq!(record.error_type.as_deref(), error.get("type").and_then(Value::as_str));
+        }
+        let (record, _) = read(|v| v["error"] = json!({"type": "X", "message": 7}));
+        assert_eq!(record.unwrap().error_message.as_deref(), Some("7"));
+
+        let refused = [
+            ("completed", json!(429), "`completed` with http_status 429; a completed record is a 2xx"),
+            ("http_error", json!(204), "`http_error` with http_status 204; an HTTP error has a non-2xx status"),
+            ("http_error", Value::Null, "`http_error` with http_status null; an HTTP error has a non-2xx status"),
+            (
+                "cancelled",
+                json!(200),
+                "`cancelled` is not one of completed, timeout, http_error, transport_error, runner_error",
+            ),
+        ];
+        for (outcome, status, message) in refused {
+            let (record, lines) = read(|v| {
+                v["terminal_outcome"] = json!(outcome);
+                v["http_status"] = status.clone();
+            });
+            assert!(record.is_none());
+            assert_eq!(lines, [format!("{REL}: terminal_outcome: {message}")]);
+        }
+        let (record, lines) = read(|v| v["http_status"] = json!(600));
+        assert!(record.is_none());
+        assert_eq!(lines[0], format!("{REL}: http_status: expected null or an HTTP status 100–599, found 600"));
+        let (record, lines) = read(|v| v["error"] = json!("boom"));
+        assert!(record.is_none());
+        assert_eq!(lines, [format!("{REL}: error: expected null or {{type, message}}, found \"boom\"")]);
+    }
+
+    #[test]
+    fn an_http_errors_body_is_kept_as_text() {
+        for (body, kept) in [
+            (json!("rate limited"), Some("rate limited")),
+            (json!({"error": {"code": 429}}), Some("{\"error\":{\"code\":429}}")),
+            (Value::Null, None),
+        ] {
+            let (record, lines) = read(|v| {
+                v["terminal_outcome"] = json!("http_error");
+                v["http_status"] = json!(429);
+                v["response"]["body"] = body.clone();
+            });
+            assert!(lines.is_empty(), "{lines:?}");
+            assert_eq!(record.unwrap().response_body.as_deref(), kept);
+        }
+        // A completed record's body is not an error's.
+        let (record, _) = read(|v| v["response"]["body"] = json!("ignored"));
+        assert_eq!(record.unwrap().response_body, None);
+    }
+
+    #[test]
+    fn a_record_must_be_the_plans_and_named_by_its_request_id() {
+        let (record, lines) = read(|v| v["provider"] = json!("fireworks"));
+        assert!(record.is_none());
+        assert_eq!(lines, [format!("{REL}: provider: expected the plan's \"together\", found \"fireworks\"")]);
+        let (record, lines) = read(|v| v["request_id"] = json!("req-unplanned"));
+        assert!(record.is_none());
+        assert_eq!(
+            lines,
+            [
+                format!("{REL}: request_id: req-unplanned is not the file's name"),
+                format!("{REL}: request_id: req-unplanned is not in the plan of raw/attempt-1"),
+            ]
+        );
+        let (record, lines) = read(|v| *v = json!([1, 2]));
+        assert!(record.is_none());
+        assert_eq!(lines, [format!("{REL}: expected a terminal record (a JSON object)")]);
+    }
+
+    #[test]
+    fn the_saved_texts_are_what_the_events_carry() {
+        let (record, lines) = read(|v| v["reconstructed_answer"] = json!("{}"));
+        assert!(record.is_none());
+        assert_eq!(
+            lines,
+            [format!(
+                "{REL}: reconstructed_answer: the stream events do not reconstruct it (their answer_content joined \
+                 differs)"
+            )]
+        );
+        let (record, lines) = read(|v| v["stream_events"][5]["reasoning_content"] = json!(" YAML"));
+        assert!(record.is_none());
+        assert_eq!(
+            lines,
+            [format!(
+                "{REL}: stream_events[5].reasoning_content: \" YAML\" differs from the text its payload carries \
+                 (\" JSON\")"
+            )]
+        );
+    }
+
+    #[test]
+    fn evaluations_are_read_per_request_or_from_the_partitions_jsonl() {
+        let mut p = Problems::default();
+        let evaluations = read_evaluations(&smoke_run(), Kind::Smoke(1), &mut p);
+        assert!(p.is_empty(), "{:?}", p.lines);
+        let records: Vec<String> = sorted_json_files(&smoke_run().join("raw/attempt-1"))
+            .into_iter()
+            .map(|n| n.trim_end_matches(".json").to_string())
+            .collect();
+        assert_eq!(evaluations.keys().cloned().collect::<Vec<_>>(), records);
+        assert!(evaluations.iter().all(|(id, e)| e["request_id"] == id.as_str()));
+
+        let dir = tempfile::tempdir().unwrap();
+        put(dir.path(), "raw/full/req-a.json", b"{}");
+        let lines = "{\"request_id\": \"req-a\", \"score\": NaN}\n{\"request_id\": \"req-b\"}\nnot json\n{}\n";
+        put(dir.path(), "artifacts/evaluations.jsonl", lines.as_bytes());
+        let mut p = Problems::default();
+        let evaluations = read_evaluations(dir.path(), Kind::Full, &mut p);
+        assert_eq!(evaluations.keys().collect::<Vec<_>>(), ["req-a"]);
+        assert_eq!(evaluations["req-a"]["score"], Value::Null);
+        assert_eq!(
+            p.lines,
+            [
+                "artifacts/evaluations.jsonl:2: request_id: req-b has no terminal record in raw/full/",
+                "artifacts/evaluations.jsonl:3: not valid JSON",
+                "artifacts/evaluations.jsonl:4: request_id: expected a non-empty string, found nothing (the field is \
+                 missing)",
+            ]
+        );
+        assert!(read_evaluations(dir.path(), Kind::Smoke(1), &mut Problems::default()).is_empty());
+    }
+
+    #[test]
+    fn the_partitions_records_are_read_by_request_id() {
+        let rounds = smoke_plan();
+        let plan: BTreeMap<&str, &Unit> =
+            rounds.iter().flat_map(|r| &r.units).map(|u| (u.request_id.as_str(), u)).collect();
+        let mut p = Problems::default();
+        let records = read_records(&smoke_run(), Kind::Smoke(1), &plan, &mut p);
+        assert!(p.is_empty(), "{:?}", p.lines);
+        assert_eq!(records.len(), 30);
+        assert!(records.iter().all(|(id, r)| *id == r.unit.request_id && plan.contains_key(id.as_str())));
+        assert!(records.values().all(|r| r.terminal == Terminal::Completed && !r.events.is_empty()));
+    }
 }
