@@ -14,7 +14,7 @@
 //! calendar arithmetic when the text also states the term's length), so the model never has
 //! to calculate one.
 use crate::dates::{self, Date};
-use crate::generate::{Generated, UserBand};
+use crate::item::{Generated, UserBand};
 use crate::names;
 use crate::pools::{words, Vars};
 use crate::rng::{key, rounds, Rng};

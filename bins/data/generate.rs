@@ -2,46 +2,22 @@
 //! strict loader every stage uses, so a generated dataset that the pipeline would reject is
 //! an error here rather than a surprise at `make`.
 use crate::args::GenerateArgs;
+use crate::item::{Generated, UserBand};
 use crate::{contract, meeting, ticket, write};
 use anyhow::{bail, Context, Result};
 use inferbench_contract::canonical::sha256_hex;
+use inferbench_contract::vocab::TaskFamily;
 use inferbench_inputs::dataset::{self, LoadOptions};
 use inferbench_inputs::spec::{FamilySpec, Spec};
 use inferbench_judge::tokenizer;
 use serde_json::Value;
-
-/// One generated item before it becomes a dataset row.
-#[derive(Debug, Clone)]
-pub struct Generated {
-    pub user: String,
-    pub gold: Value,
-    pub aliases: Vec<String>,
-    /// What the item was built to exercise (triage rules, agreement type, answer type…);
-    /// read by the tests, never written to the dataset.
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub tags: Vec<String>,
-}
-
-/// The inclusive range of user-message tokens an item must fall in: the spec's band,
-/// less the system prompt for the family whose band counts the whole input.
-#[derive(Debug, Clone, Copy)]
-pub struct UserBand {
-    pub lo: usize,
-    pub hi: usize,
-}
-
-impl UserBand {
-    pub fn contains(self, tokens: usize) -> bool {
-        (self.lo..=self.hi).contains(&tokens)
-    }
-}
 
 /// Where a family's band is measured: the whole input for meeting notes, the user message
 /// for the other two (reference §3.2).
 pub fn user_band(family: &FamilySpec, system_tokens: usize) -> UserBand {
     let (lo, hi) = family.input_tokens;
     let (lo, hi) = (lo.max(0) as usize, hi.max(0) as usize);
-    if family.name == "meeting-notes-lookup" {
+    if family.name == TaskFamily::MeetingNotesLookup.as_str() {
         UserBand { lo: lo.saturating_sub(system_tokens).max(1), hi: hi.saturating_sub(system_tokens) }
     } else {
         UserBand { lo, hi }
@@ -57,12 +33,11 @@ pub fn system_text(spec: &Spec, family: &FamilySpec) -> Result<String> {
 }
 
 /// Generates `n` items of one family.
-pub fn family_items(name: &str, seed: u64, n: usize, band: UserBand) -> Vec<Generated> {
-    match name {
-        "meeting-notes-lookup" => meeting::generate(seed, n, band),
-        "ticket-triage" => ticket::generate(seed, n, band),
-        "contract-terms-extraction" => contract::generate(seed, n, band),
-        other => panic!("no generator for task family `{other}`"),
+pub fn family_items(family: TaskFamily, seed: u64, n: usize, band: UserBand) -> Vec<Generated> {
+    match family {
+        TaskFamily::MeetingNotesLookup => meeting::generate(seed, n, band),
+        TaskFamily::TicketTriage => ticket::generate(seed, n, band),
+        TaskFamily::ContractTermsExtraction => contract::generate(seed, n, band),
     }
 }
 
@@ -82,7 +57,8 @@ pub fn dataset_files(spec: &Spec, seed: u64, sample: Option<usize>) -> Result<Ve
             );
         }
         let n = sample.unwrap_or(family.available_items);
-        let items = family_items(&family.name, seed, n, band);
+        let task: TaskFamily = family.name.parse()?;
+        let items = family_items(task, seed, n, band);
         let rows: Vec<Value> = items
             .iter()
             .enumerate()

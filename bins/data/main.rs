@@ -3,12 +3,13 @@
 //! `ib-data generate --seed N --out DIR [--spec PATH] [--sample K]` writes `manifest.json`
 //! and one `<family>.jsonl` per task family in the reference format. Each family has its own
 //! module (`meeting`, `ticket`, `contract`) that decides an item's facts first and renders
-//! text from them second; `names` and `pools` hold the shared vocabulary, `dates` the
-//! calendar, `rng` the seeded generator, `write` the byte-exact serialisation.
+//! text from them second, into an `item`; `names` and `pools` hold the shared vocabulary,
+//! `dates` the calendar, `rng` the seeded generator, `write` the byte-exact serialisation.
 mod args;
 mod contract;
 mod dates;
 mod generate;
+mod item;
 mod meeting;
 mod meeting_vocab;
 mod names;

@@ -16,7 +16,7 @@
 //! exactly once in the notes (a date string once, a number once as a standalone number);
 //! otherwise the attempt is discarded and the next one drawn, deterministically.
 use crate::dates::{Date, Style};
-use crate::generate::{Generated, UserBand};
+use crate::item::{Generated, UserBand};
 use crate::meeting_vocab::{Domain, MetricKind, DOMAINS};
 use crate::names::{self, Person};
 use crate::pools::{

@@ -1,6 +1,8 @@
 //! Whole-dataset checks: the loader accepts what the generator writes, a seed always gives
 //! the same bytes, and the full set exercises every triage rule and agreement type.
 use crate::generate::{dataset_files, family_items, system_text, user_band};
+use crate::item::Generated;
+use inferbench_contract::vocab::TaskFamily;
 use inferbench_inputs::dataset::{self, LoadOptions};
 use inferbench_inputs::spec::Spec;
 use inferbench_judge::tokenizer;
@@ -140,7 +142,7 @@ fn every_triage_rule_and_tie_break_occurs_in_the_full_set() {
     let spec = spec();
     let family = spec.family("ticket-triage").unwrap();
     let band = user_band(family, 0);
-    let items = family_items("ticket-triage", 20261129, family.available_items, band);
+    let items = family_items(TaskFamily::TicketTriage, 20261129, family.available_items, band);
     let tags: BTreeSet<&str> = items.iter().flat_map(|g| g.tags.iter().map(String::as_str)).collect();
     for rule in 1..=13 {
         assert!(tags.contains(format!("priority-rule:{rule}").as_str()), "priority rule {rule}");
@@ -201,13 +203,13 @@ fn the_cli_writes_and_validates_a_sample() {
 }
 
 /// Every family's generated items for a few seeds: the release seed and two others.
-fn many(family_name: &str) -> Vec<crate::generate::Generated> {
+fn many(family_name: &str) -> Vec<Generated> {
     let spec = spec();
     let family = spec.family(family_name).unwrap();
     let band = user_band(family, tokenizer::count(&system_text(&spec, family).unwrap()));
     [20261129u64, 7, 99]
         .iter()
-        .flat_map(|&seed| family_items(family_name, seed, family.available_items, band))
+        .flat_map(|&seed| family_items(family_name.parse().unwrap(), seed, family.available_items, band))
         .collect()
 }
 

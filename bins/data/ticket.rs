@@ -10,7 +10,7 @@
 //! an urgent-sounding feature request is still p3, a calm report of exposed data is p0, a
 //! lockout with nothing broken is customer_support p1, a team held up despite a workaround
 //! is p1 because rule 7 comes before rule 8.
-use crate::generate::{Generated, UserBand};
+use crate::item::{Generated, UserBand};
 use crate::names;
 use crate::pools::Vars;
 use crate::rng::{key, rounds, Rng};

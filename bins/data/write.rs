@@ -2,7 +2,7 @@
 //! a fixed order, LF line ends and a final newline; the manifest as pretty JSON. Nothing
 //! here depends on the platform or on map iteration order, so a seed gives the same bytes
 //! everywhere.
-use crate::generate::Generated;
+use crate::item::Generated;
 use inferbench_contract::family::output_schema;
 use inferbench_judge::tokenizer;
 use serde_json::{json, Value};

@@ -31,6 +31,8 @@ pub fn run(args: Args) -> Result<()> {
     let from = args.from;
     let target = args.run.path.clone();
     refuse_existing(&target)?;
+
+    // Read and check the source, then the inputs given against it.
     let kind = source::choose(&from, args.partition.as_deref())?;
     let source =
         Source::read(&from, kind).with_context(|| format!("{}: refused (nothing was written)", from.display()))?;
@@ -42,25 +44,44 @@ pub fn run(args: Args) -> Result<()> {
     let notes = check_inputs(&source, &spec, &providers, &data, &args.spec)?;
     let (selection_rows, per_family) = selection_rows(&source, &spec, &data)?;
 
-    let run_dir = RunDir::new(&target);
-    let run_id = run_dir.run_id();
+    // The new run's lock, then the run written in one step.
+    let run_id = RunDir::new(&target).run_id();
     let bound = lock::bound_inputs(&args.spec, &spec, &dataset_dir);
-    let lock = Lock {
+    let mut inputs = lock::input_hashes(&bound, &data.file_hashes)?;
+    inputs.extend(providers::bound_hashes(&spec, &providers)?);
+    let lock = imported_lock(&run_id, &spec, &providers, inputs, &source, per_family, args.sample);
+    let counts =
+        write_in_place(&target, |staging| write_run(staging, &run_id, &source, &lock, &selection_rows, notes.clone()))?;
+    for note in &notes {
+        eprintln!("ib-import: note: {note}");
+    }
+    announce(&target, &source, &counts, started);
+    Ok(())
+}
+
+/// The lock of the imported run: the inputs given, the reference's release hash and
+/// selection, and where the run came from.
+fn imported_lock(
+    run_id: &str,
+    spec: &Spec,
+    providers: &ProviderTable,
+    inputs: BTreeMap<String, String>,
+    source: &Source,
+    per_family: usize,
+    sample: bool,
+) -> Lock {
+    Lock {
         v: FORMAT_VERSION,
-        run_id: run_id.clone(),
+        run_id: run_id.to_string(),
         workflow: spec.dir().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         benchmark_slug: spec.slug.clone(),
         code_version: CODE_VERSION.to_string(),
-        inputs: {
-            let mut inputs = lock::input_hashes(&bound, &data.file_hashes)?;
-            inputs.extend(providers::bound_hashes(&spec, &providers)?);
-            inputs
-        },
+        inputs,
         dataset_release_hash: source.lock.dataset_release_hash.clone(),
         selection: LockSelection {
             algorithm_version: source.selection.algorithm_version.clone(),
             selected_items_per_task_family: per_family,
-            sample: args.sample,
+            sample,
             seeds: source.selection.families.iter().map(|(f, (_, seed))| (f.to_string(), seed.clone())).collect(),
         },
         tokenizer: LockTokenizer {
@@ -82,24 +103,22 @@ pub fn run(args: Args) -> Result<()> {
             resolved_adapters_sha256: source.lock.resolved_adapters_sha256.clone(),
             input_hashes: source.lock.input_hashes.clone(),
         }),
-    };
+    }
+}
 
-    let staging = staging_dir(&target)?;
-    let result = write_run(&staging, &run_id, &source, &lock, &selection_rows, notes.clone());
-    let counts = match result {
-        Ok(counts) => counts,
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&staging);
-            return Err(e);
-        }
-    };
-    if let Err(e) = publish(&staging, &target) {
+/// Writes the run into a staging directory beside `target`, then renames it into place; a
+/// failure at either step leaves nothing behind.
+fn write_in_place(target: &Path, write: impl FnOnce(&Path) -> Result<Counts>) -> Result<Counts> {
+    let staging = staging_dir(target)?;
+    let written = write(&staging).and_then(|counts| publish(&staging, target).map(|()| counts));
+    if written.is_err() {
         let _ = std::fs::remove_dir_all(&staging);
-        return Err(e);
     }
-    for note in &notes {
-        eprintln!("ib-import: note: {note}");
-    }
+    written
+}
+
+/// What was imported: the requests, their events, and what the reference never finished.
+fn announce(target: &Path, source: &Source, counts: &Counts, started: std::time::Instant) {
     eprintln!(
         "ib-import: {} ← {} ({} {}): {} of {} scheduled requests, {} stream events{}{} in {:.1} s",
         target.display(),
@@ -121,7 +140,6 @@ pub fn run(args: Args) -> Result<()> {
         },
         started.elapsed().as_secs_f64()
     );
-    Ok(())
 }
 
 fn refuse_existing(target: &Path) -> Result<()> {

@@ -50,15 +50,8 @@ pub fn run(args: Args) -> Result<()> {
     let run = RunDir::new(args.run);
     let lock = inferbench_store::lock::read(&run.lock())?;
     let _writer = run.lock_for_writing("ib-reconstruct")?;
-    let mut log = if args.read_jsonl {
-        event_log::LogReader::open_jsonl(&run, &lock.run_id)?
-    } else {
-        event_log::LogReader::open(&run, &lock.run_id)?
-    };
+    let mut log = open_log(&run, &lock.run_id, args.read_jsonl)?;
     let from_table = log.reads_table();
-    if log.segment_count() == 0 {
-        return Err(Error::bad(format!("{}: no event log; run ib-fetch first", run.events_dir().display())).into());
-    }
     // The schedule the log was fetched for must itself belong to this run's lock.
     // The log's first line is checked first (this run's id, its segment): a log from another
     // run is named as such before anything it was fetched for.
@@ -72,16 +65,52 @@ pub fn run(args: Args) -> Result<()> {
         ("schedule.parquet".to_string(), schedule_sha256.clone()),
     ]);
     let rules = args.rules.rules;
-    // The log is read (and its JSON parsed) on this thread; each attempt is judged (timing,
-    // tokenization) on a worker as soon as its terminal event is read. Rows are ordered by
-    // their key at the end, so the output does not depend on which worker finished first.
+    let mut sorter = Sorter::new(&run);
+    let execution = judge_log(&mut log, first, &schedule_sha256, rules, &mut sorter)?;
+    for segment in log.segments() {
+        inputs.insert(format!("events/{:04}.jsonl", segment.number), segment.sha256.clone());
+    }
+    rules.record(&mut inputs);
+    let (total, completed) = write_responses(&run, &inputs, execution, sorter)?;
+    eprintln!(
+        "ib-reconstruct: {total} responses ({completed} complete{}{}) → {}",
+        if rules.is_reference() { ", the reference's scoring rules" } else { "" },
+        if from_table { "; the sealed log read from its events table" } else { "" },
+        run.responses().display()
+    );
+    Ok(())
+}
+
+/// The run's event log: read from its sealed events table when the seal recorded one, else
+/// (and always with `--read-jsonl`) from its JSONL segments.
+fn open_log(run: &RunDir, run_id: &str, read_jsonl: bool) -> Result<event_log::LogReader> {
+    let log = if read_jsonl {
+        event_log::LogReader::open_jsonl(run, run_id)?
+    } else {
+        event_log::LogReader::open(run, run_id)?
+    };
+    if log.segment_count() == 0 {
+        return Err(Error::bad(format!("{}: no event log; run ib-fetch first", run.events_dir().display())).into());
+    }
+    Ok(log)
+}
+
+/// Reads the log (and parses its JSON) on this thread and judges each attempt (timing,
+/// tokenization) on a worker as soon as its terminal event is read. The sorter orders the rows
+/// by their key, so the output does not depend on which worker finished first. Returns the
+/// log's execution facts.
+fn judge_log(
+    log: &mut event_log::LogReader,
+    first: Option<event_log::Entry>,
+    schedule_sha256: &str,
+    rules: Rules,
+    sorter: &mut Sorter,
+) -> Result<execution::Facts> {
     let workers = inferbench_store::worker_threads();
     let (jobs_tx, jobs_rx) = std::sync::mpsc::sync_channel::<Attempt>(QUEUED);
     let jobs_rx = std::sync::Mutex::new(jobs_rx);
     let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Judged>(QUEUED);
-    let mut sorter = Sorter::new(&run);
-    let mut execution = None;
-    std::thread::scope(|scope| -> Result<()> {
+    std::thread::scope(|scope| -> Result<execution::Facts> {
         for _ in 0..workers {
             let (jobs_rx, done_tx) = (&jobs_rx, done_tx.clone());
             let judge = std::thread::Builder::new().name("judge".into());
@@ -97,7 +126,6 @@ pub fn run(args: Args) -> Result<()> {
             })?;
         }
         drop(done_tx);
-        let sorter = &mut sorter;
         let sorting =
             std::thread::Builder::new().name("sorter".into()).spawn_scoped(scope, move || -> Result<()> {
                 for judged in done_rx {
@@ -105,20 +133,26 @@ pub fn run(args: Args) -> Result<()> {
                 }
                 Ok(())
             })?;
-        let read = read_log(&mut log, first, &schedule_sha256, &jobs_tx);
+        let read = read_log(log, first, schedule_sha256, &jobs_tx);
         drop(jobs_tx);
         let sorted = sorting.join().expect("the sorter does not panic");
-        execution = Some(read?);
-        sorted
-    })?;
-    for segment in log.segments() {
-        inputs.insert(format!("events/{:04}.jsonl", segment.number), segment.sha256.clone());
-    }
-    rules.record(&mut inputs);
-    // The log's execution facts ride along, so ib-report need not read the log again.
-    let facts = serde_json::to_string(&execution.expect("the log was read").finish())?;
-    let extra = BTreeMap::from([(execution::METADATA_KEY.to_string(), facts)]);
-    let mut writer = parquet_io::Writer::<ResponseRow>::create_with(&run.responses(), &inputs, &extra)?;
+        let execution = read?;
+        sorted?;
+        Ok(execution)
+    })
+}
+
+/// `responses.parquet`, its rows in order; the log's execution facts ride along, so ib-report
+/// need not read the log again. Returns how many rows, and how many of them complete.
+fn write_responses(
+    run: &RunDir,
+    inputs: &BTreeMap<String, String>,
+    facts: execution::Facts,
+    sorter: Sorter,
+) -> Result<(usize, usize)> {
+    let metadata = serde_json::to_string(&facts.finish())?;
+    let extra = BTreeMap::from([(execution::METADATA_KEY.to_string(), metadata)]);
+    let mut writer = parquet_io::Writer::<ResponseRow>::create_with(&run.responses(), inputs, &extra)?;
     let (mut total, mut completed) = (0usize, 0usize);
     sorter.finish(|row| {
         total += 1;
@@ -127,13 +161,7 @@ pub fn run(args: Args) -> Result<()> {
         Ok(())
     })?;
     writer.finish()?;
-    eprintln!(
-        "ib-reconstruct: {total} responses ({completed} complete{}{}) → {}",
-        if rules.is_reference() { ", the reference's scoring rules" } else { "" },
-        if from_table { "; the sealed log read from its events table" } else { "" },
-        run.responses().display()
-    );
-    Ok(())
+    Ok((total, completed))
 }
 
 /// Rows held in memory before a sorted run of them is spilled to a temporary table.

@@ -1,9 +1,9 @@
 //! The terminal view: the snapshot redrawn in place every interval (ratatui on crossterm, in
 //! the alternate screen); q, Esc or Ctrl-C quits and restores the terminal, and so do SIGTERM
-//! and SIGHUP and a refresh that fails.
+//! and SIGHUP and a refresh that fails. It draws the snapshots it is given and knows nothing of
+//! where they come from.
 use crate::snapshot::Snapshot;
 use crate::text;
-use crate::watch::Watch;
 use anyhow::{Context, Result};
 use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::{Constraint, Layout};
@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 /// How often the loop looks at the signal flag while it waits for a key.
 const TICK: Duration = Duration::from_millis(100);
 
-pub fn run(watch: &mut Watch, interval: Duration) -> Result<()> {
+/// Shows `refresh`'s snapshot, taking a new one every `interval`, until the reader quits.
+pub fn run(refresh: impl FnMut() -> Result<Snapshot>, interval: Duration) -> Result<()> {
     if !std::io::stdout().is_terminal() {
         anyhow::bail!(
             "standard output is not a terminal: use --once for a plain-text snapshot, --once --json for JSON"
@@ -33,7 +34,7 @@ pub fn run(watch: &mut Watch, interval: Duration) -> Result<()> {
         signal_hook::flag::register(signal, Arc::clone(&stop)).context("installing the signal handlers")?;
     }
     let mut terminal = ratatui::try_init().context("opening the terminal view (use --once outside a terminal)")?;
-    let result = event_loop(&mut terminal, watch, interval, &stop);
+    let result = event_loop(&mut terminal, refresh, interval, &stop);
     ratatui::try_restore().context("restoring the terminal")?;
     result
 }
@@ -46,8 +47,13 @@ fn quits(key: &KeyEvent) -> bool {
     }
 }
 
-fn event_loop(terminal: &mut DefaultTerminal, watch: &mut Watch, interval: Duration, stop: &AtomicBool) -> Result<()> {
-    let mut snapshot = watch.refresh()?;
+fn event_loop(
+    terminal: &mut DefaultTerminal,
+    mut refresh: impl FnMut() -> Result<Snapshot>,
+    interval: Duration,
+    stop: &AtomicBool,
+) -> Result<()> {
+    let mut snapshot = refresh()?;
     let mut next = Instant::now() + interval;
     loop {
         terminal.draw(|frame| draw(frame, &snapshot, interval)).context("drawing")?;
@@ -63,7 +69,7 @@ fn event_loop(terminal: &mut DefaultTerminal, watch: &mut Watch, interval: Durat
             }
         }
         if Instant::now() >= next {
-            snapshot = watch.refresh()?;
+            snapshot = refresh()?;
             next = Instant::now() + interval;
         }
     }

@@ -18,7 +18,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub fn run(args: Args) -> Result<()> {
     let mut watch = Watch::open(&args)?;
     if !args.once {
-        return tui::run(&mut watch, args.interval);
+        return tui::run(|| watch.refresh(), args.interval);
     }
     let snapshot = watch.refresh()?;
     let text = if args.json {

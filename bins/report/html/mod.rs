@@ -35,8 +35,9 @@
 //! Bounded whatever the run's size: the per-provider charts draw the first
 //! [`CHART_PROVIDERS`] providers in leaderboard order (the tables list all, long ones scroll
 //! within their own height), the pair views the [`SHOWN_PAIRS`] pairs among them, the
-//! timeline at most `charts::TIMELINE_BINS` columns (bins of rounds), a curve
-//! `charts::CURVE_POINTS` points, and the failure log `responses::FAILURE_LOG_CAP` rows.
+//! timeline at most `charts::timeline::TIMELINE_BINS` columns (bins of rounds), a curve
+//! `charts::distributions::CURVE_POINTS` points, and the failure log
+//! `responses::FAILURE_LOG_CAP` rows.
 mod charts;
 mod json;
 mod svg;

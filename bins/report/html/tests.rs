@@ -208,7 +208,7 @@ fn pair_histograms_use_the_aggregate_samples() {
     let mut checked = 0;
     for row in comparisons.value["pairwise_e2e_latency_differences"].as_array().unwrap() {
         let (a, b) = (row["provider_a"].as_str().unwrap(), row["provider_b"].as_str().unwrap());
-        let mut diffs = charts::E2eByRound::new(&inputs.responses).differences(&inputs.responses, a, b);
+        let mut diffs = charts::pairs::E2eByRound::new(&inputs.responses).differences(&inputs.responses, a, b);
         if row["eligible_comparison"] != true {
             continue;
         }
@@ -446,14 +446,14 @@ fn many_providers_and_rounds_give_a_bounded_page() {
     for section in html.split("<section class=\"view\"").skip(1) {
         eprintln!("  {:>9} bytes {}", section.len(), &section[..section.find('>').unwrap_or(0).min(60)]);
     }
-    assert_eq!(charts::timeline_bins(600, 10), 600, "a full run keeps a column per round");
+    assert_eq!(charts::timeline::timeline_bins(600, 10), 600, "a full run keeps a column per round");
     let pairs = html.matches("<option value=\"p0").count();
     assert_eq!(pairs, SHOWN_PAIRS.min(providers * (providers - 1) / 2), "pair options");
     let at = html.find("data-chart=\"timeline\"").unwrap();
     let timeline = &html[at..at + html[at..].find("</svg>").unwrap()];
     let rows = CHART_PROVIDERS.min(providers);
-    let bins = charts::timeline_bins(rounds, rows);
-    assert!(bins < rounds && bins * rows <= charts::TIMELINE_CELLS, "{bins}");
+    let bins = charts::timeline::timeline_bins(rounds, rows);
+    assert!(bins < rounds && bins * rows <= charts::timeline::TIMELINE_CELLS, "{bins}");
     assert_eq!(timeline.matches("<rect").count(), bins * rows);
     assert!(html.contains(&format!("{} rounds, in the order they ran.", crate::format::fixed(rounds as f64, 0))));
     let failed = (0..providers * rounds).filter(|i| i % 7 == 3).count();

@@ -1,0 +1,51 @@
+//! The stage: find the runs and read them, compare them across runs, then write the tables
+//! and the two summaries into `--out`.
+use crate::args::Args;
+use crate::{bootstrap, compare, discover, render, tables};
+use anyhow::{Context, Result};
+
+pub fn run(args: Args) -> Result<()> {
+    let settings =
+        bootstrap::Settings { seed: args.seed, resamples: args.resamples as usize, confidence: args.confidence };
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let (paths, skipped) = discover::expand(&args.runs)?;
+    for (path, why) in &skipped {
+        eprintln!("ib-compare: skipping {}: {why}", path.display());
+    }
+    let runs = compare::read_all(&paths, &settings, threads)?;
+    let trends = compare::trends(&runs);
+    let pairs = compare::head_to_head(&runs);
+
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| inferbench_contract::Error::io(&args.out, e))
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let inputs: std::collections::BTreeMap<String, &std::collections::BTreeMap<String, String>> =
+        runs.iter().map(|r| (r.info.path.display().to_string(), &r.inputs)).collect();
+    let metadata = vec![
+        ("inferbench.code_version".to_string(), inferbench_contract::CODE_VERSION.to_string()),
+        ("inferbench.bootstrap".to_string(), tables::method_json(&settings).to_string()),
+        ("inferbench.inputs".to_string(), serde_json::to_string(&inputs)?),
+    ];
+    let outputs: [(&str, polars::prelude::DataFrame); 5] = [
+        ("runs.parquet", tables::runs(&runs)?),
+        ("leaderboard.parquet", tables::leaderboard(&runs)?),
+        ("trends.parquet", tables::trends(&trends)?),
+        ("head_to_head.parquet", tables::head_to_head(&pairs)?),
+        ("paired_bootstrap.parquet", tables::paired_bootstrap(&runs, &settings)?),
+    ];
+    for (name, mut df) in outputs {
+        tables::write(&args.out.join(name), &mut df, &metadata)?;
+    }
+    let summary =
+        render::Summary { runs: &runs, skipped: &skipped, trends: &trends, pairs: &pairs, settings: &settings };
+    inferbench_store::atomic::write(&args.out.join("summary.md"), render::markdown(&summary).as_bytes())?;
+    inferbench_store::atomic::write(&args.out.join("summary.html"), render::html(&summary).as_bytes())?;
+    let pair_count: usize = runs.iter().map(|r| r.pairs.len()).sum();
+    println!(
+        "ib-compare: {} runs, {} responses, {pair_count} paired intervals -> {}",
+        runs.len(),
+        runs.iter().map(|r| r.response_rows).sum::<usize>(),
+        args.out.join("summary.md").display()
+    );
+    Ok(())
+}
