@@ -6,17 +6,13 @@
 //! one `ib-sim` on port 0, and the real `ib-select`, `ib-schedule` and `ib-fetch` over the
 //! bundled dataset: 1,000 providers × 120 rounds (past 100, so that p99 is not simply the
 //! worst round), and 10 providers × 600 rounds (the reference benchmark's size). The figures come from the run's event log (definitions in
-//! `tests/e2e/fleet_run.rs`): launch skew per round (latest minus earliest send), and the gap
+//! `crates/testkit/src/fleet_run.rs`): launch skew per round (latest minus earliest send), and the gap
 //! between rounds (the next round's first send minus the previous round's last terminal
 //! outcome); nearest-rank percentiles; and `ib-fetch`'s peak RSS as its `segment_closed`
 //! records it (the fetch, before the seal). The run prints a Markdown table.
 //!
 //! `IB_FLEET_SIZES=1000x120,10x600` (providers × rounds, rounds a multiple of 3) changes the sizes.
-#[path = "../tests/e2e/fleet_run.rs"]
-#[allow(dead_code)]
-mod fleet_run;
-
-use fleet_run::{ms, percentile, run_fleet, Bins};
+use inferbench_testkit::fleet_run::{ms, percentile, run_fleet, Bins};
 use std::path::Path;
 
 fn main() {

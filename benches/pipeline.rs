@@ -15,20 +15,17 @@
 //!
 //! Each figure of the first table is the best of several repetitions; the run prints Markdown
 //! tables.
-#[path = "../tests/e2e/reference_run.rs"]
-mod reference_run;
-#[path = "../bins/fetch/sse.rs"]
-#[allow(dead_code)]
-mod sse;
 
 use inferbench_contract::canonical::file_sha256;
 use inferbench_contract::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SegmentOpened, SseEvent};
 use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::vocab::TaskFamily;
+use inferbench_judge::sse;
 use inferbench_judge::stream::StreamEnd;
 use inferbench_judge::timing::{self, TimedEvent};
 use inferbench_store::jsonl::AppendWriter;
 use inferbench_store::parquet_io;
+use inferbench_testkit::reference_run;
 use std::time::{Duration, Instant};
 
 fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> Duration {

@@ -13,7 +13,6 @@
 use crate::credentials::{Credentials, REDACTED};
 use crate::echo::{Deltas, EchoGuard};
 use crate::log::{EventLog, StartedLine};
-use crate::sse::{Frame, Parser};
 use crate::transport::{self, error_text, SendError, Sending, Transport};
 use anyhow::Result;
 use inferbench_contract::event::{
@@ -22,6 +21,7 @@ use inferbench_contract::event::{
 use inferbench_contract::USER_AGENT;
 use inferbench_inputs::providers::Provider;
 use inferbench_inputs::spec::HttpVersion;
+use inferbench_judge::sse::{Frame, Parser};
 use inferbench_judge::stream::{Judge, Payload, StreamEnd, ERROR_BODY_CAP};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -595,3 +595,6 @@ impl Recorder<'_> {
         Ok(end)
     }
 }
+
+#[cfg(test)]
+mod tests;

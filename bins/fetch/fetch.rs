@@ -3,10 +3,10 @@ use crate::args::Args;
 use crate::client::{self, Limits, ProviderClient, Unit};
 use crate::credentials::{read_env_file, Credentials};
 use crate::log::{line_buffer, EventLog, ReleasedLine, StartedLine};
-use crate::nofile;
 use crate::resume::{self, LogState};
 use anyhow::{Context, Result};
 use futures_util::StreamExt;
+use inferbench_cli::nofile;
 use inferbench_cli::Interrupted;
 use inferbench_contract::canonical::file_sha256;
 use inferbench_contract::event::{

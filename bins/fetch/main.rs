@@ -9,16 +9,11 @@
 mod allocator;
 mod args;
 mod client;
-#[cfg(test)]
-mod client_tests;
 mod credentials;
 mod echo;
 mod fetch;
 mod log;
-#[path = "../sim/nofile.rs"]
-mod nofile;
 mod resume;
-mod sse;
 mod transport;
 
 use clap::Parser;

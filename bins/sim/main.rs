@@ -18,7 +18,6 @@ mod draw;
 mod fault;
 mod fleet;
 mod log;
-mod nofile;
 mod play;
 mod profile;
 mod rng;
@@ -137,7 +136,8 @@ fn run(args: Args) -> anyhow::Result<()> {
         None => None,
     };
     // One connection per provider per client: a fleet needs more than the usual 1,024 files.
-    nofile::ensure(profiles.providers.len() as u64, "ib-sim").map_err(|e| Error::bad(format!("{e:#}")))?;
+    inferbench_cli::nofile::ensure(profiles.providers.len() as u64, "ib-sim")
+        .map_err(|e| Error::bad(format!("{e:#}")))?;
     let app = Arc::new(server::App::new(profiles, dataset, time_scale, args.seed, log));
 
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;

@@ -3,9 +3,9 @@
 //! records its launch skew as the spread of its recorded send times, every send is at or after
 //! its round's release, and the gap between rounds is recorded. The timing bands are sanity
 //! bounds that hold on a loaded 2-core machine; `make bench` (benches/fleet.rs) measures.
-use crate::fleet_run::{ms, percentile, read_log, run_fleet, Bins};
 use crate::support::{bin, repo, timed_section};
 use inferbench_contract::event::Event;
+use inferbench_testkit::fleet_run::{ms, percentile, read_log, run_fleet, Bins};
 use std::collections::BTreeMap;
 
 const PROVIDERS: usize = 150;

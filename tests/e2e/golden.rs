@@ -9,12 +9,12 @@
 //!
 //! The code version is stamped into every output (and so into the hashes of derived files);
 //! it is replaced by a placeholder before comparing, and so is each derived file's hash.
-use crate::reference_run::{copy_tree, fixture};
 use crate::support::{bin, ok, repo};
 use inferbench_contract::canonical::file_sha256;
 use inferbench_contract::tables::Table;
 use inferbench_contract::tables::{EvaluationRow, PooledRow, ResponseRow};
 use inferbench_store::parquet_io::{self};
+use inferbench_testkit::reference_run::{copy_tree, fixture};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

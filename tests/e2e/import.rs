@@ -2,11 +2,11 @@
 //! figures; records turned into failures of every class, scored by inferbench's rules (each
 //! difference named by its deviation) and by the reference's (no difference at all); partial
 //! and full runs; and invalid or inconsistent sources refused with the file and field named.
-use crate::reference_run::{self as rr, RefRun, Verdict};
 use crate::support::{bin, files, ok};
 use inferbench_contract::tables::{EvaluationRow, ResponseRow};
 use inferbench_contract::vocab::{EvaluationError, Outcome};
 use inferbench_store::parquet_io;
+use inferbench_testkit::reference_run::{self as rr, RefRun, Verdict};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -3,10 +3,10 @@
 //! line by line, as plain JSON), the finished run's outcome counts and p50s equal
 //! `metrics.json`'s and `responses.parquet`'s, and the run directory is never touched. The
 //! terminal view is driven in tmux.
-use crate::reference_run as rr;
 use crate::support::{bin, ok, Sim, Workspace};
 use inferbench_contract::tables::{ResponseRow, ScheduleRow};
 use inferbench_store::parquet_io;
+use inferbench_testkit::reference_run as rr;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -15,6 +15,8 @@
 //! `Args` (`#[command(flatten)] pub run: RunArg`), so the flags are spelled, documented and
 //! read from the environment (`IB_RUN`, `IB_SPEC`, `IB_DATASET`) the same way everywhere. Each
 //! dereferences to the path it holds, so a stage passes `&args.run` wherever a `&Path` goes.
+pub mod nofile;
+
 use inferbench_contract::Error;
 use inferbench_judge::rules::Rules;
 use std::ffi::OsStr;

@@ -4,6 +4,7 @@
 //! (`ib-reconstruct`, `ib-watch`), so the two can never disagree. The judge stands on the
 //! contract alone: it opens no file and no socket, and knows no run directory.
 //!
+//! - [`sse`]: a provider's response bytes framed into server-sent events, incrementally.
 //! - [`stream`]: when a 2xx event stream is over and how it ended.
 //! - [`timing`]: the one function that turns logged SSE events into TTFO, TTFA, E2E and tokens/s.
 //! - [`tokenizer`]: the o200k tokenizer every token count uses.
@@ -12,6 +13,7 @@
 
 pub mod percentile;
 pub mod rules;
+pub mod sse;
 pub mod stream;
 pub mod timing;
 pub mod tokenizer;

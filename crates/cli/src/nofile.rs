@@ -1,6 +1,6 @@
 //! The open-file limit, raised for a large fleet: every simulated provider is one connection,
 //! so 1,000 providers are 1,000 sockets in `ib-fetch` and as many in `ib-sim`, past the usual
-//! soft limit of 1,024. Shared by both binaries (`ib-fetch` includes this file).
+//! soft limit of 1,024. Both binaries raise it here.
 use anyhow::{bail, Result};
 
 /// Descriptors a process needs besides its connections: the runtime, the log, stdio, files.

@@ -2,12 +2,11 @@
 //! runner's own smoke run (`tests/fixtures/reference/smoke-run`): copied whole, with records
 //! turned into the failures the reference records (as its §5.7 and §7 describe them), or grown
 //! into a full run of any size.
-#![allow(dead_code)]
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 pub fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/reference").join(rel)
+    crate::repo().join("tests/fixtures/reference").join(rel)
 }
 
 pub fn copy_tree(from: &Path, to: &Path) {
