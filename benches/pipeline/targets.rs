@@ -194,7 +194,7 @@ fn print_rescore(title: &str, prepared: &Prepared, stages: &[(&str, Measured)], 
         mb(prepared.log_bytes),
         cell(&prepared.synth)
     );
-    println!("| seal (`event_log::seal`, as `ib-fetch` runs it; `ib-synth --seal-only`) | {} |", cell(&prepared.seal));
+    println!("| seal (`sealed::seal`, as `ib-fetch` runs it; `ib-synth --seal-only`) | {} |", cell(&prepared.seal));
     for (stage, m) in stages {
         println!("| `{stage}` | {} |", cell(m));
     }

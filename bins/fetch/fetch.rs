@@ -17,7 +17,6 @@ use inferbench_contract::{Error, CODE_VERSION};
 use inferbench_inputs::dataset::Dataset;
 use inferbench_inputs::providers::slug;
 use inferbench_inputs::spec::{HttpVersion, Spec, HTTP_VERSION_KEY};
-use inferbench_store::event_log;
 use inferbench_store::pipeline::Pipeline;
 use inferbench_store::run::{RunDir, WriterLock};
 use std::collections::BTreeMap;
@@ -59,7 +58,7 @@ pub fn run(args: Args) -> Result<()> {
     if pending == 0 && state.open.is_empty() {
         // Nothing to send: a complete (perhaps already sealed) run. Sealing again finishes a
         // seal a kill interrupted and otherwise changes nothing.
-        let sealed = event_log::seal(&plan.run, &plan.run_id)?;
+        let sealed = inferbench_store::sealed::seal(&plan.run, &plan.run_id)?;
         eprintln!("ib-fetch: every scheduled request is terminal; {}", sealed_summary(&sealed));
         return Ok(());
     }
@@ -71,12 +70,12 @@ pub fn run(args: Args) -> Result<()> {
     // the next round and flushing the log run on blocking threads beside it.
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(execute(Arc::clone(&plan), state))?;
-    let sealed = event_log::seal(&plan.run, &plan.run_id)?;
+    let sealed = inferbench_store::sealed::seal(&plan.run, &plan.run_id)?;
     eprintln!("ib-fetch: {} ({})", sealed_summary(&sealed), plan.run.events_parquet().display());
     Ok(())
 }
 
-fn sealed_summary(sealed: &event_log::Sealed) -> String {
+fn sealed_summary(sealed: &inferbench_store::sealed::Sealed) -> String {
     let (original, compressed) =
         sealed.segments.iter().fold((0, 0), |(o, c), s| (o + s.original_bytes, c + s.compressed_bytes));
     if sealed.complete {

@@ -18,7 +18,7 @@ use inferbench_inputs::spec::Spec;
 use inferbench_judge::tokenizer;
 use inferbench_store::lock::{self};
 use inferbench_store::run::RunDir;
-use inferbench_store::{atomic, event_log, parquet_io};
+use inferbench_store::{atomic, parquet_io};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -402,7 +402,7 @@ fn write_run(
     }
     atomic::write(&run.segment(1), &log)?;
     atomic::write(&run.lock(), &lock_bytes)?;
-    event_log::seal(&run, run_id)?;
+    inferbench_store::sealed::seal(&run, run_id)?;
 
     let reference = run.reference();
     for (rel, bytes) in &source.copied {

@@ -16,7 +16,6 @@ use inferbench_contract::{Error, CODE_VERSION, USER_AGENT};
 use inferbench_inputs::dataset::Item;
 use inferbench_inputs::providers::{slug, Auth, Provider};
 use inferbench_judge::tokenizer;
-use inferbench_store::event_log;
 use inferbench_store::pipeline::Pipeline;
 use inferbench_store::run::RunDir;
 use serde_json::Value;
@@ -54,7 +53,7 @@ pub fn run(args: Args) -> Result<()> {
         let run_id = inferbench_store::lock::read(&run.lock())?.run_id;
         let _writer = run.lock_for_writing("ib-synth")?;
         let start = Instant::now();
-        let sealed = event_log::seal(&run, &run_id)?;
+        let sealed = inferbench_store::sealed::seal(&run, &run_id)?;
         eprintln!("ib-synth: sealed {} events in {:.2} s", sealed.events, start.elapsed().as_secs_f64());
         return Ok(());
     }
@@ -333,7 +332,7 @@ pub fn run(args: Args) -> Result<()> {
     );
     if !args.no_seal {
         let start = Instant::now();
-        summary.sealed_rows = Some(event_log::seal(&run, &run_id)?.events);
+        summary.sealed_rows = Some(inferbench_store::sealed::seal(&run, &run_id)?.events);
         summary.seal_seconds = Some(start.elapsed().as_secs_f64());
     }
     drop(writer_lock);

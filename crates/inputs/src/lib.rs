@@ -9,6 +9,7 @@
 
 pub mod dataset;
 pub mod known_providers;
+pub mod provider;
 pub mod providers;
 pub mod reference_records;
 pub mod spec;

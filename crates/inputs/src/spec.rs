@@ -21,7 +21,7 @@ mod limits;
 mod transport;
 mod vendors;
 
-use crate::providers::ProviderTable;
+use crate::provider::ProviderTable;
 use inferbench_contract::vocab::TaskFamily;
 
 use check::{Problems, Reader};

@@ -8,14 +8,12 @@
 //! Every reader goes through [`LogReader`], which streams the log a line at a time (bounded
 //! memory whatever its size) and reads each segment in either of its two forms: the live
 //! `events/NNNN.jsonl` that `ib-fetch` appends, or the sealed `events/NNNN.jsonl.zst` that
-//! [`seal`] leaves once the run is complete (see [`crate::sealed`]).
+//! `crate::sealed::seal` leaves once the run is complete.
 use crate::run::RunDir;
 use inferbench_contract::event::{Envelope, Event};
 use inferbench_contract::{Error, Result, FORMAT_VERSION};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-
-pub use crate::sealed::{seal, segment_sha256, Sealed};
 
 /// One segment as a [`LogReader`] read it (complete once the reader moved past it).
 #[derive(Debug, Clone, PartialEq)]
@@ -120,7 +118,7 @@ impl LogReader {
     pub fn open_jsonl(run: &RunDir, run_id: &str) -> Result<LogReader> {
         let listed = run.segments().map_err(|e| Error::unreadable(run.events_dir(), e))?;
         let any_sealed = listed.iter().any(|(_, path)| crate::run::is_sealed_segment(path));
-        let seal = Some(if any_sealed { crate::sealed::read_record(run) } else { Ok(None) });
+        let seal = Some(if any_sealed { crate::seal_record::read_record(run) } else { Ok(None) });
         Ok(LogReader {
             table: None,
             reads_table: false,
@@ -367,7 +365,7 @@ fn send_table(source: &SealedSource, out: &std::sync::mpsc::SyncSender<Item>) ->
             // while the log is intact, and a modified log is refused as the JSONL reader
             // refuses it.
             let path = run.sealed_segment(sealed.segment);
-            crate::sealed::check_compressed(&path, sealed)?;
+            crate::seal_record::check_compressed(&path, sealed)?;
             if out.send(Item::Start { number: sealed.segment, path, sealed: true }).is_err() {
                 return Ok(false);
             }
@@ -546,7 +544,7 @@ fn read_segment(
                     let now =
                         inferbench_contract::canonical::hex(&compressed.lock().expect("one reader").clone().finalize());
                     if now != entry.compressed_sha256 || bytes != entry.original_bytes {
-                        return Err(crate::sealed::modified(path, &now, &entry));
+                        return Err(crate::seal_record::modified(path, &now, &entry));
                     }
                     entry.original_sha256
                 }

@@ -19,6 +19,7 @@ pub mod parquet_io;
 pub mod pipeline;
 pub mod provenance;
 pub mod run;
+pub mod seal_record;
 pub mod sealed;
 #[cfg(any(test, feature = "testutil"))]
 pub mod testutil;

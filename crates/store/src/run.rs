@@ -35,7 +35,7 @@ impl RunDir {
         self.events_dir().join(format!("{n:04}.jsonl"))
     }
     /// `events/0001.jsonl.zst`, …: a segment sealed once the run was complete
-    /// (`event_log::seal`), the same bytes zstd-compressed.
+    /// (`sealed::seal`), the same bytes zstd-compressed.
     pub fn sealed_segment(&self, n: u32) -> PathBuf {
         self.events_dir().join(format!("{n:04}.jsonl.zst"))
     }

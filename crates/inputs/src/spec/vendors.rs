@@ -13,7 +13,7 @@
 //! base launch order): a spec with fewer vendors is still exactly what it says.
 use super::check::{shown, Reader};
 use crate::known_providers::{self, Known, EFFORT};
-use crate::providers::{url_problem, Price, Provider, ProviderTable};
+use crate::provider::{url_problem, Price, Provider, ProviderTable};
 use serde_json::Value;
 
 const AT: &str = "providers.vendors";
