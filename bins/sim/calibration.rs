@@ -8,13 +8,13 @@
 //! (short meeting values, two-enum tickets, ten-field contracts), tokenized with o200k_base.
 //!
 //! `cargo test --bin ib-sim calibration -- --nocapture` prints the table.
-use crate::answer::{render, tokenize, Chunks};
-use crate::dataset::Gold;
 use crate::draw::Drawer;
 use crate::profile::{Fault, Profile, Profiles, Sampling};
-use crate::rng::SplitMix64;
 use crate::schedule::{schedule, Kind};
 use inferbench_schemas::tokenizer;
+use inferbench_sim::answer::{render, tokenize, Chunks};
+use inferbench_sim::dataset::Gold;
+use inferbench_sim::rng::SplitMix64;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -101,8 +101,8 @@ pub fn synthetic_answers() -> [Vec<String>; 3] {
         .collect();
     let ticket = (0..n)
         .map(|_| {
-            let category = crate::dataset::CATEGORIES[rng.below(4)].to_string();
-            let priority = crate::dataset::PRIORITIES[rng.below(4)].to_string();
+            let category = inferbench_sim::dataset::CATEGORIES[rng.below(4)].to_string();
+            let priority = inferbench_sim::dataset::PRIORITIES[rng.below(4)].to_string();
             render(&Gold::Ticket { category, priority })
         })
         .collect();
@@ -116,7 +116,7 @@ pub fn synthetic_answers() -> [Vec<String>; 3] {
                     Value::from(options[rng.below(options.len())])
                 }
             };
-            m.insert("agreement_type".into(), crate::dataset::AGREEMENT_TYPES[rng.below(4)].into());
+            m.insert("agreement_type".into(), inferbench_sim::dataset::AGREEMENT_TYPES[rng.below(4)].into());
             let y = 2023 + rng.below(4);
             m.insert("effective_date".into(), format!("{y}-{:02}-{:02}", 1 + rng.below(12), 1 + rng.below(28)).into());
             m.insert(

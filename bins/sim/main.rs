@@ -11,9 +11,7 @@
 //! `ib-sim generate-fleet --providers N --out DIR [--zero-latency]` writes a pipeline of N
 //! simulated providers (spec, prompts, provider table, profiles) for measuring one `ib-fetch`
 //! against a large round; one `ib-sim` serves all of them (see `fleet.rs`).
-mod answer;
 mod credential;
-mod dataset;
 mod draw;
 mod fault;
 mod fleet;
@@ -21,9 +19,9 @@ mod log;
 mod nofile;
 mod play;
 mod profile;
-mod rng;
 mod schedule;
 mod server;
+mod stratified;
 mod stream;
 mod wire;
 
@@ -120,7 +118,7 @@ fn run(args: Args) -> anyhow::Result<()> {
     }
     let spec = Spec::load(&args.spec)?;
     let dataset_dir = args.dataset.as_deref().unwrap_or(&spec.dataset_source).to_path_buf();
-    let dataset = dataset::Dataset::load(&dataset_dir, &spec)?;
+    let dataset = inferbench_sim::dataset::Dataset::load(&dataset_dir, &spec)?;
     if !dataset.shadowed.is_empty() {
         eprintln!(
             "ib-sim: {} item(s) repeat an earlier item's user prompt and are answered as that item (first: {})",

@@ -1,7 +1,7 @@
 //! Tests of the server over real sockets, with a deliberately raw HTTP/1.1 client: nothing
 //! between the socket and what is checked (status line, headers, chunk framing, bytes).
 use super::*;
-use crate::dataset::fixtures;
+use inferbench_sim::dataset::fixtures;
 use std::path::{Path as FsPath, PathBuf};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

@@ -1,13 +1,13 @@
 //! The response to one request, planned as a pure value (so every fault's wire format is
 //! unit-testable without a network): the response head, when it goes out, and the timed
 //! events of the body in the OpenAI chunk format. `play.rs` plays it against the clock.
-use crate::answer::Chunks;
 use crate::credential::{escape_all, Echo};
 use crate::draw::Draw;
 use crate::fault::{Fault, NonSseKind};
 use crate::profile::Profile;
 use crate::schedule::{schedule, Kind};
 use crate::wire::Payload;
+use inferbench_sim::answer::Chunks;
 use serde_json::{json, Map, Value};
 
 /// One event: when (profile-time ms from receipt), what, and what it writes.

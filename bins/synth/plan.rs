@@ -9,12 +9,12 @@
 //! every stream that the events decide is the contract's stream judge's verdict over exactly
 //! the events written (as `ib-fetch` reaches it while reading), so `ib-reconstruct`'s replay
 //! agrees with the log by construction.
-use crate::answer::Chunks;
 use crate::profiles::Shape;
-use crate::rng::{normal_quantile, SplitMix64};
 use crate::shares::Class;
 use inferbench_schemas::event::{ErrorKind, Event, Outcome, RequestTerminal, ResponseHead, SseEvent};
 use inferbench_schemas::stream::{Judge, Payload, StreamEnd};
+use inferbench_sim::answer::Chunks;
+use inferbench_sim::rng::{normal_quantile, SplitMix64};
 use std::collections::BTreeMap;
 
 /// What `ib-fetch` logs when the server drops a chunked body.
@@ -262,7 +262,7 @@ fn deadline_end(deadline_ns: u64) -> StreamEnd {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::answer;
+    use inferbench_sim::answer;
 
     fn shape() -> Shape {
         Shape {

@@ -3,8 +3,8 @@
 //! share (rounded cumulatively to whole requests), at positions a seeded shuffle of the block
 //! chooses; so a run of whole blocks holds each class's count exactly, and the classes still
 //! fall at random rounds rather than in a pattern.
-use crate::rng::SplitMix64;
 use anyhow::{bail, Result};
+use inferbench_sim::rng::SplitMix64;
 
 /// Requests per provider per block.
 pub const BLOCK: usize = 1000;

@@ -1,11 +1,8 @@
 //! The run: every input checked first, then the log written round by round (only one round's
 //! events in memory at a time), then sealed.
-use crate::answer::{self, Chunks};
 use crate::args::Args;
-use crate::dataset as sim;
 use crate::plan::{self, Request};
 use crate::profiles::{self, Shape};
-use crate::rng::SplitMix64;
 use crate::shares::{Class, Shares, Stratifier};
 use crate::writer::{self, SegmentWriter};
 use anyhow::{Context, Result};
@@ -17,6 +14,9 @@ use inferbench_schemas::providers::{slug, Auth, Provider};
 use inferbench_schemas::run::{file_sha256, RunDir};
 use inferbench_schemas::tables::ScheduleRow;
 use inferbench_schemas::{event_log, tokenizer, Error, CODE_VERSION, USER_AGENT};
+use inferbench_sim::answer::{self, Chunks};
+use inferbench_sim::dataset as sim;
+use inferbench_sim::rng::SplitMix64;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc::sync_channel;

@@ -88,13 +88,13 @@ impl SegmentWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::answer;
     use crate::plan::{plan, Request};
     use crate::profiles::Shape;
-    use crate::rng::SplitMix64;
     use crate::shares::Class;
     use inferbench_schemas::event::{RequestStarted, SegmentOpened};
     use inferbench_schemas::run::RunDir;
+    use inferbench_sim::answer;
+    use inferbench_sim::rng::SplitMix64;
 
     /// A log of one request of each class, as the run writes it.
     fn write_log(run: &RunDir, seed: u64) -> Vec<u8> {
