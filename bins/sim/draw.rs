@@ -63,7 +63,7 @@ impl Drawer {
         let reasoning_tokens = if mean > 0.0 {
             let lo = (mean * 0.5).round().max(1.0) as usize;
             let hi = ((mean * 1.5).round() as usize).max(lo);
-            lo + rng.below(hi - lo + 1)
+            lo + rng.below_modulo(hi - lo + 1)
         } else {
             0
         };

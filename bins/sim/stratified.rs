@@ -66,7 +66,7 @@ impl Stratified {
         let mut order = SplitMix64::new(self.key ^ mix(dim, block));
         let mut p: Vec<usize> = (0..len).collect();
         for i in (1..len).rev() {
-            p.swap(i, order.below(i + 1));
+            p.swap(i, order.below_modulo(i + 1));
         }
         p
     }

@@ -102,8 +102,8 @@ pub fn plan(req: &Request, rng: &mut SplitMix64) -> Vec<(u64, Event)> {
     let ttft_ns = (req.shape.ttft_ms * 1e6 * scale * jitter(rng, 0.5)).max(2_000.0);
     let per_token_ns = (1e9 / (req.shape.tokens_per_second * jitter(rng, 0.3))) * scale;
     let head_ns = (ttft_ns * 0.1).max(1_000.0) as u64;
-    let cut_at = rng.below(req.answer.chunks.len().max(1));
-    let stall_before_head = rng.below(2) == 0;
+    let cut_at = rng.below_modulo(req.answer.chunks.len().max(1));
+    let stall_before_head = rng.below_modulo(2) == 0;
     let id = format!("chatcmpl-{}-{}", req.slug, req.counter);
     let status = match req.class {
         Class::Http429 => 429,

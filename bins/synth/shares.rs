@@ -113,7 +113,7 @@ impl Stratifier {
             // Fisher-Yates with the block's own generator.
             let mut rng = SplitMix64::new(self.key ^ block.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             for i in (1..BLOCK).rev() {
-                classes.swap(i, rng.below(i + 1));
+                classes.swap(i, rng.below_modulo(i + 1));
             }
             self.block = Some((block, classes));
         }

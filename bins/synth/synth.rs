@@ -16,7 +16,7 @@ use inferbench_schemas::tables::ScheduleRow;
 use inferbench_schemas::{event_log, tokenizer, Error, CODE_VERSION, USER_AGENT};
 use inferbench_sim::answer::{self, Chunks};
 use inferbench_sim::dataset as sim;
-use inferbench_sim::rng::SplitMix64;
+use inferbench_sim::rng::{key, SplitMix64};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc::sync_channel;
@@ -214,7 +214,7 @@ pub fn run(args: Args) -> Result<()> {
                     *counter += 1;
                     let class =
                         stratifiers.get_mut(row.provider.as_str()).map(|s| s.class(n)).unwrap_or(Class::Completed);
-                    let mut rng = SplitMix64::new(args.seed ^ fnv(row.request_id.as_bytes()));
+                    let mut rng = SplitMix64::new(args.seed ^ key(&row.request_id));
                     let accuracy = args.accuracy.unwrap_or(shape.accuracy);
                     let correct = rng.next_f64() < accuracy;
                     let tpc = shape.tokens_per_chunk;
@@ -232,7 +232,7 @@ pub fn run(args: Args) -> Result<()> {
                     let reasoning_tokens = if shape.reasoning_mean > 0.0 {
                         let lo = (shape.reasoning_mean * 0.5).round().max(1.0) as usize;
                         let hi = ((shape.reasoning_mean * 1.5).round() as usize).max(lo);
-                        lo + rng.below(hi - lo + 1)
+                        lo + rng.below_modulo(hi - lo + 1)
                     } else {
                         0
                     };
@@ -364,10 +364,6 @@ fn request_headers(provider: &Provider) -> BTreeMap<String, String> {
     headers
 }
 
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
-}
-
 /// This process's peak resident set size (Linux `VmHWM`), as `ib-fetch` records it.
 pub fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -407,7 +403,7 @@ impl WrongMeeting {
         let taken: Vec<String> =
             std::iter::once(value).chain(item.aliases.iter().map(String::as_str)).map(norm).collect();
         for _ in 0..16 {
-            let candidate = &values[rng.below(values.len())];
+            let candidate = &values[rng.below_modulo(values.len())];
             if !taken.contains(&norm(candidate)) {
                 return Some(format!("{{\"answer\":{}}}", Value::from(candidate.as_str())));
             }

@@ -1,17 +1,38 @@
-//! The seeded generator every tool draws from, and the normal quantile function.
+//! The one seeded generator every tool draws from, a string's stream key, and the normal
+//! quantile function.
 //!
 //! [`SplitMix64`] is written here rather than taken from a crate, so that the bytes promised
-//! for a seed can never change under a dependency upgrade: `ib-sim`'s answers and timings and
-//! `ib-synth`'s logs are functions of its sequence. Each user derives its own streams from its
-//! seed; see `ib-sim`'s `stratified.rs` and `draw.rs`.
+//! for a seed can never change under a dependency upgrade: `ib-data`'s dataset (its SHA-256s
+//! are recorded in `data/README.md`), `ib-sim`'s answers and timings and `ib-synth`'s logs are
+//! functions of its sequence. Each user derives its own streams from its seed: `ib-data` one
+//! per (seed, family, index, attempt) with [`SplitMix64::derive`], `ib-sim` one per request
+//! (`bins/sim/draw.rs`) and per provider (`bins/sim/stratified.rs`).
 
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, full-period, good enough for simulation.
+/// SplitMix64 (Steele, Lea, Flood 2014): full period, passes BigCrush, a dozen lines.
 #[derive(Debug, Clone)]
 pub struct SplitMix64(u64);
+
+/// FNV-1a of a string: turns a name (a family, a request id) into a stream key without a
+/// hashing crate.
+pub fn key(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
 
 impl SplitMix64 {
     pub fn new(seed: u64) -> Self {
         SplitMix64(seed)
+    }
+
+    /// An independent stream for one purpose: each part is folded in through a full
+    /// SplitMix64 step, so nearby inputs (index 7 and 8) give unrelated streams.
+    pub fn derive(seed: u64, parts: &[u64]) -> Self {
+        let mut state = SplitMix64(seed);
+        for part in parts {
+            let mixed = state.next_u64() ^ part;
+            state = SplitMix64(mixed);
+            state.next_u64();
+        }
+        state
     }
 
     pub fn next_u64(&mut self) -> u64 {
@@ -28,10 +49,54 @@ impl SplitMix64 {
         ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
     }
 
-    /// Uniform integer in `0..n` (`n > 0`); the modulo bias is negligible for the small `n`
-    /// used here.
+    /// Uniform in `0..n` (`n > 0`), by rejection, so no value is favoured.
     pub fn below(&mut self, n: usize) -> usize {
+        assert!(n > 0, "below(0)");
+        let n = n as u64;
+        let zone = u64::MAX - u64::MAX % n;
+        loop {
+            let r = self.next_u64();
+            if r < zone {
+                return (r % n) as usize;
+            }
+        }
+    }
+
+    /// An integer in `0..n` (`n > 0`) from exactly one draw, by its remainder: the simulator's
+    /// and `ib-synth`'s choices, whose recorded sequences rest on it. The modulo bias (below
+    /// `n / 2^64`) is negligible for the small `n` used there.
+    pub fn below_modulo(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        assert!(lo <= hi, "range({lo}, {hi})");
+        lo + self.below((hi - lo + 1) as usize) as i64
+    }
+
+    /// True with probability `percent`/100.
+    pub fn chance(&mut self, percent: u32) -> bool {
+        self.below(100) < percent as usize
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+
+    /// Fisher–Yates.
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.below(i + 1);
+            items.swap(i, j);
+        }
+    }
+
+    /// `k` distinct elements in random order (all of them when `k` exceeds the length).
+    pub fn sample<T: Clone>(&mut self, items: &[T], k: usize) -> Vec<T> {
+        let mut idx: Vec<usize> = (0..items.len()).collect();
+        self.shuffle(&mut idx);
+        idx.into_iter().take(k).map(|i| items[i].clone()).collect()
     }
 }
 
@@ -88,6 +153,42 @@ mod tests {
     fn splitmix_reference_value() {
         // First output of SplitMix64 seeded with 0, as published with the algorithm.
         assert_eq!(SplitMix64::new(0).next_u64(), 0xE220_A839_7B1D_CDAF);
+    }
+
+    #[test]
+    fn splitmix_matches_the_published_sequence() {
+        // Reference values of SplitMix64 seeded with 1234567 (from the original C code).
+        let mut r = SplitMix64::new(1234567);
+        assert_eq!(r.next_u64(), 6457827717110365317);
+        assert_eq!(r.next_u64(), 3203168211198807973);
+    }
+
+    #[test]
+    fn below_stays_in_range_and_reaches_every_value() {
+        let mut r = SplitMix64::new(9);
+        let mut seen = [false; 7];
+        for _ in 0..500 {
+            seen[r.below(7)] = true;
+        }
+        assert!(seen.iter().all(|s| *s));
+    }
+
+    #[test]
+    fn below_and_below_modulo_agree_outside_the_rejection_zone() {
+        // The two differ only on the top `2^64 mod n` values of a draw.
+        let (mut a, mut b) = (SplitMix64::new(3), SplitMix64::new(3));
+        for n in 1..1000 {
+            assert_eq!(a.below(n), b.below_modulo(n));
+        }
+    }
+
+    #[test]
+    fn derived_streams_are_stable_and_distinct() {
+        let first = |parts: &[u64]| SplitMix64::derive(20261129, parts).next_u64();
+        assert_eq!(first(&[key("ticket-triage"), 7, 0]), first(&[key("ticket-triage"), 7, 0]));
+        assert_ne!(first(&[key("ticket-triage"), 7, 0]), first(&[key("ticket-triage"), 8, 0]));
+        assert_ne!(first(&[key("ticket-triage"), 7, 0]), first(&[key("ticket-triage"), 7, 1]));
+        assert_eq!(key(""), 0xcbf2_9ce4_8422_2325);
     }
 
     #[test]
