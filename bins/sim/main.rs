@@ -11,6 +11,7 @@
 //! `ib-sim generate-fleet --providers N --out DIR [--zero-latency]` writes a pipeline of N
 //! simulated providers (spec, prompts, provider table, profiles) for measuring one `ib-fetch`
 //! against a large round; one `ib-sim` serves all of them (see `fleet.rs`).
+mod chunk;
 mod credential;
 mod draw;
 mod fault;

@@ -337,7 +337,7 @@ fn validate_profile(slug: String, rp: RawProfile, at: &dyn Fn(&str) -> String) -
     }
     // The oversized line is a whole chunk: it cannot be shorter than the chunk around its
     // filler, for the longest request id this provider can give.
-    let min = crate::stream::oversized_line_min_bytes(&slug, &rp.model);
+    let min = crate::chunk::oversized_line_min_bytes(&slug, &rp.model);
     if f.oversized_bytes < min {
         return Err((
             at("faults.oversized_bytes"),

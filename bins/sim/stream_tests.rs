@@ -1,5 +1,6 @@
 //! Unit tests of `stream::plan`: each fault's planned wire format.
 use super::*;
+use crate::chunk::{oversized_line_min_bytes, Chunker};
 use crate::profile::Profiles;
 use crate::wire::{frames, Wire};
 use inferbench_sim::answer::{reasoning, tokenize};
