@@ -306,5 +306,4 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-#[path = "server_tests.rs"]
 mod tests;

@@ -218,5 +218,4 @@ fn first_half(s: &str) -> &str {
 }
 
 #[cfg(test)]
-#[path = "stream_tests.rs"]
 mod tests;

@@ -323,7 +323,6 @@ async fn logged(sim: &Sim, provider: &str) -> Value {
 const TICKET: &str = fixtures::TICKET_USER;
 const TICKET_ANSWER: &str = r#"{"category":"bug","priority":"p1"}"#;
 
-#[path = "server_tests_faults.rs"]
 mod faults;
 
 #[tokio::test]
