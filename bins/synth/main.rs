@@ -9,9 +9,12 @@
 //! stage after the fetch then runs on it unchanged. The answers, the dataset's typed gold and
 //! the generator are the simulator's own (`inferbench_sim`).
 mod args;
+mod parallel;
 mod plan;
 mod profiles;
+mod rounds;
 mod shares;
+mod summary;
 mod synth;
 mod writer;
 
