@@ -226,7 +226,7 @@ impl<'a> Rounds<'a> {
         for (offset, event) in plan::plan(&req, &mut rng) {
             events.push((send + offset, event));
         }
-        *self.summary.outcomes.entry(class.operational().to_string()).or_insert(0) += 1;
+        *self.summary.outcomes.entry(class.operational().as_str()).or_insert(0) += 1;
         self.summary.correct_answers += u64::from(class == Class::Completed && correct);
     }
 }

@@ -7,8 +7,9 @@ pub struct Summary {
     pub rounds: u64,
     pub events: u64,
     pub log_bytes: u64,
-    /// Requests by `operational_outcome` (`2xx`, `timeout`, `429`, …).
-    pub outcomes: BTreeMap<String, u64>,
+    /// Requests by `operational_outcome`, keyed by the class's name as the files write it
+    /// (`2xx`, `timeout`, `429`, …), so the line lists them in the order of their names.
+    pub outcomes: BTreeMap<&'static str, u64>,
     /// Completed requests whose answer is the gold.
     pub correct_answers: u64,
     pub generate_seconds: f64,
