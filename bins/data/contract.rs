@@ -17,8 +17,9 @@ use crate::dates::{self, Date};
 use crate::item::{Generated, UserBand};
 use crate::names;
 use crate::pools::{words, Vars};
-use crate::rng::{key, rounds, Rng};
+use crate::rounds::rounds;
 use inferbench_judge::tokenizer;
+use inferbench_sim::rng::{key, SplitMix64};
 use serde_json::json;
 
 const FAMILY: &str = "contract-terms-extraction";
@@ -243,7 +244,7 @@ pub fn generate(seed: u64, n: usize, band: UserBand) -> Vec<Generated> {
 
 fn item(seed: u64, index: usize, plan: &Plan, band: UserBand) -> Generated {
     for attempt in 0..200u64 {
-        let mut rng = Rng::derive(seed, &[key(FAMILY), index as u64, attempt]);
+        let mut rng = SplitMix64::derive(seed, &[key(FAMILY), index as u64, attempt]);
         let facts = decide(&mut rng, plan, index);
         let doc = Doc::build(&facts, &mut rng);
         if let Some(user) = doc.fit(band, &mut rng) {
@@ -263,7 +264,7 @@ fn item(seed: u64, index: usize, plan: &Plan, band: UserBand) -> Generated {
     panic!("contract {index}: no rendering fits the token band {band:?}");
 }
 
-fn decide(rng: &mut Rng, plan: &Plan, i: usize) -> Facts {
+fn decide(rng: &mut SplitMix64, plan: &Plan, i: usize) -> Facts {
     let kind = plan.kind[i];
     let renewal = plan.renewal[i];
     let convenience = plan.convenience[i];
@@ -357,13 +358,13 @@ impl Ctx {
         d.fmt(self.date_style)
     }
     /// A distractor number from `pool` that no term and no other distractor uses.
-    fn fresh(&mut self, rng: &mut Rng, pool: &[u32]) -> u32 {
+    fn fresh(&mut self, rng: &mut SplitMix64, pool: &[u32]) -> u32 {
         let free: Vec<u32> = pool.iter().copied().filter(|n| !self.taken.contains(n)).collect();
         let n = if free.is_empty() { *rng.pick(pool) } else { *rng.pick(&free) };
         self.taken.push(n);
         n
     }
-    fn r(&self, rng: &mut Rng, templates: &[&str]) -> String {
+    fn r(&self, rng: &mut SplitMix64, templates: &[&str]) -> String {
         self.v.pick(rng, templates)
     }
 }
@@ -491,7 +492,7 @@ pub(crate) fn party_cities(company: &str) -> &'static [&'static str] {
 }
 
 impl Doc {
-    fn build(f: &Facts, rng: &mut Rng) -> Doc {
+    fn build(f: &Facts, rng: &mut SplitMix64) -> Doc {
         let british = rng.chance(45);
         let mut ctx = Ctx {
             legal_numbers: rng.chance(70),
@@ -624,7 +625,7 @@ impl Doc {
 
     /// Adds or drops optional sections until the text fits the band and comes close to a
     /// length drawn for this contract (so lengths spread over the band); None if it cannot.
-    fn fit(mut self, band: UserBand, rng: &mut Rng) -> Option<String> {
+    fn fit(mut self, band: UserBand, rng: &mut SplitMix64) -> Option<String> {
         let target = rng
             .range((band.lo + 40).min(band.hi) as i64, band.hi.saturating_sub(20).max(band.lo + 40).min(band.hi) as i64)
             as usize;
@@ -659,7 +660,7 @@ impl Doc {
     }
 }
 
-fn set_vocabulary(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) {
+fn set_vocabulary(f: &Facts, ctx: &mut Ctx, rng: &mut SplitMix64) {
     let british = ctx.british;
     let v = &mut ctx.v;
     v.set("Licence", if british { "Licence" } else { "License" });
@@ -744,7 +745,7 @@ fn set_vocabulary(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) {
     v.set("sched_other", labels[3]);
 }
 
-fn preamble(f: &Facts, ctx: &mut Ctx, rng: &mut Rng, eff_in_defs: bool) -> Vec<String> {
+fn preamble(f: &Facts, ctx: &mut Ctx, rng: &mut SplitMix64, eff_in_defs: bool) -> Vec<String> {
     ctx.v.set("eff", ctx.date(f.effective));
     let mut out = Vec::new();
     let parties = ctx.r(
@@ -841,7 +842,7 @@ fn preamble(f: &Facts, ctx: &mut Ctx, rng: &mut Rng, eff_in_defs: bool) -> Vec<S
 fn definitions_section(
     f: &Facts,
     ctx: &mut Ctx,
-    rng: &mut Rng,
+    rng: &mut SplitMix64,
     eff_in_defs: bool,
     initial_in_defs: bool,
     renewal_in_defs: bool,
@@ -960,7 +961,7 @@ fn definitions_section(
     }
 }
 
-fn scope_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Section {
+fn scope_section(f: &Facts, ctx: &mut Ctx, rng: &mut SplitMix64) -> Section {
     let mut c = Vec::new();
     let (title, main, extra, trap): (&[&str], &[&str], &[&str], &[&str]) = match f.kind {
         Kind::Saas => (
@@ -1071,7 +1072,7 @@ fn fix_spelling(ctx: &Ctx, text: String) -> String {
         .replace("authorised", ctx.v.get("authorised"))
 }
 
-fn fees_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Section {
+fn fees_section(f: &Facts, ctx: &mut Ctx, rng: &mut SplitMix64) -> Section {
     let mut c = Vec::new();
     let fee_line: &[&str] = match f.kind {
         Kind::Saas => &[
@@ -1185,7 +1186,7 @@ fn fees_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Section {
     }
 }
 
-fn service_level_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Option<Section> {
+fn service_level_section(f: &Facts, ctx: &mut Ctx, rng: &mut SplitMix64) -> Option<Section> {
     // Support response times in hours: the distractor for the security-incident deadline.
     let chance = match f.kind {
         Kind::Saas | Kind::Support => 90,
@@ -1273,7 +1274,7 @@ fn service_level_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Option<Sect
     })
 }
 
-fn security_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Option<Section> {
+fn security_section(f: &Facts, ctx: &mut Ctx, rng: &mut SplitMix64) -> Option<Section> {
     let mut c = Vec::new();
     if f.kind == Kind::License && rng.chance(50) {
         c.push(ctx.r(
@@ -1364,7 +1365,7 @@ fn security_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Option<Section> 
     })
 }
 
-fn notices_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng, needed: bool) -> Option<Section> {
+fn notices_section(f: &Facts, ctx: &mut Ctx, rng: &mut SplitMix64, needed: bool) -> Option<Section> {
     if !needed && !rng.chance(60) {
         return None;
     }
@@ -1409,7 +1410,13 @@ fn notices_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng, needed: bool) -> Opt
     Some(Section { key: "notices", title: "Notices".to_string(), clauses: c, optional: !needed })
 }
 
-fn term_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng, initial_in_defs: bool, renewal_in_defs: bool) -> Section {
+fn term_section(
+    f: &Facts,
+    ctx: &mut Ctx,
+    rng: &mut SplitMix64,
+    initial_in_defs: bool,
+    renewal_in_defs: bool,
+) -> Section {
     let mut c = Vec::new();
     ctx.v.set("end", ctx.date(f.end));
     ctx.v.set("term_len", ctx.months(f.term_months as u32));
@@ -1530,7 +1537,7 @@ fn term_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng, initial_in_defs: bool, 
     }
 }
 
-fn termination_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Section {
+fn termination_section(f: &Facts, ctx: &mut Ctx, rng: &mut SplitMix64) -> Section {
     let mut c = Vec::new();
     let conv = match f.convenience {
         Convenience::Either => {
@@ -1662,7 +1669,7 @@ fn termination_section(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Section {
 
 /// Optional boilerplate sections, each with its own numbers, in a random order; `fit` takes
 /// as many as the token band needs.
-fn misc_sections(f: &Facts, ctx: &mut Ctx, rng: &mut Rng) -> Vec<Section> {
+fn misc_sections(f: &Facts, ctx: &mut Ctx, rng: &mut SplitMix64) -> Vec<Section> {
     let mut out = Vec::new();
     let mut add = |key: &'static str, title: &str, clauses: Vec<String>| {
         out.push(Section { key, title: title.to_string(), clauses, optional: true })

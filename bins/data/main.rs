@@ -3,8 +3,9 @@
 //! `ib-data generate --seed N --out DIR [--spec PATH] [--sample K]` writes `manifest.json`
 //! and one `<family>.jsonl` per task family in the reference format. Each family has its own
 //! module (`meeting`, `ticket`, `contract`) that decides an item's facts first and renders
-//! text from them second, into an `item`; `names` and `pools` hold the shared vocabulary,
-//! `dates` the calendar, `rng` the seeded generator, `write` the byte-exact serialisation.
+//! text from them second, into an `item`; `names` and `pools` hold the shared vocabulary, `dates` the
+//! calendar, `rounds` the even plans of kinds over the items, `write` the byte-exact
+//! serialisation. Every draw comes from the shared seeded generator (`inferbench_sim::rng`).
 mod args;
 mod contract;
 mod dates;
@@ -14,7 +15,7 @@ mod meeting;
 mod meeting_vocab;
 mod names;
 mod pools;
-mod rng;
+mod rounds;
 #[cfg(test)]
 mod tests;
 mod ticket;

@@ -23,8 +23,9 @@ use crate::pools::{
     and_list, cap, money, money_aliases, number_aliases, percent_aliases, standalone_count, thousands, words, Currency,
     MoneyStyle, Vars, CITIES,
 };
-use crate::rng::{key, rounds, Rng};
+use crate::rounds::rounds;
 use inferbench_judge::tokenizer;
+use inferbench_sim::rng::{key, SplitMix64};
 use serde_json::json;
 
 const FAMILY: &str = "meeting-notes-lookup";
@@ -129,7 +130,7 @@ pub fn generate(seed: u64, n: usize, band: UserBand) -> Vec<Generated> {
 
 fn item(seed: u64, index: usize, answer: Answer, format: Format, domain: usize, band: UserBand) -> Generated {
     for attempt in 0..400u64 {
-        let mut rng = Rng::derive(seed, &[key(FAMILY), index as u64, attempt]);
+        let mut rng = SplitMix64::derive(seed, &[key(FAMILY), index as u64, attempt]);
         let mut m = Meeting::new(&DOMAINS[domain], format, &mut rng);
         let doc = m.compose(answer, &mut rng);
         let Some((user, q)) = doc.fit(&m, band, &mut rng) else {
@@ -269,7 +270,7 @@ fn strip_the(s: &str) -> &str {
 }
 
 impl Meeting {
-    fn new(d: &'static Domain, format: Format, rng: &mut Rng) -> Meeting {
+    fn new(d: &'static Domain, format: Format, rng: &mut SplitMix64) -> Meeting {
         let n = rng.range(4, 7) as usize;
         let people = names::people(rng, n, &[]);
         let outsiders = names::people(rng, 4, &people);
@@ -332,7 +333,7 @@ impl Meeting {
     }
 
     /// A working day `lo..=hi` days from the meeting, not used before in this document.
-    fn fresh_date(&mut self, rng: &mut Rng, lo: i64, hi: i64) -> Date {
+    fn fresh_date(&mut self, rng: &mut SplitMix64, lo: i64, hi: i64) -> Date {
         loop {
             let d = self.date.add_days(rng.range(lo, hi)).working_day();
             if !self.used_dates.contains(&d) {
@@ -343,7 +344,7 @@ impl Meeting {
     }
 
     /// A number in `lo..=hi`, a multiple of `step`, not used before in this document.
-    fn fresh_num(&mut self, rng: &mut Rng, lo: u64, hi: u64, step: u64) -> u64 {
+    fn fresh_num(&mut self, rng: &mut SplitMix64, lo: u64, hi: u64, step: u64) -> u64 {
         let lo_s = lo.div_ceil(step).max(1);
         let hi_s = (hi / step).max(lo_s);
         for _ in 0..100 {
@@ -359,7 +360,7 @@ impl Meeting {
     }
 
     /// A vendor company named for a line of business, not used before in this document.
-    fn vendor(&mut self, rng: &mut Rng, line: &str) -> String {
+    fn vendor(&mut self, rng: &mut SplitMix64, line: &str) -> String {
         loop {
             let v = names::company(rng, &[line], false);
             let stem = v.split(' ').next().unwrap_or("").to_string();
@@ -379,7 +380,7 @@ impl Meeting {
     }
 
     /// `k` distinct attendees not in `not`; the chair fills in when the meeting is small.
-    fn some(&self, rng: &mut Rng, k: usize, not: &[usize]) -> Vec<usize> {
+    fn some(&self, rng: &mut SplitMix64, k: usize, not: &[usize]) -> Vec<usize> {
         let pool: Vec<usize> = (0..self.people.len()).filter(|i| !not.contains(i)).collect();
         let mut out = rng.sample(&pool, k);
         let extra: Vec<usize> = (0..self.people.len()).filter(|i| !out.contains(i)).collect();
@@ -490,7 +491,7 @@ impl Meeting {
     }
 
     /// A fresh value of a kind in `lo..=hi`, on a round step for its size.
-    fn fresh_value(&mut self, rng: &mut Rng, kind: MetricKind, lo: u64, hi: u64) -> (u64, Value) {
+    fn fresh_value(&mut self, rng: &mut SplitMix64, kind: MetricKind, lo: u64, hi: u64) -> (u64, Value) {
         let step = match kind {
             MetricKind::Money if hi >= 20_000 => 500,
             MetricKind::Money if hi >= 2_000 => 100,
@@ -550,7 +551,7 @@ impl Meeting {
     }
 
     /// The target topic of kind `kind` asking about `want`, then the others, shuffled.
-    fn compose(&mut self, want: Answer, rng: &mut Rng) -> Doc {
+    fn compose(&mut self, want: Answer, rng: &mut SplitMix64) -> Doc {
         let targets: Vec<Kind> = KINDS
             .iter()
             .copied()
@@ -605,7 +606,7 @@ impl Meeting {
         }
     }
 
-    fn topic(&mut self, kind: Kind, want: Option<Answer>, rng: &mut Rng) -> Topic {
+    fn topic(&mut self, kind: Kind, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
         let mut t = self.topic_of(kind, want, rng);
         t.kind = kind;
         t
@@ -642,7 +643,7 @@ impl Meeting {
         format!("{} weekly", self.team)
     }
 
-    fn topic_of(&mut self, kind: Kind, want: Option<Answer>, rng: &mut Rng) -> Topic {
+    fn topic_of(&mut self, kind: Kind, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
         match kind {
             Kind::Ownership => self.ownership(want, rng),
             Kind::Reschedule => self.reschedule(want, rng),
@@ -661,7 +662,7 @@ impl Meeting {
 }
 
 /// A statement by attendee `who`, one prose and one spoken variant picked.
-fn say(who: usize, v: &Vars, rng: &mut Rng, prose: &[&str], spoken: &[&str]) -> Stmt {
+fn say(who: usize, v: &Vars, rng: &mut SplitMix64, prose: &[&str], spoken: &[&str]) -> Stmt {
     Stmt { who, prose: fix_start(&v.pick(rng, prose)), spoken: fix_start(&v.pick(rng, spoken)) }
 }
 
@@ -669,14 +670,14 @@ fn fix_start(s: &str) -> String {
     cap(s)
 }
 
-fn act(who: usize, v: &Vars, rng: &mut Rng, tasks: &[&str]) -> Action {
+fn act(who: usize, v: &Vars, rng: &mut SplitMix64, tasks: &[&str]) -> Action {
     Action { who, task: v.pick(rng, tasks) }
 }
 
 // The topics. Each decides its facts, registers its dates and numbers with the meeting (so
 // no other topic reuses them), and states them; `want` asks it to also pose the question.
 impl Meeting {
-    fn ownership(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
+    fn ownership(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
         let x = *rng.pick(self.d.deliverables);
         let who = self.some(rng, 3, &[self.chair]);
         let draft = self.fresh_date(rng, 5, 30);
@@ -790,7 +791,7 @@ impl Meeting {
         .headed(strip_the(x))
     }
 
-    fn reschedule(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
+    fn reschedule(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
         let open: Vec<&str> =
             self.d.events.iter().copied().filter(|e| crate::meeting_vocab::takes_registrations(e)).collect();
         let e = if want == Some(Answer::Number) { *rng.pick(&open) } else { *rng.pick(self.d.events) };
@@ -933,7 +934,7 @@ impl Meeting {
         .headed(strip_the(e))
     }
 
-    fn budget(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
+    fn budget(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
         let item = *rng.pick(self.d.budget_items);
         let who = self.some(rng, 3, &[]);
         let (a, b, d) = (who[0], who[1], who[2]);
@@ -1056,7 +1057,7 @@ impl Meeting {
         .headed(&budget_heading(item))
     }
 
-    fn metrics(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
+    fn metrics(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
         // The period just ended at the meeting's date: the last full month, or the last
         // quarter when the meeting falls in the first month after it, or the last sprint.
         let mi = self.date.m as usize - 1;
@@ -1210,7 +1211,7 @@ impl Meeting {
             .headed(&format!("{} numbers", period.replace("the ", "")))
     }
 
-    fn hiring(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
+    fn hiring(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
         let h = *rng.pick(self.d.hires);
         // The period ahead of the meeting: next quarter, or the next half-year.
         let next_q = ["Q2", "Q3", "Q4", "Q1"][(self.date.m as usize - 1) / 3];
@@ -1358,7 +1359,7 @@ impl Meeting {
         t.headed(&heading)
     }
 
-    fn vendor_quote(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
+    fn vendor_quote(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
         let (line, thing) = *rng.pick(self.d.vendors);
         let vendor = self.vendor(rng, line);
         let who = self.some(rng, 2, &[self.chair]);
@@ -1473,7 +1474,7 @@ impl Meeting {
         .headed(&format!("{} renewal", names::short_company(&vendor)))
     }
 
-    fn incident(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
+    fn incident(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
         let (system, symptom, objects) = *rng.pick(self.d.incidents);
         let mut who = self.some(rng, 3, &[self.chair]);
         // Whoever was on call holds a technical role; with nobody technical in the room,
@@ -1652,7 +1653,7 @@ impl Meeting {
         .headed(&format!("{} incident", strip_the(system)))
     }
 
-    fn escalation(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
+    fn escalation(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
         let cust = names::company(rng, names::CUSTOMER_LINES, false);
         let who = self.some(rng, 2, &[self.chair]);
         let (a, b) = (who[0], who[1]);
@@ -1772,7 +1773,7 @@ impl Meeting {
         .headed(&format!("{cust} escalation"))
     }
 
-    fn training(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
+    fn training(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
         let who = self.some(rng, 2, &[self.chair]);
         let (a, b) = (who[0], who[1]);
         let days = self.fresh_num(rng, 3, 15, 1);
@@ -1896,7 +1897,7 @@ impl Meeting {
         .headed(&cap(prog))
     }
 
-    fn policy(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
+    fn policy(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
         let p = *rng.pick(self.d.policies);
         let who = self.some(rng, 3, &[self.chair]);
         let (a, b, c) = (who[0], who[1], who[2]);
@@ -2010,7 +2011,7 @@ impl Meeting {
         })
     }
 
-    fn dependency(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
+    fn dependency(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
         let x = *rng.pick(self.d.artifacts);
         let (line, _) = *rng.pick(self.d.vendors);
         let vendor = self.vendor(rng, line);
@@ -2120,7 +2121,7 @@ impl Meeting {
         })
     }
 
-    fn other_business(&mut self, want: Option<Answer>, rng: &mut Rng) -> Topic {
+    fn other_business(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
         let who = self.some(rng, 4, &[]);
         let (a, b, c, d) = (who[0], who[1], who[2], who[3]);
         let annual = self.fresh_date(rng, 7, 40);
@@ -2334,7 +2335,7 @@ impl Doc {
     }
 
     /// Adds or drops topics until the notes fit the band, then checks the answer-once rule.
-    fn fit(mut self, m: &Meeting, band: UserBand, rng: &mut Rng) -> Option<(String, Question)> {
+    fn fit(mut self, m: &Meeting, band: UserBand, rng: &mut SplitMix64) -> Option<(String, Question)> {
         for _ in 0..16 {
             let notes = self.render(m);
             let q = self.question();
@@ -2668,7 +2669,7 @@ mod tests {
     #[test]
     fn reporting_periods_have_ended_by_the_meeting() {
         for seed in [1u64, 2, 3] {
-            let mut rng = Rng::new(seed);
+            let mut rng = SplitMix64::new(seed);
             for d in DOMAINS {
                 for _ in 0..20 {
                     let mut m = Meeting::new(d, Format::Minutes, &mut rng);

@@ -1,7 +1,7 @@
 //! People and organisations. Names come in pairs from one culture at a time (a given name
 //! and a family name that belong together), from many cultures, so a meeting's attendee list
 //! looks like a real international team rather than one list shuffled.
-use crate::rng::Rng;
+use inferbench_sim::rng::SplitMix64;
 
 /// (given names, family names) of one naming culture.
 const CULTURES: &[(&[&str], &[&str])] = &[
@@ -249,7 +249,7 @@ impl Person {
 
 /// Draws people with pairwise distinct given names and family names (and distinct from
 /// `avoid`), so "Priya" or "Raman" alone always identifies one person in a document.
-pub fn people(rng: &mut Rng, n: usize, avoid: &[Person]) -> Vec<Person> {
+pub fn people(rng: &mut SplitMix64, n: usize, avoid: &[Person]) -> Vec<Person> {
     let mut out: Vec<Person> = Vec::new();
     let mut cultures: Vec<usize> = (0..CULTURES.len()).collect();
     rng.shuffle(&mut cultures);
@@ -455,7 +455,7 @@ const FORMS: &[&str] = &[
 ];
 
 /// A company name such as "Quillstone Systems GmbH"; `lines` chooses supplier or customer.
-pub fn company(rng: &mut Rng, lines: &[&str], with_form: bool) -> String {
+pub fn company(rng: &mut SplitMix64, lines: &[&str], with_form: bool) -> String {
     let stem = rng.pick(STEMS);
     let line = rng.pick(lines);
     if with_form {
@@ -466,7 +466,7 @@ pub fn company(rng: &mut Rng, lines: &[&str], with_form: bool) -> String {
 }
 
 /// Distinct companies with distinct stems.
-pub fn companies(rng: &mut Rng, lines: &[&str], n: usize, with_form: bool) -> Vec<String> {
+pub fn companies(rng: &mut SplitMix64, lines: &[&str], n: usize, with_form: bool) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     while out.len() < n {
         let c = company(rng, lines, with_form);
@@ -497,7 +497,7 @@ mod tests {
     #[test]
     fn people_have_distinct_given_and_family_names() {
         for seed in 0..200 {
-            let ps = people(&mut Rng::new(seed), 9, &[]);
+            let ps = people(&mut SplitMix64::new(seed), 9, &[]);
             for (i, a) in ps.iter().enumerate() {
                 for b in &ps[i + 1..] {
                     assert_ne!(a.first, b.first);
@@ -509,7 +509,7 @@ mod tests {
 
     #[test]
     fn gendered_family_names_agree_with_the_given_name() {
-        let mut rng = Rng::new(7);
+        let mut rng = SplitMix64::new(7);
         for _ in 0..400 {
             for p in people(&mut rng, 6, &[]) {
                 for &(m, f) in GENDERED {

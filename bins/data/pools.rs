@@ -1,7 +1,7 @@
 //! Shared machinery for rendering text from decided facts: `{slot}` templates, number
 //! spellings (digits, thousands separators, legal "forty-five (45)"), money, lists, and the
 //! small shared vocabulary (cities, currencies) more than one family uses.
-use crate::rng::Rng;
+use inferbench_sim::rng::SplitMix64;
 use std::collections::BTreeMap;
 
 /// Slot values for a template. A missing slot is a programming error and panics, so a
@@ -47,7 +47,7 @@ impl Vars {
     }
 
     /// One of `templates`, filled.
-    pub fn pick(&self, rng: &mut Rng, templates: &[&str]) -> String {
+    pub fn pick(&self, rng: &mut SplitMix64, templates: &[&str]) -> String {
         self.fill(*rng.pick(templates))
     }
 }

@@ -13,8 +13,9 @@
 use crate::item::{Generated, UserBand};
 use crate::names;
 use crate::pools::Vars;
-use crate::rng::{key, rounds, Rng};
+use crate::rounds::rounds;
 use inferbench_judge::tokenizer;
+use inferbench_sim::rng::{key, SplitMix64};
 use serde_json::json;
 
 const FAMILY: &str = "ticket-triage";
@@ -656,7 +657,7 @@ pub fn generate(seed: u64, n: usize, band: UserBand) -> Vec<Generated> {
 
 fn item(seed: u64, index: usize, case: Case, band: UserBand) -> Generated {
     for attempt in 0..300u64 {
-        let mut rng = Rng::derive(seed, &[key(FAMILY), index as u64, attempt]);
+        let mut rng = SplitMix64::derive(seed, &[key(FAMILY), index as u64, attempt]);
         let t = Ticket::write(case, &mut rng);
         if let Some(user) = t.fit(band, &mut rng) {
             let (category, cat_rule, priority, prio_rule) = case.rules();
@@ -692,7 +693,7 @@ struct Ticket {
 }
 
 impl Ticket {
-    fn write(case: Case, rng: &mut Rng) -> Ticket {
+    fn write(case: Case, rng: &mut SplitMix64) -> Ticket {
         let p = rng.pick(PRODUCTS);
         let mut v = vocabulary(p, rng);
         let core = body(case, p, &mut v, rng);
@@ -790,7 +791,7 @@ impl Ticket {
 
     /// Adds or drops optional parts until the ticket fits the band, then keeps adding
     /// context towards a length drawn for this ticket, so lengths spread over the band.
-    fn fit(mut self, band: UserBand, rng: &mut Rng) -> Option<String> {
+    fn fit(mut self, band: UserBand, rng: &mut SplitMix64) -> Option<String> {
         let typo_seed = rng.next_u64();
         // Lengths lean to the short side: a ticket carries no more filler than it needs.
         let target = rng.range(band.lo as i64, ((band.lo + band.hi) / 2 + 8).min(band.hi) as i64) as usize;
@@ -826,7 +827,7 @@ impl Ticket {
     }
 }
 
-fn vocabulary(p: &Product, rng: &mut Rng) -> Vars {
+fn vocabulary(p: &Product, rng: &mut SplitMix64) -> Vars {
     let mut v = Vars::new();
     let brand = *rng.pick(p.brands);
     v.set("app", *rng.pick(&[brand, brand, "the app", "your app", "the system"]));
@@ -876,9 +877,9 @@ fn vocabulary(p: &Product, rng: &mut Rng) -> Vars {
 
 /// The sentences that decide the triage. Every variant keeps exactly the facts its case
 /// needs and none that an earlier rule would catch.
-fn body(case: Case, p: &Product, v: &mut Vars, rng: &mut Rng) -> Vec<String> {
+fn body(case: Case, p: &Product, v: &mut Vars, rng: &mut SplitMix64) -> Vec<String> {
     use Case::*;
-    let s = |v: &Vars, rng: &mut Rng, t: &[&str]| v.pick(rng, t);
+    let s = |v: &Vars, rng: &mut SplitMix64, t: &[&str]| v.pick(rng, t);
     match case {
         DataLoss => vec![
             s(v, rng, &[
@@ -1238,7 +1239,7 @@ fn body(case: Case, p: &Product, v: &mut Vars, rng: &mut Rng) -> Vec<String> {
 /// Context sentences that change nothing in the triage: plan, account, office, platform.
 /// None restates a fact the deciding sentences already give (a case that states a
 /// headcount gets no second one), and a ticket often carries none at all.
-fn context_lines(case: Case, v: &Vars, rng: &mut Rng) -> Vec<String> {
+fn context_lines(case: Case, v: &Vars, rng: &mut SplitMix64) -> Vec<String> {
     use Case::*;
     // Groups of interchangeable sentences: a ticket takes at most one from each group.
     let mut groups: Vec<&[&str]> = vec![
@@ -1356,7 +1357,7 @@ fn gerund(phrase: &str) -> String {
     format!("{ing} {rest}").trim_end().to_string()
 }
 
-fn subject_line(case: Case, v: &Vars, rng: &mut Rng) -> Option<String> {
+fn subject_line(case: Case, v: &Vars, rng: &mut SplitMix64) -> Option<String> {
     use Case::*;
     let t: &[&str] = match case {
         DataLoss | DataLossCalm => &["Missing {objects}", "{^objects} disappeared"],
@@ -1420,7 +1421,7 @@ fn add_typo(text: &str, seed: u64) -> String {
         ("there's", "theres"),
         ("it's", "its"),
     ];
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut options: Vec<&(&str, &str)> = SLIPS.iter().filter(|(a, _)| text.contains(a)).collect();
     if options.is_empty() {
         return text.to_string();

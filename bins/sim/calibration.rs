@@ -8,13 +8,13 @@
 //! (short meeting values, two-enum tickets, ten-field contracts), tokenized with o200k_base.
 //!
 //! `cargo test --bin ib-sim calibration -- --nocapture` prints the table.
-use crate::answer::{render, tokenize, Chunks};
-use crate::dataset::Gold;
 use crate::draw::Drawer;
 use crate::profile::{Fault, Profile, Profiles, Sampling};
-use crate::rng::SplitMix64;
 use crate::schedule::{schedule, Kind};
 use inferbench_judge::tokenizer;
+use inferbench_sim::answer::{render, tokenize, Chunks};
+use inferbench_sim::dataset::Gold;
+use inferbench_sim::rng::SplitMix64;
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -85,15 +85,15 @@ pub fn synthetic_answers() -> [Vec<String>; 3] {
     let meeting = (0..n)
         .map(|i| {
             let value = match i % 3 {
-                0 => format!("{} {}", first[rng.below(10)], last[rng.below(10)]),
-                1 if rng.below(2) == 0 => {
-                    format!("{} {}", months[rng.below(10)], 1 + rng.below(28))
+                0 => format!("{} {}", first[rng.below_modulo(10)], last[rng.below_modulo(10)]),
+                1 if rng.below_modulo(2) == 0 => {
+                    format!("{} {}", months[rng.below_modulo(10)], 1 + rng.below_modulo(28))
                 }
-                1 => format!("2026-{:02}-{:02}", 1 + rng.below(12), 1 + rng.below(28)),
-                _ => match rng.below(3) {
-                    0 => format!("{}", 2 + rng.below(400)),
-                    1 => format!("${},{:03}", 1 + rng.below(90), rng.below(1000)),
-                    _ => format!("{}%", 1 + rng.below(60)),
+                1 => format!("2026-{:02}-{:02}", 1 + rng.below_modulo(12), 1 + rng.below_modulo(28)),
+                _ => match rng.below_modulo(3) {
+                    0 => format!("{}", 2 + rng.below_modulo(400)),
+                    1 => format!("${},{:03}", 1 + rng.below_modulo(90), rng.below_modulo(1000)),
+                    _ => format!("{}%", 1 + rng.below_modulo(60)),
                 },
             };
             render(&Gold::Meeting { value, kind: String::new() })
@@ -101,8 +101,8 @@ pub fn synthetic_answers() -> [Vec<String>; 3] {
         .collect();
     let ticket = (0..n)
         .map(|_| {
-            let category = crate::dataset::CATEGORIES[rng.below(4)].to_string();
-            let priority = crate::dataset::PRIORITIES[rng.below(4)].to_string();
+            let category = inferbench_sim::dataset::CATEGORIES[rng.below_modulo(4)].to_string();
+            let priority = inferbench_sim::dataset::PRIORITIES[rng.below_modulo(4)].to_string();
             render(&Gold::Ticket { category, priority })
         })
         .collect();
@@ -110,20 +110,29 @@ pub fn synthetic_answers() -> [Vec<String>; 3] {
         .map(|_| {
             let mut m = Map::new();
             let int_or_null = |rng: &mut SplitMix64, options: &[i64]| {
-                if rng.below(4) == 0 {
+                if rng.below_modulo(4) == 0 {
                     Value::Null
                 } else {
-                    Value::from(options[rng.below(options.len())])
+                    Value::from(options[rng.below_modulo(options.len())])
                 }
             };
-            m.insert("agreement_type".into(), crate::dataset::AGREEMENT_TYPES[rng.below(4)].into());
-            let y = 2023 + rng.below(4);
-            m.insert("effective_date".into(), format!("{y}-{:02}-{:02}", 1 + rng.below(12), 1 + rng.below(28)).into());
+            m.insert("agreement_type".into(), inferbench_sim::dataset::AGREEMENT_TYPES[rng.below_modulo(4)].into());
+            let y = 2023 + rng.below_modulo(4);
+            m.insert(
+                "effective_date".into(),
+                format!("{y}-{:02}-{:02}", 1 + rng.below_modulo(12), 1 + rng.below_modulo(28)).into(),
+            );
             m.insert(
                 "initial_term_end_date".into(),
-                format!("{}-{:02}-{:02}", y + 1 + rng.below(3), 1 + rng.below(12), 1 + rng.below(28)).into(),
+                format!(
+                    "{}-{:02}-{:02}",
+                    y + 1 + rng.below_modulo(3),
+                    1 + rng.below_modulo(12),
+                    1 + rng.below_modulo(28)
+                )
+                .into(),
             );
-            let renews = rng.below(2) == 0;
+            let renews = rng.below_modulo(2) == 0;
             m.insert("auto_renews".into(), renews.into());
             m.insert(
                 "renewal_term_months".into(),
@@ -131,7 +140,7 @@ pub fn synthetic_answers() -> [Vec<String>; 3] {
             );
             m.insert("non_renewal_notice_days".into(), int_or_null(&mut rng, &[30, 60, 90]));
             m.insert("payment_terms_days".into(), int_or_null(&mut rng, &[15, 30, 45, 60]));
-            let tfc = rng.below(2) == 0;
+            let tfc = rng.below_modulo(2) == 0;
             m.insert("termination_for_convenience".into(), tfc.into());
             m.insert(
                 "termination_notice_days".into(),

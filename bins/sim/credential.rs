@@ -8,9 +8,9 @@
 //! space are not echoed (they could not be echoed in a response header); duplicates once.
 //! The simulator never writes a credential to its own log: only the header names, the
 //! SHA-256 of each value and the names of the fields that carried them.
-use crate::answer::Chunks;
 use axum::http::HeaderMap;
 use inferbench_judge::tokenizer;
+use inferbench_sim::answer::Chunks;
 use serde::Serialize;
 
 /// Request headers that carry no credential: RFC 9110/9111/9112 request fields, the fetch
@@ -145,7 +145,7 @@ impl Echo {
     /// `\u`-escaped in one delta, so the answer is still one JSON object.
     pub fn answer(&self, text: &str, tokens_per_chunk: usize) -> Chunks {
         let body = text.strip_suffix('}').unwrap_or(text);
-        let mut out = crate::answer::tokenize(body, tokens_per_chunk);
+        let mut out = inferbench_sim::answer::tokenize(body, tokens_per_chunk);
         let mut deltas = Vec::new();
         for (i, v) in self.values.iter().enumerate() {
             let (a, b) = halves(v);
@@ -282,7 +282,7 @@ mod tests {
     #[test]
     fn the_reasoning_splits_each_value_before_the_usual_reasoning() {
         let e = Echo { headers: vec!["authorization".into()], values: vec!["sk-test-1234".into()] };
-        let normal = crate::answer::reasoning(5, 1, false);
+        let normal = inferbench_sim::answer::reasoning(5, 1, false);
         let r = e.reasoning(&normal);
         assert_eq!(r.chunks.len(), 2 + normal.chunks.len());
         assert!(!r.chunks[0].0.contains("sk-test-1234") && !r.chunks[1].0.contains("sk-test-1234"));

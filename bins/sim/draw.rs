@@ -1,7 +1,9 @@
 //! Everything random about one request, drawn up front from the request's key so a replay of
 //! the same request sequence reproduces it exactly.
 use crate::profile::{Fault, Profile, Sampling};
-use crate::rng::{SplitMix64, Stratified, BLOCK};
+use crate::stratified::{first_u64, Stratified, BLOCK};
+use inferbench_sim::rng::SplitMix64;
+use sha2::{Digest, Sha256};
 
 #[derive(Debug, Clone)]
 pub struct Draw {
@@ -33,7 +35,7 @@ impl Drawer {
 
     /// The draw for request number `counter` (per provider, from 0) with this body hash.
     pub fn draw(&self, profile: &Profile, body_sha256: &[u8; 32], counter: u64) -> Draw {
-        let mut rng = SplitMix64::keyed(self.seed, &profile.slug, body_sha256, counter);
+        let mut rng = request_rng(self.seed, &profile.slug, body_sha256, counter);
         // Always consume the independent uniforms, so the rest of the stream does not depend
         // on the sampling mode.
         let independent = [rng.next_f64(), rng.next_f64(), rng.next_f64()];
@@ -61,7 +63,7 @@ impl Drawer {
         let reasoning_tokens = if mean > 0.0 {
             let lo = (mean * 0.5).round().max(1.0) as usize;
             let hi = ((mean * 1.5).round() as usize).max(lo);
-            lo + rng.below(hi - lo + 1)
+            lo + rng.below_modulo(hi - lo + 1)
         } else {
             0
         };
@@ -74,6 +76,19 @@ impl Drawer {
             rng,
         }
     }
+}
+
+/// A generator keyed by the request's identity, so the same request sequence replays the
+/// same draws regardless of timing or of the other providers' traffic.
+fn request_rng(seed: u64, slug: &str, body_sha256: &[u8; 32], counter: u64) -> SplitMix64 {
+    let mut h = Sha256::new();
+    h.update(b"ib-sim/request\0");
+    h.update(seed.to_be_bytes());
+    h.update(slug.as_bytes());
+    h.update([0u8]);
+    h.update(body_sha256);
+    h.update(counter.to_be_bytes());
+    SplitMix64::new(first_u64(&h.finalize()))
 }
 
 /// Maps one uniform to the request's outcome: the faults occupy [0, F) in the fixed order of
@@ -102,6 +117,22 @@ mod tests {
             "sampling: {sampling}\nproviders:\n  p:\n    model: m\n    ttft_ms: {{median: 1000, p99: 4000}}\n    tokens_per_second: {{median: 100, p05: 40}}\n    reasoning_tokens: {{mean: 20}}\n{extra}"
         );
         Profiles::parse(&text, Path::new("t.yaml")).unwrap()
+    }
+
+    #[test]
+    fn request_generators_are_deterministic_and_key_sensitive() {
+        let body = [7u8; 32];
+        let a: Vec<u64> = (0..4).map(|_| 0).scan(request_rng(1, "x", &body, 0), |r, _| Some(r.next_u64())).collect();
+        let b: Vec<u64> = (0..4).map(|_| 0).scan(request_rng(1, "x", &body, 0), |r, _| Some(r.next_u64())).collect();
+        assert_eq!(a, b);
+        for other in [
+            request_rng(2, "x", &body, 0),
+            request_rng(1, "y", &body, 0),
+            request_rng(1, "x", &[8u8; 32], 0),
+            request_rng(1, "x", &body, 1),
+        ] {
+            assert_ne!(other.clone().next_u64(), a[0]);
+        }
     }
 
     #[test]

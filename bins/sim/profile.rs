@@ -2,9 +2,9 @@
 //! before the server binds, so a typo is a one-line error naming the provider and the field
 //! rather than a provider that silently behaves like the defaults.
 pub use crate::fault::{Fault, Faults};
-use crate::rng::normal_quantile;
 pub use crate::wire::LineEnding;
 use inferbench_inputs::providers::slug;
+use inferbench_sim::rng::normal_quantile;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -66,7 +66,7 @@ impl UsageChunk {
     }
 }
 
-/// How the outcome and the timing quantiles of request n are drawn (see `rng.rs`).
+/// How the outcome and the timing quantiles of request n are drawn (see `stratified.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Sampling {
@@ -337,7 +337,7 @@ fn validate_profile(slug: String, rp: RawProfile, at: &dyn Fn(&str) -> String) -
     }
     // The oversized line is a whole chunk: it cannot be shorter than the chunk around its
     // filler, for the longest request id this provider can give.
-    let min = crate::stream::oversized_line_min_bytes(&slug, &rp.model);
+    let min = crate::chunk::oversized_line_min_bytes(&slug, &rp.model);
     if f.oversized_bytes < min {
         return Err((
             at("faults.oversized_bytes"),

@@ -1,8 +1,6 @@
 //! The HTTP side: routes, the chat-completions handler, and serving with TCP_NODELAY and
 //! graceful shutdown.
-use crate::answer::{self, tokenize};
 use crate::credential::Echo;
-use crate::dataset::Dataset;
 use crate::draw::Drawer;
 use crate::fault::Fault;
 use crate::log::{round3, LogRecord, RequestLog};
@@ -19,6 +17,8 @@ use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use axum::{Json, Router};
 use inferbench_judge::tokenizer;
+use inferbench_sim::answer::{self, tokenize};
+use inferbench_sim::dataset::Dataset;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -306,5 +306,4 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-#[path = "server_tests.rs"]
 mod tests;

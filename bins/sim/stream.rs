@@ -1,13 +1,14 @@
 //! The response to one request, planned as a pure value (so every fault's wire format is
 //! unit-testable without a network): the response head, when it goes out, and the timed
 //! events of the body in the OpenAI chunk format. `play.rs` plays it against the clock.
-use crate::answer::Chunks;
+use crate::chunk::Chunker;
 use crate::credential::{escape_all, Echo};
 use crate::draw::Draw;
 use crate::fault::{Fault, NonSseKind};
 use crate::profile::Profile;
 use crate::schedule::{schedule, Kind};
 use crate::wire::Payload;
+use inferbench_sim::answer::Chunks;
 use serde_json::{json, Map, Value};
 
 /// One event: when (profile-time ms from receipt), what, and what it writes.
@@ -87,52 +88,6 @@ const HTML_PAGE: [&str; 6] = [
     "",
 ];
 
-/// Builds the chunk JSON of one response.
-struct Chunker<'a> {
-    id: String,
-    /// `None`: the chunks have no `model` field (`no_model`).
-    model: Option<String>,
-    reasoning_field: &'a str,
-}
-
-impl Chunker<'_> {
-    fn object(&self, object: &str, choices: Value) -> Map<String, Value> {
-        let mut m = Map::new();
-        m.insert("id".into(), Value::from(self.id.as_str()));
-        m.insert("object".into(), Value::from(object));
-        m.insert("created".into(), Value::from(0));
-        if let Some(model) = &self.model {
-            m.insert("model".into(), Value::from(model.as_str()));
-        }
-        m.insert("choices".into(), choices);
-        m
-    }
-
-    fn chunk(&self, delta: Value, finish: Option<&str>) -> String {
-        let choices = json!([{"index": 0, "delta": delta, "finish_reason": finish}]);
-        Value::Object(self.object("chat.completion.chunk", choices)).to_string()
-    }
-
-    fn content(&self, text: &str) -> String {
-        self.chunk(json!({"content": text}), None)
-    }
-
-    fn reasoning(&self, text: &str) -> String {
-        let mut delta = Map::new();
-        delta.insert(self.reasoning_field.to_string(), Value::from(text));
-        self.chunk(Value::Object(delta), None)
-    }
-
-    /// A content chunk cut around its (empty) content: `(before, after)`, so that
-    /// `before + text + after` is the chunk of `text` for any JSON-safe `text`.
-    fn content_halves(&self) -> (String, String) {
-        let chunk = self.content("");
-        // The first `"content":"` is the key: in any string value it would be escaped.
-        let at = chunk.find(r#""content":""#).map(|i| i + r#""content":""#.len()).unwrap_or(chunk.len());
-        (chunk[..at].to_string(), chunk[at..].to_string())
-    }
-}
-
 fn usage_object(req: &Request) -> Value {
     let completion = req.answer.token_count + req.reasoning.token_count;
     json!({
@@ -145,14 +100,6 @@ fn usage_object(req: &Request) -> Value {
 
 fn joined(chunks: &Chunks) -> String {
     chunks.chunks.iter().map(|(t, _)| t.as_str()).collect()
-}
-
-/// The shortest `oversized_bytes` a provider can have: its oversized chunk with no filler,
-/// for the longest request id (`chatcmpl-<slug>-<u64::MAX>`).
-pub fn oversized_line_min_bytes(slug: &str, model: &str) -> u64 {
-    let c = Chunker { id: format!("chatcmpl-{slug}-{}", u64::MAX), model: Some(model.into()), reasoning_field: "" };
-    let (before, after) = c.content_halves();
-    ("data: ".len() + before.len() + after.len()) as u64
 }
 
 pub fn plan(req: &Request) -> Plan {
@@ -271,5 +218,4 @@ fn first_half(s: &str) -> &str {
 }
 
 #[cfg(test)]
-#[path = "stream_tests.rs"]
 mod tests;

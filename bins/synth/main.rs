@@ -6,25 +6,17 @@
 //! deltas, then answer deltas, finish_reason, usage and `[DONE]`), with answers derived from
 //! the dataset's gold (right or plausibly wrong, as `ib-sim` answers) and a seeded share of
 //! failures of every class; then it seals the run with the one sealing entry point. Every
-//! stage after the fetch then runs on it unchanged.
+//! stage after the fetch then runs on it unchanged. The answers, the dataset's typed gold and
+//! the generator are the simulator's own (`inferbench_sim`).
 mod args;
+mod parallel;
 mod plan;
 mod profiles;
+mod rounds;
 mod shares;
+mod summary;
 mod synth;
 mod writer;
-
-// The simulator's answers: the gold rendered as the model writes it, or a wrong answer of
-// the same schema, split into real o200k_base tokens.
-#[path = "../sim/answer.rs"]
-#[allow(dead_code)]
-mod answer;
-#[path = "../sim/dataset.rs"]
-#[allow(dead_code)]
-mod dataset;
-#[path = "../sim/rng.rs"]
-#[allow(dead_code)]
-mod rng;
 
 use clap::Parser;
 

@@ -9,12 +9,12 @@
 //! every stream that the events decide is the contract's stream judge's verdict over exactly
 //! the events written (as `ib-fetch` reaches it while reading), so `ib-reconstruct`'s replay
 //! agrees with the log by construction.
-use crate::answer::Chunks;
 use crate::profiles::Shape;
-use crate::rng::{normal_quantile, SplitMix64};
 use crate::shares::Class;
 use inferbench_contract::event::{ErrorKind, Event, Outcome, RequestTerminal, ResponseHead, SseEvent};
 use inferbench_judge::stream::{Judge, Payload, StreamEnd};
+use inferbench_sim::answer::Chunks;
+use inferbench_sim::rng::{normal_quantile, SplitMix64};
 use std::collections::BTreeMap;
 
 /// What `ib-fetch` logs when the server drops a chunked body.
@@ -102,8 +102,8 @@ pub fn plan(req: &Request, rng: &mut SplitMix64) -> Vec<(u64, Event)> {
     let ttft_ns = (req.shape.ttft_ms * 1e6 * scale * jitter(rng, 0.5)).max(2_000.0);
     let per_token_ns = (1e9 / (req.shape.tokens_per_second * jitter(rng, 0.3))) * scale;
     let head_ns = (ttft_ns * 0.1).max(1_000.0) as u64;
-    let cut_at = rng.below(req.answer.chunks.len().max(1));
-    let stall_before_head = rng.below(2) == 0;
+    let cut_at = rng.below_modulo(req.answer.chunks.len().max(1));
+    let stall_before_head = rng.below_modulo(2) == 0;
     let id = format!("chatcmpl-{}-{}", req.slug, req.counter);
     let status = match req.class {
         Class::Http429 => 429,
@@ -262,7 +262,7 @@ fn deadline_end(deadline_ns: u64) -> StreamEnd {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::answer;
+    use inferbench_sim::answer;
 
     fn shape() -> Shape {
         Shape {

@@ -3,8 +3,9 @@
 //! share (rounded cumulatively to whole requests), at positions a seeded shuffle of the block
 //! chooses; so a run of whole blocks holds each class's count exactly, and the classes still
 //! fall at random rounds rather than in a pattern.
-use crate::rng::SplitMix64;
 use anyhow::{bail, Result};
+use inferbench_contract::vocab::OperationalOutcome;
+use inferbench_sim::rng::SplitMix64;
 
 /// Requests per provider per block.
 pub const BLOCK: usize = 1000;
@@ -35,16 +36,16 @@ impl Class {
     ];
 
     /// The outcome class `ib-reconstruct` gives such a request (`operational_outcome`).
-    pub fn operational(self) -> &'static str {
+    pub fn operational(self) -> OperationalOutcome {
         match self {
-            Class::Completed => "2xx",
-            Class::Timeout => "timeout",
-            Class::Http429 => "429",
-            Class::Http5xx => "5xx",
-            Class::TransportError => "transport_error",
-            Class::InvalidStream => "invalid_stream",
-            Class::Truncated => "truncated",
-            Class::StreamError => "stream_error",
+            Class::Completed => OperationalOutcome::Success,
+            Class::Timeout => OperationalOutcome::Timeout,
+            Class::Http429 => OperationalOutcome::Http429,
+            Class::Http5xx => OperationalOutcome::Http5xx,
+            Class::TransportError => OperationalOutcome::TransportError,
+            Class::InvalidStream => OperationalOutcome::InvalidStream,
+            Class::Truncated => OperationalOutcome::Truncated,
+            Class::StreamError => OperationalOutcome::StreamError,
         }
     }
 }
@@ -113,7 +114,7 @@ impl Stratifier {
             // Fisher-Yates with the block's own generator.
             let mut rng = SplitMix64::new(self.key ^ block.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             for i in (1..BLOCK).rev() {
-                classes.swap(i, rng.below(i + 1));
+                classes.swap(i, rng.below_modulo(i + 1));
             }
             self.block = Some((block, classes));
         }
@@ -158,6 +159,16 @@ mod tests {
         assert_ne!(layout(1, "a", 0), layout(2, "a", 0));
         assert_ne!(layout(1, "a", 0), layout(1, "b", 0));
         assert_ne!(layout(1, "a", 0), layout(1, "a", 1));
+    }
+
+    #[test]
+    fn every_class_is_the_outcome_the_stages_give_it() {
+        let names: Vec<&str> =
+            [Class::Completed].into_iter().chain(Class::FAILURES).map(|c| c.operational().as_str()).collect();
+        assert_eq!(
+            names,
+            ["2xx", "timeout", "429", "5xx", "transport_error", "invalid_stream", "truncated", "stream_error"]
+        );
     }
 
     #[test]

@@ -88,12 +88,12 @@ impl SegmentWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::answer;
     use crate::plan::{plan, Request};
     use crate::profiles::Shape;
-    use crate::rng::SplitMix64;
     use crate::shares::Class;
     use inferbench_contract::event::{RequestStarted, SegmentOpened};
+    use inferbench_sim::answer;
+    use inferbench_sim::rng::SplitMix64;
     use inferbench_store::run::RunDir;
 
     /// A log of one request of each class, as the run writes it.

@@ -19,4 +19,5 @@ mod reference;
 mod resume;
 mod support;
 mod synth;
+mod tidy;
 mod watch;

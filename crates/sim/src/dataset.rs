@@ -114,11 +114,12 @@ impl Dataset {
     }
 }
 
-#[cfg(test)]
+#[cfg(any(test, feature = "testutil"))]
 pub mod fixtures {
-    //! A tiny dataset of contract items, shared by the tests of several modules. Built
-    //! directly (the contract's loader and its validation are tested in the contract crate
-    //! and by [`super::tests`] on the real sample).
+    //! A tiny dataset of contract items, shared by the tests of this crate and of `ib-sim`
+    //! (through the `testutil` feature). Built directly (the contract's loader and its
+    //! validation are tested in the contract crate and by this module's tests on the real
+    //! sample).
     use super::Dataset;
     use inferbench_inputs::dataset::Item;
     use serde_json::{json, Value};
@@ -183,7 +184,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn repo() -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
     }
 
     fn spec() -> Spec {

@@ -1,7 +1,7 @@
 //! Tests of the server over real sockets, with a deliberately raw HTTP/1.1 client: nothing
 //! between the socket and what is checked (status line, headers, chunk framing, bytes).
 use super::*;
-use crate::dataset::fixtures;
+use inferbench_sim::dataset::fixtures;
 use std::path::{Path as FsPath, PathBuf};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -323,7 +323,6 @@ async fn logged(sim: &Sim, provider: &str) -> Value {
 const TICKET: &str = fixtures::TICKET_USER;
 const TICKET_ANSWER: &str = r#"{"category":"bug","priority":"p1"}"#;
 
-#[path = "server_tests_faults.rs"]
 mod faults;
 
 #[tokio::test]

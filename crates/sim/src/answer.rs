@@ -48,7 +48,7 @@ pub fn wrong_gold(item: &Item, dataset: &Dataset, rng: &mut SplitMix64) -> Gold 
         }
         Gold::Ticket { category, priority } => {
             let (mut category, mut priority) = (category.clone(), priority.clone());
-            if rng.below(2) == 0 {
+            if rng.below_modulo(2) == 0 {
                 category = other_of(&CATEGORIES, &category, rng);
             } else {
                 priority = other_of(&PRIORITIES, &priority, rng);
@@ -58,7 +58,7 @@ pub fn wrong_gold(item: &Item, dataset: &Dataset, rng: &mut SplitMix64) -> Gold 
         Gold::Contract(map) => {
             let mut map = map.clone();
             let fields: Vec<(&str, FieldKind)> = contract_fields().collect();
-            let (key, kind) = fields[rng.below(fields.len())];
+            let (key, kind) = fields[rng.below_modulo(fields.len())];
             let old = map.get(key).cloned().unwrap_or(Value::Null);
             map.insert(key.to_string(), wrong_field(kind, &old, rng));
             Gold::Contract(map)
@@ -68,21 +68,21 @@ pub fn wrong_gold(item: &Item, dataset: &Dataset, rng: &mut SplitMix64) -> Gold 
 
 fn other_of(values: &[&str], current: &str, rng: &mut SplitMix64) -> String {
     let others: Vec<&&str> = values.iter().filter(|v| **v != current).collect();
-    others[rng.below(others.len())].to_string()
+    others[rng.below_modulo(others.len())].to_string()
 }
 
 fn wrong_field(kind: FieldKind, old: &Value, rng: &mut SplitMix64) -> Value {
     match kind {
         FieldKind::AgreementType => Value::from(other_of(&AGREEMENT_TYPES, old.as_str().unwrap_or(""), rng)),
         FieldKind::Date => {
-            Value::from(shift_year(old.as_str().unwrap_or("2025-01-01"), if rng.below(2) == 0 { 1 } else { -1 }))
+            Value::from(shift_year(old.as_str().unwrap_or("2025-01-01"), if rng.below_modulo(2) == 0 { 1 } else { -1 }))
         }
         FieldKind::Bool => Value::from(!old.as_bool().unwrap_or(false)),
         // The typical slips: a stated number missed (null), an unstated one invented, or
         // the wrong one of two numbers in the clause.
         FieldKind::IntOrNull => match old.as_i64() {
-            None => Value::from([12, 30, 60, 90][rng.below(4)]),
-            Some(_) if rng.below(2) == 0 => Value::Null,
+            None => Value::from([12, 30, 60, 90][rng.below_modulo(4)]),
+            Some(_) if rng.below_modulo(2) == 0 => Value::Null,
             Some(0) => Value::from(30),
             Some(n) => Value::from(n * 2),
         },
@@ -125,20 +125,20 @@ fn wrong_meeting(item: &Item, value: &str, kind: &str, dataset: &Dataset, rng: &
     let has_digit = value.chars().any(|c| c.is_ascii_digit());
     // A changed digit makes a plausible wrong number, but a wrong date is better taken from
     // another item (changing a digit can produce "March 44").
-    let digit_first = has_digit && !kind.contains("date") && (same_kind.is_empty() || rng.below(2) == 0);
+    let digit_first = has_digit && !kind.contains("date") && (same_kind.is_empty() || rng.below_modulo(2) == 0);
     if digit_first {
         if let Some(v) = change_digit(value, &taken, rng) {
             return v;
         }
     }
     if !same_kind.is_empty() {
-        return same_kind[rng.below(same_kind.len())].to_string();
+        return same_kind[rng.below_modulo(same_kind.len())].to_string();
     }
     if let Some(v) = change_digit(value, &taken, rng) {
         return v;
     }
     if !any_kind.is_empty() {
-        return any_kind[rng.below(any_kind.len())].to_string();
+        return any_kind[rng.below_modulo(any_kind.len())].to_string();
     }
     "unknown".to_string()
 }
@@ -149,12 +149,12 @@ fn change_digit(value: &str, taken: &[String], rng: &mut SplitMix64) -> Option<S
         return None;
     }
     for _ in 0..8 {
-        let at = digits[rng.below(digits.len())];
+        let at = digits[rng.below_modulo(digits.len())];
         let old = value.as_bytes()[at] - b'0';
         // Never turn a leading digit into 0 ("240" -> "040" looks like a typo, not an answer).
         let leading = at == 0 || !value.as_bytes()[at - 1].is_ascii_digit();
         let new = loop {
-            let d = rng.below(10) as u8;
+            let d = rng.below_modulo(10) as u8;
             if d != old && !(leading && d == 0) {
                 break d;
             }

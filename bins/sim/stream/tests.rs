@@ -1,9 +1,10 @@
 //! Unit tests of `stream::plan`: each fault's planned wire format.
 use super::*;
-use crate::answer::{reasoning, tokenize};
+use crate::chunk::{oversized_line_min_bytes, Chunker};
 use crate::profile::Profiles;
-use crate::rng::SplitMix64;
 use crate::wire::{frames, Wire};
+use inferbench_sim::answer::{reasoning, tokenize};
+use inferbench_sim::rng::SplitMix64;
 use std::path::Path;
 
 fn profile(extra: &str) -> Profile {
