@@ -291,7 +291,7 @@ fn selection_rows(source: &Source, spec: &Spec, data: &Dataset) -> Result<(Vec<S
             ))
             .into());
         }
-        let ids: BTreeSet<&str> = data.items[family.as_str()].iter().map(|i| i.id.as_str()).collect();
+        let ids: BTreeSet<&str> = data.items[&family].iter().map(|i| i.id.as_str()).collect();
         let listed: BTreeSet<&str> = order.iter().map(String::as_str).collect();
         if ids != listed {
             return Err(Error::LockMismatch(format!(
@@ -301,7 +301,7 @@ fn selection_rows(source: &Source, spec: &Spec, data: &Dataset) -> Result<(Vec<S
             .into());
         }
         for (position, id) in order.iter().enumerate() {
-            let item = data.item(family.as_str(), id).expect("checked above");
+            let item = data.item(family, id).expect("checked above");
             rows.push(SelectionRow {
                 task_family: family,
                 position: position as i64,

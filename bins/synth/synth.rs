@@ -10,8 +10,11 @@ use crate::shares::{Class, Shares, Stratifier};
 use crate::writer::{self, SegmentWriter};
 use anyhow::{Context, Result};
 use inferbench_contract::canonical::file_sha256;
-use inferbench_contract::event::{Event, RequestStarted, RoundClosed, RoundReleased, SegmentClosed, SegmentOpened};
+use inferbench_contract::event::{
+    EndpointMode, Event, RequestStarted, RoundClosed, RoundReleased, SegmentClosed, SegmentOpened, SegmentStatus,
+};
 use inferbench_contract::tables::ScheduleRow;
+use inferbench_contract::vocab::TaskFamily;
 use inferbench_contract::{Error, CODE_VERSION, USER_AGENT};
 use inferbench_inputs::dataset::Item;
 use inferbench_inputs::providers::{slug, Auth, Provider};
@@ -133,7 +136,7 @@ pub fn run(args: Args) -> Result<()> {
                 schedule_sha256: file_sha256(&run.schedule())?,
                 scheduled_requests: schedule.len() as u64,
                 already_terminal: 0,
-                endpoint_mode: "simulated".to_string(),
+                endpoint_mode: EndpointMode::Simulated,
                 deadline_ms: deadline_ns / 1_000_000,
                 max_event_bytes: spec.inference.stream_limits.max_event_bytes,
                 max_response_bytes: spec.inference.stream_limits.max_response_bytes,
@@ -251,7 +254,7 @@ pub fn run(args: Args) -> Result<()> {
                             round_id: row.round_id.clone(),
                             round_index: row.round_index as u64,
                             provider: row.provider.clone(),
-                            task_family: row.task_family.as_str().to_string(),
+                            task_family: row.task_family,
                             item_id: row.item_id.clone(),
                             endpoint: format!("http://127.0.0.1/{}/v1/chat/completions", slug(&provider.name)),
                             body: provider.body(spec, &item.system, &item.user),
@@ -311,7 +314,7 @@ pub fn run(args: Args) -> Result<()> {
             clock,
             Event::SegmentClosed(SegmentClosed {
                 segment: 1,
-                status: "complete".to_string(),
+                status: SegmentStatus::Complete,
                 terminal_requests: summary.requests,
                 peak_rss_bytes: peak_rss_bytes(),
             }),
@@ -392,7 +395,7 @@ fn norm(s: &str) -> String {
 impl WrongMeeting {
     fn new<'a>(items: impl Iterator<Item = &'a Item>) -> WrongMeeting {
         let mut by_kind: HashMap<String, Vec<String>> = HashMap::new();
-        for item in items.filter(|i| i.family == "meeting-notes-lookup") {
+        for item in items.filter(|i| i.family == TaskFamily::MeetingNotesLookup) {
             if let (Some(kind), Some(value)) = (item.gold["type"].as_str(), item.gold["value"].as_str()) {
                 by_kind.entry(kind.to_string()).or_default().push(value.to_string());
             }

@@ -158,7 +158,7 @@ impl<'a> Page<'a> {
         let (metrics, comparisons) = (&metrics_doc.value, &comparisons_doc.value);
         let providers: Vec<Provider> =
             provider_rows(metrics).map(|(row, id)| Provider { id, label: label(id, &inputs.table), row }).collect();
-        let families = inputs.spec.families.iter().map(|f| f.name.clone()).collect();
+        let families = inputs.spec.families.iter().map(|f| f.name.to_string()).collect();
         let slots = inputs
             .responses
             .providers

@@ -17,7 +17,7 @@
 use crate::event_log::LogReader;
 use crate::parquet_io::Writer;
 use crate::run::RunDir;
-use inferbench_contract::event::{Envelope, Event, Outcome};
+use inferbench_contract::event::{Envelope, Event, Outcome, TaskFamily};
 use inferbench_contract::seal::{SealRecord, SealedSegment, SealedTable, TableSegment};
 use inferbench_contract::tables::EventRow;
 use inferbench_contract::{Error, Result, FORMAT_VERSION};
@@ -100,7 +100,7 @@ pub(crate) fn modified(path: &Path, now: &str, entry: &SealedSegment) -> Error {
 /// What an attempt's rows in `events.parquet` take from its `request_started`.
 struct Context {
     provider: String,
-    task_family: String,
+    task_family: TaskFamily,
     item_id: String,
     round_index: i64,
     sent_t_ns: u64,
@@ -271,7 +271,7 @@ fn write_events_table(run: &RunDir, run_id: &str) -> Result<(SealedTable, bool)>
             row.attempt = Some(i64::from(attempt));
             if let Some(c) = open.get(&(id.to_string(), attempt)) {
                 row.provider = Some(c.provider.clone());
-                row.task_family = Some(c.task_family.clone());
+                row.task_family = Some(c.task_family);
                 row.item_id = Some(c.item_id.clone());
                 row.round_index = Some(c.round_index);
                 row.offset_ms = Some(timing::ms_between(c.sent_t_ns, t_ns));
@@ -286,7 +286,7 @@ fn write_events_table(run: &RunDir, run_id: &str) -> Result<(SealedTable, bool)>
                     (s.request_id.clone(), s.attempt),
                     Context {
                         provider: s.provider.clone(),
-                        task_family: s.task_family.clone(),
+                        task_family: s.task_family,
                         item_id: s.item_id.clone(),
                         round_index: s.round_index as i64,
                         sent_t_ns: t_ns,
@@ -372,7 +372,7 @@ mod tests {
             round_id: "r0".into(),
             round_index: 3,
             provider: "p".into(),
-            task_family: "ticket_triage".into(),
+            task_family: TaskFamily::TicketTriage,
             item_id: "i".into(),
             endpoint: "http://x".into(),
             body: serde_json::json!({"model": "m"}),
