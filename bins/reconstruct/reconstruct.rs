@@ -58,17 +58,17 @@ pub fn run(args: Args) -> Result<()> {
     let first = log.next().transpose()?;
     let schedule_inputs = parquet_io::read_inputs::<ScheduleRow>(&run.schedule())?;
     let mut current = provenance::Current::default();
-    provenance::verify(&run, &mut current, "schedule.parquet", "ib-schedule", &schedule_inputs, &BTreeMap::new())?;
+    provenance::verify(&run, &mut current, RunDir::SCHEDULE, "ib-schedule", &schedule_inputs, &BTreeMap::new())?;
     let schedule_sha256 = file_sha256(&run.schedule())?;
     let mut inputs = BTreeMap::from([
-        ("lock.json".to_string(), file_sha256(&run.lock())?),
-        ("schedule.parquet".to_string(), schedule_sha256.clone()),
+        (RunDir::LOCK.to_string(), file_sha256(&run.lock())?),
+        (RunDir::SCHEDULE.to_string(), schedule_sha256.clone()),
     ]);
     let rules = args.rules.rules;
     let mut sorter = Sorter::new(&run);
     let execution = judge_log(&mut log, first, &schedule_sha256, rules, &mut sorter)?;
     for segment in log.segments() {
-        inputs.insert(format!("events/{:04}.jsonl", segment.number), segment.sha256.clone());
+        inputs.insert(RunDir::segment_name(segment.number), segment.sha256.clone());
     }
     rules.record(&mut inputs);
     let (total, completed) = write_responses(&run, &inputs, execution, sorter)?;

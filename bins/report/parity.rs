@@ -228,10 +228,9 @@ pub fn compare(
     comparisons: &ComparisonsDocument,
 ) -> anyhow::Result<Option<Parity>> {
     let Some(from) = from else { return Ok(None) };
-    let dir = run.reference();
-    let records = read_jsonl(&dir.join("records.jsonl"))?;
+    let records = read_jsonl(&run.reference_records())?;
     let reference_evaluations: BTreeMap<String, Value> =
-        read_jsonl(&dir.join("evaluations.jsonl"))?.into_iter().filter_map(|e| Some((id_of(&e)?, e))).collect();
+        read_jsonl(&run.reference_evaluations())?.into_iter().filter_map(|e| Some((id_of(&e)?, e))).collect();
     let records: BTreeMap<String, RefRecord> =
         records.iter().filter_map(|r| Some((id_of(r)?, ref_record(r)))).collect();
     let ours: BTreeMap<&str, &ResponseRow> = responses.iter().map(|r| (r.request_id.as_str(), r)).collect();

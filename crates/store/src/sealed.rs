@@ -251,10 +251,10 @@ fn write_events_table(run: &RunDir, run_id: &str) -> Result<(SealedTable, bool)>
     // A table's provenance is written before its rows, so the segments are hashed up front
     // (one extra sequential read, cheap next to parsing every line).
     let mut inputs =
-        BTreeMap::from([("lock.json".to_string(), inferbench_contract::canonical::file_sha256(&run.lock())?)]);
+        BTreeMap::from([(RunDir::LOCK.to_string(), inferbench_contract::canonical::file_sha256(&run.lock())?)]);
     for (number, _) in run.segments().map_err(|e| Error::unreadable(run.events_dir(), e))? {
         if let Some(hash) = segment_sha256(run, number)? {
-            inputs.insert(format!("events/{number:04}.jsonl"), hash);
+            inputs.insert(RunDir::segment_name(number), hash);
         }
     }
     let mut writer = Writer::<EventRow>::create(&path, &inputs)?;
@@ -334,7 +334,7 @@ fn write_events_table(run: &RunDir, run_id: &str) -> Result<(SealedTable, bool)>
         .collect();
     let bytes = std::fs::metadata(&path).map_err(|e| Error::unreadable(&path, e))?.len();
     let table = SealedTable {
-        file: "events.parquet".to_string(),
+        file: RunDir::EVENTS_TABLE.to_string(),
         bytes,
         sha256: inferbench_contract::canonical::file_sha256(&path)?,
         rows,
