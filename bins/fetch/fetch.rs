@@ -15,7 +15,7 @@ use inferbench_contract::event::{
 use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::{Error, CODE_VERSION};
 use inferbench_inputs::dataset::Dataset;
-use inferbench_inputs::providers::slug;
+use inferbench_inputs::providers::simulated_endpoint;
 use inferbench_inputs::spec::{HttpVersion, Spec, HTTP_VERSION_KEY};
 use inferbench_store::event_log;
 use inferbench_store::pipeline::Pipeline;
@@ -137,7 +137,7 @@ fn prepare(args: Args) -> Result<Plan> {
                 if !send_credentials_to_simulator || !absent.is_empty() {
                     creds = Credentials::simulated(provider);
                 }
-                format!("{}/{}/v1/chat/completions", base.trim_end_matches('/'), slug(&provider.name))
+                simulated_endpoint(base, &provider.name)
             }
             None => {
                 missing.extend(absent);

@@ -17,7 +17,7 @@ use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::vocab::TaskFamily;
 use inferbench_contract::{Error, CODE_VERSION, USER_AGENT};
 use inferbench_inputs::dataset::Item;
-use inferbench_inputs::providers::{slug, Auth, Provider};
+use inferbench_inputs::providers::{simulated_endpoint, slug, Auth, Provider};
 use inferbench_judge::tokenizer;
 use inferbench_store::event_log;
 use inferbench_store::pipeline::Pipeline;
@@ -256,7 +256,7 @@ pub fn run(args: Args) -> Result<()> {
                             provider: row.provider.clone(),
                             task_family: row.task_family,
                             item_id: row.item_id.clone(),
-                            endpoint: format!("http://127.0.0.1/{}/v1/chat/completions", slug(&provider.name)),
+                            endpoint: simulated_endpoint("http://127.0.0.1", &provider.name),
                             body: provider.body(spec, &item.system, &item.user),
                             headers: request_headers(provider),
                             intended_t_ns: clock,

@@ -67,8 +67,17 @@ pub struct Price {
     pub output: f64,
 }
 
+/// The path `ib-sim` serves every provider's chat completions at, under the provider's slug.
+pub const SIMULATED_ROUTE: &str = "v1/chat/completions";
+
+/// Where `ib-sim` serving at `base` (e.g. `http://127.0.0.1:18080`) answers the provider
+/// `name`: `{base}/{slug}/v1/chat/completions`. With an empty base, the path alone.
+pub fn simulated_endpoint(base: &str, name: &str) -> String {
+    format!("{}/{}/{SIMULATED_ROUTE}", base.trim_end_matches('/'), slug(name))
+}
+
 /// URL-safe provider slug: lower case, runs of other characters become one `-`
-/// ("Z.AI" → "z-ai"). `ib-sim` serves each provider under `/<slug>/v1/chat/completions`.
+/// ("Z.AI" → "z-ai"). `ib-sim` serves each provider at [`simulated_endpoint`].
 pub fn slug(name: &str) -> String {
     let mut out = String::new();
     for c in name.chars() {
@@ -412,6 +421,11 @@ mod tests {
         assert_eq!(slug("Z.AI"), "z-ai");
         assert_eq!(slug("deepinfra"), "deepinfra");
         assert_eq!(slug("  Together  AI "), "together-ai");
+        assert_eq!(
+            simulated_endpoint("http://127.0.0.1:18080/", "Z.AI"),
+            "http://127.0.0.1:18080/z-ai/v1/chat/completions"
+        );
+        assert_eq!(simulated_endpoint("", "z-ai"), "/z-ai/v1/chat/completions");
     }
 
     #[test]
