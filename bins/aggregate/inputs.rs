@@ -9,7 +9,7 @@ use inferbench_inputs::spec::Spec;
 use inferbench_judge::rules::Rules;
 use inferbench_store::parquet_io;
 use inferbench_store::pipeline::Pipeline;
-use inferbench_store::run::WriterLock;
+use inferbench_store::run::{RunDir, WriterLock};
 use std::collections::BTreeMap;
 
 /// Everything the stage reads, validated individually (the join checks them together).
@@ -40,7 +40,7 @@ pub fn load(args: &Args) -> anyhow::Result<RunInputs> {
     // The scoring rules are the responses' (ib-reconstruct --rules); the evaluations must have
     // been derived from responses judged under the same ones.
     let rules = Rules::of(&responses_reader.inputs);
-    rules.check("evaluations.parquet", &evaluations_reader.inputs)?;
+    rules.check(RunDir::EVALUATIONS, &evaluations_reader.inputs)?;
     let tables = Tables { schedule, responses: facts(responses_reader)?, evaluations: facts(evaluations_reader)? };
     let reference_paired_failures =
         inferbench_inputs::reference_records::paired_check_failures(&run.reference_records())?;

@@ -5,11 +5,12 @@
 use crate::error::InputError;
 use inferbench_contract::tables::{EvaluationRow, ResponseRow, ScheduleRow};
 use inferbench_contract::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
+use inferbench_store::run::RunDir;
 use std::collections::{BTreeMap, BTreeSet};
 
-const SCHEDULE: &str = "schedule.parquet";
-const RESPONSES: &str = "responses.parquet";
-const EVALUATIONS: &str = "evaluations.parquet";
+const SCHEDULE: &str = RunDir::SCHEDULE;
+const RESPONSES: &str = RunDir::RESPONSES;
+const EVALUATIONS: &str = RunDir::EVALUATIONS;
 
 /// The three tables the metrics are computed from, as read: the schedule whole, the
 /// responses and evaluations as the facts the metrics read of each row. A row's texts (answer,

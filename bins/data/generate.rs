@@ -17,7 +17,7 @@ use serde_json::Value;
 pub fn user_band(family: &FamilySpec, system_tokens: usize) -> UserBand {
     let (lo, hi) = family.input_tokens;
     let (lo, hi) = (lo.max(0) as usize, hi.max(0) as usize);
-    if family.name == TaskFamily::MeetingNotesLookup.as_str() {
+    if family.name == TaskFamily::MeetingNotesLookup {
         UserBand { lo: lo.saturating_sub(system_tokens).max(1), hi: hi.saturating_sub(system_tokens) }
     } else {
         UserBand { lo, hi }
@@ -57,15 +57,14 @@ pub fn dataset_files(spec: &Spec, seed: u64, sample: Option<usize>) -> Result<Ve
             );
         }
         let n = sample.unwrap_or(family.available_items);
-        let task: TaskFamily = family.name.parse()?;
-        let items = family_items(task, seed, n, band);
+        let items = family_items(family.name, seed, n, band);
         let rows: Vec<Value> = items
             .iter()
             .enumerate()
-            .map(|(i, item)| write::row(&family.name, i, &system, system_tokens, item))
+            .map(|(i, item)| write::row(family.name, i, &system, system_tokens, item))
             .collect();
         files.push((format!("{}.jsonl", family.name), write::jsonl(&rows)));
-        counts.push((family.name.clone(), n));
+        counts.push((family.name.to_string(), n));
     }
     files.insert(0, ("manifest.json".to_string(), write::manifest(&counts)));
     Ok(files)

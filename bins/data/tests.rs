@@ -39,9 +39,9 @@ fn the_full_dataset_passes_the_strict_loader() {
     let data = dataset::load(dir.path(), &spec(), LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     let counts: Vec<usize> = data.items.values().map(Vec::len).collect();
     assert_eq!(counts.iter().sum::<usize>(), 721);
-    assert_eq!(data.items["meeting-notes-lookup"].len(), 237);
-    assert_eq!(data.items["ticket-triage"].len(), 244);
-    assert_eq!(data.items["contract-terms-extraction"].len(), 240);
+    assert_eq!(data.items[&TaskFamily::MeetingNotesLookup].len(), 237);
+    assert_eq!(data.items[&TaskFamily::TicketTriage].len(), 244);
+    assert_eq!(data.items[&TaskFamily::ContractTermsExtraction].len(), 240);
 }
 
 #[test]
@@ -127,7 +127,7 @@ fn token_counts_are_measured_not_estimated() {
     let spec = spec();
     for family in &spec.families {
         let system = system_text(&spec, family).unwrap();
-        for row in rows(full(), &family.name).iter().step_by(17) {
+        for row in rows(full(), family.name.as_str()).iter().step_by(17) {
             let user = row["prompt"]["user"].as_str().unwrap();
             assert_eq!(row["prompt"]["system"], system.as_str());
             assert_eq!(row["tokens"]["user"], tokenizer::count(user));
@@ -181,9 +181,9 @@ fn every_agreement_type_nulls_and_non_renewing_terms_occur() {
 fn token_bands_hold_with_room_to_spare() {
     let spec = spec();
     for family in &spec.families {
-        let field = if family.name == "meeting-notes-lookup" { "input_total" } else { "user" };
+        let field = if family.name == TaskFamily::MeetingNotesLookup { "input_total" } else { "user" };
         let (lo, hi) = family.input_tokens;
-        for r in rows(full(), &family.name) {
+        for r in rows(full(), family.name.as_str()) {
             let n = r["tokens"][field].as_i64().unwrap();
             assert!((lo..=hi).contains(&n), "{}: {n}", r["id"]);
         }

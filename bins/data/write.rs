@@ -4,12 +4,13 @@
 //! everywhere.
 use crate::item::Generated;
 use inferbench_contract::family::output_schema;
+use inferbench_contract::vocab::TaskFamily;
 use inferbench_judge::tokenizer;
 use serde_json::{json, Value};
 
 /// One dataset row: `id, use_case, split, prompt {system, user}, output_schema, gold,
 /// aliases, tokens {system, user, input_total}`, token counts measured with o200k_base.
-pub fn row(family: &str, index: usize, system: &str, system_tokens: usize, item: &Generated) -> Value {
+pub fn row(family: TaskFamily, index: usize, system: &str, system_tokens: usize, item: &Generated) -> Value {
     let user_tokens = tokenizer::count(&item.user);
     json!({
         "id": format!("{family}-{index:04}"),
@@ -62,7 +63,7 @@ mod tests {
             aliases: vec![],
             tags: vec![],
         };
-        let r = row("ticket-triage", 7, "sys", 1, &item);
+        let r = row(TaskFamily::TicketTriage, 7, "sys", 1, &item);
         let keys: Vec<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(keys, ["id", "use_case", "split", "prompt", "output_schema", "gold", "aliases", "tokens"]);
         assert_eq!(r["id"], "ticket-triage-0007");

@@ -159,7 +159,7 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
         return Err(format!("outcome: `{}` contradicts operational_outcome `{class}`", response.outcome));
     }
     let family = response.task_family;
-    let item = dataset.item(family.as_str(), &response.item_id).ok_or_else(|| {
+    let item = dataset.item(family, &response.item_id).ok_or_else(|| {
         format!("item_id: `{}` is not a {family} item of the dataset {}", response.item_id, dataset.dir.display())
     })?;
 
@@ -215,7 +215,7 @@ mod tests {
     use inferbench_cli::{exit_for, Exit};
     use inferbench_contract::canonical;
     use inferbench_contract::lock::Lock;
-    use inferbench_contract::vocab::Outcome;
+    use inferbench_contract::vocab::{Outcome, TaskFamily};
     use inferbench_inputs::dataset::{self, Item, LoadOptions};
     use inferbench_inputs::spec::Spec;
     use inferbench_store::run::RunDir;
@@ -223,9 +223,9 @@ mod tests {
     use std::collections::BTreeMap;
     use std::path::PathBuf;
 
-    const MEETING: &str = "meeting-notes-lookup";
-    const TICKET: &str = "ticket-triage";
-    const CONTRACT: &str = "contract-terms-extraction";
+    const MEETING: TaskFamily = TaskFamily::MeetingNotesLookup;
+    const TICKET: TaskFamily = TaskFamily::TicketTriage;
+    const CONTRACT: TaskFamily = TaskFamily::ContractTermsExtraction;
 
     fn meeting_gold() -> Value {
         json!({"type": "person", "value": "Augusta King"})
@@ -240,10 +240,10 @@ mod tests {
             "termination_notice_days": null, "security_incident_notice_hours": 24})
     }
 
-    fn item(family: &str, id: &str, gold: Value, aliases: &[&str]) -> Item {
+    fn item(family: TaskFamily, id: &str, gold: Value, aliases: &[&str]) -> Item {
         Item {
             id: id.into(),
-            family: family.into(),
+            family,
             system: "s".into(),
             user: "u".into(),
             gold,
@@ -256,9 +256,9 @@ mod tests {
         Dataset {
             dir: PathBuf::from("data/test"),
             items: BTreeMap::from([
-                (MEETING.to_string(), vec![item(MEETING, "m-1", meeting_gold(), &["Ada Lovelace"])]),
-                (TICKET.to_string(), vec![item(TICKET, "t-1", ticket_gold(), &[])]),
-                (CONTRACT.to_string(), vec![item(CONTRACT, "c-1", contract_gold(), &[])]),
+                (MEETING, vec![item(MEETING, "m-1", meeting_gold(), &["Ada Lovelace"])]),
+                (TICKET, vec![item(TICKET, "t-1", ticket_gold(), &[])]),
+                (CONTRACT, vec![item(CONTRACT, "c-1", contract_gold(), &[])]),
             ]),
             file_hashes: BTreeMap::new(),
             release_hash: "0".repeat(64),
@@ -268,7 +268,7 @@ mod tests {
     /// A response row; `operational` decides the terminal outcome.
     fn response(
         request_id: &str,
-        family: &str,
+        family: TaskFamily,
         item_id: &str,
         operational: &str,
         status: Option<i64>,
@@ -289,7 +289,7 @@ mod tests {
             round_id: "round-1".into(),
             round_index: 3,
             provider: "acme".into(),
-            task_family: family.parse().unwrap(),
+            task_family: family,
             item_id: item_id.into(),
             attempt: 1,
             outcome,
@@ -334,7 +334,7 @@ mod tests {
         }
     }
 
-    fn ok(family: &str, item_id: &str, answer: &str) -> ResponseRow {
+    fn ok(family: TaskFamily, item_id: &str, answer: &str) -> ResponseRow {
         response("req-1", family, item_id, "2xx", Some(200), answer)
     }
 
@@ -543,7 +543,7 @@ mod tests {
         for family in &spec.families {
             let template = std::fs::read_to_string(spec.dir().join(&family.prompt_template)).unwrap();
             let system = template.strip_suffix('\n').unwrap_or(&template);
-            let (id, gold, band_field) = match family.name.as_str() {
+            let (id, gold, band_field) = match family.name {
                 MEETING => ("m-1", meeting_gold(), "input_total"),
                 TICKET => ("t-1", ticket_gold(), "user"),
                 _ => ("c-1", contract_gold(), "user"),
@@ -551,10 +551,10 @@ mod tests {
             let aliases = if family.name == MEETING { json!(["Ada Lovelace"]) } else { json!([]) };
             let row = json!({"id": id, "use_case": family.name, "split": "private",
                 "prompt": {"system": system, "user": "Synthetic case 0"},
-                "output_schema": inferbench_contract::family::output_schema(&family.name), "gold": gold, "aliases": aliases,
+                "output_schema": inferbench_contract::family::output_schema(family.name), "gold": gold, "aliases": aliases,
                 "tokens": {band_field: family.input_tokens.0}});
             std::fs::write(dir.join(format!("{}.jsonl", family.name)), format!("{row}\n")).unwrap();
-            use_cases.insert(family.name.clone(), json!({"private_items": 1}));
+            use_cases.insert(family.name.to_string(), json!({"private_items": 1}));
         }
         let manifest = json!({"status": "frozen", "freeze_ready": true, "use_cases": use_cases});
         std::fs::write(dir.join("manifest.json"), manifest.to_string()).unwrap();

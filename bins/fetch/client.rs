@@ -224,7 +224,7 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
         round_id: unit.round_id.clone(),
         round_index: unit.round_index,
         provider: unit.provider.clone(),
-        task_family: unit.task_family.as_str().to_string(),
+        task_family: unit.task_family,
         item_id: unit.item_id.clone(),
         endpoint: creds.redacted(&client.endpoint),
         body: unit.body.clone(),

@@ -10,12 +10,12 @@ use inferbench_cli::nofile;
 use inferbench_cli::Interrupted;
 use inferbench_contract::canonical::file_sha256;
 use inferbench_contract::event::{
-    ErrorKind, Event, Outcome, RequestTerminal, RoundClosed, RoundReleased, SegmentOpened,
+    EndpointMode, ErrorKind, Event, Outcome, RequestTerminal, RoundClosed, RoundReleased, SegmentOpened, SegmentStatus,
 };
 use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::{Error, CODE_VERSION};
 use inferbench_inputs::dataset::Dataset;
-use inferbench_inputs::providers::slug;
+use inferbench_inputs::providers::simulated_endpoint;
 use inferbench_inputs::spec::{HttpVersion, Spec, HTTP_VERSION_KEY};
 use inferbench_store::pipeline::Pipeline;
 use inferbench_store::run::{RunDir, WriterLock};
@@ -31,7 +31,7 @@ struct Plan {
     clients: BTreeMap<String, Arc<ProviderClient>>,
     deadline: Duration,
     limits: Limits,
-    endpoint_mode: &'static str,
+    endpoint_mode: EndpointMode,
     /// The run id, from the lock: a copied or renamed run directory resumes as the same run.
     run_id: String,
     /// Held for the whole fetch: a second fetch (or any stage) on this run refuses at once.
@@ -45,7 +45,7 @@ pub fn run(args: Args) -> Result<()> {
     refuse_imported(&RunDir::new(&args.run))?;
     let plan = Arc::new(prepare(args)?);
     let state = Arc::new(resume::scan(&plan.run, &plan.run_id)?);
-    if let Some(mode) = state.endpoint_mode.as_deref().filter(|m| *m != plan.endpoint_mode) {
+    if let Some(mode) = state.endpoint_mode.filter(|m| *m != plan.endpoint_mode) {
         return Err(Error::LockMismatch(format!(
             "{}: this run was fetched from {mode} providers; it cannot continue against {} ones (a run never \
              mixes simulated and real segments); start a new run",
@@ -136,7 +136,7 @@ fn prepare(args: Args) -> Result<Plan> {
                 if !send_credentials_to_simulator || !absent.is_empty() {
                     creds = Credentials::simulated(provider);
                 }
-                format!("{}/{}/v1/chat/completions", base.trim_end_matches('/'), slug(&provider.name))
+                simulated_endpoint(base, &provider.name)
             }
             None => {
                 missing.extend(absent);
@@ -171,7 +171,7 @@ fn prepare(args: Args) -> Result<Plan> {
         }
     }
     for row in &schedule {
-        if data.item(row.task_family.as_str(), &row.item_id).is_none() || !clients.contains_key(&row.provider) {
+        if data.item(row.task_family, &row.item_id).is_none() || !clients.contains_key(&row.provider) {
             return Err(Error::bad(format!(
                 "{}: request {}: unknown item or provider",
                 run.schedule().display(),
@@ -181,7 +181,7 @@ fn prepare(args: Args) -> Result<Plan> {
         }
     }
     let deadline = Duration::from_secs_f64(deadline_seconds.unwrap_or(spec.inference.timeout_seconds));
-    let endpoint_mode = if endpoint_base.is_some() { "simulated" } else { "providers" };
+    let endpoint_mode = if endpoint_base.is_some() { EndpointMode::Simulated } else { EndpointMode::Providers };
     let stream_limits = spec.inference.stream_limits;
     let limits = Limits {
         max_event_bytes: usize::try_from(stream_limits.max_event_bytes).unwrap_or(usize::MAX),
@@ -221,7 +221,7 @@ async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> {
         schedule_sha256: file_sha256(&plan.run.schedule())?,
         scheduled_requests: plan.schedule.len() as u64,
         already_terminal: state.terminal.len() as u64,
-        endpoint_mode: plan.endpoint_mode.to_string(),
+        endpoint_mode: plan.endpoint_mode,
         deadline_ms: plan.deadline.as_millis() as u64,
         max_event_bytes: plan.limits.max_event_bytes as u64,
         max_response_bytes: plan.limits.max_response_bytes,
@@ -286,7 +286,7 @@ async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> {
                 // Stop at once: in-flight attempts stay open in the log and the next fetch
                 // closes them as `interrupted` and sends them again.
                 progress.finish_and_clear();
-                log.close(state.next_segment, "interrupted", before)?;
+                log.close(state.next_segment, SegmentStatus::Interrupted, before)?;
                 return Err(Interrupted.into());
             }
         }
@@ -300,7 +300,7 @@ async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> {
         done.await.context("flushing the log")?.context("flushing the log")?;
     }
     progress.finish_and_clear();
-    let terminal = log.close(state.next_segment, "complete", before)?;
+    let terminal = log.close(state.next_segment, SegmentStatus::Complete, before)?;
     eprintln!("ib-fetch: {terminal} of {} scheduled requests terminal", plan.schedule.len());
     Ok(())
 }
@@ -334,7 +334,7 @@ async fn shutdown_signal() {
 }
 
 fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
-    let item = plan.data.item(row.task_family.as_str(), &row.item_id).expect("checked in prepare");
+    let item = plan.data.item(row.task_family, &row.item_id).expect("checked in prepare");
     let provider = &plan.clients[&row.provider].provider;
     Unit {
         request_id: row.request_id.clone(),

@@ -1,7 +1,9 @@
 //! The event log writer: one segment file per fetch process, gap-free `seq` across segments,
 //! and the run clock (monotonic within a segment, anchored to the run's first segment).
 use anyhow::Result;
-use inferbench_contract::event::{Envelope, Event, Outcome, RequestStarted, RoundReleased, SegmentClosed};
+use inferbench_contract::event::{
+    Envelope, Event, Outcome, RequestStarted, RoundReleased, SegmentClosed, SegmentStatus,
+};
 use inferbench_contract::FORMAT_VERSION;
 use inferbench_store::jsonl::AppendWriter;
 use std::path::Path;
@@ -73,12 +75,11 @@ impl EventLog {
 
     /// Writes `segment_closed` (counting `earlier` requests finished by previous segments plus
     /// this segment's), syncs, and stops the log; returns the count.
-    pub fn close(&self, segment: u32, status: &str, earlier: u64) -> Result<u64> {
+    pub fn close(&self, segment: u32, status: SegmentStatus, earlier: u64) -> Result<u64> {
         let t_ns = self.now();
         let mut inner = self.inner.lock().map_err(|_| anyhow::anyhow!("event log lock poisoned"))?;
         let terminal_requests = earlier + inner.terminals;
-        let closed =
-            SegmentClosed { segment, status: status.to_string(), terminal_requests, peak_rss_bytes: peak_rss_bytes() };
+        let closed = SegmentClosed { segment, status, terminal_requests, peak_rss_bytes: peak_rss_bytes() };
         self.write(&mut inner, t_ns, Event::SegmentClosed(closed))?;
         inner.closed = true;
         inner.writer.sync()?;
@@ -274,7 +275,7 @@ mod tests {
             round_id: "round-1".into(),
             round_index: 7,
             provider: "p \"quoted\"".into(),
-            task_family: "ticket-triage".into(),
+            task_family: inferbench_contract::event::TaskFamily::TicketTriage,
             item_id: "t-1".into(),
             endpoint: "http://x/v1".into(),
             body,
@@ -316,7 +317,7 @@ mod tests {
         }
         let seqs: Vec<u64> = jsonl::read::<Envelope>(&path).unwrap().records.iter().map(|e| e.seq).collect();
         assert_eq!(seqs, vec![3, 4, 5, 6], "the prepared lines take their places in the gap-free seq");
-        log.close(1, "complete", 0).unwrap();
+        log.close(1, SegmentStatus::Complete, 0).unwrap();
         let line = log.released_line(RoundReleased { round_id: "r".into(), round_index: 8, request_ids: vec![] });
         log.write_released(&line.unwrap(), &mut Vec::new()).unwrap();
         assert_eq!(jsonl::read::<Envelope>(&path).unwrap().records.len(), 5, "nothing follows the close");
@@ -330,7 +331,7 @@ mod tests {
         log.emit(terminal("a", Outcome::Completed)).unwrap();
         log.emit(terminal("b", Outcome::Interrupted)).unwrap();
         log.emit(terminal("c", Outcome::Timeout)).unwrap();
-        assert_eq!(log.close(2, "interrupted", 5).unwrap(), 7, "5 earlier + a and c");
+        assert_eq!(log.close(2, SegmentStatus::Interrupted, 5).unwrap(), 7, "5 earlier + a and c");
         log.emit(terminal("d", Outcome::Completed)).unwrap();
         let written = jsonl::read::<Envelope>(&path).unwrap().records;
         let seqs: Vec<u64> = written.iter().map(|e| e.seq).collect();

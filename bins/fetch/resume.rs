@@ -2,7 +2,7 @@
 //! were started but never ended (closed as `interrupted` by the next fetch and re-sent), and
 //! where `seq`, the segment numbers and the run clock continue.
 use anyhow::Result;
-use inferbench_contract::event::{Event, Outcome};
+use inferbench_contract::event::{EndpointMode, Event, Outcome};
 use inferbench_store::event_log;
 use inferbench_store::run::RunDir;
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,8 +21,8 @@ pub struct LogState {
     pub anchor_wall_ns: Option<u64>,
     pub last_t_ns: u64,
     pub torn_lines: usize,
-    /// `simulated` or `providers`: what the earlier segments fetched from.
-    pub endpoint_mode: Option<String>,
+    /// What the earlier segments fetched from.
+    pub endpoint_mode: Option<EndpointMode>,
 }
 
 /// Scans the log of `run`, whose lock names it `run_id` (the directory may have been copied
@@ -83,7 +83,7 @@ mod tests {
             round_id: "r".into(),
             round_index: 0,
             provider: "p".into(),
-            task_family: "f".into(),
+            task_family: inferbench_contract::event::TaskFamily::TicketTriage,
             item_id: "i".into(),
             endpoint: "http://x".into(),
             body: serde_json::json!({}),
@@ -119,7 +119,7 @@ mod tests {
             schedule_sha256: "s".into(),
             scheduled_requests: 3,
             already_terminal: 0,
-            endpoint_mode: "simulated".into(),
+            endpoint_mode: EndpointMode::Simulated,
             deadline_ms: 20_000,
             max_event_bytes: 1 << 20,
             max_response_bytes: 16 << 20,
@@ -150,7 +150,7 @@ mod tests {
         assert_eq!(state.attempts["c"], 1);
         assert_eq!((state.next_seq, state.next_segment, state.last_t_ns), (6, 2, 50));
         assert_eq!(state.anchor_wall_ns, Some(42));
-        assert_eq!(state.endpoint_mode.as_deref(), Some("simulated"));
+        assert_eq!(state.endpoint_mode, Some(EndpointMode::Simulated));
         assert_eq!(state.torn_lines, 1);
     }
 }

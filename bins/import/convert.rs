@@ -14,7 +14,7 @@ use inferbench_contract::event::{
     Envelope, Event, RequestStarted, RequestTerminal, ResponseHead, RoundClosed, RoundReleased, SegmentClosed,
     SegmentOpened, SseEvent,
 };
-use inferbench_contract::vocab::{ErrorKind, Outcome};
+use inferbench_contract::vocab::{EndpointMode, ErrorKind, Outcome, SegmentStatus};
 use inferbench_contract::{CODE_VERSION, FORMAT_VERSION};
 use inferbench_judge::stream::{cap, ERROR_BODY_CAP};
 use std::collections::BTreeMap;
@@ -128,7 +128,7 @@ fn request_events(record: &Record, base: u64, position: usize, counts: &mut Coun
             round_id: unit.round_id.clone(),
             round_index: unit.round_index,
             provider: unit.provider.clone(),
-            task_family: unit.task_family.to_string(),
+            task_family: unit.task_family,
             item_id: unit.item_id.clone(),
             endpoint: record.endpoint.clone(),
             body: record.body.clone(),
@@ -274,7 +274,7 @@ pub fn log(source: &Source, origin: &Origin) -> (Vec<Envelope>, Counts) {
             schedule_sha256: origin.schedule_sha256.clone(),
             scheduled_requests: counts.scheduled as u64,
             already_terminal: 0,
-            endpoint_mode: inferbench_contract::event::IMPORTED.to_string(),
+            endpoint_mode: EndpointMode::Imported,
             deadline_ms: REFERENCE_DEADLINE_MS,
             max_event_bytes: 0,
             max_response_bytes: 0,
@@ -290,7 +290,7 @@ pub fn log(source: &Source, origin: &Origin) -> (Vec<Envelope>, Counts) {
         end,
         Event::SegmentClosed(SegmentClosed {
             segment: 1,
-            status: if finished == counts.scheduled { "complete" } else { "interrupted" }.to_string(),
+            status: if finished == counts.scheduled { SegmentStatus::Complete } else { SegmentStatus::Interrupted },
             terminal_requests: finished as u64,
             peak_rss_bytes: None,
         }),

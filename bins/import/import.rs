@@ -291,7 +291,7 @@ fn selection_rows(source: &Source, spec: &Spec, data: &Dataset) -> Result<(Vec<S
             ))
             .into());
         }
-        let ids: BTreeSet<&str> = data.items[family.as_str()].iter().map(|i| i.id.as_str()).collect();
+        let ids: BTreeSet<&str> = data.items[&family].iter().map(|i| i.id.as_str()).collect();
         let listed: BTreeSet<&str> = order.iter().map(String::as_str).collect();
         if ids != listed {
             return Err(Error::LockMismatch(format!(
@@ -301,7 +301,7 @@ fn selection_rows(source: &Source, spec: &Spec, data: &Dataset) -> Result<(Vec<S
             .into());
         }
         for (position, id) in order.iter().enumerate() {
-            let item = data.item(family.as_str(), id).expect("checked above");
+            let item = data.item(family, id).expect("checked above");
             rows.push(SelectionRow {
                 task_family: family,
                 position: position as i64,
@@ -372,10 +372,10 @@ fn write_run(
     };
     let lock_bytes = atomic::json_bytes(&run.lock(), &file)?;
     let lock_hash = sha256_hex(&lock_bytes);
-    parquet_io::write(&run.selection(), selection, &BTreeMap::from([("lock.json".to_string(), lock_hash.clone())]))?;
+    parquet_io::write(&run.selection(), selection, &BTreeMap::from([(RunDir::LOCK.to_string(), lock_hash.clone())]))?;
     let selection_hash = inferbench_contract::canonical::file_sha256(&run.selection())?;
     let schedule_inputs =
-        BTreeMap::from([("lock.json".to_string(), lock_hash), ("selection.parquet".to_string(), selection_hash)]);
+        BTreeMap::from([(RunDir::LOCK.to_string(), lock_hash), (RunDir::SELECTION.to_string(), selection_hash)]);
     parquet_io::write(&run.schedule(), &schedule_rows(source), &schedule_inputs)?;
     let schedule_sha256 = inferbench_contract::canonical::file_sha256(&run.schedule())?;
 
@@ -414,9 +414,9 @@ fn write_run(
     }
     let order: Vec<&str> = source.rounds.iter().flat_map(|r| &r.units).map(|u| u.request_id.as_str()).collect();
     let records = order.iter().filter_map(|id| source.records.get(*id)).map(|r| &r.kept);
-    atomic::write(&reference.join("records.jsonl"), &jsonl_bytes(records)?)?;
+    atomic::write(&run.reference_records(), &jsonl_bytes(records)?)?;
     let evaluations = order.iter().filter_map(|id| source.evaluations.get(*id));
-    atomic::write(&reference.join("evaluations.jsonl"), &jsonl_bytes(evaluations)?)?;
+    atomic::write(&run.reference_evaluations(), &jsonl_bytes(evaluations)?)?;
     let summary = json!({
         "runner": RUNNER,
         "run_id": source.lock.run_id,
@@ -435,9 +435,9 @@ fn write_run(
         "historical_runner_errors": counts.historical_runner_errors,
         "inferred_2xx_heads": counts.inferred_heads,
         "notes": notes,
-        "files": source.copied.keys().map(|k| format!("reference/{k}")).collect::<Vec<_>>(),
+        "files": source.copied.keys().map(|k| format!("{}/{k}", RunDir::REFERENCE)).collect::<Vec<_>>(),
     });
-    atomic::write_json(&reference.join("import.json"), &summary)?;
+    atomic::write_json(&run.reference_import(), &summary)?;
     Ok(counts)
 }
 

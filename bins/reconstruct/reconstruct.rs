@@ -5,7 +5,7 @@ use inferbench_contract::canonical::file_sha256;
 use inferbench_contract::canonical::short_hash;
 use inferbench_contract::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SseEvent};
 use inferbench_contract::tables::{ResponseRow, ScheduleRow};
-use inferbench_contract::vocab::{OperationalOutcome, TaskFamily};
+use inferbench_contract::vocab::OperationalOutcome;
 use inferbench_contract::Error;
 use inferbench_judge::rules::Rules;
 use inferbench_judge::timing::{self, TimedEvent};
@@ -58,17 +58,17 @@ pub fn run(args: Args) -> Result<()> {
     let first = log.next().transpose()?;
     let schedule_inputs = parquet_io::read_inputs::<ScheduleRow>(&run.schedule())?;
     let mut current = provenance::Current::default();
-    provenance::verify(&run, &mut current, "schedule.parquet", "ib-schedule", &schedule_inputs, &BTreeMap::new())?;
+    provenance::verify(&run, &mut current, RunDir::SCHEDULE, "ib-schedule", &schedule_inputs, &BTreeMap::new())?;
     let schedule_sha256 = file_sha256(&run.schedule())?;
     let mut inputs = BTreeMap::from([
-        ("lock.json".to_string(), file_sha256(&run.lock())?),
-        ("schedule.parquet".to_string(), schedule_sha256.clone()),
+        (RunDir::LOCK.to_string(), file_sha256(&run.lock())?),
+        (RunDir::SCHEDULE.to_string(), schedule_sha256.clone()),
     ]);
     let rules = args.rules.rules;
     let mut sorter = Sorter::new(&run);
     let execution = judge_log(&mut log, first, &schedule_sha256, rules, &mut sorter)?;
     for segment in log.segments() {
-        inputs.insert(format!("events/{:04}.jsonl", segment.number), segment.sha256.clone());
+        inputs.insert(RunDir::segment_name(segment.number), segment.sha256.clone());
     }
     rules.record(&mut inputs);
     let (total, completed) = write_responses(&run, &inputs, execution, sorter)?;
@@ -359,7 +359,7 @@ fn read_log(
                 ))
                 .into());
             }
-            imported = opened.endpoint_mode == inferbench_contract::event::IMPORTED;
+            imported = opened.endpoint_mode == inferbench_contract::vocab::EndpointMode::Imported;
             anchor_ns = i128::from(opened.wall_clock_unix_ns) - i128::from(env.t_ns);
         }
         if let Some(done) = collect(&mut open, env, imported, anchor_ns) {
@@ -469,8 +469,6 @@ fn ms(from: u64, to: u64) -> f64 {
 fn row(a: Attempt, rules: Rules) -> Result<ResponseRow> {
     let (start, s) = a.started.expect("finals have a start");
     let term = a.terminal.expect("finals have a terminal");
-    let task_family: TaskFamily =
-        s.task_family.parse().map_err(|e| Error::bad(format!("events: request {}: task_family: {e}", s.request_id)))?;
     let events: Vec<TimedEvent> = a.events.iter().map(|(t, e)| TimedEvent::logged(start, *t, e)).collect();
     let logged = timing::logged_end(&term);
     let t = timing::compute_with(rules, &events, &logged, term.http_status);
@@ -482,7 +480,7 @@ fn row(a: Attempt, rules: Rules) -> Result<ResponseRow> {
         round_id: s.round_id,
         round_index: s.round_index as i64,
         provider: s.provider,
-        task_family,
+        task_family: s.task_family,
         item_id: s.item_id,
         attempt: i64::from(s.attempt),
         outcome: t.end.outcome,
@@ -533,6 +531,7 @@ fn row(a: Attempt, rules: Rules) -> Result<ResponseRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use inferbench_contract::vocab::TaskFamily;
 
     fn judged(request: u32, attempt: u32, seq: u64) -> Judged {
         let started = RequestStarted {
@@ -541,7 +540,7 @@ mod tests {
             round_id: format!("round-{}", request / 3),
             round_index: u64::from(request / 3),
             provider: "p".into(),
-            task_family: "ticket-triage".into(),
+            task_family: TaskFamily::TicketTriage,
             item_id: "i".into(),
             endpoint: "http://x".into(),
             body: serde_json::json!({}),

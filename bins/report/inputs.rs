@@ -77,8 +77,8 @@ pub fn load(
     let comparisons: ComparisonsDocument = from_text(&run.comparisons(), &comparisons_text)?;
     // Figures computed from other responses, evaluations or another lock than the run has
     // now are stale: refused, never rendered.
-    pipeline.verify("metrics.json", "ib-aggregate", &metrics.provenance.inputs)?;
-    pipeline.verify("comparisons.json", "ib-aggregate", &comparisons.provenance.inputs)?;
+    pipeline.verify(RunDir::METRICS_JSON, "ib-aggregate", &metrics.provenance.inputs)?;
+    pipeline.verify(RunDir::COMPARISONS, "ib-aggregate", &comparisons.provenance.inputs)?;
     let scheduled_requests = table_rows::<ScheduleRow>(&mut pipeline, &files, &run.schedule(), "ib-schedule")?;
     table_rows::<ResponseRow>(&mut pipeline, &files, &run.responses(), "ib-reconstruct")?;
     let responses = crate::responses::read(&run.responses())?;
@@ -125,7 +125,7 @@ fn execution_facts(run: &RunDir, run_id: &str, current: &mut provenance::Current
         parquet_io::read_inputs_and::<ResponseRow>(&run.responses(), execution::METADATA_KEY)
     {
         let unchanged =
-            provenance::verify(run, current, "responses.parquet", "ib-reconstruct", &inputs, &BTreeMap::new());
+            provenance::verify(run, current, RunDir::RESPONSES, "ib-reconstruct", &inputs, &BTreeMap::new());
         if let (Ok(()), Ok(execution)) = (unchanged, serde_json::from_str(&facts)) {
             return Ok(execution);
         }
@@ -212,7 +212,7 @@ pub fn check(inputs: &ReportInputs) -> Result<(), Vec<String>> {
     let (m, c) = (&inputs.metrics, &inputs.comparisons);
     let mut problems = Vec::new();
     for (file, version, run_id) in
-        [("metrics.json", &m.metrics_version, &m.run_id), ("comparisons.json", &c.metrics_version, &c.run_id)]
+        [(RunDir::METRICS_JSON, &m.metrics_version, &m.run_id), (RunDir::COMPARISONS, &c.metrics_version, &c.run_id)]
     {
         if version != METRICS_VERSION {
             problems.push(format!(

@@ -53,7 +53,7 @@ pub fn inventory(root: &Path) -> anyhow::Result<BTreeMap<String, FileEntry>> {
                 continue;
             }
             let rel = path.strip_prefix(root)?.to_string_lossy().replace('\\', "/");
-            if rel != "manifest.json" {
+            if rel != RunDir::MANIFEST {
                 files.insert(rel, hash_file(&path)?);
             }
         }
@@ -65,7 +65,7 @@ pub fn inventory(root: &Path) -> anyhow::Result<BTreeMap<String, FileEntry>> {
 /// published with it.
 pub fn build(run: &RunDir, inputs: &ReportInputs, report: &[u8]) -> anyhow::Result<Manifest> {
     let mut files = inputs.files.clone();
-    files.insert("report.md".to_string(), FileEntry { bytes: report.len() as u64, sha256: sha256_hex(report) });
+    files.insert(RunDir::REPORT_MD.to_string(), FileEntry { bytes: report.len() as u64, sha256: sha256_hex(report) });
     let reasons = incomplete_because(run, inputs, &files);
     let lock = &inputs.lock;
     Ok(Manifest {
@@ -102,24 +102,24 @@ fn incomplete_because(run: &RunDir, inputs: &ReportInputs, files: &BTreeMap<Stri
         reasons.push(format!("{missing} of {} scheduled requests have no response", inputs.scheduled_requests));
     }
     for name in [
-        "events.parquet",
-        "evaluations.parquet",
-        "metrics.json",
-        "metrics.parquet",
-        "pooled.parquet",
-        "comparisons.json",
+        RunDir::EVENTS_TABLE,
+        RunDir::EVALUATIONS,
+        RunDir::METRICS_JSON,
+        RunDir::METRICS_PARQUET,
+        RunDir::POOLED,
+        RunDir::COMPARISONS,
     ] {
         if !files.contains_key(name) {
             reasons.push(format!("{name} is missing"));
         }
     }
-    if files.contains_key("events.parquet") {
+    if files.contains_key(RunDir::EVENTS_TABLE) {
         let sealed = parquet_io::read_inputs::<EventRow>(&run.events_parquet()).and_then(|recorded| {
             // The segments' hashes are the inventory's: the log is not read again.
-            provenance::verify(run, &mut current(files), "events.parquet", "ib-fetch", &recorded, &BTreeMap::new())
+            provenance::verify(run, &mut current(files), RunDir::EVENTS_TABLE, "ib-fetch", &recorded, &BTreeMap::new())
         });
         if let Err(e) = sealed {
-            reasons.push(format!("events.parquet is not the sealed copy of the current log: {e}"));
+            reasons.push(format!("{} is not the sealed copy of the current log: {e}", RunDir::EVENTS_TABLE));
         }
     }
     reasons

@@ -14,9 +14,10 @@ use crate::labels::label;
 use inferbench_contract::documents::{ComparisonsDocument, MetricsDocument};
 use inferbench_contract::lock::ImportedFrom;
 use inferbench_contract::tables::{EvaluationRow, ResponseRow, ScheduleRow};
-use inferbench_contract::vocab::{ErrorKind, Outcome};
+use inferbench_contract::vocab::{ErrorKind, Outcome, ReferenceOutcome};
 use inferbench_contract::Error;
 use inferbench_inputs::providers::ProviderTable;
+use inferbench_inputs::reference_records::{HISTORICAL_ERROR_MESSAGE, HISTORICAL_ERROR_TYPE};
 use inferbench_judge::rules::Rules;
 use inferbench_store::parquet_io;
 use inferbench_store::run::RunDir;
@@ -72,7 +73,8 @@ impl Cause {
 
 /// What the reference recorded about one request.
 struct RefRecord {
-    outcome: String,
+    /// `None` for an outcome the reference does not write.
+    outcome: Option<ReferenceOutcome>,
     /// The runner error the reference scores as a transport error (its §5.9).
     historical: bool,
     answer: Option<String>,
@@ -162,10 +164,9 @@ fn ref_record(record: &Value) -> RefRecord {
     let events = record.get("stream_events").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     let classified = |c: &str| events.iter().any(|e| e.get("classification").and_then(Value::as_str) == Some(c));
     RefRecord {
-        outcome: record.get("terminal_outcome").and_then(Value::as_str).unwrap_or_default().to_string(),
-        historical: record.pointer("/error/type").and_then(Value::as_str) == Some("AttributeError")
-            && record.pointer("/error/message").and_then(Value::as_str)
-                == Some("'NoneType' object has no attribute 'read'"),
+        outcome: record.get("terminal_outcome").and_then(Value::as_str).and_then(|o| o.parse().ok()),
+        historical: record.pointer("/error/type").and_then(Value::as_str) == Some(HISTORICAL_ERROR_TYPE)
+            && record.pointer("/error/message").and_then(Value::as_str) == Some(HISTORICAL_ERROR_MESSAGE),
         answer: record.get("reconstructed_answer").and_then(Value::as_str).map(str::to_string),
         error_type: record.pointer("/error/type").and_then(Value::as_str).map(str::to_string),
         malformed_event: classified("malformed_sse"),
@@ -176,13 +177,15 @@ fn ref_record(record: &Value) -> RefRecord {
 /// Why our response of a request scored differently from the reference's record, if the
 /// difference is a documented one.
 fn cause(ours: &ResponseRow, theirs: &RefRecord) -> Option<Cause> {
-    let reference_completed = theirs.outcome == "completed";
+    let reference_completed = theirs.outcome == Some(ReferenceOutcome::Completed);
     match ours.outcome {
         Outcome::Truncated if reference_completed => Some(Cause::Truncated),
         Outcome::InvalidStream if reference_completed && ours.error_type == Some(ErrorKind::EmptyStream) => {
             Some(Cause::EmptyStream)
         }
-        Outcome::InvalidStream if theirs.outcome == "transport_error" && theirs.malformed_event => {
+        Outcome::InvalidStream
+            if theirs.outcome == Some(ReferenceOutcome::TransportError) && theirs.malformed_event =>
+        {
             Some(Cause::InvalidData)
         }
         Outcome::StreamError if reference_completed => Some(Cause::InBandError),
@@ -192,7 +195,7 @@ fn cause(ours: &ResponseRow, theirs: &RefRecord) -> Option<Cause> {
             Some(Cause::AfterDone)
         }
         Outcome::Completed
-            if theirs.outcome == "transport_error"
+            if theirs.outcome == Some(ReferenceOutcome::TransportError)
                 && theirs.error_type.as_deref() == Some("invalid_sse")
                 && !theirs.malformed_event =>
         {
@@ -225,10 +228,9 @@ pub fn compare(
     comparisons: &ComparisonsDocument,
 ) -> anyhow::Result<Option<Parity>> {
     let Some(from) = from else { return Ok(None) };
-    let dir = run.reference();
-    let records = read_jsonl(&dir.join("records.jsonl"))?;
+    let records = read_jsonl(&run.reference_records())?;
     let reference_evaluations: BTreeMap<String, Value> =
-        read_jsonl(&dir.join("evaluations.jsonl"))?.into_iter().filter_map(|e| Some((id_of(&e)?, e))).collect();
+        read_jsonl(&run.reference_evaluations())?.into_iter().filter_map(|e| Some((id_of(&e)?, e))).collect();
     let records: BTreeMap<String, RefRecord> =
         records.iter().filter_map(|r| Some((id_of(r)?, ref_record(r)))).collect();
     let ours: BTreeMap<&str, &ResponseRow> = responses.iter().map(|r| (r.request_id.as_str(), r)).collect();
@@ -265,7 +267,10 @@ pub fn compare(
         deviations,
         unexplained,
         without_reference_evaluation,
-        runner_errors: records.values().filter(|r| r.outcome == "runner_error" && !r.historical).count(),
+        runner_errors: records
+            .values()
+            .filter(|r| r.outcome == Some(ReferenceOutcome::RunnerError) && !r.historical)
+            .count(),
         providers,
         figures,
     }))

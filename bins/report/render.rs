@@ -4,10 +4,11 @@
 use crate::format::seconds;
 use crate::inputs::ReportInputs;
 use crate::{failures, labels, leaderboard, paired, results, speed};
+use inferbench_contract::vocab::EndpointMode;
 
 /// The report's text, ending with exactly one newline.
 pub fn render(inputs: &ReportInputs) -> String {
-    let families: Vec<String> = inputs.spec.families.iter().map(|f| f.name.clone()).collect();
+    let families: Vec<String> = inputs.spec.families.iter().map(|f| f.name.to_string()).collect();
     let required = &inputs.spec.required_columns;
     let m = &inputs.metrics;
     let sections = [
@@ -102,13 +103,13 @@ fn deadline_sentence(inputs: &ReportInputs) -> String {
 /// Whether the providers were real or simulated, and how the fetch went.
 fn how_it_ran(inputs: &ReportInputs) -> String {
     let e = &inputs.execution;
-    let against = match e.endpoint_mode.as_deref() {
-        Some("simulated") => "simulated providers (ib-sim on this machine), not the real endpoints",
-        Some(inferbench_contract::event::IMPORTED) => {
+    let against = match e.endpoint_mode {
+        Some(EndpointMode::Simulated) => "simulated providers (ib-sim on this machine), not the real endpoints",
+        Some(EndpointMode::Imported) => {
             "the endpoints the reference runner reached (this run was imported from its records by ib-import; \
              nothing was sent again)"
         }
-        Some(_) => "the providers' real endpoints",
+        Some(EndpointMode::Providers) => "the providers' real endpoints",
         None => "no provider (nothing was fetched)",
     };
     let segments = e.segments.len();

@@ -7,6 +7,7 @@ use inferbench_contract::canonical::sha256_hex;
 use inferbench_contract::manifest::FileEntry;
 use inferbench_store::atomic;
 use inferbench_store::pipeline::Pipeline;
+use inferbench_store::run::RunDir;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let pipeline = Pipeline::open(&args.run, &args.spec)?;
@@ -30,11 +31,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let html = html.map_err(|_| anyhow::anyhow!("rendering report.html stopped unexpectedly"))?;
         Ok((inputs, text, html))
     })?;
-    let html_path = run.root().join("report.html");
+    let html_path = run.report_html();
     let mut manifest = crate::manifest::build(&run, &inputs, text.as_bytes())?;
-    manifest
-        .files
-        .insert("report.html".to_string(), FileEntry { bytes: html.len() as u64, sha256: sha256_hex(html.as_bytes()) });
+    manifest.files.insert(
+        RunDir::REPORT_HTML.to_string(),
+        FileEntry { bytes: html.len() as u64, sha256: sha256_hex(html.as_bytes()) },
+    );
     // The manifest inventories this report.md and report.html: all three are published together.
     let mut outputs = atomic::Group::new(run.root());
     outputs.add(&run.report_md(), text.as_bytes())?;

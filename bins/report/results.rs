@@ -254,7 +254,7 @@ mod tests {
     #[test]
     fn family_sections_follow_the_spec_with_coverage_and_contract_diagnostics() {
         let inputs = sample::inputs();
-        let families: Vec<String> = inputs.spec.families.iter().map(|f| f.name.clone()).collect();
+        let families: Vec<String> = inputs.spec.families.iter().map(|f| f.name.to_string()).collect();
         let lines = family_sections(
             &inputs.metrics.task_family_metrics,
             &families,

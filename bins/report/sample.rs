@@ -313,7 +313,7 @@ pub fn inputs() -> ReportInputs {
             segments: Vec::new(),
             wall_clock_period: None,
             clock: "CLOCK_MONOTONIC".into(),
-            endpoint_mode: Some("providers".into()),
+            endpoint_mode: Some(inferbench_contract::vocab::EndpointMode::Providers),
             resumed_rounds: 0,
             resent_attempts: 0,
         },

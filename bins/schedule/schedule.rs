@@ -7,6 +7,7 @@ use inferbench_contract::tables::SelectionRow;
 use inferbench_contract::vocab::TaskFamily;
 use inferbench_store::parquet_io;
 use inferbench_store::pipeline::Pipeline;
+use inferbench_store::run::RunDir;
 use std::collections::BTreeMap;
 
 pub fn run(args: Args) -> Result<()> {
@@ -31,8 +32,8 @@ pub fn run(args: Args) -> Result<()> {
     }
     let rows = rounds::build(&lock.selection.algorithm_version, &families, &lock.providers);
     let inputs = BTreeMap::from([
-        ("lock.json".to_string(), file_sha256(&run.lock())?),
-        ("selection.parquet".to_string(), file_sha256(&run.selection())?),
+        (RunDir::LOCK.to_string(), file_sha256(&run.lock())?),
+        (RunDir::SELECTION.to_string(), file_sha256(&run.selection())?),
     ]);
     parquet_io::write(&run.schedule(), &rows, &inputs)?;
     eprintln!(

@@ -142,7 +142,7 @@ fn write_selection_and_lock(run_dir: &RunDir, lock: &LockFile, rows: &[Selection
     // The selection records the hash of the lock it belongs to, so a selection copied from
     // another run, or a lock edited afterwards, is refused by every later stage.
     let lock_bytes = atomic::json_bytes(&run_dir.lock(), lock)?;
-    let selection_inputs = BTreeMap::from([("lock.json".to_string(), canonical::sha256_hex(&lock_bytes))]);
+    let selection_inputs = BTreeMap::from([(RunDir::LOCK.to_string(), canonical::sha256_hex(&lock_bytes))]);
     parquet_io::write(&run_dir.selection(), rows, &selection_inputs)?;
     // The lock is written last: its presence marks a complete, valid selection.
     atomic::write(&run_dir.lock(), &lock_bytes)?;

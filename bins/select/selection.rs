@@ -37,7 +37,7 @@ pub fn select(
     let mut rows = Vec::new();
     let mut seeds = Vec::new();
     for &family in families {
-        let items = &dataset.items[family.as_str()];
+        let items = &dataset.items[&family];
         let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
         // By id: a family of 100,000 items cannot afford a scan per selected item.
         let by_id: std::collections::HashMap<&str, &inferbench_inputs::dataset::Item> =

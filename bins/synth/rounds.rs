@@ -9,9 +9,10 @@ use crate::summary::Summary;
 use anyhow::Result;
 use inferbench_contract::event::{Event, RequestStarted, RoundClosed, RoundReleased};
 use inferbench_contract::tables::ScheduleRow;
+use inferbench_contract::vocab::TaskFamily;
 use inferbench_contract::{Error, USER_AGENT};
 use inferbench_inputs::dataset::{Dataset, Item};
-use inferbench_inputs::providers::{slug, Auth, Provider};
+use inferbench_inputs::providers::{simulated_endpoint, slug, Auth, Provider};
 use inferbench_inputs::spec::Spec;
 use inferbench_judge::tokenizer;
 use inferbench_sim::answer::{self, Chunks};
@@ -201,9 +202,9 @@ impl<'a> Rounds<'a> {
                 round_id: row.round_id.clone(),
                 round_index: row.round_index as u64,
                 provider: row.provider.clone(),
-                task_family: row.task_family.as_str().to_string(),
+                task_family: row.task_family,
                 item_id: row.item_id.clone(),
-                endpoint: format!("http://127.0.0.1/{}/v1/chat/completions", slug(&provider.name)),
+                endpoint: simulated_endpoint("http://127.0.0.1", &provider.name),
                 body: provider.body(self.spec, &this.item.system, &this.item.user),
                 headers: request_headers(provider),
                 intended_t_ns: self.clock,
@@ -271,7 +272,7 @@ fn norm(s: &str) -> String {
 impl WrongMeeting {
     fn new<'a>(items: impl Iterator<Item = &'a Item>) -> WrongMeeting {
         let mut by_kind: HashMap<String, Vec<String>> = HashMap::new();
-        for item in items.filter(|i| i.family == "meeting-notes-lookup") {
+        for item in items.filter(|i| i.family == TaskFamily::MeetingNotesLookup) {
             if let (Some(kind), Some(value)) = (item.gold["type"].as_str(), item.gold["value"].as_str()) {
                 by_kind.entry(kind.to_string()).or_default().push(value.to_string());
             }

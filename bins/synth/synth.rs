@@ -9,7 +9,7 @@ use crate::summary::Summary;
 use crate::writer::SegmentWriter;
 use anyhow::{Context, Result};
 use inferbench_contract::canonical::file_sha256;
-use inferbench_contract::event::{Event, SegmentClosed, SegmentOpened};
+use inferbench_contract::event::{EndpointMode, Event, SegmentClosed, SegmentOpened, SegmentStatus};
 use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::{Error, CODE_VERSION};
 use inferbench_store::pipeline::Pipeline;
@@ -104,7 +104,7 @@ fn generate(args: &Args, shares: &Shares, pipeline: &mut Pipeline) -> Result<Sum
         rounds.clock,
         Event::SegmentClosed(SegmentClosed {
             segment: 1,
-            status: "complete".to_string(),
+            status: SegmentStatus::Complete,
             terminal_requests: summary.requests,
             peak_rss_bytes: peak_rss_bytes(),
         }),
@@ -129,7 +129,7 @@ fn segment_opened(pipeline: &Pipeline, schedule: &[ScheduleRow], deadline_ns: u6
         schedule_sha256: file_sha256(&pipeline.run.schedule())?,
         scheduled_requests: schedule.len() as u64,
         already_terminal: 0,
-        endpoint_mode: "simulated".to_string(),
+        endpoint_mode: EndpointMode::Simulated,
         deadline_ms: deadline_ns / 1_000_000,
         max_event_bytes: spec.inference.stream_limits.max_event_bytes,
         max_response_bytes: spec.inference.stream_limits.max_response_bytes,

@@ -5,7 +5,7 @@
 use crate::tally::{Final, SegmentInfo, Tally};
 use inferbench_contract::lock::Lock;
 use inferbench_contract::tables::ScheduleRow;
-use inferbench_contract::vocab::{OperationalOutcome, Outcome};
+use inferbench_contract::vocab::{OperationalOutcome, Outcome, SegmentStatus};
 use inferbench_judge::percentile::Samples;
 use inferbench_judge::rules::Rules;
 use inferbench_store::run::Writer;
@@ -374,11 +374,11 @@ fn status(plan: &Plan, segments: &[SegmentInfo], writer: &Writer, open: usize, s
         };
     };
     let n = last.number;
-    match (last.closed.as_deref(), fetch_pid, writer) {
-        (Some("complete"), _, _) if sealed => {
+    match (last.closed, fetch_pid, writer) {
+        (Some(SegmentStatus::Complete), _, _) if sealed => {
             (Status::Finished, "every scheduled request has a final outcome; the log is sealed".to_string())
         }
-        (Some("complete"), _, _) => {
+        (Some(SegmentStatus::Complete), _, _) => {
             (Status::Finished, "every scheduled request has a final outcome; the log is not sealed yet".to_string())
         }
         (None, Some(pid), _) => (Status::Running, format!("ib-fetch (pid {pid}) is fetching into segment {n}")),
@@ -514,7 +514,7 @@ mod tests {
         assert_eq!(snap(&log, Writer::Unknown, 5000).status, Status::Unknown);
 
         let mut signalled = mid_run();
-        signalled.close_segment(1600, "interrupted");
+        signalled.close_segment(1600, SegmentStatus::Interrupted);
         assert_eq!(snap(&signalled, Writer::Idle, 5000).status, Status::Interrupted);
         assert_eq!(snap(&signalled, fetching(), 5000).status, Status::Running, "a resume starting");
 
@@ -529,7 +529,7 @@ mod tests {
         assert_eq!(s.current_round.as_ref().unwrap().in_flight[0].attempt, 2);
         resumed.answer(2000, "q1", 2, 50, 80);
         resumed.close_round(2080, 1);
-        resumed.close_segment(2090, "complete");
+        resumed.close_segment(2090, SegmentStatus::Complete);
         let s = snap(&resumed, Writer::Idle, 9000);
         assert_eq!((s.status, s.rounds_done, s.requests_done, s.eta_seconds), (Status::Finished, 2, 4, Some(0.0)));
         assert_eq!(s.providers[1].outcomes[&Outcome::Completed], 1);

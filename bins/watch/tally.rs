@@ -6,7 +6,7 @@
 //! timing function (`timing::compute_with`), which also gives its TTFA and E2E. An attempt's
 //! events are kept only until its terminal event, so memory follows the requests in flight.
 use inferbench_contract::event::{Envelope, Event, Outcome, SseEvent};
-use inferbench_contract::vocab::{ErrorKind, OperationalOutcome};
+use inferbench_contract::vocab::{EndpointMode, ErrorKind, OperationalOutcome, SegmentStatus};
 use inferbench_contract::{Error, Result};
 use inferbench_judge::rules::Rules;
 use inferbench_judge::timing::{self, TimedEvent};
@@ -52,13 +52,13 @@ pub struct Final {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SegmentInfo {
     pub number: u32,
-    pub endpoint_mode: String,
+    pub endpoint_mode: EndpointMode,
     /// Wall clock and run clock when it opened.
     pub opened_wall_ns: u64,
     pub opened_t_ns: u64,
     pub last_t_ns: u64,
-    /// `segment_closed`'s status (`complete` or `interrupted`); `None` while open.
-    pub closed: Option<String>,
+    /// `segment_closed`'s status; `None` while open.
+    pub closed: Option<SegmentStatus>,
 }
 
 /// A round released and not closed in the segment that released it.
@@ -235,16 +235,11 @@ pub mod tests {
             let t = self.t_ms();
             self.push(t, opened(self.segment));
         }
-        pub fn close_segment(&mut self, t_ms: u64, status: &str) {
+        pub fn close_segment(&mut self, t_ms: u64, status: SegmentStatus) {
             let segment = self.segment;
             self.push(
                 t_ms,
-                Event::SegmentClosed(SegmentClosed {
-                    segment,
-                    status: status.into(),
-                    terminal_requests: 0,
-                    peak_rss_bytes: None,
-                }),
+                Event::SegmentClosed(SegmentClosed { segment, status, terminal_requests: 0, peak_rss_bytes: None }),
             );
         }
         pub fn release(&mut self, t_ms: u64, round: u64) {
@@ -277,7 +272,7 @@ pub mod tests {
                     round_id: format!("round-{round}"),
                     round_index: round,
                     provider: provider.into(),
-                    task_family: "ticket-triage".into(),
+                    task_family: inferbench_contract::vocab::TaskFamily::TicketTriage,
                     item_id: "i".into(),
                     endpoint: "http://x".into(),
                     body: serde_json::json!({}),

@@ -221,7 +221,10 @@ fn check_manifest_inventories_the_run(run: &Path) {
         assert_eq!(entry.sha256, inferbench_contract::canonical::file_sha256(&run.join(rel)).unwrap(), "{rel}");
     }
     let segment = &manifest.execution.segments[0];
-    assert_eq!((segment.endpoint_mode.as_str(), segment.deadline_ms), ("simulated", 1500));
+    assert_eq!(
+        (segment.endpoint_mode, segment.deadline_ms),
+        (inferbench_contract::vocab::EndpointMode::Simulated, 1500)
+    );
     assert_eq!(segment.host_sha256_16.len(), 16);
 }
 

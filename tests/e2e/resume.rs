@@ -127,7 +127,7 @@ fn sigterm_stops_fetch_cleanly_and_records_what_finished() {
         .count() as u64;
     match &log.last().unwrap().event {
         Event::SegmentClosed(closed) => {
-            assert_eq!(closed.status, "interrupted");
+            assert_eq!(closed.status, inferbench_contract::vocab::SegmentStatus::Interrupted);
             assert_eq!(closed.terminal_requests, finals, "the count matches the terminal events logged");
         }
         other => panic!("the segment ends with segment_closed, not {other:?}"),

@@ -5,6 +5,7 @@ use crate::bootstrap::{Interval, RankTable, Settings};
 use crate::discover::RunInfo;
 use crate::load::{self, Pooled, Samples, HEADLINE};
 use anyhow::{Context, Result};
+use inferbench_store::run::RunDir;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -88,8 +89,8 @@ fn one(path: &Path, settings: &Settings, tables: &Tables) -> Result<RunResult> {
         }
     }
     let mut inputs = BTreeMap::new();
-    let pooled_file = if pooled_source == load::POOLED_TABLE { "pooled.parquet" } else { "metrics.parquet" };
-    for file in ["responses.parquet", pooled_file, "manifest.json"] {
+    let pooled_file = if pooled_source == load::POOLED_TABLE { RunDir::POOLED } else { RunDir::METRICS_PARQUET };
+    for file in [RunDir::RESPONSES, pooled_file, RunDir::MANIFEST] {
         let full = path.join(file);
         if full.is_file() {
             inputs.insert(file.to_string(), inferbench_contract::canonical::file_sha256(&full)?);

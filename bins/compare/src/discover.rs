@@ -2,6 +2,7 @@
 //! and when it ran.
 use anyhow::{Context, Result};
 use inferbench_contract::civil;
+use inferbench_contract::vocab::EndpointMode;
 use inferbench_contract::Error;
 use inferbench_store::run::RunDir;
 use serde_json::Value;
@@ -21,7 +22,7 @@ pub fn expand(patterns: &[String]) -> Result<(Vec<PathBuf>, Vec<(PathBuf, String
             if !literal.is_dir() {
                 return Err(Error::bad(format!("{pattern}: no such run directory")).into());
             }
-            if !literal.join("responses.parquet").is_file() {
+            if !RunDir::new(literal).responses().is_file() {
                 return Err(Error::bad(format!(
                     "{pattern}: not a scored run (no responses.parquet); make rescore RUN={pattern} derives it"
                 ))
@@ -41,7 +42,7 @@ pub fn expand(patterns: &[String]) -> Result<(Vec<PathBuf>, Vec<(PathBuf, String
                 continue;
             }
             any = true;
-            if path.join("responses.parquet").is_file() {
+            if RunDir::new(&path).responses().is_file() {
                 runs.insert(path);
             } else {
                 skipped.push((path, "no responses.parquet (not a run, or not scored yet)".to_string()));
@@ -113,7 +114,7 @@ impl RunInfo {
         let imported = lock.as_ref().and_then(|l| l.get("imported_from")).is_some_and(|v| !v.is_null());
         let endpoint_mode = execution
             .and_then(|e| e["endpoint_mode"].as_str().map(str::to_string))
-            .or_else(|| imported.then(|| "imported".to_string()));
+            .or_else(|| imported.then(|| EndpointMode::Imported.as_str().to_string()));
         Ok(RunInfo { path: path.to_path_buf(), workflow, name, started_at_us, date_source, endpoint_mode, imported })
     }
 }

@@ -4,6 +4,7 @@
 //! and latencies.
 use anyhow::{Context, Result};
 use inferbench_contract::Error;
+use inferbench_store::run::RunDir;
 use polars::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -38,7 +39,7 @@ pub struct Pooled {
 }
 
 /// Where the pooled rows came from.
-pub const POOLED_TABLE: &str = "pooled.parquet";
+pub const POOLED_TABLE: &str = RunDir::POOLED;
 pub const LEGACY_POOLED: &str = "metrics.parquet (task_family = pooled)";
 
 fn scan(path: &Path) -> Result<LazyFrame> {
@@ -58,11 +59,11 @@ fn bad_table(path: &Path, e: PolarsError) -> anyhow::Error {
 
 /// The run's pooled rows, sorted by provider, and which table they came from.
 pub fn pooled(run: &Path) -> Result<(Vec<Pooled>, &'static str)> {
-    let table = run.join("pooled.parquet");
+    let table = RunDir::new(run).pooled_parquet();
     let (path, lf, source) = if table.is_file() {
         (table.clone(), scan(&table)?, POOLED_TABLE)
     } else {
-        let metrics = run.join("metrics.parquet");
+        let metrics = RunDir::new(run).metrics_parquet();
         if !metrics.is_file() {
             return Err(Error::bad(format!(
                 "{}: neither pooled.parquet nor metrics.parquet; the run is not aggregated (make rescore RUN={})",
@@ -120,7 +121,7 @@ pub struct Samples {
 
 /// The run's responses, per provider (by name).
 pub fn responses(run: &Path) -> Result<BTreeMap<String, Samples>> {
-    let path = run.join("responses.parquet");
+    let path = RunDir::new(run).responses();
     let df = scan(&path)?
         .select([
             col("provider").cast(DataType::String),

@@ -6,13 +6,11 @@ use super::json::{opt_text, read_json, sorted_json_files};
 use super::model::{EventBody, Kind, Record, Terminal, Unit};
 use crate::fields::{Doc, Problems};
 use inferbench_contract::lenient_json;
+use inferbench_contract::vocab::ReferenceOutcome;
+use inferbench_inputs::reference_records::{HISTORICAL_ERROR_MESSAGE, HISTORICAL_ERROR_TYPE};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-
-/// The runner error the reference scores as a transport error (§5.9).
-const HISTORICAL_TYPE: &str = "AttributeError";
-const HISTORICAL_MESSAGE: &str = "'NoneType' object has no attribute 'read'";
 
 pub fn read_records(
     dir: &Path,
@@ -98,9 +96,10 @@ fn record(
         }
     };
     let two_xx = http_status.is_some_and(|s| (200..300).contains(&s));
-    let terminal = match outcome? {
-        "completed" if two_xx => Terminal::Completed,
-        "completed" => {
+    let outcome = outcome?;
+    let terminal = match outcome.parse() {
+        Ok(ReferenceOutcome::Completed) if two_xx => Terminal::Completed,
+        Ok(ReferenceOutcome::Completed) => {
             p.push(format!(
                 "{}: `completed` with http_status {}; a completed record is a 2xx",
                 doc.at("terminal_outcome"),
@@ -108,8 +107,8 @@ fn record(
             ));
             return None;
         }
-        "http_error" if http_status.is_some() && !two_xx => Terminal::HttpError,
-        "http_error" => {
+        Ok(ReferenceOutcome::HttpError) if http_status.is_some() && !two_xx => Terminal::HttpError,
+        Ok(ReferenceOutcome::HttpError) => {
             p.push(format!(
                 "{}: `http_error` with http_status {}; an HTTP error has a non-2xx status",
                 doc.at("terminal_outcome"),
@@ -117,20 +116,23 @@ fn record(
             ));
             return None;
         }
-        "timeout" => Terminal::Timeout,
-        "transport_error" if error.as_ref().is_some_and(|(t, _)| t == "invalid_sse") => Terminal::InvalidSse,
-        "transport_error" => Terminal::TransportError,
-        "runner_error"
+        Ok(ReferenceOutcome::Timeout) => Terminal::Timeout,
+        Ok(ReferenceOutcome::TransportError) if error.as_ref().is_some_and(|(t, _)| t == "invalid_sse") => {
+            Terminal::InvalidSse
+        }
+        Ok(ReferenceOutcome::TransportError) => Terminal::TransportError,
+        Ok(ReferenceOutcome::RunnerError)
             if http_status.is_none()
-                && error.as_ref().is_some_and(|(t, m)| t == HISTORICAL_TYPE && m == HISTORICAL_MESSAGE) =>
+                && error.as_ref().is_some_and(|(t, m)| t == HISTORICAL_ERROR_TYPE && m == HISTORICAL_ERROR_MESSAGE) =>
         {
             Terminal::HistoricalRunnerError
         }
-        "runner_error" => Terminal::RunnerError,
-        other => {
+        Ok(ReferenceOutcome::RunnerError) => Terminal::RunnerError,
+        Err(_) => {
             p.push(format!(
-                "{}: `{other}` is not one of completed, timeout, http_error, transport_error, runner_error",
-                doc.at("terminal_outcome")
+                "{}: `{outcome}` is not one of {}",
+                doc.at("terminal_outcome"),
+                ReferenceOutcome::NAMES.join(", ")
             ));
             return None;
         }
@@ -307,7 +309,7 @@ mod tests {
 
     #[test]
     fn how_a_record_ended_must_agree_with_its_status_and_error() {
-        let historical = json!({"type": HISTORICAL_TYPE, "message": HISTORICAL_MESSAGE});
+        let historical = json!({"type": HISTORICAL_ERROR_TYPE, "message": HISTORICAL_ERROR_MESSAGE});
         let cases = [
             ("http_error", json!(503), Value::Null, Terminal::HttpError),
             ("timeout", Value::Null, Value::Null, Terminal::Timeout),
@@ -315,7 +317,7 @@ mod tests {
             ("transport_error", Value::Null, json!({"type": "ChunkedEncodingError"}), Terminal::TransportError),
             ("runner_error", Value::Null, historical.clone(), Terminal::HistoricalRunnerError),
             ("runner_error", json!(200), historical, Terminal::RunnerError),
-            ("runner_error", Value::Null, json!({"type": HISTORICAL_TYPE, "message": 7}), Terminal::RunnerError),
+            ("runner_error", Value::Null, json!({"type": HISTORICAL_ERROR_TYPE, "message": 7}), Terminal::RunnerError),
         ];
         for (outcome, status, error, terminal) in cases {
             let (record, lines) = read(|v| {

@@ -47,6 +47,7 @@ use crate::format::fixed;
 use crate::inputs::ReportInputs;
 use crate::labels::label;
 use inferbench_contract::Error;
+use inferbench_store::run::RunDir;
 pub use json::Doc;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -63,7 +64,7 @@ const PAIRS: &str = "pairwise_e2e_latency_differences";
 /// the shown ones ([`SHOWN_PAIRS`]) are kept: the others are null.
 pub fn documents(inputs: &ReportInputs) -> anyhow::Result<(Doc, Doc)> {
     let bad = |name: &str, e: serde_json::Error| Error::bad(format!("{name}: {e}"));
-    let metrics = Doc::parse(&inputs.metrics_text).map_err(|e| bad("metrics.json", e))?;
+    let metrics = Doc::parse(&inputs.metrics_text).map_err(|e| bad(RunDir::METRICS_JSON, e))?;
     let charted: Vec<&str> = provider_rows(&metrics.value).take(CHART_PROVIDERS).map(|(_, id)| id).collect();
     let pairs = &inputs.comparisons.pairwise_e2e_latency_differences;
     let shown =
@@ -74,7 +75,7 @@ pub fn documents(inputs: &ReportInputs) -> anyhow::Result<(Doc, Doc)> {
     }
     let keep = |i: usize| keep.get(i).copied().unwrap_or(false);
     let comparisons =
-        Doc::parse_keeping(&inputs.comparisons_text, PAIRS, &keep).map_err(|e| bad("comparisons.json", e))?;
+        Doc::parse_keeping(&inputs.comparisons_text, PAIRS, &keep).map_err(|e| bad(RunDir::COMPARISONS, e))?;
     Ok((metrics, comparisons))
 }
 
@@ -158,7 +159,7 @@ impl<'a> Page<'a> {
         let (metrics, comparisons) = (&metrics_doc.value, &comparisons_doc.value);
         let providers: Vec<Provider> =
             provider_rows(metrics).map(|(row, id)| Provider { id, label: label(id, &inputs.table), row }).collect();
-        let families = inputs.spec.families.iter().map(|f| f.name.clone()).collect();
+        let families = inputs.spec.families.iter().map(|f| f.name.to_string()).collect();
         let slots = inputs
             .responses
             .providers

@@ -5,7 +5,7 @@
 //! pointer; the few derived numbers (Δ vs the fastest) say what they were derived from.
 use super::svg::{self, attr, text, Element};
 use super::{format_number, view, Kind, Page, Provider};
-use inferbench_contract::vocab::OperationalOutcome;
+use inferbench_contract::vocab::{EndpointMode, OperationalOutcome};
 use serde_json::Value;
 use std::cmp::Ordering;
 
@@ -84,10 +84,10 @@ pub fn name(p: &Provider) -> String {
 /// The run in two sentences, above the views.
 pub fn header(page: &Page) -> String {
     let i = page.inputs;
-    let mode = match i.execution.endpoint_mode.as_deref() {
-        Some("simulated") => "simulated providers (ib-sim), not the real endpoints",
-        Some(inferbench_contract::event::IMPORTED) => "records imported from the reference runner",
-        Some(_) => "the providers' real endpoints",
+    let mode = match i.execution.endpoint_mode {
+        Some(EndpointMode::Simulated) => "simulated providers (ib-sim), not the real endpoints",
+        Some(EndpointMode::Imported) => "records imported from the reference runner",
+        Some(EndpointMode::Providers) => "the providers' real endpoints",
         None => "no provider (nothing was fetched)",
     };
     let rounds = match page.comparisons.pointer("/fastest_provider_wins/0/total_round_count") {
@@ -574,10 +574,10 @@ pub fn failure_log(page: &Page) -> String {
 pub fn provenance(page: &Page) -> String {
     let i = page.inputs;
     let lock = &i.lock;
-    let mode = match i.execution.endpoint_mode.as_deref() {
-        Some("simulated") => "simulated providers (ib-sim on this machine)",
-        Some(inferbench_contract::event::IMPORTED) => "imported from the reference runner's records (ib-import)",
-        Some(_) => "real providers",
+    let mode = match i.execution.endpoint_mode {
+        Some(EndpointMode::Simulated) => "simulated providers (ib-sim on this machine)",
+        Some(EndpointMode::Imported) => "imported from the reference runner's records (ib-import)",
+        Some(EndpointMode::Providers) => "real providers",
         None => "nothing was fetched",
     };
     let rules = if inferbench_judge::rules::Rules::of(&i.metrics.provenance.inputs).is_reference() {

@@ -375,7 +375,7 @@ async fn usage_is_sent_if_and_only_if_asked_unless_the_provider_ignores_it() {
         ("never-usage", true, false),
     ] {
         let body = if asked { chat_body_with_usage(TICKET) } else { chat_body(TICKET) };
-        let text = send(sim.addr, &format!("/{provider}/v1/chat/completions"), &body).await.text();
+        let text = send(sim.addr, &inferbench_inputs::providers::simulated_endpoint("", provider), &body).await.text();
         let usage: Vec<Value> = chunk_values(&text).into_iter().filter(|c| c.get("usage").is_some()).collect();
         assert_eq!(usage.len(), want as usize, "{provider} asked={asked}");
         if want {
@@ -395,9 +395,9 @@ async fn usage_is_sent_if_and_only_if_asked_unless_the_provider_ignores_it() {
 #[tokio::test]
 async fn the_route_is_the_contract_slug() {
     let sim = start().await;
-    let route = inferbench_inputs::providers::slug("\u{212A}elvin");
-    assert_eq!(route, "elvin");
-    let r = send(sim.addr, &format!("/{route}/v1/chat/completions"), &chat_body(TICKET)).await;
+    let route = inferbench_inputs::providers::simulated_endpoint("", "\u{212A}elvin");
+    assert_eq!(route, "/elvin/v1/chat/completions");
+    let r = send(sim.addr, &route, &chat_body(TICKET)).await;
     assert!(r.head.starts_with("HTTP/1.1 200"), "{}", r.head);
     let r = send(sim.addr, "/kelvin/v1/chat/completions", &chat_body(TICKET)).await;
     assert!(r.head.starts_with("HTTP/1.1 404"), "{}", r.head);

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-pub use crate::vocab::{ErrorKind, Outcome};
+pub use crate::vocab::{EndpointMode, ErrorKind, Outcome, SegmentStatus, TaskFamily};
 
 // Deserialised by hand (below): the same fields, read without buffering the whole line as
 // `#[serde(flatten)]` would.
@@ -167,8 +167,8 @@ pub struct SegmentOpened {
     /// Requests already terminal from earlier segments.
     pub already_terminal: u64,
     /// `providers` (endpoints of providers.yaml), `simulated` (`--endpoint-base`), or
-    /// [`IMPORTED`] (`ib-import`: a reference run's records).
-    pub endpoint_mode: String,
+    /// `imported` (`ib-import`: a reference run's records).
+    pub endpoint_mode: EndpointMode,
     pub deadline_ms: u64,
     /// The caps this segment read with: one SSE line or event, and one response body.
     #[serde(default)]
@@ -188,11 +188,6 @@ pub struct SegmentOpened {
     pub arch: String,
 }
 
-/// `segment_opened.endpoint_mode` of a log `ib-import` wrote from a reference run's records:
-/// no request was sent by inferbench, and what the reference did not time (the arrival of the
-/// response head) has no time in the tables derived from it.
-pub const IMPORTED: &str = "imported";
-
 /// The round's shared barrier opened.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RoundReleased {
@@ -211,7 +206,7 @@ pub struct RequestStarted {
     pub round_id: String,
     pub round_index: u64,
     pub provider: String,
-    pub task_family: String,
+    pub task_family: TaskFamily,
     pub item_id: String,
     pub endpoint: String,
     /// The exact JSON body sent.
@@ -313,7 +308,7 @@ pub struct RoundClosed {
 pub struct SegmentClosed {
     pub segment: u32,
     /// `complete` (every scheduled request is terminal) or `interrupted`.
-    pub status: String,
+    pub status: SegmentStatus,
     pub terminal_requests: u64,
     /// The fetch process's peak resident memory (Linux `VmHWM`), when the OS reports it: the
     /// evidence that the client's memory stayed bounded whatever the providers sent.

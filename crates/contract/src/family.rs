@@ -2,6 +2,7 @@
 //! dataset format's words, and the values its enums take. The dataset's validation
 //! (`inferbench_inputs::dataset`), the evaluations table's columns ([`crate::tables`]) and the
 //! rubrics all read them from here.
+use crate::vocab::TaskFamily;
 use serde_json::{json, Value};
 
 pub const TICKET_CATEGORIES: [&str; 4] = ["bug", "feature", "improvement", "customer_support"];
@@ -23,11 +24,11 @@ pub const CONTRACT_FIELDS: [&str; 10] = [
 ];
 
 /// The output schema each family's rows must declare.
-pub fn output_schema(family: &str) -> Value {
+pub fn output_schema(family: TaskFamily) -> Value {
     match family {
-        "meeting-notes-lookup" => json!({"answer": "string"}),
-        "ticket-triage" => json!({"category": "enum", "priority": "enum"}),
-        _ => json!({
+        TaskFamily::MeetingNotesLookup => json!({"answer": "string"}),
+        TaskFamily::TicketTriage => json!({"category": "enum", "priority": "enum"}),
+        TaskFamily::ContractTermsExtraction => json!({
             "agreement_type": "enum", "effective_date": "string", "initial_term_end_date": "string",
             "auto_renews": "bool", "renewal_term_months": "int | null", "non_renewal_notice_days": "int | null",
             "payment_terms_days": "int | null", "termination_for_convenience": "bool",

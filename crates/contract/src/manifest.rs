@@ -4,6 +4,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub use crate::vocab::EndpointMode;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Manifest {
     pub v: u32,
@@ -36,9 +38,9 @@ pub struct Execution {
     pub wall_clock_period: Option<Period>,
     /// The clock every `t_ns` and offset is measured on.
     pub clock: String,
-    /// `simulated` (ib-sim) or `providers` (the provider table's endpoints): a run never
-    /// mixes the two. Null before any fetch.
-    pub endpoint_mode: Option<String>,
+    /// `simulated` (ib-sim), `providers` (the provider table's endpoints) or `imported`
+    /// (ib-import): a run never mixes them. Null before any fetch.
+    pub endpoint_mode: Option<EndpointMode>,
     /// Rounds that a resumed fetch completed after an earlier one stopped part-way (their
     /// requests were not all sent together).
     pub resumed_rounds: u64,
@@ -53,8 +55,8 @@ pub struct SegmentFacts {
     /// UTC time the segment opened, `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     pub opened_at: String,
     pub code_version: String,
-    /// `providers` or `simulated`.
-    pub endpoint_mode: String,
+    /// `providers`, `simulated` or `imported`.
+    pub endpoint_mode: EndpointMode,
     pub deadline_ms: u64,
     pub execution_region: String,
     /// First 16 hex digits of SHA-256 of the host name.

@@ -247,7 +247,7 @@ impl ParsedOutput {
     /// field here (the column types, tested against the contract, must follow).
     pub fn of(family: TaskFamily, parsed: &Value) -> Option<ParsedOutput> {
         let object = parsed.as_object()?;
-        let contract = crate::family::output_schema(family.as_str());
+        let contract = crate::family::output_schema(family);
         let typed: Map<String, Value> = contract
             .as_object()
             .into_iter()
@@ -432,7 +432,7 @@ pub struct EventRow {
     pub attempt: Option<i64>,
     /// From the attempt's `request_started` (null when the log has none for it).
     pub provider: Option<String>,
-    pub task_family: Option<String>,
+    pub task_family: Option<TaskFamily>,
     pub item_id: Option<String>,
     /// The schedule's round (also set on `round_released` and `round_closed` rows).
     pub round_index: Option<i64>,

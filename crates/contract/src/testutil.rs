@@ -18,7 +18,7 @@ pub fn segment_opened(segment: u32) -> SegmentOpened {
         schedule_sha256: "s".into(),
         scheduled_requests: 1,
         already_terminal: 0,
-        endpoint_mode: "simulated".into(),
+        endpoint_mode: crate::vocab::EndpointMode::Simulated,
         deadline_ms: 1000,
         max_event_bytes: 1,
         max_response_bytes: 1,

@@ -285,6 +285,46 @@ string_enum! {
     }
 }
 
+string_enum! {
+    /// Where a fetch segment sent its requests (`segment_opened.endpoint_mode`, and the
+    /// manifest's): a run never mixes them.
+    EndpointMode {
+        /// The endpoints of the provider table.
+        Providers => "providers",
+        /// `ib-sim` at `--endpoint-base`.
+        Simulated => "simulated",
+        /// `ib-import`: a reference run's records. No request was sent by inferbench, and what
+        /// the reference did not time (the arrival of the response head) has no time in the
+        /// tables derived from it.
+        Imported => "imported",
+    }
+}
+
+string_enum! {
+    /// How a fetch segment ended: `segment_closed.status`.
+    SegmentStatus {
+        /// Every scheduled request is terminal.
+        Complete => "complete",
+        /// The fetch was stopped before the schedule was done; a later fetch resumes it.
+        Interrupted => "interrupted",
+    }
+}
+
+string_enum! {
+    /// How the reference runner ended a request: the `terminal_outcome` of its records.
+    ReferenceOutcome {
+        /// A 2xx stream the reference read to its end.
+        Completed => "completed",
+        Timeout => "timeout",
+        /// A non-2xx status.
+        HttpError => "http_error",
+        /// A failure of the HTTP library, or (error type `invalid_sse`) data it could not read.
+        TransportError => "transport_error",
+        /// The runner itself failed, not the provider.
+        RunnerError => "runner_error",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,6 +341,9 @@ mod tests {
         for v in Classification::ALL {
             assert_eq!(v.as_str().parse::<Classification>(), Ok(*v));
         }
+        assert_eq!(serde_json::to_string(&EndpointMode::Simulated).unwrap(), "\"simulated\"");
+        assert_eq!(serde_json::to_string(&SegmentStatus::Interrupted).unwrap(), "\"interrupted\"");
+        assert_eq!("runner_error".parse::<ReferenceOutcome>(), Ok(ReferenceOutcome::RunnerError));
     }
 
     #[test]

@@ -6,6 +6,7 @@ use inferbench_contract::canonical::{self, sha256_hex};
 use inferbench_contract::family::{
     output_schema, AGREEMENT_TYPES, CONTRACT_FIELDS, TICKET_CATEGORIES, TICKET_PRIORITIES,
 };
+use inferbench_contract::vocab::TaskFamily;
 use inferbench_contract::{Error, Result};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct Item {
     pub id: String,
-    pub family: String,
+    pub family: TaskFamily,
     pub system: String,
     pub user: String,
     pub gold: Value,
@@ -29,7 +30,7 @@ pub struct Item {
 pub struct Dataset {
     pub dir: PathBuf,
     /// Items per family, in spec family order, each in file order.
-    pub items: BTreeMap<String, Vec<Item>>,
+    pub items: BTreeMap<TaskFamily, Vec<Item>>,
     /// Logical file name → SHA-256: `manifest.json`, `<family>.jsonl`, and the templates.
     pub file_hashes: BTreeMap<String, String>,
     /// SHA-256 of the `key:hash` lines of `file_hashes`, sorted, joined by `\n`.
@@ -71,10 +72,10 @@ fn is_int(v: &Value) -> bool {
 }
 
 /// Problems with one family's gold and aliases.
-fn check_gold(family: &str, gold: &Value, aliases: &Value, problems: &mut Vec<String>, at: &str) {
+fn check_gold(family: TaskFamily, gold: &Value, aliases: &Value, problems: &mut Vec<String>, at: &str) {
     let mut bad = |field: &str, what: &str| problems.push(format!("{at}: {field}: {what}"));
     match family {
-        "meeting-notes-lookup" => {
+        TaskFamily::MeetingNotesLookup => {
             let keys_ok =
                 gold.as_object().is_some_and(|o| o.len() == 2 && o.contains_key("type") && o.contains_key("value"));
             if !keys_ok {
@@ -86,7 +87,7 @@ fn check_gold(family: &str, gold: &Value, aliases: &Value, problems: &mut Vec<St
                 bad("aliases", "expected a list of strings");
             }
         }
-        "ticket-triage" => {
+        TaskFamily::TicketTriage => {
             let keys_ok = gold
                 .as_object()
                 .is_some_and(|o| o.len() == 2 && o.contains_key("category") && o.contains_key("priority"));
@@ -101,7 +102,7 @@ fn check_gold(family: &str, gold: &Value, aliases: &Value, problems: &mut Vec<St
                 bad("gold.priority", &format!("`{}` is not one of {TICKET_PRIORITIES:?}", gold["priority"]));
             }
         }
-        _ => {
+        TaskFamily::ContractTermsExtraction => {
             let keys: Vec<&str> = gold.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
             if keys != CONTRACT_FIELDS {
                 bad("gold", &format!("expected exactly the keys {CONTRACT_FIELDS:?} in this order"));
@@ -179,11 +180,11 @@ impl FileCheck<'_> {
                 problems.push(format!("{at}: prompt.user: expected a non-empty string"));
             }
         }
-        if obj["output_schema"] != output_schema(&self.family.name) {
-            problems.push(format!("{at}: output_schema: expected {}", output_schema(&self.family.name)));
+        if obj["output_schema"] != output_schema(self.family.name) {
+            problems.push(format!("{at}: output_schema: expected {}", output_schema(self.family.name)));
         }
-        check_gold(&self.family.name, &obj["gold"], &obj["aliases"], problems, &at);
-        let band_field = if self.family.name == "meeting-notes-lookup" { "input_total" } else { "user" };
+        check_gold(self.family.name, &obj["gold"], &obj["aliases"], problems, &at);
+        let band_field = if self.family.name == TaskFamily::MeetingNotesLookup { "input_total" } else { "user" };
         let (lo, hi) = self.family.input_tokens;
         match obj["tokens"].get(band_field).and_then(Value::as_i64) {
             Some(n) if (lo..=hi).contains(&n) => {}
@@ -195,7 +196,7 @@ impl FileCheck<'_> {
         }
         Some(Item {
             id,
-            family: self.family.name.clone(),
+            family: self.family.name,
             system: self.system.to_string(),
             user: prompt["user"].as_str().unwrap_or_default().to_string(),
             gold: obj["gold"].clone(),
@@ -347,11 +348,11 @@ fn read_manifest(
     if keys != expected {
         problems.push(format!(
             "{at}: use_cases: expected exactly the families {:?}",
-            spec.families.iter().map(|f| &f.name).collect::<Vec<_>>()
+            spec.families.iter().map(|f| f.name.as_str()).collect::<Vec<_>>()
         ));
     }
     for family in &spec.families {
-        match use_cases.get(&family.name).and_then(|u| u["private_items"].as_u64()) {
+        match use_cases.get(family.name.as_str()).and_then(|u| u["private_items"].as_u64()) {
             Some(n) => {
                 if !options.sample && n as usize != family.available_items {
                     problems.push(format!(
@@ -359,7 +360,7 @@ fn read_manifest(
                         family.name, family.available_items
                     ));
                 }
-                counts.insert(family.name.clone(), n as usize);
+                counts.insert(family.name.to_string(), n as usize);
             }
             None => problems.push(format!("{at}: use_cases.{}.private_items: expected an integer", family.name)),
         }
@@ -415,12 +416,12 @@ pub fn load(dir: &Path, spec: &Spec, options: LoadOptions) -> Result<Dataset> {
                 Err(e) => problems.push(format!("{}:{}: row: not valid JSON ({e})", check.file, i + 1)),
             }
         }
-        let declared = manifest.as_ref().and_then(|(_, c)| c.get(&family.name).copied());
+        let declared = manifest.as_ref().and_then(|(_, c)| c.get(family.name.as_str()).copied());
         let lines = text.lines().count();
         if let Some(n) = declared.filter(|n| *n != lines) {
             problems.push(format!("{}: rows: {lines} rows, but manifest.json declares {n}", check.file));
         }
-        items.insert(family.name.clone(), rows);
+        items.insert(family.name, rows);
     }
     if !problems.is_empty() {
         return Err(Error::Invalid(collapse_template_mismatches(problems)));
@@ -462,8 +463,8 @@ fn collapse_template_mismatches(problems: Vec<String>) -> Vec<String> {
 }
 
 impl Dataset {
-    pub fn item(&self, family: &str, id: &str) -> Option<&Item> {
-        self.items.get(family)?.iter().find(|i| i.id == id)
+    pub fn item(&self, family: TaskFamily, id: &str) -> Option<&Item> {
+        self.items.get(&family)?.iter().find(|i| i.id == id)
     }
 }
 
@@ -578,7 +579,7 @@ mod tests {
         let gold = json!({"agreement_type": "lease", "effective_date": "2024-02-30", "initial_term_end_date": "2025-01-01",
             "auto_renews": "yes", "renewal_term_months": 12.5, "non_renewal_notice_days": null, "payment_terms_days": 30,
             "termination_for_convenience": false, "termination_notice_days": null, "security_incident_notice_hours": 72});
-        check_gold("contract-terms-extraction", &gold, &json!([]), &mut problems, "c.jsonl:4");
+        check_gold(TaskFamily::ContractTermsExtraction, &gold, &json!([]), &mut problems, "c.jsonl:4");
         assert_eq!(problems.len(), 4, "{problems:#?}");
         assert!(problems[0].starts_with("c.jsonl:4: gold.agreement_type:"));
         assert!(problems.iter().any(|p| p.contains("gold.effective_date")));

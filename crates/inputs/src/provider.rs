@@ -76,6 +76,15 @@ pub fn slug(name: &str) -> String {
     out.trim_matches('-').to_string()
 }
 
+/// The path `ib-sim` serves every provider's chat completions at, under the provider's slug.
+pub const SIMULATED_ROUTE: &str = "v1/chat/completions";
+
+/// Where `ib-sim` serving at `base` (e.g. `http://127.0.0.1:18080`) answers the provider
+/// `name`: `{base}/{slug}/v1/chat/completions`. With an empty base, the path alone.
+pub fn simulated_endpoint(base: &str, name: &str) -> String {
+    format!("{}/{}/{SIMULATED_ROUTE}", base.trim_end_matches('/'), slug(name))
+}
+
 impl Provider {
     pub fn label(&self) -> &str {
         self.label.as_deref().unwrap_or(&self.name)

@@ -4,7 +4,10 @@
 //! A spec may instead list the reference runner's providers inline (`providers.vendors`),
 //! completed by built-in knowledge (`known_providers.rs`); [`ProviderTable::of_spec`] gives
 //! the same table for both forms, and [`bound_hashes`] what a run's lock binds for each.
-pub use crate::provider::{is_env_name, slug, Auth, Price, Provider, ProviderTable, BUILDER_FIELDS, REASONING_DOCS};
+pub use crate::provider::{
+    is_env_name, simulated_endpoint, slug, Auth, Price, Provider, ProviderTable, BUILDER_FIELDS, REASONING_DOCS,
+    SIMULATED_ROUTE,
+};
 use crate::provider::{is_header_name, url_problem};
 use crate::spec::{ProviderSource, Spec};
 use inferbench_contract::{canonical, Error, Result};
@@ -277,6 +280,11 @@ mod tests {
         assert_eq!(slug("Z.AI"), "z-ai");
         assert_eq!(slug("deepinfra"), "deepinfra");
         assert_eq!(slug("  Together  AI "), "together-ai");
+        assert_eq!(
+            simulated_endpoint("http://127.0.0.1:18080/", "Z.AI"),
+            "http://127.0.0.1:18080/z-ai/v1/chat/completions"
+        );
+        assert_eq!(simulated_endpoint("", "z-ai"), "/z-ai/v1/chat/completions");
     }
 
     #[test]

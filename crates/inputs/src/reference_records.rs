@@ -8,6 +8,11 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// The `error` of the one `runner_error` the reference itself scores as a transport error
+/// (seed-runner.md §5.9): its `type` and its `message`.
+pub const HISTORICAL_ERROR_TYPE: &str = "AttributeError";
+pub const HISTORICAL_ERROR_MESSAGE: &str = "'NoneType' object has no attribute 'read'";
+
 /// Why a record fails the reference's record-level check, if it does: an explicit
 /// `configuration_compatible` flag that is not true; a `model_identity.matches` that is
 /// present and not true (an HTTP error's is null: nothing was reported); an

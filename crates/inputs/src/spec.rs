@@ -102,7 +102,7 @@ pub enum ProviderSource {
 
 #[derive(Debug, Clone)]
 pub struct FamilySpec {
-    pub name: String,
+    pub name: TaskFamily,
     pub available_items: usize,
     pub input_tokens: (i64, i64),
     /// As written in the spec, e.g. `prompts/meeting-notes.system.txt`: the template's logical name.
@@ -261,13 +261,12 @@ impl Spec {
 
     /// The family's spec, if it is one of ours.
     pub fn family(&self, name: &str) -> Option<&FamilySpec> {
-        self.families.iter().find(|f| f.name == name)
+        self.families.iter().find(|f| f.name.as_str() == name)
     }
 
-    /// The spec's task families, in schedule order. The loader accepts exactly the families
-    /// of [`TaskFamily`], so every name parses.
+    /// The spec's task families, in schedule order: exactly the families of [`TaskFamily`].
     pub fn task_families(&self) -> Vec<TaskFamily> {
-        self.families.iter().filter_map(|f| f.name.parse().ok()).collect()
+        self.families.iter().map(|f| f.name).collect()
     }
 }
 
@@ -282,7 +281,7 @@ fn families(r: &mut Reader, per_family: Option<u64>) -> Vec<FamilySpec> {
         }
     }
     let mut families = Vec::new();
-    for name in FAMILIES {
+    for &name in TaskFamily::ALL {
         let at = format!("dataset.task_families.{name}");
         let available = r.integer(&format!("{at}.available_items"), 1, 100_000_000).unwrap_or(0);
         if let Some(per_family) = per_family.filter(|n| available > 0 && *n > available) {
@@ -314,7 +313,7 @@ fn families(r: &mut Reader, per_family: Option<u64>) -> Vec<FamilySpec> {
             r.push(&template_at, "must be a path inside the spec's directory (relative, without `..`)");
         }
         families.push(FamilySpec {
-            name: name.to_string(),
+            name,
             available_items: available as usize,
             input_tokens: input_tokens.unwrap_or((0, 0)),
             prompt_template,

@@ -92,8 +92,11 @@ impl Dataset {
     pub fn from_items<'a>(items: impl IntoIterator<Item = &'a contract::Item>) -> Dataset {
         let mut ds = Dataset::default();
         for item in items {
-            let sim =
-                Item { id: item.id.clone(), gold: Gold::of(&item.family, &item.gold), aliases: item.aliases.clone() };
+            let sim = Item {
+                id: item.id.clone(),
+                gold: Gold::of(item.family.as_str(), &item.gold),
+                aliases: item.aliases.clone(),
+            };
             if ds.by_user.contains_key(&item.user) {
                 ds.shadowed.push(sim.id.clone());
             } else {
@@ -127,7 +130,7 @@ pub mod fixtures {
     fn item(id: &str, family: &str, user: &str, gold: Value, aliases: &[&str]) -> Item {
         Item {
             id: id.into(),
-            family: family.into(),
+            family: family.parse().unwrap(),
             system: "s".into(),
             user: user.into(),
             gold,

@@ -513,7 +513,7 @@ mod tests {
         assert_eq!(names, expected);
         for (family, field) in TaskFamily::ALL.iter().zip(families.iter()) {
             let DataType::Struct(columns) = field.data_type() else { panic!("{field:?}") };
-            let contract = inferbench_contract::family::output_schema(family.as_str());
+            let contract = inferbench_contract::family::output_schema(*family);
             let contract: Vec<(&str, DataType)> = contract
                 .as_object()
                 .unwrap()

@@ -48,8 +48,8 @@ impl Pipeline {
         }
         let lock_hash = file_sha256(&run.lock())?;
         let mut current = Current::default();
-        current.insert("lock.json", &lock_hash);
-        hashes.insert("lock.json".to_string(), lock_hash);
+        current.insert(RunDir::LOCK, &lock_hash);
+        hashes.insert(RunDir::LOCK.to_string(), lock_hash);
         Ok(Pipeline { run, spec, providers, lock, hashes, current })
     }
 

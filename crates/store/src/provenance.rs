@@ -17,7 +17,7 @@ pub use inferbench_contract::provenance::Inputs;
 
 /// The run's own files a derived file may name, other than the log segments.
 const RUN_FILES: [&str; 5] =
-    ["lock.json", "selection.parquet", "schedule.parquet", "responses.parquet", "evaluations.parquet"];
+    [RunDir::LOCK, RunDir::SELECTION, RunDir::SCHEDULE, RunDir::RESPONSES, RunDir::EVALUATIONS];
 
 /// Hashes of the run's files, computed once per stage.
 #[derive(Debug, Default)]
@@ -31,11 +31,7 @@ impl Current {
         if let Some(known) = self.hashes.get(name) {
             return Ok(known.clone());
         }
-        let segment = name
-            .strip_prefix("events/")
-            .and_then(|n| n.strip_suffix(".jsonl"))
-            .filter(|n| n.len() == 4)
-            .and_then(|n| n.parse::<u32>().ok());
+        let segment = RunDir::segment_number(name);
         let path = run.root().join(name);
         let hash = if let Some(number) = segment {
             // A sealed segment is still named by its original JSONL and that file's hash.
@@ -72,13 +68,13 @@ pub fn verify(
              after it)"
         ))
     };
-    if !recorded.contains_key("lock.json") {
-        return Err(stale("records no lock.json among its inputs".to_string()));
+    if !recorded.contains_key(RunDir::LOCK) {
+        return Err(stale(format!("records no {} among its inputs", RunDir::LOCK)));
     }
     for (name, hash) in recorded {
-        let now = if name.starts_with("events/") && unchanged_since(run, name, file) {
+        let now = if RunDir::is_log_file(name) && unchanged_since(run, name, file) {
             Some(hash.clone())
-        } else if RUN_FILES.contains(&name.as_str()) || name.starts_with("events/") {
+        } else if RUN_FILES.contains(&name.as_str()) || RunDir::is_log_file(name) {
             current.hash(run, name)?
         } else if let Some(hash) = external.get(name) {
             Some(hash.clone())
@@ -97,10 +93,10 @@ pub fn verify(
             None => return Err(stale(format!("it was derived from {name}, which the run no longer has"))),
         }
     }
-    if recorded.keys().any(|k| k.starts_with("events/")) {
+    if recorded.keys().any(|k| RunDir::is_log_file(k)) {
         let segments = run.segments().map_err(|e| Error::io(run.events_dir(), e))?;
         for (number, _) in segments {
-            let name = format!("events/{number:04}.jsonl");
+            let name = RunDir::segment_name(number);
             if !recorded.contains_key(&name) {
                 return Err(stale(format!("the run's log has grown since: {name} is not among its inputs")));
             }

@@ -8,6 +8,34 @@ pub struct RunDir {
 }
 
 impl RunDir {
+    // The run's files by their names relative to the run directory, each spelled here once:
+    // the paths below join them, and provenance maps and the manifest key files by them.
+    pub const LOCK: &'static str = "lock.json";
+    pub const SELECTION: &'static str = "selection.parquet";
+    pub const SCHEDULE: &'static str = "schedule.parquet";
+    /// The event log's directory: one `NNNN.jsonl` per fetch process, and the seal.
+    pub const EVENTS: &'static str = "events";
+    /// The seal record, in [`RunDir::EVENTS`].
+    pub const SEAL: &'static str = "seal.json";
+    pub const EVENTS_TABLE: &'static str = "events.parquet";
+    pub const RESPONSES: &'static str = "responses.parquet";
+    pub const EVALUATIONS: &'static str = "evaluations.parquet";
+    pub const METRICS_JSON: &'static str = "metrics.json";
+    pub const METRICS_PARQUET: &'static str = "metrics.parquet";
+    pub const POOLED: &'static str = "pooled.parquet";
+    pub const COMPARISONS: &'static str = "comparisons.json";
+    pub const REPORT_MD: &'static str = "report.md";
+    pub const REPORT_HTML: &'static str = "report.html";
+    pub const MANIFEST: &'static str = "manifest.json";
+    /// An imported run's copy of the reference's records and evaluations.
+    pub const REFERENCE: &'static str = "reference";
+    /// In [`RunDir::REFERENCE`].
+    pub const REFERENCE_RECORDS: &'static str = "records.jsonl";
+    /// In [`RunDir::REFERENCE`].
+    pub const REFERENCE_EVALUATIONS: &'static str = "evaluations.jsonl";
+    /// In [`RunDir::REFERENCE`]: what `ib-import` imported, and from where.
+    pub const REFERENCE_IMPORT: &'static str = "import.json";
+
     pub fn new(root: impl Into<PathBuf>) -> Self {
         RunDir { root: root.into() }
     }
@@ -19,20 +47,41 @@ impl RunDir {
         self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into())
     }
     pub fn lock(&self) -> PathBuf {
-        self.root.join("lock.json")
+        self.root.join(Self::LOCK)
     }
     pub fn selection(&self) -> PathBuf {
-        self.root.join("selection.parquet")
+        self.root.join(Self::SELECTION)
     }
     pub fn schedule(&self) -> PathBuf {
-        self.root.join("schedule.parquet")
+        self.root.join(Self::SCHEDULE)
     }
     pub fn events_dir(&self) -> PathBuf {
-        self.root.join("events")
+        self.root.join(Self::EVENTS)
     }
     /// `events/0001.jsonl`, … one file per fetch process, never rewritten.
     pub fn segment(&self, n: u32) -> PathBuf {
-        self.events_dir().join(format!("{n:04}.jsonl"))
+        self.root.join(Self::segment_name(n))
+    }
+    /// `events/0001.jsonl`: segment `n` by its name relative to the run directory, as
+    /// provenance names it (also once it is sealed).
+    pub fn segment_name(n: u32) -> String {
+        format!("{}/{n:04}.jsonl", Self::EVENTS)
+    }
+    /// The number of the segment a name relative to the run directory names
+    /// (`events/0001.jsonl` → 1), if it names one.
+    pub fn segment_number(name: &str) -> Option<u32> {
+        Self::log_file(name)
+            .and_then(|n| n.strip_suffix(".jsonl"))
+            .filter(|n| n.len() == 4)
+            .and_then(|n| n.parse::<u32>().ok())
+    }
+    /// Whether a name relative to the run directory is a file of the event log.
+    pub fn is_log_file(name: &str) -> bool {
+        Self::log_file(name).is_some()
+    }
+    /// The name inside [`RunDir::EVENTS`] of a name relative to the run directory.
+    fn log_file(name: &str) -> Option<&str> {
+        name.strip_prefix(Self::EVENTS).and_then(|n| n.strip_prefix('/'))
     }
     /// `events/0001.jsonl.zst`, …: a segment sealed once the run was complete
     /// (`sealed::seal`), the same bytes zstd-compressed.
@@ -41,7 +90,7 @@ impl RunDir {
     }
     /// `events/seal.json`: what sealing compressed (`inferbench_contract::seal::SealRecord`).
     pub fn seal_record(&self) -> PathBuf {
-        self.events_dir().join("seal.json")
+        self.events_dir().join(Self::SEAL)
     }
     /// The event-log segments that exist, in order, each as the file to read: the live
     /// `NNNN.jsonl` while it exists (also while a seal is in progress: it is the original),
@@ -75,42 +124,54 @@ impl RunDir {
         Ok(found.into_iter().collect())
     }
     pub fn events_parquet(&self) -> PathBuf {
-        self.root.join("events.parquet")
+        self.root.join(Self::EVENTS_TABLE)
     }
     pub fn responses(&self) -> PathBuf {
-        self.root.join("responses.parquet")
+        self.root.join(Self::RESPONSES)
     }
     pub fn evaluations(&self) -> PathBuf {
-        self.root.join("evaluations.parquet")
+        self.root.join(Self::EVALUATIONS)
     }
     pub fn metrics_json(&self) -> PathBuf {
-        self.root.join("metrics.json")
+        self.root.join(Self::METRICS_JSON)
     }
     pub fn metrics_parquet(&self) -> PathBuf {
-        self.root.join("metrics.parquet")
+        self.root.join(Self::METRICS_PARQUET)
     }
-
     pub fn pooled_parquet(&self) -> PathBuf {
-        self.root.join("pooled.parquet")
+        self.root.join(Self::POOLED)
     }
     pub fn comparisons(&self) -> PathBuf {
-        self.root.join("comparisons.json")
+        self.root.join(Self::COMPARISONS)
     }
     pub fn report_md(&self) -> PathBuf {
-        self.root.join("report.md")
+        self.root.join(Self::REPORT_MD)
+    }
+    pub fn report_html(&self) -> PathBuf {
+        self.root.join(Self::REPORT_HTML)
     }
     pub fn manifest(&self) -> PathBuf {
-        self.root.join("manifest.json")
+        self.root.join(Self::MANIFEST)
     }
     /// An imported run's copy of what the reference runner recorded and derived that the log
     /// has no field for (`ib-import`).
     pub fn reference(&self) -> PathBuf {
-        self.root.join("reference")
+        self.root.join(Self::REFERENCE)
     }
 
     /// `reference/records.jsonl`: an imported run's reference records, one a line.
     pub fn reference_records(&self) -> PathBuf {
-        self.reference().join("records.jsonl")
+        self.reference().join(Self::REFERENCE_RECORDS)
+    }
+
+    /// `reference/evaluations.jsonl`: the reference's evaluations of those records.
+    pub fn reference_evaluations(&self) -> PathBuf {
+        self.reference().join(Self::REFERENCE_EVALUATIONS)
+    }
+
+    /// `reference/import.json`: `ib-import`'s summary of the import.
+    pub fn reference_import(&self) -> PathBuf {
+        self.reference().join(Self::REFERENCE_IMPORT)
     }
 }
 
@@ -299,5 +360,11 @@ mod tests {
         assert!(paths[2].ends_with("0003.jsonl.zst") && is_sealed_segment(&paths[2]));
         assert_eq!(run.run_id(), "run-1");
         assert!(run.segment(12).ends_with("events/0012.jsonl"));
+        assert_eq!(RunDir::segment_name(12), "events/0012.jsonl");
+        assert_eq!(RunDir::segment_number("events/0012.jsonl"), Some(12));
+        for other in ["events/seal.json", "events/12.jsonl", "0012.jsonl", "eventsx/0012.jsonl"] {
+            assert_eq!(RunDir::segment_number(other), None, "{other}");
+        }
+        assert!(RunDir::is_log_file("events/seal.json") && !RunDir::is_log_file("events.parquet"));
     }
 }

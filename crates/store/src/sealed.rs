@@ -18,7 +18,7 @@ use crate::event_log::LogReader;
 use crate::parquet_io::Writer;
 use crate::run::RunDir;
 use crate::seal_record::{read_record, segment_sha256};
-use inferbench_contract::event::{Envelope, Event, Outcome};
+use inferbench_contract::event::{Envelope, Event, Outcome, TaskFamily};
 use inferbench_contract::seal::{SealRecord, SealedSegment, SealedTable, TableSegment};
 use inferbench_contract::tables::EventRow;
 use inferbench_contract::{Error, Result, FORMAT_VERSION};
@@ -47,7 +47,7 @@ pub struct Sealed {
 /// What an attempt's rows in `events.parquet` take from its `request_started`.
 struct Context {
     provider: String,
-    task_family: String,
+    task_family: TaskFamily,
     item_id: String,
     round_index: i64,
     sent_t_ns: u64,
@@ -198,10 +198,10 @@ fn write_events_table(run: &RunDir, run_id: &str) -> Result<(SealedTable, bool)>
     // A table's provenance is written before its rows, so the segments are hashed up front
     // (one extra sequential read, cheap next to parsing every line).
     let mut inputs =
-        BTreeMap::from([("lock.json".to_string(), inferbench_contract::canonical::file_sha256(&run.lock())?)]);
+        BTreeMap::from([(RunDir::LOCK.to_string(), inferbench_contract::canonical::file_sha256(&run.lock())?)]);
     for (number, _) in run.segments().map_err(|e| Error::unreadable(run.events_dir(), e))? {
         if let Some(hash) = segment_sha256(run, number)? {
-            inputs.insert(format!("events/{number:04}.jsonl"), hash);
+            inputs.insert(RunDir::segment_name(number), hash);
         }
     }
     let mut writer = Writer::<EventRow>::create(&path, &inputs)?;
@@ -218,7 +218,7 @@ fn write_events_table(run: &RunDir, run_id: &str) -> Result<(SealedTable, bool)>
             row.attempt = Some(i64::from(attempt));
             if let Some(c) = open.get(&(id.to_string(), attempt)) {
                 row.provider = Some(c.provider.clone());
-                row.task_family = Some(c.task_family.clone());
+                row.task_family = Some(c.task_family);
                 row.item_id = Some(c.item_id.clone());
                 row.round_index = Some(c.round_index);
                 row.offset_ms = Some(timing::ms_between(c.sent_t_ns, t_ns));
@@ -233,7 +233,7 @@ fn write_events_table(run: &RunDir, run_id: &str) -> Result<(SealedTable, bool)>
                     (s.request_id.clone(), s.attempt),
                     Context {
                         provider: s.provider.clone(),
-                        task_family: s.task_family.clone(),
+                        task_family: s.task_family,
                         item_id: s.item_id.clone(),
                         round_index: s.round_index as i64,
                         sent_t_ns: t_ns,
@@ -281,7 +281,7 @@ fn write_events_table(run: &RunDir, run_id: &str) -> Result<(SealedTable, bool)>
         .collect();
     let bytes = std::fs::metadata(&path).map_err(|e| Error::unreadable(&path, e))?.len();
     let table = SealedTable {
-        file: "events.parquet".to_string(),
+        file: RunDir::EVENTS_TABLE.to_string(),
         bytes,
         sha256: inferbench_contract::canonical::file_sha256(&path)?,
         rows,
@@ -319,7 +319,7 @@ mod tests {
             round_id: "r0".into(),
             round_index: 3,
             provider: "p".into(),
-            task_family: "ticket_triage".into(),
+            task_family: TaskFamily::TicketTriage,
             item_id: "i".into(),
             endpoint: "http://x".into(),
             body: serde_json::json!({"model": "m"}),

@@ -4,7 +4,7 @@ use crate::{credential, wire};
 use inferbench_contract::canonical::sha256_hex;
 
 fn path(provider: &str) -> String {
-    format!("/{provider}/v1/chat/completions")
+    inferbench_inputs::providers::simulated_endpoint("", provider)
 }
 
 #[tokio::test]

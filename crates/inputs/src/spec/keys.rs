@@ -13,12 +13,24 @@
 use super::check::Const::{Bool, Int, Json, Str, Strs};
 use super::check::Rule::{Acted, Flag, Is, Map, Text, TextList};
 use super::check::{opt, req, Key, Rule};
+use inferbench_contract::vocab::{ReferenceOutcome, TaskFamily};
 
 const ONE_ATTEMPT: &str = "inferbench sends every request exactly once and never retries";
 const BARRIER: &str = "inferbench releases every provider of a round together and waits for all of them";
 const RECORDED: &str = "inferbench always records this";
 const TAXONOMY: &str = "inferbench's evaluation taxonomy is fixed (seed-runner.md §9)";
 const DEFINITION: &str = "inferbench computes this metric by its one fixed definition";
+/// The task families' names, as the spec spells its keys.
+const MEETING_NOTES: &str = TaskFamily::MeetingNotesLookup.as_str();
+const TICKET_TRIAGE: &str = TaskFamily::TicketTriage.as_str();
+const CONTRACT_TERMS: &str = TaskFamily::ContractTermsExtraction.as_str();
+/// The reference's terminal outcomes that release a round: all but its own `runner_error`.
+const RELEASING: &[&str] = &[
+    ReferenceOutcome::Completed.as_str(),
+    ReferenceOutcome::Timeout.as_str(),
+    ReferenceOutcome::HttpError.as_str(),
+    ReferenceOutcome::TransportError.as_str(),
+];
 const SMOKE: &str = "inferbench has no smoke mode (its equivalent is a run with --per-family 1); \
                      this section is accepted only as the reference runner writes it";
 
@@ -86,11 +98,8 @@ const TOKENIZER: &[Key] = &[
     opt("lock_implementation_version_and_vocabulary_hash", Is(Bool(true), "lock.json records both")),
 ];
 
-const TASK_FAMILIES: &[Key] = &[
-    req("meeting-notes-lookup", Map(MEETING)),
-    req("ticket-triage", Map(TICKET)),
-    req("contract-terms-extraction", Map(CONTRACT)),
-];
+const TASK_FAMILIES: &[Key] =
+    &[req(MEETING_NOTES, Map(MEETING)), req(TICKET_TRIAGE, Map(TICKET)), req(CONTRACT_TERMS, Map(CONTRACT))];
 
 const SCHEMA: &str = "inferbench scores each family with its fixed rubric and output schema";
 const MEETING: &[Key] = &[
@@ -184,10 +193,7 @@ const EXECUTION_PLAN: &[Key] = &[
     opt("wait_for_all_providers_before_next_question", Is(Bool(true), BARRIER)),
     opt("identical_schedule_across_providers", Is(Bool(true), "every provider gets the same rounds")),
     opt("failed_items_are_not_replaced", Is(Bool(true), ONE_ATTEMPT)),
-    opt(
-        "terminal_outcomes_release_question_barrier",
-        Is(Strs(&["completed", "timeout", "http_error", "transport_error"]), "every terminal outcome releases a round"),
-    ),
+    opt("terminal_outcomes_release_question_barrier", Is(Strs(RELEASING), "every terminal outcome releases a round")),
     opt(
         "task_family_schedule",
         Map(&[
@@ -293,16 +299,12 @@ const RATE_LIMIT_POLICY: &[Key] = &[
 ];
 
 const EVALUATION: &[Key] = &[
-    opt("meeting-notes-lookup", Text),
-    opt("ticket-triage", Text),
-    opt("contract-terms-extraction", Text),
+    opt(MEETING_NOTES, Text),
+    opt(TICKET_TRIAGE, Text),
+    opt(CONTRACT_TERMS, Text),
     opt(
         "normalization_rules",
-        Map(&[
-            opt("meeting-notes-lookup", TextList),
-            opt("ticket-triage", TextList),
-            opt("contract-terms-extraction", TextList),
-        ]),
+        Map(&[opt(MEETING_NOTES, TextList), opt(TICKET_TRIAGE, TextList), opt(CONTRACT_TERMS, TextList)]),
     ),
     opt(
         "error_and_timeout_policy",
