@@ -2,9 +2,9 @@
 //! notes write dates and money in, and the domain's titles filled in. A topic draws its dates,
 //! numbers and vendors here, fresh, so no two topics of one document share a value, writes a
 //! value the way the notes do, and poses its question with what the answer-once check needs.
+use super::vocab::{Domain, MetricKind};
 use super::{strip_the, Format, Kind, Meeting, Question, Value};
 use crate::dates::{Date, Style};
-use crate::meeting_vocab::{Domain, MetricKind};
 use crate::names;
 use crate::pools::{
     cap, money, money_aliases, number_aliases, percent_aliases, thousands, words, Currency, MoneyStyle, Vars,

@@ -24,6 +24,7 @@
 //! and states them; `want` asks it to also pose the question); `doc.rs` composes the
 //! document from topics, fits it to the token band and renders it in its format.
 mod doc;
+pub(crate) mod domains;
 mod facts;
 #[cfg(test)]
 mod tests;
@@ -31,15 +32,17 @@ mod topics_money;
 mod topics_operations;
 mod topics_people;
 mod topics_plans;
+pub(crate) mod vocab;
 
 use crate::dates::{Date, Style};
 use crate::item::{Generated, UserBand};
-use crate::meeting_vocab::{Domain, DOMAINS};
 use crate::names::Person;
 use crate::pools::{cap, Currency, MoneyStyle, Vars};
 use crate::rounds::rounds;
+use domains::DOMAINS;
 use inferbench_sim::rng::{key, SplitMix64};
 use serde_json::json;
+use vocab::Domain;
 
 const FAMILY: &str = "meeting-notes-lookup";
 

@@ -1,9 +1,9 @@
 //! The meeting family's own checks: the answer-once rule on generated items, questions and
 //! titles that fit the meeting, reporting periods that have ended, and coverage of every
 //! format, answer type and domain.
+use super::domains::DOMAINS;
 use super::{generate, Format, Meeting};
 use crate::item::UserBand;
-use crate::meeting_vocab::DOMAINS;
 use crate::pools::standalone_count;
 use inferbench_sim::rng::SplitMix64;
 
@@ -44,7 +44,7 @@ fn registrations_titles_periods_and_questions_fit_the_meeting() {
     let closed: Vec<&str> = DOMAINS
         .iter()
         .flat_map(|d| d.events.iter().copied())
-        .filter(|e| !crate::meeting_vocab::takes_registrations(e))
+        .filter(|e| !super::vocab::takes_registrations(e))
         .collect();
     let mut questions = Vec::new();
     for g in &all {

@@ -2,8 +2,8 @@
 //! and the cap side by side), a vendor's renewal quote (list price against the committed
 //! deal, the signing date against the current contract's expiry), and a customer escalation
 //! (its tickets, its yearly value, the service credit offered, the renewal date).
+use super::vocab::MetricKind;
 use super::{act, budget_heading, possessive, say, Answer, Kind, Meeting, Topic};
-use crate::meeting_vocab::MetricKind;
 use crate::names;
 use crate::pools::cap;
 use inferbench_sim::rng::SplitMix64;

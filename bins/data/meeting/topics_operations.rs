@@ -2,8 +2,8 @@
 //! before and a target), an incident (when, how many affected, who was on call, the
 //! follow-up review), and a policy whose threshold changes (the new value next to the old,
 //! the date it applies from).
+use super::vocab::MetricKind;
 use super::{act, say, strip_the, Answer, Kind, Meeting, Topic};
-use crate::meeting_vocab::MetricKind;
 use crate::pools::{cap, Vars};
 use inferbench_sim::rng::SplitMix64;
 
@@ -43,7 +43,7 @@ impl Meeting {
         let (_, v1p) = self.fresh_value(rng, k1, m1.lo, m1.hi);
         let (n2, v2) = self.fresh_value(rng, k2, m2.lo, m2.hi);
         // A target near the value (within about a quarter), on either side of it.
-        let lower_better = crate::meeting_vocab::lower_is_better(m2.name);
+        let lower_better = super::vocab::lower_is_better(m2.name);
         let spread = (n2 / 4).max(2);
         let t_lo = n2.saturating_sub(spread).max(m2.lo.min(n2)).max(1);
         let t_hi = match m2.kind {
@@ -168,9 +168,9 @@ impl Meeting {
         // Whoever was on call holds a technical role; with nobody technical in the room,
         // the person who raised the alarm is asked about instead.
         let on_call = (0..self.people.len())
-            .filter(|&i| i != self.chair && crate::meeting_vocab::technical(&self.roles[i]))
+            .filter(|&i| i != self.chair && super::vocab::technical(&self.roles[i]))
             .collect::<Vec<_>>();
-        if !on_call.is_empty() && !crate::meeting_vocab::technical(&self.roles[who[1]]) {
+        if !on_call.is_empty() && !super::vocab::technical(&self.roles[who[1]]) {
             let pick = on_call[rng.below(on_call.len())];
             if let Some(j) = who.iter().position(|&w| w == pick) {
                 who.swap(1, j);
@@ -178,7 +178,7 @@ impl Meeting {
                 who[1] = pick;
             }
         }
-        let b_on_call = crate::meeting_vocab::technical(&self.roles[who[1]]);
+        let b_on_call = super::vocab::technical(&self.roles[who[1]]);
         let (a, b, c) = (who[0], who[1], who[2]);
         let when = self.fresh_date(rng, -20, -2);
         let follow = self.fresh_date(rng, 6, 30);

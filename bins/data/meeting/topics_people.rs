@@ -2,8 +2,8 @@
 //! start date, the interview panel), a training programme (its length, its cohorts' dates and
 //! seats, who runs which cohort), and other business (leave, a social, a guest, an annual
 //! cycle), which asks only about a person.
+use super::vocab::MetricKind;
 use super::{act, say, Answer, Kind, Meeting, Stmt, Topic};
-use crate::meeting_vocab::MetricKind;
 use crate::pools::{cap, number_aliases};
 use inferbench_sim::rng::SplitMix64;
 

@@ -2,8 +2,8 @@
 //! for its first draft (with a reviewer beside the owner), an event moved to a new date (with
 //! the date it was moved from and, for events people sign up for, the registrations), and a
 //! delivery awaited from a vendor (the promised date, the slip downstream, the chase date).
+use super::vocab::MetricKind;
 use super::{act, possessive, say, strip_the, Answer, Kind, Meeting, Topic};
-use crate::meeting_vocab::MetricKind;
 use crate::names;
 use crate::pools::{cap, thousands, CITIES};
 use inferbench_sim::rng::SplitMix64;
@@ -124,10 +124,9 @@ impl Meeting {
     }
 
     pub(super) fn reschedule(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {
-        let open: Vec<&str> =
-            self.d.events.iter().copied().filter(|e| crate::meeting_vocab::takes_registrations(e)).collect();
+        let open: Vec<&str> = self.d.events.iter().copied().filter(|e| super::vocab::takes_registrations(e)).collect();
         let e = if want == Some(Answer::Number) { *rng.pick(&open) } else { *rng.pick(self.d.events) };
-        let registers = crate::meeting_vocab::takes_registrations(e);
+        let registers = super::vocab::takes_registrations(e);
         let who = self.some(rng, 2, &[self.chair]);
         let (a, b) = (who[0], who[1]);
         let orig = self.fresh_date(rng, 6, 35);
