@@ -314,7 +314,7 @@ fn contract_titles_notices_and_cities_fit_the_terms() {
         let mut allowed: Vec<&str> = vec![];
         for form in forms {
             if text.contains(&format!(" {form} (\"")) {
-                allowed.extend(crate::contract::party_cities(&format!("X {form}")));
+                allowed.extend(crate::contract::vocab::party_cities(&format!("X {form}")));
             }
         }
         assert!(!allowed.is_empty(), "no party form found:\n{text}");
