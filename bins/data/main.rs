@@ -12,7 +12,6 @@ mod dates;
 mod generate;
 mod item;
 mod meeting;
-mod meeting_vocab;
 mod names;
 mod pools;
 mod rounds;

@@ -314,7 +314,7 @@ fn contract_titles_notices_and_cities_fit_the_terms() {
         let mut allowed: Vec<&str> = vec![];
         for form in forms {
             if text.contains(&format!(" {form} (\"")) {
-                allowed.extend(crate::contract::party_cities(&format!("X {form}")));
+                allowed.extend(crate::contract::vocab::party_cities(&format!("X {form}")));
             }
         }
         assert!(!allowed.is_empty(), "no party form found:\n{text}");
@@ -332,11 +332,11 @@ fn contract_titles_notices_and_cities_fit_the_terms() {
 
 #[test]
 fn meeting_ratings_are_ratings_and_no_tool_has_both_a_monthly_and_a_yearly_price() {
-    use crate::meeting_vocab::DOMAINS;
+    use crate::meeting::domains::DOMAINS;
     for d in DOMAINS {
         for m in d.metrics {
             assert!(
-                !(m.name.contains("rating") && matches!(m.kind, crate::meeting_vocab::MetricKind::Count(_))),
+                !(m.name.contains("rating") && matches!(m.kind, crate::meeting::vocab::MetricKind::Count(_))),
                 "{}",
                 m.name
             );
