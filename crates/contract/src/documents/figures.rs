@@ -164,21 +164,24 @@ pub struct MetricSummaries {
 }
 
 impl MetricSummaries {
-    /// Each metric's (key, summary), in file order.
+    /// Each metric's (key, summary), in file order: the catalogue's `summary` keys
+    /// ([`crate::metrics`]).
     pub fn entries(&self) -> [(&'static str, &Summary); 5] {
-        [
-            ("ttfo_ms", &self.ttfo_ms),
-            ("ttfa_ms", &self.ttfa_ms),
-            ("pre_answer_reasoning_tokens", &self.pre_answer_reasoning_tokens),
-            ("e2e_latency_ms", &self.e2e_latency_ms),
-            ("output_tokens_per_second", &self.output_tokens_per_second),
-        ]
+        macro_rules! entries {
+            ($($field:ident),*) => { [$((stringify!($field), &self.$field)),*] };
+        }
+        entries!(ttfo_ms, ttfa_ms, pre_answer_reasoning_tokens, e2e_latency_ms, output_tokens_per_second)
     }
 
     /// The summary of the metric keyed `key` (e.g. `ttfa_ms`).
     pub fn get(&self, key: &str) -> Option<&Summary> {
         let entry = self.entries().into_iter().find(|(k, _)| *k == key);
         entry.map(|(_, summary)| summary)
+    }
+
+    /// The summary of a percentile metric of the catalogue; `None` for a rate.
+    pub fn of(&self, metric: &crate::metrics::Metric) -> Option<&Summary> {
+        self.get(metric.summary?)
     }
 }
 
@@ -208,6 +211,17 @@ pub struct Percentiles {
     pub p99: PercentileValue,
 }
 
+impl Percentiles {
+    /// The levels, in field order.
+    pub const LEVELS: [u64; 3] = [50, 95, 99];
+
+    /// Each level's value, from `value(level)`.
+    pub fn new(mut value: impl FnMut(u64) -> Option<f64>) -> Percentiles {
+        let [p50, p95, p99] = Percentiles::LEVELS.map(|level| PercentileValue { value: value(level) });
+        Percentiles { p50, p95, p99 }
+    }
+}
+
 /// A percentile's value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PercentileValue {
@@ -215,94 +229,73 @@ pub struct PercentileValue {
     pub value: Option<f64>,
 }
 
-/// The summaries' percentiles as flat `<metric>_pK` keys, the columns the spec requires. Each
-/// is null without samples.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct FlatPercentiles {
-    /// Time to first output p50, milliseconds.
-    pub ttfo_p50: Option<f64>,
-    /// Time to first output p95, milliseconds.
-    pub ttfo_p95: Option<f64>,
-    /// Time to first output p99, milliseconds.
-    pub ttfo_p99: Option<f64>,
-    /// Time to first answer token p50, milliseconds.
-    pub ttfa_p50: Option<f64>,
-    /// Time to first answer token p95, milliseconds.
-    pub ttfa_p95: Option<f64>,
-    /// Time to first answer token p99, milliseconds.
-    pub ttfa_p99: Option<f64>,
-    /// Reasoning tokens before the answer, p50.
-    pub pre_answer_reasoning_tokens_p50: Option<f64>,
-    /// Reasoning tokens before the answer, p95.
-    pub pre_answer_reasoning_tokens_p95: Option<f64>,
-    /// Reasoning tokens before the answer, p99.
-    pub pre_answer_reasoning_tokens_p99: Option<f64>,
-    /// End-to-end latency p50, milliseconds.
-    pub e2e_latency_p50: Option<f64>,
-    /// End-to-end latency p95, milliseconds.
-    pub e2e_latency_p95: Option<f64>,
-    /// End-to-end latency p99, milliseconds (the ranking key).
-    pub e2e_latency_p99: Option<f64>,
-    /// Visible-answer tokens per second, median.
-    pub output_tokens_per_second_p50: Option<f64>,
-    /// Visible-answer tokens per second, p95 floor: at least 95% of samples are this fast.
-    pub output_tokens_per_second_p95: Option<f64>,
-    /// Visible-answer tokens per second, p99 floor: at least 99% of samples are this fast.
-    pub output_tokens_per_second_p99: Option<f64>,
+/// Hands `$then!` the flat percentile keys, after the tokens it was given: the one place they
+/// are spelled. Each is `<key> = <summary>.<level>,` with its description, the key holding the
+/// summary's percentile. [`FlatPercentiles`] is made of them, and so are the percentile
+/// columns of `metrics.parquet` and `pooled.parquet` ([`crate::tables`]).
+macro_rules! flat_percentile_fields {
+    ($then:ident ! { $($args:tt)* }) => {
+        $then! { $($args)*
+            /// Time to first output p50, milliseconds.
+            ttfo_p50 = ttfo_ms.p50,
+            /// Time to first output p95, milliseconds.
+            ttfo_p95 = ttfo_ms.p95,
+            /// Time to first output p99, milliseconds.
+            ttfo_p99 = ttfo_ms.p99,
+            /// Time to first answer token p50, milliseconds.
+            ttfa_p50 = ttfa_ms.p50,
+            /// Time to first answer token p95, milliseconds.
+            ttfa_p95 = ttfa_ms.p95,
+            /// Time to first answer token p99, milliseconds.
+            ttfa_p99 = ttfa_ms.p99,
+            /// Reasoning tokens before the answer, p50.
+            pre_answer_reasoning_tokens_p50 = pre_answer_reasoning_tokens.p50,
+            /// Reasoning tokens before the answer, p95.
+            pre_answer_reasoning_tokens_p95 = pre_answer_reasoning_tokens.p95,
+            /// Reasoning tokens before the answer, p99.
+            pre_answer_reasoning_tokens_p99 = pre_answer_reasoning_tokens.p99,
+            /// End-to-end latency p50, milliseconds.
+            e2e_latency_p50 = e2e_latency_ms.p50,
+            /// End-to-end latency p95, milliseconds.
+            e2e_latency_p95 = e2e_latency_ms.p95,
+            /// End-to-end latency p99, milliseconds (the ranking key).
+            e2e_latency_p99 = e2e_latency_ms.p99,
+            /// Visible-answer tokens per second, median.
+            output_tokens_per_second_p50 = output_tokens_per_second.p50,
+            /// Visible-answer tokens per second, p95 floor: at least 95% of samples are this fast.
+            output_tokens_per_second_p95 = output_tokens_per_second.p95,
+            /// Visible-answer tokens per second, p99 floor: at least 99% of samples are this fast.
+            output_tokens_per_second_p99 = output_tokens_per_second.p99,
+        }
+    };
 }
+pub(crate) use flat_percentile_fields;
+
+macro_rules! flat_percentiles {
+    ($($(#[$doc:meta])* $key:ident = $summary:ident . $level:ident,)*) => {
+        /// The summaries' percentiles as flat `<metric>_pK` keys, the columns the spec requires. Each
+        /// is null without samples.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+        pub struct FlatPercentiles {
+            $($(#[$doc])* pub $key: Option<f64>,)*
+        }
+
+        impl FlatPercentiles {
+            /// The flat keys of `summaries`: by definition they repeat the summaries' percentiles.
+            pub fn of(summaries: &MetricSummaries) -> Self {
+                FlatPercentiles { $($key: summaries.$summary.percentiles.$level.value,)* }
+            }
+
+            /// Each (key, value), in file order.
+            pub fn entries(&self) -> Vec<(&'static str, Option<f64>)> {
+                vec![$((stringify!($key), self.$key)),*]
+            }
+        }
+    };
+}
+flat_percentile_fields!(flat_percentiles! {});
 
 impl FlatPercentiles {
-    /// The flat keys of `summaries`: by definition they repeat the summaries' percentiles.
-    pub fn of(summaries: &MetricSummaries) -> Self {
-        let p = |s: &Summary| {
-            let q = &s.percentiles;
-            [q.p50.value, q.p95.value, q.p99.value]
-        };
-        let [ttfo_p50, ttfo_p95, ttfo_p99] = p(&summaries.ttfo_ms);
-        let [ttfa_p50, ttfa_p95, ttfa_p99] = p(&summaries.ttfa_ms);
-        let [reasoning_p50, reasoning_p95, reasoning_p99] = p(&summaries.pre_answer_reasoning_tokens);
-        let [e2e_p50, e2e_p95, e2e_p99] = p(&summaries.e2e_latency_ms);
-        let [speed_p50, speed_p95, speed_p99] = p(&summaries.output_tokens_per_second);
-        FlatPercentiles {
-            ttfo_p50,
-            ttfo_p95,
-            ttfo_p99,
-            ttfa_p50,
-            ttfa_p95,
-            ttfa_p99,
-            pre_answer_reasoning_tokens_p50: reasoning_p50,
-            pre_answer_reasoning_tokens_p95: reasoning_p95,
-            pre_answer_reasoning_tokens_p99: reasoning_p99,
-            e2e_latency_p50: e2e_p50,
-            e2e_latency_p95: e2e_p95,
-            e2e_latency_p99: e2e_p99,
-            output_tokens_per_second_p50: speed_p50,
-            output_tokens_per_second_p95: speed_p95,
-            output_tokens_per_second_p99: speed_p99,
-        }
-    }
-
-    /// Each (key, value), in file order.
-    pub fn entries(&self) -> [(&'static str, Option<f64>); 15] {
-        [
-            ("ttfo_p50", self.ttfo_p50),
-            ("ttfo_p95", self.ttfo_p95),
-            ("ttfo_p99", self.ttfo_p99),
-            ("ttfa_p50", self.ttfa_p50),
-            ("ttfa_p95", self.ttfa_p95),
-            ("ttfa_p99", self.ttfa_p99),
-            ("pre_answer_reasoning_tokens_p50", self.pre_answer_reasoning_tokens_p50),
-            ("pre_answer_reasoning_tokens_p95", self.pre_answer_reasoning_tokens_p95),
-            ("pre_answer_reasoning_tokens_p99", self.pre_answer_reasoning_tokens_p99),
-            ("e2e_latency_p50", self.e2e_latency_p50),
-            ("e2e_latency_p95", self.e2e_latency_p95),
-            ("e2e_latency_p99", self.e2e_latency_p99),
-            ("output_tokens_per_second_p50", self.output_tokens_per_second_p50),
-            ("output_tokens_per_second_p95", self.output_tokens_per_second_p95),
-            ("output_tokens_per_second_p99", self.output_tokens_per_second_p99),
-        ]
-    }
-
     /// The value of the key `key`: `Some(None)` for a percentile without samples, `None` for
     /// an unknown key.
     pub fn get(&self, key: &str) -> Option<Option<f64>> {

@@ -4,6 +4,7 @@
 //! in the reference format); the `#[serde(flatten)]` groups only give those keys a name in Rust.
 use super::figures::*;
 use super::Provenance;
+use crate::metrics::Column;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -120,6 +121,12 @@ impl GroupMetrics {
             "reasoning_emission_rate" => Some(self.reasoning_emission_rate),
             _ => self.failures.column(name).or_else(|| self.percentiles.get(name)),
         }
+    }
+
+    /// The value of a column of the catalogue (`TTFA.at(95)`, `FAILURE.value()`); `None` for
+    /// a null.
+    pub fn value(&self, column: Column) -> Option<f64> {
+        self.column(&column.key()).flatten()
     }
 
     /// A flat percentile such as `e2e_latency_p99`; `None` when it has no samples (or no such
@@ -356,5 +363,28 @@ mod tests {
         assert_eq!(row.column("other_http_4xx_count"), Some(Some(3.0)));
         assert_eq!(row.failures.total(), 45);
         assert_eq!((row.percentile("ttfa_p95"), row.population("ttfa_ms")), (Some(21.0), 3));
+    }
+
+    /// The row's keys are the catalogue's: every column of the catalogue is a numeric key of
+    /// the row, the flat percentiles are exactly the percentile metrics' columns, in order, and
+    /// the summaries exactly their summary keys.
+    #[test]
+    fn the_row_holds_the_catalogue() {
+        use crate::metrics::{self, TTFA};
+        let row = group("ticket-triage");
+        for column in metrics::columns() {
+            assert!(row.column(&column.key()).is_some(), "{column}");
+        }
+        let percentile_metrics: Vec<&crate::metrics::Metric> = metrics::percentile_metrics().collect();
+        let flat: Vec<String> = percentile_metrics.iter().flat_map(|m| m.columns()).map(|c| c.key()).collect();
+        let keys: Vec<&str> = row.percentiles.entries().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, flat);
+        let summaries: Vec<&str> = row.summaries.entries().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(summaries, percentile_metrics.iter().map(|m| m.summary.unwrap()).collect::<Vec<_>>());
+        for m in &percentile_metrics {
+            assert_eq!(m.percentiles, Percentiles::LEVELS);
+        }
+        assert_eq!(row.value(TTFA.at(95)), Some(21.0));
+        assert_eq!(row.summaries.of(TTFA).map(|s| s.population_count), Some(3));
     }
 }
