@@ -188,7 +188,7 @@ mod tests {
     use super::*;
     use crate::fixture::{Req, CONTRACT, TICKET};
     use crate::join::Observation;
-    use inferbench_contract::metrics::{E2E_LATENCY, OUTPUT_TOKENS_PER_SECOND, TTFA, TTFO};
+    use inferbench_contract::metrics::{E2E_LATENCY, OUTPUT_TOKENS_PER_SECOND, TIMEOUT, TTFA, TTFO};
 
     fn observations(reqs: Vec<Req>) -> Vec<Observation> {
         reqs.into_iter().map(|q| Observation { response: q.response.into(), evaluation: q.evaluation.into() }).collect()
@@ -279,7 +279,7 @@ mod tests {
         let json = serde_json::to_value(&m).unwrap();
         let keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
         let pos = |k: &str| keys.iter().position(|x| *x == k).unwrap_or_else(|| panic!("{k} missing"));
-        assert!(pos("timeout_rate") < pos("http_429_count") && pos("ttfo_ms") < pos("ttfa_ms"));
+        assert!(pos(&TIMEOUT.value().key()) < pos("http_429_count") && pos("ttfo_ms") < pos("ttfa_ms"));
         assert!(pos(&TTFO.at(50).key()) < pos(&OUTPUT_TOKENS_PER_SECOND.at(99).key()));
         assert_eq!(json["e2e_latency_ms"]["percentiles"]["p99"]["value"], 100.0);
         assert_eq!(json["other_http_count"], 0);
