@@ -12,7 +12,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// The two paired metrics of the catalogue, with their samples; each is named in the outputs
 /// by its column of responses.parquet (`load::sample_column`).
-pub const PAIRED: [(&Metric, fn(&Samples) -> &[Option<f64>]); 2] = [(E2E_LATENCY, load::e2e), (TTFA, load::ttfa)];
+pub const PAIRED: [(&Metric, Pick); 2] = [(E2E_LATENCY, load::e2e), (TTFA, load::ttfa)];
+
+/// A paired metric's samples of one provider.
+pub type Pick = fn(&Samples) -> &[Option<f64>];
 
 /// Everything the outputs need from one run.
 #[derive(Debug, Clone)]
