@@ -7,34 +7,13 @@
 //! over the concatenated samples, never averaged from the family rows.
 use crate::join::{Observation, ResponseFacts};
 use inferbench_contract::documents::{
-    Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries, PercentileValue,
-    Percentiles, PriceUsd, RateDetail, StreamDiagnostics, Summary, Usage,
+    Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries, Percentiles, PriceUsd,
+    RateDetail, StreamDiagnostics, Summary, Usage,
 };
+use inferbench_contract::metrics::{self as catalogue, Metric};
 use inferbench_contract::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
 use inferbench_inputs::providers::Price;
 use inferbench_judge::percentile::{self, Samples};
-
-/// Which end of a metric's distribution its p95/p99 describe.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Tail {
-    /// Lower is better (latency, reasoning tokens): p95/p99 are upper ranks.
-    Upper,
-    /// Higher is better (output speed): p95/p99 are floors.
-    Lower,
-}
-
-/// The reported percentile levels.
-const LEVELS: [u64; 3] = [50, 95, 99];
-
-/// A metric's pK. The p50 is always the ordinary rank `ceil(n/2)`; a lower tail's p95/p99 are
-/// floors.
-fn percentile(samples: &Samples, tail: Tail, level: u64) -> Option<f64> {
-    if tail == Tail::Lower && level != 50 {
-        samples.lower_floor(level)
-    } else {
-        samples.upper(level)
-    }
-}
 
 /// A rate with the counts it came from.
 fn rate_detail(numerator: i64, denominator: i64, missing_sample_count: i64) -> RateDetail {
@@ -132,30 +111,33 @@ fn emission(obs: &[&Observation]) -> RateDetail {
     rate_detail(emitted, denominator, obs.len() as i64 - denominator)
 }
 
-/// One summary per metric; the field names bind each metric to its column of
+/// One summary per metric of the catalogue; the field names bind each metric to its column of
 /// `responses.parquet`.
 fn summaries(obs: &[&Observation]) -> MetricSummaries {
     MetricSummaries {
-        ttfo_ms: summary(obs, Tail::Upper, |r| r.ttfo_ms),
-        ttfa_ms: summary(obs, Tail::Upper, |r| r.ttfa_ms),
-        pre_answer_reasoning_tokens: summary(obs, Tail::Upper, |r| r.pre_answer_reasoning_tokens.map(|t| t as f64)),
-        e2e_latency_ms: summary(obs, Tail::Upper, |r| r.e2e_latency_ms),
-        output_tokens_per_second: summary(obs, Tail::Lower, |r| r.output_tokens_per_second),
+        ttfo_ms: summary(obs, catalogue::TTFO, |r| r.ttfo_ms),
+        ttfa_ms: summary(obs, catalogue::TTFA, |r| r.ttfa_ms),
+        pre_answer_reasoning_tokens: summary(obs, catalogue::PRE_ANSWER_REASONING_TOKENS, |r| {
+            r.pre_answer_reasoning_tokens.map(|t| t as f64)
+        }),
+        e2e_latency_ms: summary(obs, catalogue::E2E_LATENCY, |r| r.e2e_latency_ms),
+        output_tokens_per_second: summary(obs, catalogue::OUTPUT_TOKENS_PER_SECOND, |r| r.output_tokens_per_second),
     }
 }
 
-/// A metric's population and percentiles: its samples are the non-null values of `sample`.
-fn summary(obs: &[&Observation], tail: Tail, sample: fn(&ResponseFacts) -> Option<f64>) -> Summary {
+/// A metric's population and percentiles: its samples are the non-null values of `sample`,
+/// each percentile from the tail the catalogue gives it (a higher-is-better metric's p95 and
+/// p99 are floors; every p50 is the ordinary rank `ceil(n/2)`).
+fn summary(obs: &[&Observation], metric: &'static Metric, sample: fn(&ResponseFacts) -> Option<f64>) -> Summary {
     let submitted = obs.len() as i64;
     let samples = Samples::new(obs.iter().filter_map(|o| sample(&o.response)));
-    let [p50, p95, p99] = LEVELS.map(|level| PercentileValue { value: percentile(&samples, tail, level) });
     let population = samples.len() as i64;
     Summary {
         population_count: population,
         submitted_count: submitted,
         missing_sample_count: submitted - population,
         population_rate: rate(population, submitted),
-        percentiles: Percentiles { p50, p95, p99 },
+        percentiles: Percentiles::new(|level| samples.column(metric.at(level))),
     }
 }
 
@@ -206,6 +188,7 @@ mod tests {
     use super::*;
     use crate::fixture::{Req, CONTRACT, TICKET};
     use crate::join::Observation;
+    use inferbench_contract::metrics::{E2E_LATENCY, OUTPUT_TOKENS_PER_SECOND, TIMEOUT, TTFA, TTFO};
 
     fn observations(reqs: Vec<Req>) -> Vec<Observation> {
         reqs.into_iter().map(|q| Observation { response: q.response.into(), evaluation: q.evaluation.into() }).collect()
@@ -230,10 +213,10 @@ mod tests {
         assert_eq!(m.failure_rate, Some(1.0 / 3.0));
         assert_eq!(m.failures.rate("http_429"), Some(1.0 / 3.0));
         assert_eq!(m.failures.rate("timeout"), Some(0.0));
-        let ttfa = m.summaries.get("ttfa_ms").unwrap();
+        let ttfa = m.summaries.of(TTFA).unwrap();
         assert_eq!((ttfa.population_count, ttfa.missing_sample_count), (2, 1));
         // TTFA samples 50 and 150: upper p50 is rank ceil(2/2) = 1, p99 rank 2.
-        assert_eq!((m.percentile("ttfa_p50"), m.percentile("ttfa_p99")), (Some(50.0), Some(150.0)));
+        assert_eq!((m.value(TTFA.at(50)), m.value(TTFA.at(99))), (Some(50.0), Some(150.0)));
         assert_eq!(
             m.task_success_rate_detail,
             RateDetail { value: Some(2.0 / 3.0), numerator: 2, denominator: 3, missing_sample_count: 0 }
@@ -246,9 +229,9 @@ mod tests {
             .map(|i| Req::ok(i, TICKET, "a", 100.0).with(|r| r.output_tokens_per_second = Some(i as f64 * 10.0)));
         let m = metrics(TICKET.as_str(), &observations(reqs.collect()));
         // 20 samples 10..200: p50 rank 10 → 100; p95 floor rank 20 − 19 + 1 = 2 → 20; p99 floor rank 1 → 10.
-        assert_eq!(m.percentile("output_tokens_per_second_p50"), Some(100.0));
-        assert_eq!(m.percentile("output_tokens_per_second_p95"), Some(20.0));
-        assert_eq!(m.percentile("output_tokens_per_second_p99"), Some(10.0));
+        assert_eq!(m.value(OUTPUT_TOKENS_PER_SECOND.at(50)), Some(100.0));
+        assert_eq!(m.value(OUTPUT_TOKENS_PER_SECOND.at(95)), Some(20.0));
+        assert_eq!(m.value(OUTPUT_TOKENS_PER_SECOND.at(99)), Some(10.0));
     }
 
     #[test]
@@ -264,7 +247,7 @@ mod tests {
         assert_eq!((m.invalid_result_count, m.incorrect_result_count, m.failed_request_count), (1, 1, 0));
         assert_eq!(m.task_success_rate, Some(0.5));
         assert_eq!(m.reasoning_emission_rate, Some(0.25));
-        assert_eq!(m.summaries.get("e2e_latency_ms").unwrap().population_count, 4);
+        assert_eq!(m.summaries.of(E2E_LATENCY).unwrap().population_count, 4);
     }
 
     #[test]
@@ -296,8 +279,8 @@ mod tests {
         let json = serde_json::to_value(&m).unwrap();
         let keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
         let pos = |k: &str| keys.iter().position(|x| *x == k).unwrap_or_else(|| panic!("{k} missing"));
-        assert!(pos("timeout_rate") < pos("http_429_count") && pos("ttfo_ms") < pos("ttfa_ms"));
-        assert!(pos("ttfo_p50") < pos("output_tokens_per_second_p99"));
+        assert!(pos(&TIMEOUT.value().key()) < pos("http_429_count") && pos("ttfo_ms") < pos("ttfa_ms"));
+        assert!(pos(&TTFO.at(50).key()) < pos(&OUTPUT_TOKENS_PER_SECOND.at(99).key()));
         assert_eq!(json["e2e_latency_ms"]["percentiles"]["p99"]["value"], 100.0);
         assert_eq!(json["other_http_count"], 0);
         assert!(json.get("contract_field_diagnostics").is_none());
@@ -306,7 +289,7 @@ mod tests {
     #[test]
     fn an_empty_group_has_null_rates_and_percentiles() {
         let m = metrics(TICKET.as_str(), &[]);
-        assert_eq!((m.task_success_rate, m.failure_rate, m.percentile("e2e_latency_p50")), (None, None, None));
-        assert_eq!(m.summaries.get("ttfo_ms").unwrap().population_rate, None);
+        assert_eq!((m.task_success_rate, m.failure_rate, m.value(E2E_LATENCY.at(50))), (None, None, None));
+        assert_eq!(m.summaries.of(TTFO).unwrap().population_rate, None);
     }
 }

@@ -7,8 +7,7 @@ use crate::join::Joined;
 use crate::metrics::Computed;
 use crate::pooled::{MAX_FAILURE_PERCENT, MIN_SUCCESS_PERCENT};
 use inferbench_contract::documents::{
-    ComparisonsDocument, EligibilityPolicy, GroupMetrics, MetricsDocument, Provenance, ProviderEligibility,
-    METRICS_VERSION,
+    ComparisonsDocument, EligibilityPolicy, MetricsDocument, Provenance, ProviderEligibility, METRICS_VERSION,
 };
 use inferbench_contract::tables::{MetricRow, PooledRow};
 use inferbench_contract::vocab::TaskFamily;
@@ -57,64 +56,6 @@ pub fn comparisons_doc(id: &RunIdentity, computed: &Computed, joined: &Joined) -
     }
 }
 
-/// A row of `metrics.parquet` or `pooled.parquet` from a group's metrics: the two tables share
-/// these columns (`inferbench_contract::tables`), between their own leading and trailing ones.
-macro_rules! metric_row {
-    ($table:ident, $m:expr, { $($lead:ident : $lval:expr),* $(,)? }, { $($trail:ident : $tval:expr),* $(,)? }) => {{
-        let m: &GroupMetrics = $m;
-        let (f, p, s) = (&m.failures, &m.percentiles, &m.summaries);
-        $table {
-            $($lead: $lval,)*
-            scheduled_count: m.scheduled_count,
-            submitted_count: m.submitted_count,
-            missing_response_count: m.missing_response_count,
-            correct_count: m.correct_count,
-            failed_request_count: m.failed_request_count,
-            invalid_result_count: m.invalid_result_count,
-            incorrect_result_count: m.incorrect_result_count,
-            task_success_rate: m.task_success_rate,
-            failure_rate: m.failure_rate,
-            timeout_rate: f.timeout_rate,
-            http_429_rate: f.http_429_rate,
-            other_http_4xx_rate: f.other_http_4xx_rate,
-            http_5xx_rate: f.http_5xx_rate,
-            transport_error_rate: f.transport_error_rate,
-            other_http_rate: f.other_http_rate,
-            invalid_stream_rate: f.invalid_stream_rate,
-            stream_error_rate: f.stream_error_rate,
-            truncated_rate: f.truncated_rate,
-            reasoning_emission_rate: m.reasoning_emission_rate,
-            ttfo_p50: p.ttfo_p50,
-            ttfo_p95: p.ttfo_p95,
-            ttfo_p99: p.ttfo_p99,
-            ttfa_p50: p.ttfa_p50,
-            ttfa_p95: p.ttfa_p95,
-            ttfa_p99: p.ttfa_p99,
-            pre_answer_reasoning_tokens_p50: p.pre_answer_reasoning_tokens_p50,
-            pre_answer_reasoning_tokens_p95: p.pre_answer_reasoning_tokens_p95,
-            pre_answer_reasoning_tokens_p99: p.pre_answer_reasoning_tokens_p99,
-            e2e_latency_p50: p.e2e_latency_p50,
-            e2e_latency_p95: p.e2e_latency_p95,
-            e2e_latency_p99: p.e2e_latency_p99,
-            output_tokens_per_second_p50: p.output_tokens_per_second_p50,
-            output_tokens_per_second_p95: p.output_tokens_per_second_p95,
-            output_tokens_per_second_p99: p.output_tokens_per_second_p99,
-            ttfa_population: s.ttfa_ms.population_count,
-            e2e_latency_population: s.e2e_latency_ms.population_count,
-            output_tokens_per_second_population: s.output_tokens_per_second.population_count,
-            ended_stream_count: m.stream_diagnostics.ended_stream_count,
-            missing_done_count: m.stream_diagnostics.missing_done_count,
-            missing_finish_reason_count: m.stream_diagnostics.missing_finish_reason_count,
-            usage_reported_count: m.usage.reported_count,
-            usage_mismatch_count: m.stream_diagnostics.usage_mismatch_count,
-            input_tokens: m.usage.input_tokens,
-            output_tokens: m.usage.output_tokens,
-            known_cost_usd: m.cost.known_cost_usd,
-            $($trail: $tval,)*
-        }
-    }};
-}
-
 /// `metrics.parquet` rows: per provider (by name), its family rows (by family name).
 pub fn metric_rows(computed: &Computed) -> Vec<MetricRow> {
     let mut rows: Vec<MetricRow> = computed
@@ -123,7 +64,7 @@ pub fn metric_rows(computed: &Computed) -> Vec<MetricRow> {
         .map(|m| {
             // Family rows are only ever made for the spec's families (`metrics::compute_with`).
             let family: TaskFamily = m.task_family.parse().expect("a family row names a task family");
-            metric_row!(MetricRow, m, { provider: m.provider.clone(), task_family: family }, {})
+            MetricRow::of(m, family)
         })
         .collect();
     rows.sort_by(|a, b| (&a.provider, a.task_family.as_str()).cmp(&(&b.provider, b.task_family.as_str())));
@@ -133,22 +74,7 @@ pub fn metric_rows(computed: &Computed) -> Vec<MetricRow> {
 /// `pooled.parquet` rows: one per provider, ranked providers first (by rank), then the others
 /// by name, as `metrics.json` orders them.
 pub fn pooled_rows(computed: &Computed) -> Vec<PooledRow> {
-    computed
-        .pooled
-        .iter()
-        .map(|p| {
-            let m = &p.metrics;
-            metric_row!(PooledRow, m, { provider: m.provider.clone() }, {
-                balanced: p.balanced,
-                configuration_compatible: p.configuration_compatible,
-                artifact_graph_complete: p.artifact_graph_complete,
-                eligible: p.eligible,
-                ineligibility_reasons: p.ineligibility_reasons.clone(),
-                ineligibility_details: p.ineligibility_details.clone(),
-                rank: p.rank,
-            })
-        })
-        .collect()
+    computed.pooled.iter().map(PooledRow::of).collect()
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 use crate::group::{self, GroupInput};
 use crate::join::Observation;
 use inferbench_contract::documents::{GroupMetrics, PooledMetrics};
+use inferbench_contract::metrics::RANKING;
 use inferbench_contract::vocab::Outcome;
 use inferbench_inputs::providers::Provider;
 use inferbench_judge::rules::Rules;
@@ -214,7 +215,7 @@ pub fn rank(rows: &mut [PooledMetrics]) -> Vec<String> {
     let mut ranked: Vec<(f64, String)> = rows
         .iter()
         .filter(|r| r.eligible)
-        .filter_map(|r| Some((r.metrics.percentiles.e2e_latency_p99?, r.metrics.provider.clone())))
+        .filter_map(|r| Some((r.metrics.value(RANKING)?, r.metrics.provider.clone())))
         .collect();
     ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
     for (i, (_, name)) in ranked.iter().enumerate() {
@@ -233,6 +234,7 @@ mod tests {
     use super::*;
     use crate::fixture::{self, Req, MEETING, TICKET};
     use crate::metrics;
+    use inferbench_contract::metrics::{E2E_LATENCY, TTFA};
 
     /// Runs the whole computation on `reqs` and returns the pooled rows and the ranking.
     fn pooled(reqs: Vec<Req>) -> (Vec<PooledMetrics>, Vec<String>) {
@@ -253,8 +255,8 @@ mod tests {
         assert!(a.eligible && a.balanced && a.artifact_graph_complete, "{a:?}");
         assert_eq!(a.metrics.submitted_count, 3);
         // Pooled percentiles over the concatenated family samples 100, 200, 300.
-        assert_eq!(a.metrics.percentile("e2e_latency_p50"), Some(200.0));
-        assert_eq!(a.metrics.percentile("e2e_latency_p99"), Some(300.0));
+        assert_eq!(a.metrics.value(E2E_LATENCY.at(50)), Some(200.0));
+        assert_eq!(a.metrics.value(E2E_LATENCY.at(99)), Some(300.0));
         assert_eq!((a.rank, ranking), (Some(1), vec!["a".to_string()]));
     }
 
@@ -267,7 +269,7 @@ mod tests {
         assert_eq!(a.ineligibility_reasons, vec![LOW_SUCCESS.to_string(), HIGH_FAILURE.to_string()]);
         assert_eq!((a.metrics.task_success_rate, a.metrics.failure_rate), (Some(2.0 / 3.0), Some(1.0 / 3.0)));
         assert_eq!(a.metrics.failures.rate("http_429"), Some(1.0 / 3.0));
-        assert_eq!(a.metrics.population("ttfa_ms"), 2);
+        assert_eq!(a.metrics.summaries.of(TTFA).unwrap().population_count, 2);
         assert!(a.configuration_compatible, "a failed request is no evidence about the model");
         assert!(ranking.is_empty() && a.rank.is_none());
     }

@@ -11,24 +11,14 @@ use crate::labels::label;
 use crate::leaderboard;
 use crate::responses::{Failure, Responses, FAILURES_QUERY};
 use inferbench_contract::documents::PooledMetrics;
+use inferbench_contract::metrics;
 use inferbench_contract::vocab::OperationalOutcome;
 use inferbench_inputs::providers::ProviderTable;
 use inferbench_judge::stream::cap;
 
-/// A failure class's column heading.
+/// A failure class's column heading: its rate's label in the metric catalogue.
 fn heading(class: OperationalOutcome) -> &'static str {
-    match class {
-        OperationalOutcome::Timeout => "Timeout",
-        OperationalOutcome::Http429 => "HTTP 429",
-        OperationalOutcome::Other4xx => "Other 4xx",
-        OperationalOutcome::Http5xx => "HTTP 5xx",
-        OperationalOutcome::TransportError => "Connection",
-        OperationalOutcome::OtherHttp => "HTTP 1xx/3xx",
-        OperationalOutcome::InvalidStream => "Invalid stream",
-        OperationalOutcome::StreamError => "Stream error",
-        OperationalOutcome::Truncated => "Truncated",
-        OperationalOutcome::Success => "Success",
-    }
+    metrics::failure_rate(class).map_or("Success", |rate| rate.label)
 }
 
 const CLASSES_NOTE: &str = "Each failed request falls in exactly one class; a cell is the count and, \

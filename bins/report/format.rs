@@ -2,6 +2,8 @@
 //! rates as percentages with two decimals (`95.83%`), `unavailable` for a missing value, and
 //! GitHub pipe tables whose cells cannot break the table.
 
+use inferbench_contract::metrics::{self, Column, Unit};
+
 /// The text shown for a value that does not exist (no samples, empty group).
 pub const UNAVAILABLE: &str = "unavailable";
 
@@ -43,15 +45,18 @@ pub fn coverage(population: i64, total: i64) -> String {
     format!("{population}/{total}")
 }
 
-/// One of the spec's required metric columns: rates as percentages, token counts as whole
-/// numbers, times and speeds with one decimal.
+/// One of the spec's required metric columns, by its unit in the metric catalogue: rates as
+/// percentages, token counts as whole numbers, times and speeds with one decimal.
 pub fn column(name: &str, x: Option<f64>) -> String {
-    if name.ends_with("_rate") {
-        percent(x)
-    } else if name.starts_with("pre_answer_reasoning_tokens") {
-        x.map_or_else(|| UNAVAILABLE.to_string(), |v| fixed(v, 0))
-    } else {
-        figure(x)
+    metrics::column(name).map_or_else(|| figure(x), |c| value(c, x))
+}
+
+/// A column of the catalogue's value, as [`column`] shows it.
+pub fn value(column: Column, x: Option<f64>) -> String {
+    match column.metric.unit {
+        Unit::Fraction => percent(x),
+        Unit::Tokens => x.map_or_else(|| UNAVAILABLE.to_string(), |v| fixed(v, 0)),
+        Unit::Ms | Unit::TokensPerSecond => figure(x),
     }
 }
 
@@ -120,9 +125,10 @@ mod tests {
         assert_eq!(percent(Some(0.9583333)), "95.83%");
         assert_eq!(percent(Some(0.0)), "0.00%");
         assert_eq!(percent(Some(1.0)), "100.00%");
-        assert_eq!(column("failure_rate", Some(0.1483)), "14.83%");
-        assert_eq!(column("pre_answer_reasoning_tokens_p99", Some(1234.0)), "1,234");
-        assert_eq!(column("ttfa_p50", Some(1151.66)), "1,151.7");
+        use inferbench_contract::metrics::{FAILURE, PRE_ANSWER_REASONING_TOKENS, TTFA};
+        assert_eq!(column(&FAILURE.value().key(), Some(0.1483)), "14.83%");
+        assert_eq!(column(&PRE_ANSWER_REASONING_TOKENS.at(99).key(), Some(1234.0)), "1,234");
+        assert_eq!(column(&TTFA.at(50).key(), Some(1151.66)), "1,151.7");
     }
 
     #[test]

@@ -263,14 +263,17 @@ mod tests {
 
     #[test]
     fn a_required_column_must_be_a_number_in_every_row() {
+        let ttfa_p50 = inferbench_contract::metrics::TTFA.at(50).key();
         let mut json = sample::metrics();
-        json["task_family_metrics"][1]["ttfa_p50"] = Value::from("fast");
-        let required = ["ttfa_p50".to_string(), "bogus_rate".to_string()];
+        json["task_family_metrics"][1][&ttfa_p50] = Value::from("fast");
+        let required = [ttfa_p50.clone(), "bogus_rate".to_string()];
         let problems = missing_columns(&json, &required);
         assert_eq!(problems.len(), 9 + 3 + 1, "{problems:#?}");
         assert_eq!(
             problems[1],
-            "metrics.json: task_family_metrics (a / ticket-triage, entry 1): ttfa_p50: expected a number or null"
+            format!(
+                "metrics.json: task_family_metrics (a / ticket-triage, entry 1): {ttfa_p50}: expected a number or null"
+            )
         );
         assert!(problems[0].ends_with("entry 0): bogus_rate: missing (a column the spec requires)"));
     }

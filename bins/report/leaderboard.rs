@@ -1,24 +1,33 @@
 //! The leaderboard: the published snapshot's table (E2E p50/p99, TTFA p50, tokens/s p50 and
 //! p95 floor, task success, operational failures) with the rank and the eligibility added,
 //! so an unranked provider stays visible with the reasons it was not ranked.
-use crate::format::{figure, percent, Table};
+use crate::format::{self, Table};
 use crate::labels::label;
 use inferbench_contract::documents::{GroupMetrics, PooledMetrics};
+use inferbench_contract::metrics::{
+    Column, E2E_LATENCY, FAILURE, OUTPUT_TOKENS_PER_SECOND, RANKING, TASK_SUCCESS, TTFA,
+};
 use inferbench_inputs::providers::ProviderTable;
 use std::cmp::Ordering;
 
-pub const HEADERS: [&str; 10] = [
-    "Rank",
-    "Provider",
-    "E2E p50 (ms)",
-    "E2E p99 (ms)",
-    "TTFA p50 (ms)",
-    "Tokens/s p50",
-    "Tokens/s p95 floor",
-    "Task success",
-    "Operational failures",
-    "Eligibility",
+/// The figures between the provider and its eligibility, in the table's order.
+const FIGURES: [Column; 7] = [
+    E2E_LATENCY.at(50),
+    E2E_LATENCY.at(99),
+    TTFA.at(50),
+    OUTPUT_TOKENS_PER_SECOND.at(50),
+    OUTPUT_TOKENS_PER_SECOND.at(95),
+    TASK_SUCCESS.value(),
+    FAILURE.value(),
 ];
+
+/// The table's headings: `Rank`, `Provider`, each figure's, `Eligibility`.
+pub fn headers() -> Vec<String> {
+    let mut headers = vec!["Rank".to_string(), "Provider".to_string()];
+    headers.extend(FIGURES.iter().map(Column::heading));
+    headers.push("Eligibility".to_string());
+    headers
+}
 
 const NOTE: &str = "How to read this: lower latency is better; higher speed and task success are \
 better. E2E and TTFA are milliseconds from sending the request, over each provider's balanced \
@@ -40,9 +49,9 @@ pub fn order(pooled: &[PooledMetrics]) -> Vec<&PooledMetrics> {
     rows
 }
 
-/// Ascending pooled E2E p99, missing values last.
+/// Ascending pooled E2E p99 (the ranking's figure), missing values last.
 pub fn by_e2e_p99(a: &GroupMetrics, b: &GroupMetrics) -> Ordering {
-    match (a.percentiles.e2e_latency_p99, b.percentiles.e2e_latency_p99) {
+    match (a.value(RANKING), b.value(RANKING)) {
         (Some(x), Some(y)) => x.total_cmp(&y),
         (Some(_), None) => Ordering::Less,
         (None, Some(_)) => Ordering::Greater,
@@ -52,21 +61,13 @@ pub fn by_e2e_p99(a: &GroupMetrics, b: &GroupMetrics) -> Ordering {
 
 /// The section's lines.
 pub fn section(pooled: &[PooledMetrics], table: &ProviderTable) -> Vec<String> {
-    let mut t = Table::new(&HEADERS);
+    let mut t = Table::new(&headers());
     for row in order(pooled) {
-        let (m, p) = (&row.metrics, &row.metrics.percentiles);
-        t.row(vec![
-            rank(row.rank),
-            label(&m.provider, table).to_string(),
-            figure(p.e2e_latency_p50),
-            figure(p.e2e_latency_p99),
-            figure(p.ttfa_p50),
-            figure(p.output_tokens_per_second_p50),
-            figure(p.output_tokens_per_second_p95),
-            percent(m.task_success_rate),
-            percent(m.failure_rate),
-            eligibility(row),
-        ]);
+        let m = &row.metrics;
+        let mut cells = vec![rank(row.rank), label(&m.provider, table).to_string()];
+        cells.extend(FIGURES.iter().map(|c| format::value(*c, m.value(*c))));
+        cells.push(eligibility(row));
+        t.row(cells);
     }
     let mut lines = vec!["## Leaderboard".to_string(), String::new()];
     lines.extend(t.lines());
@@ -95,7 +96,12 @@ mod tests {
     fn ranked_providers_come_first_and_an_ineligible_one_shows_a_dash_and_its_reason() {
         let inputs = sample::inputs();
         let lines = section(&inputs.metrics.combined_provider_metrics, &inputs.table);
-        assert_eq!(lines[2], format!("| {} |", HEADERS.join(" | ")));
+        assert_eq!(lines[2], format!("| {} |", headers().join(" | ")));
+        assert_eq!(
+            lines[2],
+            "| Rank | Provider | E2E p50 (ms) | E2E p99 (ms) | TTFA p50 (ms) | Tokens/s p50 | Tokens/s p95 floor | Task \
+             success | Operational failures | Eligibility |"
+        );
         assert!(lines[4].starts_with("| 1 | Provider b | 330.8 | 3,228.8 |"), "{}", lines[4]);
         assert!(lines[5].starts_with("| 2 | Provider a |"), "{}", lines[5]);
         assert!(

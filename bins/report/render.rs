@@ -197,7 +197,7 @@ mod tests {
         for line in text.lines().filter(|l| l.starts_with("| Rank |") || l.starts_with("| Provider |")) {
             assert!(!line.contains('_'), "{line}");
         }
-        assert!(text.contains(&format!("| {} |", leaderboard::HEADERS.join(" | "))));
+        assert!(text.contains(&format!("| {} |", leaderboard::headers().join(" | "))));
         assert!(text.starts_with("# Inference Micro Single-Task Benchmark\n\nRun `run-sample`.\n"));
     }
 

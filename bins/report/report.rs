@@ -140,12 +140,13 @@ mod tests {
         write_run(dir.path());
         let path = dir.path().join("metrics.json");
         let mut v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        v["combined_provider_metrics"][0].as_object_mut().unwrap().remove("http_5xx_rate");
+        let key = inferbench_contract::metrics::HTTP_5XX.value().key();
+        v["combined_provider_metrics"][0].as_object_mut().unwrap().remove(&key);
         atomic::write_json(&path, &v).unwrap();
         let err = run(Args { run: dir.path().into(), spec: sample::bundled_spec_path().into() }).unwrap_err();
         assert!(
             format!("{err:#}")
-                .contains("combined_provider_metrics (together / pooled, entry 9): http_5xx_rate: missing"),
+                .contains(&format!("combined_provider_metrics (together / pooled, entry 9): {key}: missing")),
             "{err:#}"
         );
     }

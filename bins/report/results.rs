@@ -3,9 +3,10 @@
 //! per task family (the same three tables, coverage and cost, and for contract extraction the
 //! field diagnostics).
 use crate::format::{self, column, coverage, fixed, Table, UNAVAILABLE};
-use crate::labels::{self, label, Group};
+use crate::labels::{self, label, Group, GROUPS};
 use crate::leaderboard;
 use inferbench_contract::documents::{Cost, GroupMetrics, PooledMetrics, Summary};
+use inferbench_contract::metrics::{self, OUTPUT_TOKENS_PER_SECOND};
 use inferbench_inputs::providers::ProviderTable;
 
 const CONTRACT_FAMILY: &str = inferbench_contract::vocab::TaskFamily::ContractTermsExtraction.as_str();
@@ -39,7 +40,7 @@ fn group_note(group: Group) -> &'static str {
 /// Speed comes before the reasoning columns in its table: it is what the table is read for.
 fn in_group(required: &[String], group: Group) -> Vec<&String> {
     let mut columns: Vec<&String> = required.iter().filter(|c| labels::group(c) == group).collect();
-    columns.sort_by_key(|c| !c.starts_with("output_tokens_per_second"));
+    columns.sort_by_key(|c| metrics::column(c).is_none_or(|c| c.metric != OUTPUT_TOKENS_PER_SECOND));
     columns
 }
 
@@ -56,7 +57,7 @@ fn headings(first: &[&str], columns: &[&String]) -> Vec<String> {
 pub fn pooled_section(pooled: &[PooledMetrics], required: &[String], table: &ProviderTable) -> Vec<String> {
     let ordered = leaderboard::order(pooled);
     let mut lines = vec!["## Balanced pooled provider summary".to_string(), String::new(), POOLED_NOTE.to_string()];
-    for group in Group::ALL {
+    for group in GROUPS {
         let columns = in_group(required, group);
         if columns.is_empty() {
             continue;
@@ -67,7 +68,12 @@ pub fn pooled_section(pooled: &[PooledMetrics], required: &[String], table: &Pro
             row_cells.extend(cells(&row.metrics, &columns));
             t.row(row_cells);
         }
-        lines.extend([String::new(), format!("### {}", group.title()), String::new(), group_note(group).to_string()]);
+        lines.extend([
+            String::new(),
+            format!("### {}", labels::title(group)),
+            String::new(),
+            group_note(group).to_string(),
+        ]);
         lines.push(String::new());
         lines.extend(t.lines());
     }
@@ -133,7 +139,7 @@ pub fn family_sections(
         let mut mine: Vec<&GroupMetrics> = rows.iter().filter(|r| &r.task_family == family).collect();
         mine.sort_by(|a, b| leaderboard::by_e2e_p99(a, b).then_with(|| a.provider.cmp(&b.provider)));
         lines.extend([String::new(), format!("### {family}")]);
-        for group in Group::ALL {
+        for group in GROUPS {
             let columns = in_group(required, group);
             if columns.is_empty() {
                 continue;
@@ -144,7 +150,7 @@ pub fn family_sections(
                 row_cells.extend(cells(row, &columns));
                 t.row(row_cells);
             }
-            lines.extend([String::new(), format!("{} ({family}):", group.title()), String::new()]);
+            lines.extend([String::new(), format!("{} ({family}):", labels::title(group)), String::new()]);
             lines.extend(t.lines());
         }
         lines.extend([String::new(), format!("Coverage and cost ({family}; samples/submitted):"), String::new()]);

@@ -5,20 +5,23 @@ use crate::format::{coverage, figure, fixed, Table, UNAVAILABLE};
 use crate::labels::label;
 use crate::leaderboard;
 use inferbench_contract::documents::PooledMetrics;
+use inferbench_contract::metrics::{Column, E2E_LATENCY, OUTPUT_TOKENS_PER_SECOND, TTFA};
 use inferbench_inputs::providers::ProviderTable;
 use std::cmp::Ordering;
 
-pub const HEADERS: [&str; 9] = [
-    "Provider",
-    "Tokens/s p50",
-    "Δ vs fastest p50",
-    "Tokens/s p95 floor",
-    "Tokens/s p99 floor",
-    "TTFA p95 (ms)",
-    "E2E p99 (ms)",
-    "Speed samples",
-    "Rank",
-];
+/// What the view orders by: the median visible-answer speed.
+const MEDIAN: Column = OUTPUT_TOKENS_PER_SECOND.at(50);
+/// The slow-tail floors beside it, then the two waits a fast stream can hide.
+const FIGURES: [Column; 4] =
+    [OUTPUT_TOKENS_PER_SECOND.at(95), OUTPUT_TOKENS_PER_SECOND.at(99), TTFA.at(95), E2E_LATENCY.at(99)];
+
+/// The table's headings.
+pub fn headers() -> Vec<String> {
+    let mut headers = vec!["Provider".to_string(), MEDIAN.heading(), "Δ vs fastest p50".to_string()];
+    headers.extend(FIGURES.iter().map(Column::heading));
+    headers.extend(["Speed samples", "Rank"].map(String::from));
+    headers
+}
 
 const NOTE: &str = "How to read this: higher tokens per second is better. Tokens/s p50 is the median \
 speed of the visible answer after its first token; Δ is the gap to the fastest median. The p95 and p99 \
@@ -31,8 +34,7 @@ waiting for the start. Rank is the leaderboard's (by E2E p99, eligible providers
 pub fn order(pooled: &[PooledMetrics]) -> Vec<&PooledMetrics> {
     let mut rows: Vec<&PooledMetrics> = pooled.iter().collect();
     rows.sort_by(|a, b| {
-        let (x, y) =
-            (a.metrics.percentiles.output_tokens_per_second_p50, b.metrics.percentiles.output_tokens_per_second_p50);
+        let (x, y) = (a.metrics.value(MEDIAN), b.metrics.value(MEDIAN));
         let speed = match (x, y) {
             (Some(x), Some(y)) => y.total_cmp(&x),
             (Some(_), None) => Ordering::Less,
@@ -47,47 +49,37 @@ pub fn order(pooled: &[PooledMetrics]) -> Vec<&PooledMetrics> {
 /// The section's lines: a one-sentence finding, the table, how to read it.
 pub fn section(pooled: &[PooledMetrics], table: &ProviderTable) -> Vec<String> {
     let ordered = order(pooled);
-    let fastest = ordered.first().and_then(|r| r.metrics.percentiles.output_tokens_per_second_p50);
-    let mut t = Table::new(&HEADERS);
+    let fastest = ordered.first().and_then(|r| r.metrics.value(MEDIAN));
+    let mut t = Table::new(&headers());
     for row in &ordered {
-        let (m, p) = (&row.metrics, &row.metrics.percentiles);
-        let delta = match (p.output_tokens_per_second_p50, fastest) {
+        let m = &row.metrics;
+        let delta = match (m.value(MEDIAN), fastest) {
             (Some(x), Some(f)) => fixed(x - f, 1),
             _ => UNAVAILABLE.to_string(),
         };
-        t.row(vec![
-            label(&m.provider, table).to_string(),
-            figure(p.output_tokens_per_second_p50),
-            delta,
-            figure(p.output_tokens_per_second_p95),
-            figure(p.output_tokens_per_second_p99),
-            figure(p.ttfa_p95),
-            figure(p.e2e_latency_p99),
-            coverage(
-                m.summaries.output_tokens_per_second.population_count,
-                m.summaries.output_tokens_per_second.submitted_count,
-            ),
-            leaderboard::rank(row.rank),
-        ]);
+        let mut cells = vec![label(&m.provider, table).to_string(), figure(m.value(MEDIAN)), delta];
+        cells.extend(FIGURES.iter().map(|c| figure(m.value(*c))));
+        let speed = &m.summaries.output_tokens_per_second;
+        cells.extend([coverage(speed.population_count, speed.submitted_count), leaderboard::rank(row.rank)]);
+        t.row(cells);
     }
     let mut lines = vec!["## Which provider streams the most tokens per second?".to_string(), String::new()];
     if let Some(first) = ordered.first().filter(|_| fastest.is_some()) {
-        let p = &first.metrics.percentiles;
+        let m = &first.metrics;
         let mut finding = format!(
             "{}{} led median speed at {} tokens/s; its p99 floor was {} tokens/s, with a TTFA p95 of {} ms.",
-            label(&first.metrics.provider, table),
+            label(&m.provider, table),
             if first.rank.is_none() { " (not ranked: see the leaderboard)" } else { "" },
-            figure(p.output_tokens_per_second_p50),
-            figure(p.output_tokens_per_second_p99),
-            figure(p.ttfa_p95),
+            figure(m.value(MEDIAN)),
+            figure(m.value(OUTPUT_TOKENS_PER_SECOND.at(99))),
+            figure(m.value(TTFA.at(95))),
         );
-        let ranked =
-            ordered.iter().find(|r| r.rank.is_some() && r.metrics.percentiles.output_tokens_per_second_p50.is_some());
+        let ranked = ordered.iter().find(|r| r.rank.is_some() && r.metrics.value(MEDIAN).is_some());
         if let Some(ranked) = ranked.filter(|_| first.rank.is_none()) {
             finding.push_str(&format!(
                 " Among ranked providers, {} led at {} tokens/s.",
                 label(&ranked.metrics.provider, table),
-                figure(ranked.metrics.percentiles.output_tokens_per_second_p50)
+                figure(ranked.metrics.value(MEDIAN))
             ));
         }
         lines.extend([finding, String::new()]);
@@ -115,6 +107,9 @@ mod tests {
         let gap = fixed(speeds[1] - speeds[0], 1);
         assert!(rows[1].contains(&format!(" | {gap} | ")), "{}", rows[1]);
         assert!(lines[2].contains("led median speed at"), "{}", lines[2]);
+        let expected = ["Provider", "Tokens/s p50", "Δ vs fastest p50", "Tokens/s p95 floor", "Tokens/s p99 floor"];
+        assert_eq!(headers()[..5], expected);
+        assert_eq!(headers()[5..], ["TTFA p95 (ms)", "E2E p99 (ms)", "Speed samples", "Rank"]);
     }
 
     #[test]

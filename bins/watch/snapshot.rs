@@ -4,6 +4,7 @@
 //! runs/README.md, "Watching a run").
 use crate::tally::{Final, SegmentInfo, Tally};
 use inferbench_contract::lock::Lock;
+use inferbench_contract::metrics::{Column, E2E_LATENCY, TTFA};
 use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::vocab::{OperationalOutcome, Outcome, SegmentStatus};
 use inferbench_judge::percentile::Samples;
@@ -208,9 +209,14 @@ pub struct Inputs<'a> {
     pub rules: Rules,
 }
 
-fn p50(values: impl IntoIterator<Item = f64>) -> (Option<f64>, u64) {
+/// The live figures, each over its samples as `ib-aggregate` computes it: TTFA and E2E p50.
+pub const LIVE_TTFA: Column = TTFA.at(50);
+pub const LIVE_E2E: Column = E2E_LATENCY.at(50);
+
+/// `column` over `values`, and how many samples it was computed from.
+fn figure(column: Column, values: impl IntoIterator<Item = f64>) -> (Option<f64>, u64) {
     let samples = Samples::new(values);
-    (samples.upper(50), samples.len() as u64)
+    (samples.column(column), samples.len() as u64)
 }
 
 fn seconds(ns: f64) -> f64 {
@@ -316,8 +322,8 @@ fn provider_row(inputs: &Inputs, provider: &str) -> ProviderRow {
         *outcomes.entry(f.outcome).or_default() += 1;
         *classes.entry(f.class.label()).or_default() += 1;
     }
-    let (ttfa_p50_ms, ttfa_samples) = p50(mine.iter().filter_map(|f| f.ttfa_ms));
-    let (e2e_p50_ms, e2e_samples) = p50(mine.iter().filter_map(|f| f.e2e_ms));
+    let (ttfa_p50_ms, ttfa_samples) = figure(LIVE_TTFA, mine.iter().filter_map(|f| f.ttfa_ms));
+    let (e2e_p50_ms, e2e_samples) = figure(LIVE_E2E, mine.iter().filter_map(|f| f.e2e_ms));
     let recent = &mine[mine.len().saturating_sub(inputs.window as usize)..];
     ProviderRow {
         provider: provider.to_string(),
@@ -334,8 +340,8 @@ fn provider_row(inputs: &Inputs, provider: &str) -> ProviderRow {
         e2e_samples,
         rolling: Rolling {
             requests: recent.len() as u64,
-            ttfa_p50_ms: p50(recent.iter().filter_map(|f| f.ttfa_ms)).0,
-            e2e_p50_ms: p50(recent.iter().filter_map(|f| f.e2e_ms)).0,
+            ttfa_p50_ms: figure(LIVE_TTFA, recent.iter().filter_map(|f| f.ttfa_ms)).0,
+            e2e_p50_ms: figure(LIVE_E2E, recent.iter().filter_map(|f| f.e2e_ms)).0,
         },
     }
 }

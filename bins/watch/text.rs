@@ -1,6 +1,6 @@
 //! The snapshot as lines of text: `--once` prints them, and the terminal view draws the same
 //! header, provider table and lists, so the two never show different figures.
-use crate::snapshot::{Snapshot, Status};
+use crate::snapshot::{Snapshot, Status, LIVE_E2E, LIVE_TTFA};
 use inferbench_contract::vocab::Outcome;
 
 /// The provider table's outcome columns: every final outcome of the vocabulary, abbreviated.
@@ -55,9 +55,10 @@ pub fn rounds_line(s: &Snapshot) -> String {
 pub fn header(window: u64) -> Vec<String> {
     let mut cells = vec!["provider".to_string(), "done".to_string()];
     cells.extend(OUTCOME_COLUMNS.iter().map(|(_, short)| short.to_string()));
-    cells.extend(["intr", "open", "TTFA p50", "E2E p50"].map(String::from));
-    cells.push(format!("TTFA p50/{window}"));
-    cells.push(format!("E2E p50/{window}"));
+    cells.extend(["intr", "open"].map(String::from));
+    let live = [LIVE_TTFA, LIVE_E2E].map(|c| c.short_heading());
+    cells.extend(live.clone());
+    cells.extend(live.map(|heading| format!("{heading}/{window}")));
     cells
 }
 
@@ -161,6 +162,12 @@ mod tests {
         assert_eq!(clock(Some(3723.0)), "1:02:03");
         assert_eq!(clock(None), "-");
         assert_eq!(clock(Some(f64::NAN)), "-");
+    }
+
+    #[test]
+    fn the_live_p50s_are_headed_by_their_catalogue_labels() {
+        let header = header(20);
+        assert_eq!(header[header.len() - 4..], ["TTFA p50", "E2E p50", "TTFA p50/20", "E2E p50/20"]);
     }
 
     #[test]

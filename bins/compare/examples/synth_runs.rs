@@ -4,6 +4,7 @@
 //! latencies are drawn per provider around a fixed level, with a share of failed requests.
 //!
 //! cargo run --release -p inferbench-compare --example synth_runs -- OUT RUNS REQUESTS [PROVIDERS]
+use inferbench_contract::metrics::{E2E_LATENCY, FAILURE, OUTPUT_TOKENS_PER_SECOND, TASK_SUCCESS, TTFA};
 use polars::prelude::*;
 use std::path::Path;
 
@@ -74,8 +75,8 @@ fn main() {
             "request_id" => (0..n).map(|i| format!("{run_id}-{i:06}")).collect::<Vec<_>>(),
             "provider" => provider,
             "round_index" => round,
-            "e2e_latency_ms" => e2e,
-            "ttfa_ms" => ttfa,
+            E2E_LATENCY.summary.unwrap() => e2e,
+            TTFA.summary.unwrap() => ttfa,
             "answer" => answer,
         )
         .unwrap();
@@ -86,19 +87,19 @@ fn main() {
             Column::new("eligible".into(), vec![true; providers]),
             Column::new("submitted_count".into(), vec![rounds as i64; providers]),
         ];
-        for (m, name) in
-            ["ttfa_p50", "e2e_latency_p50", "e2e_latency_p99", "output_tokens_per_second_p50"].iter().enumerate()
-        {
+        let speeds = [TTFA.at(50), E2E_LATENCY.at(50), E2E_LATENCY.at(99), OUTPUT_TOKENS_PER_SECOND.at(50)];
+        for (m, column) in speeds.iter().enumerate() {
             cols.push(Column::new(
-                (*name).into(),
+                column.key().into(),
                 (0..providers).map(|p| 100.0 * (m + 1) as f64 + p as f64 + rng.unit()).collect::<Vec<f64>>(),
             ));
         }
         cols.push(Column::new(
-            "task_success_rate".into(),
+            TASK_SUCCESS.value().key().into(),
             (0..providers).map(|_| 0.9 + 0.1 * rng.unit()).collect::<Vec<f64>>(),
         ));
-        cols.push(Column::new("failure_rate".into(), (0..providers).map(|_| 0.03 * rng.unit()).collect::<Vec<f64>>()));
+        let failures = (0..providers).map(|_| 0.03 * rng.unit()).collect::<Vec<f64>>();
+        cols.push(Column::new(FAILURE.value().key().into(), failures));
         if r % 2 == 0 {
             write(&dir.join("pooled.parquet"), &mut DataFrame::new_infer_height(cols).unwrap());
         } else {

@@ -5,14 +5,18 @@ use crate::bootstrap::{Interval, RankTable, Settings};
 use crate::discover::RunInfo;
 use crate::load::{self, Pooled, Samples, HEADLINE};
 use anyhow::{Context, Result};
+use inferbench_contract::metrics::{Column, Metric, E2E_LATENCY, TTFA};
 use inferbench_store::run::RunDir;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// The two paired metrics: responses.parquet column, and the name written in the outputs.
-pub const PAIRED: [(&str, fn(&Samples) -> &[Option<f64>]); 2] =
-    [("e2e_latency_ms", load::e2e), ("ttfa_ms", load::ttfa)];
+/// The two paired metrics of the catalogue, with their samples; each is named in the outputs
+/// by its column of responses.parquet (`load::sample_column`).
+pub const PAIRED: [(&Metric, Pick); 2] = [(E2E_LATENCY, load::e2e), (TTFA, load::ttfa)];
+
+/// A paired metric's samples of one provider.
+pub type Pick = fn(&Samples) -> &[Option<f64>];
 
 /// Everything the outputs need from one run.
 #[derive(Debug, Clone)]
@@ -30,7 +34,7 @@ pub struct RunResult {
 pub struct PairResult {
     pub provider_a: String,
     pub provider_b: String,
-    pub metric: &'static str,
+    pub metric: &'static Metric,
     /// Rounds where both providers have a response.
     pub shared_rounds: usize,
     /// `None` without a single paired sample.
@@ -140,7 +144,7 @@ pub fn p50(values: &[f64]) -> Option<f64> {
 pub struct Trend {
     pub workflow: String,
     pub provider: String,
-    pub metric: &'static load::Metric,
+    pub metric: Column,
     /// (start µs, value), in date order, runs without the figure left out.
     pub points: Vec<(i64, f64)>,
 }
@@ -174,7 +178,7 @@ pub fn trends(runs: &[RunResult]) -> Vec<Trend> {
         }
     }
     by.into_iter()
-        .map(|((workflow, provider, m), points)| Trend { workflow, provider, metric: &HEADLINE[m], points })
+        .map(|((workflow, provider, m), points)| Trend { workflow, provider, metric: HEADLINE[m], points })
         .collect()
 }
 
@@ -271,7 +275,7 @@ pub mod tests {
             },
             pooled_source: load::POOLED_TABLE,
             pooled,
-            pairs: vec![pair("e2e_latency_ms"), pair("ttfa_ms")],
+            pairs: vec![pair(E2E_LATENCY), pair(TTFA)],
             response_rows: 20,
             inputs: BTreeMap::new(),
         }
@@ -284,7 +288,7 @@ pub mod tests {
             run("r2", 2, &[("a", Some(2), 140.0), ("b", Some(1), 120.0)], None),
         ];
         let trends = trends(&runs);
-        let a = trends.iter().find(|t| t.provider == "a" && t.metric.column == "e2e_latency_p50").unwrap();
+        let a = trends.iter().find(|t| t.provider == "a" && t.metric == E2E_LATENCY.at(50)).unwrap();
         assert_eq!(a.points, [(0, 100.0), (2 * 86_400_000_000, 140.0)]);
         assert_eq!(a.slope_per_day(), Some(20.0));
         assert_eq!(trends.len(), 2 * HEADLINE.len());

@@ -3,29 +3,23 @@
 //! scored before it existed) and, from `responses.parquet`, each request's provider, round
 //! and latencies.
 use anyhow::{Context, Result};
+use inferbench_contract::metrics::{self, Metric, E2E_LATENCY, FAILURE, OUTPUT_TOKENS_PER_SECOND, TASK_SUCCESS, TTFA};
 use inferbench_contract::Error;
 use inferbench_store::run::RunDir;
 use polars::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The headline metrics: pooled-row column, heading, unit, and whether lower is better.
-pub const HEADLINE: [Metric; 6] = [
-    Metric { column: "ttfa_p50", label: "TTFA p50", unit: "ms", lower_is_better: true },
-    Metric { column: "e2e_latency_p50", label: "E2E p50", unit: "ms", lower_is_better: true },
-    Metric { column: "e2e_latency_p99", label: "E2E p99", unit: "ms", lower_is_better: true },
-    Metric { column: "output_tokens_per_second_p50", label: "tokens/s p50", unit: "tok/s", lower_is_better: false },
-    Metric { column: "task_success_rate", label: "task success", unit: "fraction", lower_is_better: false },
-    Metric { column: "failure_rate", label: "failure rate", unit: "fraction", lower_is_better: true },
+/// The headline metrics: pooled-row columns of the metric catalogue, which gives each its key,
+/// heading, unit and direction.
+pub const HEADLINE: [metrics::Column; 6] = [
+    TTFA.at(50),
+    E2E_LATENCY.at(50),
+    E2E_LATENCY.at(99),
+    OUTPUT_TOKENS_PER_SECOND.at(50),
+    TASK_SUCCESS.value(),
+    FAILURE.value(),
 ];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Metric {
-    pub column: &'static str,
-    pub label: &'static str,
-    pub unit: &'static str,
-    pub lower_is_better: bool,
-}
 
 /// One provider's pooled row.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,6 +30,13 @@ pub struct Pooled {
     pub submitted_count: Option<i64>,
     /// In [`HEADLINE`] order.
     pub metrics: [Option<f64>; 6],
+}
+
+impl Pooled {
+    /// The value of a headline column; `None` for a null or a column not in the headline.
+    pub fn value(&self, column: metrics::Column) -> Option<f64> {
+        HEADLINE.iter().position(|c| *c == column).and_then(|m| self.metrics[m])
+    }
 }
 
 /// Where the pooled rows came from.
@@ -81,7 +82,7 @@ pub fn pooled(run: &Path) -> Result<(Vec<Pooled>, &'static str)> {
         col("eligible").cast(DataType::Boolean),
         col("submitted_count").cast(DataType::Int64),
     ];
-    columns.extend(HEADLINE.iter().map(|m| col(m.column).cast(DataType::Float64)));
+    columns.extend(HEADLINE.iter().map(|m| col(m.key()).cast(DataType::Float64)));
     let df = lf.select(columns).sort(["provider"], Default::default()).collect().map_err(|e| bad_table(&path, e))?;
     let get = |name: &str| df.column(name).map_err(|e| bad_table(&path, e));
     let provider = get("provider")?.str()?.clone();
@@ -89,7 +90,7 @@ pub fn pooled(run: &Path) -> Result<(Vec<Pooled>, &'static str)> {
     let eligible = get("eligible")?.bool()?.clone();
     let submitted = get("submitted_count")?.i64()?.clone();
     let metrics: Vec<Float64Chunked> =
-        HEADLINE.iter().map(|m| Ok(get(m.column)?.f64()?.clone())).collect::<Result<_>>()?;
+        HEADLINE.iter().map(|m| Ok(get(&m.key())?.f64()?.clone())).collect::<Result<_>>()?;
     let mut rows = Vec::with_capacity(df.height());
     for i in 0..df.height() {
         let name = provider
@@ -119,15 +120,21 @@ pub struct Samples {
     pub ttfa_ms: Vec<Option<f64>>,
 }
 
+/// A percentile metric's column in `responses.parquet`: its summary key in the catalogue.
+pub fn sample_column(metric: &Metric) -> &'static str {
+    metric.summary.unwrap_or(metric.name)
+}
+
 /// The run's responses, per provider (by name).
 pub fn responses(run: &Path) -> Result<BTreeMap<String, Samples>> {
     let path = RunDir::new(run).responses();
+    let (e2e_column, ttfa_column) = (sample_column(E2E_LATENCY), sample_column(TTFA));
     let df = scan(&path)?
         .select([
             col("provider").cast(DataType::String),
             col("round_index").cast(DataType::Int64),
-            col("e2e_latency_ms").cast(DataType::Float64),
-            col("ttfa_ms").cast(DataType::Float64),
+            col(e2e_column).cast(DataType::Float64),
+            col(ttfa_column).cast(DataType::Float64),
         ])
         .sort(["provider", "round_index"], Default::default())
         .collect()
@@ -135,15 +142,15 @@ pub fn responses(run: &Path) -> Result<BTreeMap<String, Samples>> {
     let get = |name: &str| df.column(name).map_err(|e| bad_table(&path, e));
     let provider = get("provider")?.str()?.clone();
     let round = get("round_index")?.i64()?.clone();
-    let e2e = get("e2e_latency_ms")?.f64()?.clone();
-    let ttfa = get("ttfa_ms")?.f64()?.clone();
+    let e2e = get(e2e_column)?.f64()?.clone();
+    let ttfa = get(ttfa_column)?.f64()?.clone();
     // Sorted by provider, so each provider's rows are one stretch.
     let mut out: Vec<(String, Samples)> = Vec::new();
     for (i, ((p, r), (e, t))) in provider.iter().zip(round.iter()).zip(e2e.iter().zip(ttfa.iter())).enumerate() {
         let at = || format!("{}: row {i}", path.display());
         let p = p.ok_or_else(|| Error::bad(format!("{}: provider: null", at())))?;
         let r = r.ok_or_else(|| Error::bad(format!("{}: round_index: null", at())))?;
-        for (name, v) in [("e2e_latency_ms", e), ("ttfa_ms", t)] {
+        for (name, v) in [(e2e_column, e), (ttfa_column, t)] {
             if v.is_some_and(|v| !v.is_finite()) {
                 return Err(Error::bad(format!("{}: {name}: {} is not a finite latency", at(), v.unwrap())).into());
             }
@@ -238,8 +245,8 @@ mod tests {
         let mut df = df!(
             "provider" => ["b", "a", "a", "b"],
             "round_index" => [1i64, 1, 0, 0],
-            "e2e_latency_ms" => [Some(5.0), None, Some(3.0), Some(4.0)],
-            "ttfa_ms" => [Some(1.0), None, Some(2.0), None],
+            sample_column(E2E_LATENCY) => [Some(5.0), None, Some(3.0), Some(4.0)],
+            sample_column(TTFA) => [Some(1.0), None, Some(2.0), None],
             "answer" => ["x", "y", "z", "w"],
         )
         .unwrap();
@@ -248,7 +255,9 @@ mod tests {
         assert_eq!(got["a"].rounds, [0, 1]);
         assert_eq!(got["a"].e2e_ms, [Some(3.0), None]);
         assert_eq!(got["b"].ttfa_ms, [None, Some(1.0)]);
-        let mut twice = df!("provider" => ["a", "a"], "round_index" => [0i64, 0], "e2e_latency_ms" => [1.0, 2.0], "ttfa_ms" => [1.0, 1.0]).unwrap();
+        let (e2e, ttfa) = (sample_column(E2E_LATENCY), sample_column(TTFA));
+        let mut twice =
+            df!("provider" => ["a", "a"], "round_index" => [0i64, 0], e2e => [1.0, 2.0], ttfa => [1.0, 1.0]).unwrap();
         write(&dir.path().join("responses.parquet"), &mut twice);
         let err = responses(dir.path()).unwrap_err();
         assert!(err.to_string().contains("two responses in round 0"), "{err}");
@@ -267,7 +276,7 @@ mod tests {
             cols.push(Column::new("eligible".into(), vec![true; n]));
             cols.push(Column::new("submitted_count".into(), vec![10i64; n]));
             for (k, m) in HEADLINE.iter().enumerate() {
-                cols.push(Column::new(m.column.into(), (0..n).map(|i| (k * 10 + i) as f64).collect::<Vec<_>>()));
+                cols.push(Column::new(m.key().into(), (0..n).map(|i| (k * 10 + i) as f64).collect::<Vec<_>>()));
             }
             DataFrame::new_infer_height(cols).unwrap()
         };

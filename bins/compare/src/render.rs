@@ -2,9 +2,10 @@
 //! the same order; the page adds a line chart per headline metric and is self-contained
 //! (inline style and SVG, no script, nothing fetched).
 use crate::bootstrap::Settings;
-use crate::compare::{p50, HeadToHead, RunResult, Trend};
+use crate::compare::{p50, HeadToHead, RunResult, Trend, PAIRED};
 use crate::discover::format_utc;
-use crate::load::{Metric, HEADLINE};
+use crate::load::HEADLINE;
+use inferbench_contract::metrics::{Column, Unit, E2E_LATENCY, TASK_SUCCESS};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -21,15 +22,15 @@ pub struct Summary<'a> {
 }
 
 /// A cell of a table: a value formatted for its unit, or an em dash.
-fn number(value: Option<f64>, unit: &str) -> String {
+fn number(value: Option<f64>, unit: Unit) -> String {
     match value {
         None => "—".to_string(),
-        Some(v) if unit == "fraction" => format!("{v:.3}"),
+        Some(v) if unit == Unit::Fraction => format!("{v:.3}"),
         Some(v) => format!("{v:.1}"),
     }
 }
 
-fn signed(value: Option<f64>, unit: &str) -> String {
+fn signed(value: Option<f64>, unit: Unit) -> String {
     match value {
         Some(v) if v > 0.0 => format!("+{}", number(Some(v), unit)),
         other => number(other, unit),
@@ -44,7 +45,7 @@ struct Section {
     level: usize,
     text: Vec<String>,
     table: Option<Table>,
-    chart: Option<(&'static Metric, Vec<(String, Vec<(i64, f64)>)>)>,
+    chart: Option<(Column, Vec<(String, Vec<(i64, f64)>)>)>,
 }
 
 impl Section {
@@ -111,6 +112,7 @@ fn sections(s: &Summary) -> Vec<Section> {
         board
             .text
             .push("Ranked providers in rank order, with E2E p50 (ms) and task success; then the unranked.".into());
+        let (latency, success) = (E2E_LATENCY.at(50), TASK_SUCCESS.value());
         let mut table = vec![vec!["started (UTC)".into(), "run".into(), "ranking".into(), "unranked".into()]];
         for run in shown {
             let mut ranked: Vec<_> = run.pooled.iter().filter(|p| p.rank.is_some()).collect();
@@ -122,8 +124,8 @@ fn sections(s: &Summary) -> Vec<Section> {
                         "{}. {} ({} ms, {})",
                         p.rank.unwrap(),
                         p.provider,
-                        number(p.metrics[1], "ms"),
-                        number(p.metrics[4], "fraction")
+                        number(p.value(latency), latency.metric.unit),
+                        number(p.value(success), success.metric.unit)
                     )
                 })
                 .collect::<Vec<_>>()
@@ -140,16 +142,16 @@ fn sections(s: &Summary) -> Vec<Section> {
         board.table = Some(table);
         out.push(board);
 
-        for metric in HEADLINE.iter() {
+        for metric in HEADLINE {
             let trends: Vec<&Trend> =
-                s.trends.iter().filter(|t| t.workflow == workflow && t.metric.column == metric.column).collect();
+                s.trends.iter().filter(|t| t.workflow == workflow && t.metric == metric).collect();
             let mut section = Section::new(
                 3,
                 format!(
                     "Trend: {} ({}, {} is better)",
-                    metric.label,
-                    metric.unit,
-                    if metric.lower_is_better { "lower" } else { "higher" }
+                    metric.in_sentence(),
+                    metric.metric.unit.as_str(),
+                    if metric.metric.lower_is_better() { "lower" } else { "higher" }
                 ),
             );
             let mut table = vec![["provider", "runs", "first", "last", "change", "min", "p50", "max", "slope per day"]
@@ -157,7 +159,7 @@ fn sections(s: &Summary) -> Vec<Section> {
                 .to_vec()];
             for t in &trends {
                 let values: Vec<f64> = t.points.iter().map(|p| p.1).collect();
-                let u = metric.unit;
+                let u = metric.metric.unit;
                 table.push(vec![
                     t.provider.clone(),
                     t.points.len().to_string(),
@@ -168,7 +170,7 @@ fn sections(s: &Summary) -> Vec<Section> {
                     number(p50(&values), u),
                     number(values.iter().copied().max_by(f64::total_cmp), u),
                     match t.slope_per_day() {
-                        Some(v) if u == "fraction" => format!("{v:+.4}"),
+                        Some(v) if u == Unit::Fraction => format!("{v:+.4}"),
                         Some(v) => format!("{v:+.2}"),
                         None => "—".into(),
                     },
@@ -186,31 +188,25 @@ fn sections(s: &Summary) -> Vec<Section> {
              p50 over runs of the per-run median difference A − B."
                 .into(),
         );
-        let mut table = vec![[
-            "A",
-            "B",
-            "runs",
-            "A above",
-            "B above",
-            "E2E A/B/?",
-            "E2E Δ p50 (ms)",
-            "TTFA A/B/?",
-            "TTFA Δ p50 (ms)",
-        ]
-        .map(String::from)
-        .to_vec()];
+        let mut heading = ["A", "B", "runs", "A above", "B above"].map(String::from).to_vec();
+        for (metric, _) in PAIRED {
+            heading.push(format!("{} A/B/?", metric.short_label));
+            heading.push(format!("{} Δ p50 ({})", metric.short_label, metric.unit.as_str()));
+        }
+        let mut table = vec![heading];
         for h in s.pairs.iter().filter(|h| h.workflow == workflow) {
-            table.push(vec![
+            let mut row = vec![
                 h.provider_a.clone(),
                 h.provider_b.clone(),
                 h.runs_together.to_string(),
                 h.a_ranked_above.to_string(),
                 h.b_ranked_above.to_string(),
-                format!("{}/{}/{}", h.a_faster[0], h.b_faster[0], h.inconclusive[0]),
-                signed(p50(&h.estimates[0]), "ms"),
-                format!("{}/{}/{}", h.a_faster[1], h.b_faster[1], h.inconclusive[1]),
-                signed(p50(&h.estimates[1]), "ms"),
-            ]);
+            ];
+            for (m, (metric, _)) in PAIRED.iter().enumerate() {
+                row.push(format!("{}/{}/{}", h.a_faster[m], h.b_faster[m], h.inconclusive[m]));
+                row.push(signed(p50(&h.estimates[m]), metric.unit));
+            }
+            table.push(row);
         }
         h2h.table = Some(table);
         out.push(h2h);
@@ -231,11 +227,11 @@ fn sections(s: &Summary) -> Vec<Section> {
             table.push(vec![
                 p.provider_a.clone(),
                 p.provider_b.clone(),
-                p.metric.trim_end_matches("_ms").replace("_latency", "").to_uppercase(),
+                p.metric.short_label.to_string(),
                 p.interval.map_or(0, |i| i.n).to_string(),
-                signed(p.interval.map(|i| i.estimate), "ms"),
+                signed(p.interval.map(|i| i.estimate), p.metric.unit),
                 p.interval.map_or("—".into(), |i| {
-                    format!("[{}, {}]", signed(Some(i.low), "ms"), signed(Some(i.high), "ms"))
+                    format!("[{}, {}]", signed(Some(i.low), p.metric.unit), signed(Some(i.high), p.metric.unit))
                 }),
                 match p.verdict() {
                     "a_faster" => format!("{} faster", p.provider_a),
@@ -307,7 +303,7 @@ const PALETTE: [&str; 10] =
     ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"];
 
 /// A line chart of one metric: x the run date, y the value, one line per provider.
-fn chart(metric: &Metric, series: &[(String, Vec<(i64, f64)>)]) -> String {
+fn chart(metric: Column, series: &[(String, Vec<(i64, f64)>)]) -> String {
     let points: Vec<(i64, f64)> = series.iter().flat_map(|(_, p)| p.iter().copied()).collect();
     if points.is_empty() {
         return String::new();
@@ -320,7 +316,7 @@ fn chart(metric: &Metric, series: &[(String, Vec<(i64, f64)>)]) -> String {
     let y = |v: f64| top + (1.0 - (v - v0) / (v1 - v0)) * (h - top - bottom);
     let mut svg = format!(
         "<svg class=\"chart\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"{} by run date\">",
-        esc(metric.label)
+        esc(&metric.in_sentence())
     );
     let _ = write!(
         svg,
@@ -336,7 +332,7 @@ fn chart(metric: &Metric, series: &[(String, Vec<(i64, f64)>)]) -> String {
             svg,
             "<text x=\"{}\" y=\"{anchor}\" text-anchor=\"end\" font-size=\"11\">{}</text>",
             left - 4.0,
-            esc(&number(Some(v), metric.unit))
+            esc(&number(Some(v), metric.metric.unit))
         );
     }
     for (t, anchor) in [(t0, "start"), (t1, "end")] {
@@ -365,7 +361,7 @@ fn chart(metric: &Metric, series: &[(String, Vec<(i64, f64)>)]) -> String {
                 x(*t),
                 y(*v),
                 esc(provider),
-                esc(&number(Some(*v), metric.unit)),
+                esc(&number(Some(*v), metric.metric.unit)),
                 esc(&format_utc(*t))
             );
         }
@@ -397,7 +393,7 @@ pub fn html(s: &Summary) -> String {
             let _ = writeln!(page, "<p>{}</p>", inline(text));
         }
         if let Some((metric, series)) = &section.chart {
-            page.push_str(&chart(metric, series));
+            page.push_str(&chart(*metric, series));
             page.push('\n');
         }
         if let Some(table) = &section.table {

@@ -58,7 +58,7 @@ pub fn leaderboard(runs: &[RunResult]) -> Result<DataFrame> {
         Column::new("submitted_count".into(), rows.iter().map(|(_, p)| p.submitted_count).collect::<Vec<_>>()),
     ];
     for (m, metric) in HEADLINE.iter().enumerate() {
-        cols.push(Column::new(metric.column.into(), rows.iter().map(|(_, p)| p.metrics[m]).collect::<Vec<_>>()));
+        cols.push(Column::new(metric.key().into(), rows.iter().map(|(_, p)| p.metrics[m]).collect::<Vec<_>>()));
     }
     Ok(DataFrame::new_infer_height(cols)?)
 }
@@ -78,9 +78,12 @@ pub fn trends(trends: &[Trend]) -> Result<DataFrame> {
     Ok(DataFrame::new_infer_height(vec![
         strings("run_workflow", trends.iter().map(|t| t.workflow.as_str())),
         strings("provider", trends.iter().map(|t| t.provider.as_str())),
-        strings("metric", trends.iter().map(|t| t.metric.column)),
-        strings("unit", trends.iter().map(|t| t.metric.unit)),
-        Column::new("lower_is_better".into(), trends.iter().map(|t| t.metric.lower_is_better).collect::<Vec<_>>()),
+        Column::new("metric".into(), trends.iter().map(|t| t.metric.key()).collect::<Vec<_>>()),
+        strings("unit", trends.iter().map(|t| t.metric.metric.unit.as_str())),
+        Column::new(
+            "lower_is_better".into(),
+            trends.iter().map(|t| t.metric.metric.lower_is_better()).collect::<Vec<_>>(),
+        ),
         Column::new("run_count".into(), trends.iter().map(|t| t.points.len() as i64).collect::<Vec<_>>()),
         opt_time("first_started_at", &|t| first(t).map(|p| p.0))?,
         opt_time("last_started_at", &|t| last(t).map(|p| p.0))?,
@@ -108,7 +111,7 @@ pub fn head_to_head(pairs: &[HeadToHead]) -> Result<DataFrame> {
         count("b_ranked_above", &|h| h.b_ranked_above),
     ];
     for (m, (metric, _)) in PAIRED.iter().enumerate() {
-        let short = metric.trim_end_matches("_ms");
+        let short = metric.name;
         cols.push(count(&format!("{short}_a_faster_runs"), &|h| h.a_faster[m]));
         cols.push(count(&format!("{short}_b_faster_runs"), &|h| h.b_faster[m]));
         cols.push(count(&format!("{short}_inconclusive_runs"), &|h| h.inconclusive[m]));
@@ -135,7 +138,7 @@ pub fn paired_bootstrap(runs: &[RunResult], settings: &Settings) -> Result<DataF
         strings("run_name", rows.iter().map(|(r, _)| r.info.name.as_str())),
         strings("provider_a", rows.iter().map(|(_, p)| p.provider_a.as_str())),
         strings("provider_b", rows.iter().map(|(_, p)| p.provider_b.as_str())),
-        strings("metric", rows.iter().map(|(_, p)| p.metric)),
+        strings("metric", rows.iter().map(|(_, p)| crate::load::sample_column(p.metric))),
         Column::new("shared_round_count".into(), rows.iter().map(|(_, p)| p.shared_rounds as i64).collect::<Vec<_>>()),
         Column::new(
             "paired_count".into(),

@@ -46,11 +46,13 @@ mod views;
 use crate::format::fixed;
 use crate::inputs::ReportInputs;
 use crate::labels::label;
+use inferbench_contract::metrics::{Column, Unit};
 use inferbench_contract::Error;
 use inferbench_store::run::RunDir;
 pub use json::Doc;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::fmt::Display;
 use svg::Element;
 
 const CSS: &str = include_str!("page.css");
@@ -154,6 +156,18 @@ pub enum Kind {
     Tokens,
 }
 
+impl Kind {
+    /// How a column of the metric catalogue is shown: by its unit.
+    pub fn of(column: Column) -> Kind {
+        match column.metric.unit {
+            Unit::Ms => Kind::Ms,
+            Unit::TokensPerSecond => Kind::Tps,
+            Unit::Tokens => Kind::Tokens,
+            Unit::Fraction => Kind::Rate,
+        }
+    }
+}
+
 impl<'a> Page<'a> {
     pub fn new(inputs: &'a ReportInputs, metrics_doc: &'a Doc, comparisons_doc: &'a Doc) -> Self {
         let (metrics, comparisons) = (&metrics_doc.value, &comparisons_doc.value);
@@ -221,19 +235,25 @@ impl<'a> Page<'a> {
         &self.shown_pairs
     }
 
-    /// The pointer of a pooled row's key.
-    pub fn pooled(&self, p: &Provider, key: &str) -> String {
+    /// The pointer of a pooled row's key (a key of the row, or a catalogue column).
+    pub fn pooled(&self, p: &Provider, key: impl Display) -> String {
         format!("/combined_provider_metrics/{}/{key}", p.row)
     }
 
+    /// A catalogue column of a provider's pooled row, marked with its pointer and exact value,
+    /// shown as its unit is.
+    pub fn pooled_figure(&self, p: &Provider, column: Column) -> String {
+        self.metric(&self.pooled(p, column), Kind::of(column))
+    }
+
     /// The pointer of a provider × family row's key, when the row exists.
-    pub fn family(&self, provider: &str, family: &str, key: &str) -> Option<String> {
+    pub fn family(&self, provider: &str, family: &str, key: impl Display) -> Option<String> {
         let i = self.family_rows.get(&(provider, family))?;
         Some(format!("/task_family_metrics/{i}/{key}"))
     }
 
     /// The pointer into `metrics.json` of `key` for `provider` in `scope` (`pooled` or a family).
-    pub fn scoped(&self, p: &Provider, scope: &str, key: &str) -> Option<String> {
+    pub fn scoped(&self, p: &Provider, scope: &str, key: impl Display) -> Option<String> {
         if scope == "pooled" {
             Some(self.pooled(p, key))
         } else {

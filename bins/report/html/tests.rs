@@ -91,19 +91,19 @@ fn every_metric_carries_its_pointer_and_equals_metrics_json() {
     let comparisons = comparisons.value;
     // The figures readers look for are all there, each provider's, with their pointers.
     for i in 0..metrics["combined_provider_metrics"].as_array().unwrap().len() {
-        for key in [
-            "ttfa_p50",
-            "ttfa_p95",
-            "e2e_latency_p99",
-            "output_tokens_per_second_p50",
-            "output_tokens_per_second_p95",
-            "output_tokens_per_second_p99",
-            "task_success_rate",
-            "failure_rate",
-            "http_429_count",
-            "truncated_count",
-            "cost/total_cost_usd",
-        ] {
+        use inferbench_contract::metrics::{E2E_LATENCY, FAILURE, OUTPUT_TOKENS_PER_SECOND, TASK_SUCCESS, TTFA};
+        let figures = [
+            TTFA.at(50),
+            TTFA.at(95),
+            E2E_LATENCY.at(99),
+            OUTPUT_TOKENS_PER_SECOND.at(50),
+            OUTPUT_TOKENS_PER_SECOND.at(95),
+            OUTPUT_TOKENS_PER_SECOND.at(99),
+            TASK_SUCCESS.value(),
+            FAILURE.value(),
+        ];
+        let others = ["http_429_count", "truncated_count", "cost/total_cost_usd"].map(String::from);
+        for key in figures.iter().map(|c| c.key()).chain(others) {
             assert!(html.contains(&format!("data-metric=\"/combined_provider_metrics/{i}/{key}\"")), "{i} {key}");
         }
     }
@@ -473,7 +473,8 @@ fn many_providers_and_rounds_give_a_bounded_page() {
     }
     // The leaderboard lists every provider.
     for i in 0..providers {
-        assert!(html.contains(&format!("data-metric=\"/combined_provider_metrics/{i}/e2e_latency_p99\"")), "{i}");
+        let key = inferbench_contract::metrics::RANKING;
+        assert!(html.contains(&format!("data-metric=\"/combined_provider_metrics/{i}/{key}\"")), "{i}");
     }
     let per_provider = 40_000;
     assert!(html.len() < 1_500_000 + per_provider * providers, "{} bytes", html.len());

@@ -5,6 +5,10 @@
 //! pointer; the few derived numbers (Δ vs the fastest) say what they were derived from.
 use super::svg::{self, attr, text, Element};
 use super::{format_number, view, Kind, Page, Provider};
+use inferbench_contract::metrics::{
+    self, Column, Metric, E2E_LATENCY, FAILURE, OUTPUT_TOKENS_PER_SECOND, PRE_ANSWER_REASONING_TOKENS,
+    REASONING_EMISSION, TASK_SUCCESS, TIMEOUT, TTFA, TTFO,
+};
 use inferbench_contract::vocab::{EndpointMode, OperationalOutcome};
 use serde_json::Value;
 use std::cmp::Ordering;
@@ -115,18 +119,18 @@ pub fn header(page: &Page) -> String {
     out
 }
 
-/// Providers ordered by a pooled figure (`None` last, then by metrics.json order).
-fn ordered<'p>(page: &'p Page, key: &str, higher_first: bool) -> Vec<&'p Provider<'p>> {
+/// Providers ordered by a pooled figure, best first (`None` last, then by metrics.json order).
+fn ordered<'p>(page: &'p Page, column: Column) -> Vec<&'p Provider<'p>> {
     let mut v: Vec<&Provider> = page.providers.iter().collect();
     v.sort_by(|a, b| {
-        let (x, y) = (page.value(&page.pooled(a, key)), page.value(&page.pooled(b, key)));
+        let (x, y) = (page.value(&page.pooled(a, column)), page.value(&page.pooled(b, column)));
         match (x, y) {
             (Some(x), Some(y)) => {
                 let o = x.total_cmp(&y);
-                if higher_first {
-                    o.reverse()
-                } else {
+                if column.metric.lower_is_better() {
                     o
+                } else {
+                    o.reverse()
                 }
             }
             (Some(_), None) => Ordering::Less,
@@ -138,11 +142,12 @@ fn ordered<'p>(page: &'p Page, key: &str, higher_first: bool) -> Vec<&'p Provide
     v
 }
 
-/// `population/submitted` of a metric's samples, both marked.
-fn samples(page: &Page, p: &Provider, metric: &str) -> String {
+/// `population/submitted` of a percentile metric's samples, both marked.
+fn samples(page: &Page, p: &Provider, metric: &Metric) -> String {
+    let summary = metric.summary.unwrap_or(metric.name);
     format!(
         "{} of {}",
-        page.metric(&page.pooled(p, &format!("{metric}/population_count")), Kind::Count),
+        page.metric(&page.pooled(p, format!("{summary}/population_count")), Kind::Count),
         page.metric(&page.pooled(p, "submitted_count"), Kind::Count)
     )
 }
@@ -189,40 +194,42 @@ fn reason_list(page: &Page) -> String {
     }
 }
 
+/// The leaderboard's figures between the provider and its cost.
+const LEADERBOARD: [Column; 6] = [
+    metrics::RANKING,
+    E2E_LATENCY.at(50),
+    TTFA.at(95),
+    OUTPUT_TOKENS_PER_SECOND.at(50),
+    TASK_SUCCESS.value(),
+    FAILURE.value(),
+];
+
+/// Short headings of `columns`.
+fn headings(columns: &[Column]) -> Vec<String> {
+    columns.iter().map(Column::short_heading).collect()
+}
+
+/// A provider's pooled figures of `columns`, marked.
+fn figures(page: &Page, p: &Provider, columns: &[Column]) -> Vec<String> {
+    columns.iter().map(|c| page.pooled_figure(p, *c)).collect()
+}
+
 pub fn leaderboard(page: &Page) -> String {
-    let headers = [
-        "Rank",
-        "Provider",
-        "E2E p99",
-        "E2E p50",
-        "TTFA p95",
-        "Tokens/s p50",
-        "Task success",
-        "Failure rate",
-        "Cost",
-        "E2E samples",
-        "Status",
-    ];
+    let mut headers = vec!["Rank".to_string(), "Provider".to_string()];
+    headers.extend(headings(&LEADERBOARD));
+    headers.extend(["Cost".to_string(), format!("{} samples", E2E_LATENCY.short_label), "Status".to_string()]);
     let rows: Vec<Vec<String>> = page
         .providers
         .iter()
         .map(|p| {
             let m = |key: &str, kind| page.metric(&page.pooled(p, key), kind);
-            vec![
-                m("rank", Kind::Count),
-                name(p),
-                m("e2e_latency_p99", Kind::Ms),
-                m("e2e_latency_p50", Kind::Ms),
-                m("ttfa_p95", Kind::Ms),
-                m("output_tokens_per_second_p50", Kind::Tps),
-                m("task_success_rate", Kind::Rate),
-                m("failure_rate", Kind::Rate),
-                m("cost/total_cost_usd", Kind::Usd),
-                samples(page, p, "e2e_latency_ms"),
-                status(page, p),
-            ]
+            let mut cells = vec![m("rank", Kind::Count), name(p)];
+            cells.extend(figures(page, p, &LEADERBOARD));
+            cells.extend([m("cost/total_cost_usd", Kind::Usd), samples(page, p, E2E_LATENCY), status(page, p)]);
+            cells
         })
         .collect();
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     let policy = format!(
         "Ranked by the lowest pooled end-to-end p99 among eligible providers: task success of at least {} and an \
          operational failure rate of at most {}. Unranked providers (rank —) follow, with the reason. Cost is unknown \
@@ -239,14 +246,18 @@ pub fn leaderboard(page: &Page) -> String {
     )
 }
 
+/// The tokens/s view's figures after the speed and its gap to the fastest: the slow-tail
+/// floors, then the two waits a fast stream can still hide.
+const SPEED_FIGURES: [Column; 4] =
+    [OUTPUT_TOKENS_PER_SECOND.at(95), OUTPUT_TOKENS_PER_SECOND.at(99), TTFA.at(95), E2E_LATENCY.at(99)];
+
 pub fn tokens_per_second(page: &Page) -> String {
-    let key = "output_tokens_per_second_p50";
-    let order = ordered(page, key, true);
+    let key = OUTPUT_TOKENS_PER_SECOND.at(50);
+    let order = ordered(page, key);
     let fastest = order.first().and_then(|p| page.value(&page.pooled(p, key)).map(|v| (p, v)));
     let rows: Vec<Vec<String>> = order
         .iter()
         .map(|p| {
-            let m = |key: &str, kind| page.metric(&page.pooled(p, key), kind);
             let delta = match (page.value(&page.pooled(p, key)), fastest) {
                 (Some(v), Some((f, best))) => Element::new("span")
                     .a("data-derived", "difference")
@@ -255,28 +266,16 @@ pub fn tokens_per_second(page: &Page) -> String {
                     .close(),
                 _ => "—".to_string(),
             };
-            vec![
-                name(p),
-                m(key, Kind::Tps),
-                delta,
-                m("output_tokens_per_second_p95", Kind::Tps),
-                m("output_tokens_per_second_p99", Kind::Tps),
-                m("ttfa_p95", Kind::Ms),
-                m("e2e_latency_p99", Kind::Ms),
-                samples(page, p, "output_tokens_per_second"),
-            ]
+            let mut cells = vec![name(p), page.pooled_figure(p, key), delta];
+            cells.extend(figures(page, p, &SPEED_FIGURES));
+            cells.push(samples(page, p, OUTPUT_TOKENS_PER_SECOND));
+            cells
         })
         .collect();
-    let headers = [
-        "Provider",
-        "Tokens/s p50",
-        "Δ vs fastest p50",
-        "Tokens/s p95 floor",
-        "Tokens/s p99 floor",
-        "TTFA p95",
-        "E2E p99",
-        "Samples",
-    ];
+    let mut headers = vec!["Provider".to_string(), key.short_heading(), "Δ vs fastest p50".to_string()];
+    headers.extend(headings(&SPEED_FIGURES));
+    headers.push("Samples".to_string());
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     let why = "Why a fast stream can still start slowly: tokens per second is measured from the first visible answer \
                token to the last, so it leaves out the wait before the answer begins (queueing, prefill, hidden \
                reasoning). A provider can stream quickly once it starts and still keep the user waiting for the start: \
@@ -290,59 +289,66 @@ pub fn tokens_per_second(page: &Page) -> String {
     )
 }
 
+/// The p99 tail view's figures: the E2E percentiles from the tail down, and the failures that
+/// are no latency sample.
+const TAIL_FIGURES: [Column; 5] =
+    [E2E_LATENCY.at(99), E2E_LATENCY.at(95), E2E_LATENCY.at(50), TIMEOUT.value(), FAILURE.value()];
+
 pub fn e2e_tail(page: &Page) -> String {
-    let rows: Vec<Vec<String>> = ordered(page, "e2e_latency_p99", false)
+    let rows: Vec<Vec<String>> = ordered(page, TAIL_FIGURES[0])
         .iter()
         .map(|p| {
-            let m = |key: &str, kind| page.metric(&page.pooled(p, key), kind);
-            vec![
-                name(p),
-                m("e2e_latency_p99", Kind::Ms),
-                m("e2e_latency_p95", Kind::Ms),
-                m("e2e_latency_p50", Kind::Ms),
-                m("timeout_rate", Kind::Rate),
-                m("failure_rate", Kind::Rate),
-                samples(page, p, "e2e_latency_ms"),
-            ]
+            let mut cells = vec![name(p)];
+            cells.extend(figures(page, p, &TAIL_FIGURES));
+            cells.push(samples(page, p, E2E_LATENCY));
+            cells
         })
         .collect();
+    let mut headers = vec!["Provider".to_string()];
+    headers.extend(headings(&TAIL_FIGURES));
+    headers.push("Samples".to_string());
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     view(
         "e2e-tail",
         "Lowest latency: the p99 tail",
         "Ordered by end-to-end p99, lower is better: one request in a hundred took at least this long from send to the \
          last answer token. Failed requests are not latency samples; their share is in the failure columns.",
-        &table("", &["Provider", "E2E p99", "E2E p95", "E2E p50", "Timeouts", "Failure rate", "Samples"], &rows),
+        &table("", &headers, &rows),
     )
 }
 
+/// The first-token view's figures: TTFA, the first output of any kind, and the reasoning
+/// that came before the answer.
+const FIRST_TOKEN_FIGURES: [Column; 6] = [
+    TTFA.at(50),
+    TTFA.at(95),
+    TTFA.at(99),
+    TTFO.at(50),
+    REASONING_EMISSION.value(),
+    PRE_ANSWER_REASONING_TOKENS.at(50),
+];
+
 pub fn ttfa(page: &Page) -> String {
-    let rows: Vec<Vec<String>> = ordered(page, "ttfa_p95", false)
+    let rows: Vec<Vec<String>> = ordered(page, TTFA.at(95))
         .iter()
         .map(|p| {
-            let m = |key: &str, kind| page.metric(&page.pooled(p, key), kind);
-            vec![
-                name(p),
-                m("ttfa_p50", Kind::Ms),
-                m("ttfa_p95", Kind::Ms),
-                m("ttfa_p99", Kind::Ms),
-                m("ttfo_p50", Kind::Ms),
-                m("reasoning_emission_rate", Kind::Rate),
-                m("pre_answer_reasoning_tokens_p50", Kind::Tokens),
-                samples(page, p, "ttfa_ms"),
-            ]
+            let mut cells = vec![name(p)];
+            cells.extend(figures(page, p, &FIRST_TOKEN_FIGURES));
+            cells.push(samples(page, p, TTFA));
+            cells
         })
         .collect();
+    let mut headers = vec!["Provider".to_string()];
+    headers.extend(headings(&FIRST_TOKEN_FIGURES));
+    headers.push("Samples".to_string());
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     view(
         "ttfa",
         "Time to first token",
         "Ordered by the p95 time to the first visible answer token (TTFA), lower is better. TTFO is the first output of \
          any kind, reasoning included; the reasoning columns show how often, and how much, the model reasoned before \
          answering.",
-        &table(
-            "",
-            &["Provider", "TTFA p50", "TTFA p95", "TTFA p99", "TTFO p50", "Reasoned first", "Reasoning tokens p50", "Samples"],
-            &rows,
-        ),
+        &table("", &headers, &rows),
     )
 }
 
@@ -362,9 +368,15 @@ pub fn class_name(class: OperationalOutcome) -> &'static str {
     }
 }
 
+/// Each failure class with its rate's column in the catalogue, in column order.
+fn failure_rates() -> impl Iterator<Item = (OperationalOutcome, Column)> {
+    OperationalOutcome::FAILURES.into_iter().filter_map(|class| Some((class, metrics::failure_rate(class)?.value())))
+}
+
 pub fn accuracy_failures(page: &Page) -> String {
-    let mut headers =
-        vec!["Provider", "Task success (correct of submitted)", "Wrong answer", "Invalid answer", "Failure rate"];
+    let success = format!("{} (correct of submitted)", TASK_SUCCESS.short_label);
+    let failure = FAILURE.value().short_heading();
+    let mut headers = vec!["Provider", &success, "Wrong answer", "Invalid answer", &failure];
     headers.extend(OperationalOutcome::FAILURES.iter().map(|c| class_name(*c)));
     let rows: Vec<Vec<String>> = page
         .providers
@@ -375,21 +387,20 @@ pub fn accuracy_failures(page: &Page) -> String {
                 name(p),
                 format!(
                     "{}<br><small>{} of {}</small>",
-                    m("task_success_rate", Kind::Rate),
+                    page.pooled_figure(p, TASK_SUCCESS.value()),
                     m("correct_count", Kind::Count),
                     m("submitted_count", Kind::Count)
                 ),
                 m("incorrect_result_count", Kind::Count),
                 m("invalid_result_count", Kind::Count),
-                format!("{} ({})", m("failure_rate", Kind::Rate), m("failed_request_count", Kind::Count)),
+                format!("{} ({})", page.pooled_figure(p, FAILURE.value()), m("failed_request_count", Kind::Count)),
             ];
             // As report.md: the count, and its rate when there is any.
-            for class in OperationalOutcome::FAILURES {
-                let l = class.label();
-                let count = format!("{l}_count");
+            for (class, rate) in failure_rates() {
+                let count = format!("{}_count", class.label());
                 cells.push(match page.value(&page.pooled(p, &count)) {
                     Some(c) if c > 0.0 => {
-                        format!("{}<br><small>{}</small>", m(&count, Kind::Count), m(&format!("{l}_rate"), Kind::Rate))
+                        format!("{}<br><small>{}</small>", m(&count, Kind::Count), page.pooled_figure(p, rate))
                     }
                     _ => m(&count, Kind::Count),
                 });
@@ -410,24 +421,33 @@ pub fn accuracy_failures(page: &Page) -> String {
     )
 }
 
-/// The figures the pair view sets side by side: label, pooled key, kind.
-const PAIR_FIGURES: [(&str, &str, Kind); 9] = [
-    ("E2E p50", "e2e_latency_p50", Kind::Ms),
-    ("E2E p99", "e2e_latency_p99", Kind::Ms),
-    ("TTFA p50", "ttfa_p50", Kind::Ms),
-    ("TTFA p95", "ttfa_p95", Kind::Ms),
-    ("Tokens/s p50", "output_tokens_per_second_p50", Kind::Tps),
-    ("Tokens/s p95 floor", "output_tokens_per_second_p95", Kind::Tps),
-    ("Task success", "task_success_rate", Kind::Rate),
-    ("Failure rate", "failure_rate", Kind::Rate),
-    ("Rank", "rank", Kind::Count),
+/// The metrics the pair view sets side by side, before the rank.
+const PAIR_METRICS: [Column; 8] = [
+    E2E_LATENCY.at(50),
+    E2E_LATENCY.at(99),
+    TTFA.at(50),
+    TTFA.at(95),
+    OUTPUT_TOKENS_PER_SECOND.at(50),
+    OUTPUT_TOKENS_PER_SECOND.at(95),
+    TASK_SUCCESS.value(),
+    FAILURE.value(),
 ];
 
-/// The side-by-side table of two providers, from their figure cells (`PAIR_FIGURES` order).
+/// The figures the pair view sets side by side: label, pooled key, kind (the metrics, then
+/// the rank).
+fn pair_figures() -> Vec<(String, String, Kind)> {
+    let metrics = PAIR_METRICS.iter().map(|c| (c.short_heading(), c.key(), Kind::of(*c)));
+    metrics.chain([("Rank".to_string(), "rank".to_string(), Kind::Count)]).collect()
+}
+
+/// The side-by-side table of two providers, from their figure cells (`pair_figures` order).
 /// page.js builds the same markup from the same cells when another pair is chosen.
 fn side_by_side(la: &str, lb: &str, a: &[String], b: &[String]) -> String {
-    let rows: Vec<Vec<String>> =
-        PAIR_FIGURES.iter().enumerate().map(|(k, (label, ..))| vec![text(label), a[k].clone(), b[k].clone()]).collect();
+    let rows: Vec<Vec<String>> = pair_figures()
+        .iter()
+        .enumerate()
+        .map(|(k, (label, ..))| vec![text(label), a[k].clone(), b[k].clone()])
+        .collect();
     table("", &["Figure", la, lb], &rows)
 }
 
@@ -454,7 +474,7 @@ pub fn pair(page: &Page) -> String {
     // Each provider's figure cells, once.
     let cells = |id: &str| -> Vec<String> {
         let p = page.providers.iter().find(|p| p.id == id);
-        PAIR_FIGURES
+        pair_figures()
             .iter()
             .map(|(_, key, kind)| p.map_or("—".to_string(), |p| page.metric(&page.pooled(p, key), *kind)))
             .collect()
@@ -497,7 +517,7 @@ pub fn pair(page: &Page) -> String {
         }
         differences.insert(key, Value::from(diffs));
     }
-    let figures: Vec<String> = PAIR_FIGURES.iter().map(|(label, ..)| text(label)).collect();
+    let figures: Vec<String> = pair_figures().iter().map(|(label, ..)| text(label)).collect();
     let data = serde_json::json!({"figures": figures, "providers": providers, "differences": differences});
     // Inside <script>, `</` would end the element: JSON allows `<\/` for it.
     let data = serde_json::to_string(&data).unwrap_or_default().replace("</", "<\\/");

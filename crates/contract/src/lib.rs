@@ -13,6 +13,8 @@
 //! - [`documents`]: `metrics.json` and `comparisons.json`; [`manifest`]: `manifest.json`;
 //!   [`lock`]: `lock.json`; [`seal`]: `events/seal.json`; [`provenance`]: what a derived
 //!   file records of its inputs.
+//! - [`metrics`]: the metric catalogue: every reported metric's name, unit, direction,
+//!   percentiles and label.
 //! - [`vocab`]: the enums of every outcome, classification and family value the files hold.
 //! - [`chunk`] and [`lenient_json`]: the providers' wire format, one stream chunk read once.
 //! - [`canonical`]: canonical JSON and SHA-256, the hashes every lock and provenance holds.
@@ -29,6 +31,7 @@ pub mod json_schema;
 pub mod lenient_json;
 pub mod lock;
 pub mod manifest;
+pub mod metrics;
 pub mod provenance;
 pub mod seal;
 pub mod tables;

@@ -1,5 +1,6 @@
 //! The rows of every Parquet table a run holds. Column names are the field names; `Option`
 //! fields are nullable columns. Times are milliseconds (f64) on the run's monotonic clock.
+use crate::documents::{GroupMetrics, PooledMetrics};
 use crate::vocab::{Classification, ErrorKind, EvaluationError, OperationalOutcome, Outcome, TaskFamily};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -287,88 +288,109 @@ impl ContractFieldCorrect {
     }
 }
 
-/// The columns `metrics.parquet` and `pooled.parquet` share, between each table's own leading
-/// and trailing columns. Rates are fractions in [0, 1]; percentiles are nearest-rank over the
-/// group's non-null samples (milliseconds, tokens or tokens/s), null for an empty population.
+/// `metrics.parquet` and `pooled.parquet`: a table's own leading columns, the columns the two
+/// share, its own trailing ones. Each row repeats figures of `metrics.json`: `$name::of` takes
+/// them from a group's metrics ([`GroupMetrics`]), each shared column from the field named
+/// beside it, the flat percentiles from [`crate::documents::FlatPercentiles`]' list, so no
+/// column is spelled twice and none can drift from the document.
+///
+/// `$name($args) reads $group; { leading } { trailing }`: `of($args)` reads the group's
+/// metrics from `$group` and each own column from its expression.
 macro_rules! metric_table {
-    ($(#[$meta:meta])* $name:ident { $($(#[$lmeta:meta])* $lead:ident : $lty:ty,)* } { $($(#[$tmeta:meta])* $trail:ident : $tty:ty,)* }) => {
+    ($($table:tt)*) => {
+        crate::documents::flat_percentile_fields!(metric_table_with_percentiles! { [$($table)*] });
+    };
+}
+
+/// The shared columns, with the flat percentiles spliced in after the rates. Rates are
+/// fractions in [0, 1]; percentiles are nearest-rank over the group's non-null samples
+/// (milliseconds, tokens or tokens/s), null for an empty population.
+macro_rules! metric_table_with_percentiles {
+    ([$($head:tt)*] $($(#[$pdoc:meta])* $percentile:ident = $summary:ident . $level:ident,)*) => {
+        metric_table_columns! { $($head)* ;
+            /// Requests of the group in `schedule.parquet`.
+            scheduled_count: i64 = scheduled_count,
+            /// Responses: requests that reached a final outcome.
+            submitted_count: i64 = submitted_count,
+            /// Scheduled requests without a response.
+            missing_response_count: i64 = missing_response_count,
+            /// Responses judged `valid_result`.
+            correct_count: i64 = correct_count,
+            /// Responses with an operational failure (any failure class).
+            failed_request_count: i64 = failed_request_count,
+            /// 2xx answers that were not strict JSON of the task's schema.
+            invalid_result_count: i64 = invalid_result_count,
+            /// 2xx answers of the schema that differ from gold.
+            incorrect_result_count: i64 = incorrect_result_count,
+            /// `correct_count / submitted_count`; null for an empty group.
+            task_success_rate: Option<f64> = task_success_rate,
+            /// `failed_request_count / submitted_count`; null for an empty group.
+            failure_rate: Option<f64> = failure_rate,
+            /// Each failure class's responses / submitted.
+            timeout_rate: Option<f64> = failures.timeout_rate,
+            http_429_rate: Option<f64> = failures.http_429_rate,
+            other_http_4xx_rate: Option<f64> = failures.other_http_4xx_rate,
+            http_5xx_rate: Option<f64> = failures.http_5xx_rate,
+            transport_error_rate: Option<f64> = failures.transport_error_rate,
+            other_http_rate: Option<f64> = failures.other_http_rate,
+            invalid_stream_rate: Option<f64> = failures.invalid_stream_rate,
+            stream_error_rate: Option<f64> = failures.stream_error_rate,
+            truncated_rate: Option<f64> = failures.truncated_rate,
+            /// Responses with reasoning before the first answer token / responses with a TTFA.
+            reasoning_emission_rate: Option<f64> = reasoning_emission_rate,
+            $($(#[$pdoc])* $percentile: Option<f64> = percentiles.$percentile,)*
+            /// Samples behind the TTFA, E2E and speed percentiles.
+            ttfa_population: i64 = summaries.ttfa_ms.population_count,
+            e2e_latency_population: i64 = summaries.e2e_latency_ms.population_count,
+            output_tokens_per_second_population: i64 = summaries.output_tokens_per_second.population_count,
+            /// 2xx streams that ended (completed, truncated or reporting an error), and of those
+            /// the ones without `[DONE]` and the ones without a `finish_reason`.
+            ended_stream_count: i64 = stream_diagnostics.ended_stream_count,
+            missing_done_count: i64 = stream_diagnostics.missing_done_count,
+            missing_finish_reason_count: i64 = stream_diagnostics.missing_finish_reason_count,
+            /// Responses reporting usage.
+            usage_reported_count: i64 = usage.reported_count,
+            /// Responses whose reported `usage.completion_tokens` differs from the local
+            /// o200k_base count of their reasoning and answer text.
+            usage_mismatch_count: i64 = stream_diagnostics.usage_mismatch_count,
+            /// Provider-reported prompt and completion tokens, summed over the reporting rows.
+            input_tokens: i64 = usage.input_tokens,
+            output_tokens: i64 = usage.output_tokens,
+            /// Cost from provider-reported usage and the provider table's prices (reporting rows
+            /// only), USD.
+            known_cost_usd: f64 = cost.known_cost_usd,
+        }
+    };
+}
+
+/// The table's struct and its `of`, from every column in order.
+macro_rules! metric_table_columns {
+    (
+        $(#[$meta:meta])*
+        $name:ident ($($arg:ident : $aty:ty),*) reads $group:expr;
+        { $($(#[$lmeta:meta])* $lead:ident : $lty:ty = $lval:expr,)* }
+        { $($(#[$tmeta:meta])* $trail:ident : $tty:ty = $tval:expr,)* }
+        ;
+        $($(#[$cmeta:meta])* $column:ident : $cty:ty = $($field:ident).+,)*
+    ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
         pub struct $name {
             $($(#[$lmeta])* pub $lead: $lty,)*
-            /// Requests of the group in `schedule.parquet`.
-            pub scheduled_count: i64,
-            /// Responses: requests that reached a final outcome.
-            pub submitted_count: i64,
-            /// Scheduled requests without a response.
-            pub missing_response_count: i64,
-            /// Responses judged `valid_result`.
-            pub correct_count: i64,
-            /// Responses with an operational failure (any failure class).
-            pub failed_request_count: i64,
-            /// 2xx answers that were not strict JSON of the task's schema.
-            pub invalid_result_count: i64,
-            /// 2xx answers of the schema that differ from gold.
-            pub incorrect_result_count: i64,
-            /// `correct_count / submitted_count`; null for an empty group.
-            pub task_success_rate: Option<f64>,
-            /// `failed_request_count / submitted_count`; null for an empty group.
-            pub failure_rate: Option<f64>,
-            /// Each failure class's responses / submitted.
-            pub timeout_rate: Option<f64>,
-            pub http_429_rate: Option<f64>,
-            pub other_http_4xx_rate: Option<f64>,
-            pub http_5xx_rate: Option<f64>,
-            pub transport_error_rate: Option<f64>,
-            pub other_http_rate: Option<f64>,
-            pub invalid_stream_rate: Option<f64>,
-            pub stream_error_rate: Option<f64>,
-            pub truncated_rate: Option<f64>,
-            /// Responses with reasoning before the first answer token / responses with a TTFA.
-            pub reasoning_emission_rate: Option<f64>,
-            /// Time to first output of any kind, ms.
-            pub ttfo_p50: Option<f64>,
-            pub ttfo_p95: Option<f64>,
-            pub ttfo_p99: Option<f64>,
-            /// Time to first visible answer token, ms.
-            pub ttfa_p50: Option<f64>,
-            pub ttfa_p95: Option<f64>,
-            pub ttfa_p99: Option<f64>,
-            /// Reasoning tokens before the first answer token.
-            pub pre_answer_reasoning_tokens_p50: Option<f64>,
-            pub pre_answer_reasoning_tokens_p95: Option<f64>,
-            pub pre_answer_reasoning_tokens_p99: Option<f64>,
-            /// End-to-end latency of complete responses, ms.
-            pub e2e_latency_p50: Option<f64>,
-            pub e2e_latency_p95: Option<f64>,
-            pub e2e_latency_p99: Option<f64>,
-            /// Median visible-answer speed, tokens/s.
-            pub output_tokens_per_second_p50: Option<f64>,
-            /// Lower-tail floor: at least 95% of samples are this fast or faster.
-            pub output_tokens_per_second_p95: Option<f64>,
-            /// Lower-tail floor: at least 99% of samples are this fast or faster.
-            pub output_tokens_per_second_p99: Option<f64>,
-            /// Samples behind the TTFA, E2E and speed percentiles.
-            pub ttfa_population: i64,
-            pub e2e_latency_population: i64,
-            pub output_tokens_per_second_population: i64,
-            /// 2xx streams that ended (completed, truncated or reporting an error), and of those
-            /// the ones without `[DONE]` and the ones without a `finish_reason`.
-            pub ended_stream_count: i64,
-            pub missing_done_count: i64,
-            pub missing_finish_reason_count: i64,
-            /// Responses reporting usage.
-            pub usage_reported_count: i64,
-            /// Responses whose reported `usage.completion_tokens` differs from the local
-            /// o200k_base count of their reasoning and answer text.
-            pub usage_mismatch_count: i64,
-            /// Provider-reported prompt and completion tokens, summed over the reporting rows.
-            pub input_tokens: i64,
-            pub output_tokens: i64,
-            /// Cost from provider-reported usage and the provider table's prices (reporting rows
-            /// only), USD.
-            pub known_cost_usd: f64,
+            $($(#[$cmeta])* pub $column: $cty,)*
             $($(#[$tmeta])* pub $trail: $tty,)*
+        }
+
+        impl $name {
+            /// The row of a group's metrics.
+            pub fn of($($arg: $aty),*) -> $name {
+                let metrics: &GroupMetrics = $group;
+                $name {
+                    $($lead: $lval,)*
+                    $($column: metrics.$($field).+,)*
+                    $($trail: $tval,)*
+                }
+            }
         }
     };
 }
@@ -377,9 +399,10 @@ metric_table! {
     /// `metrics.parquet`: one row per provider × task family of the spec (a family a provider
     /// never answered has its row, with zero counts), by provider then family name. The
     /// provider's pooled figures are `pooled.parquet`'s.
-    MetricRow {
-        provider: String,
-        task_family: TaskFamily,
+    MetricRow(metrics: &GroupMetrics, task_family: TaskFamily) reads metrics;
+    {
+        provider: String = metrics.provider.clone(),
+        task_family: TaskFamily = task_family,
     } {}
 }
 impl Table for MetricRow {
@@ -391,25 +414,26 @@ metric_table! {
     /// requests (percentiles over the concatenated samples, never averaged from the family
     /// rows), with its eligibility and rank; ranked providers first by rank, then the others by
     /// name (`metrics.json`'s `combined_provider_metrics` order).
-    PooledRow {
-        provider: String,
+    PooledRow(pooled: &PooledMetrics) reads &pooled.metrics;
+    {
+        provider: String = pooled.metrics.provider.clone(),
     } {
         /// Every spec family present with the same number of responses.
-        balanced: bool,
+        balanced: bool = pooled.balanced,
         /// Every completed response named the provider's model id (or an alias).
-        configuration_compatible: bool,
+        configuration_compatible: bool = pooled.configuration_compatible,
         /// Balanced, and every scheduled request has a response.
-        artifact_graph_complete: bool,
+        artifact_graph_complete: bool = pooled.artifact_graph_complete,
         /// Ranked: no ineligibility reason.
-        eligible: bool,
+        eligible: bool = pooled.eligible,
         /// Why the provider is not ranked, the reference's reason strings in its order; empty
         /// when eligible.
-        ineligibility_reasons: Vec<String>,
+        ineligibility_reasons: Vec<String> = pooled.ineligibility_reasons.clone(),
         /// The same reasons with what the run showed, one per reason, in the same order.
-        ineligibility_details: Vec<String>,
+        ineligibility_details: Vec<String> = pooled.ineligibility_details.clone(),
         /// 1-based rank among eligible providers by pooled E2E p99 (then name); null when not
         /// ranked.
-        rank: Option<i64>,
+        rank: Option<i64> = pooled.rank,
     }
 }
 impl Table for PooledRow {

@@ -38,33 +38,12 @@ pub use transport::{HttpVersion, Transport, HTTP_VERSION_KEY};
 /// The task families inferbench knows how to score, in their schedule order.
 pub const FAMILIES: &[&str] = TaskFamily::NAMES;
 
-/// The per-provider metric columns `ib-aggregate` computes (the reference's 23, in order);
+/// The per-provider metric columns `ib-aggregate` computes that the reference's spec can
+/// name (its 23, in its order, from the metric catalogue);
 /// `reporting.required_provider_metric_columns` may list any of them.
-pub const METRIC_COLUMNS: [&str; 23] = [
-    "ttfo_p50",
-    "ttfo_p95",
-    "ttfo_p99",
-    "ttfa_p50",
-    "ttfa_p95",
-    "ttfa_p99",
-    "pre_answer_reasoning_tokens_p50",
-    "pre_answer_reasoning_tokens_p95",
-    "pre_answer_reasoning_tokens_p99",
-    "reasoning_emission_rate",
-    "e2e_latency_p50",
-    "e2e_latency_p95",
-    "e2e_latency_p99",
-    "output_tokens_per_second_p50",
-    "output_tokens_per_second_p95",
-    "output_tokens_per_second_p99",
-    "task_success_rate",
-    "failure_rate",
-    "timeout_rate",
-    "http_429_rate",
-    "other_http_4xx_rate",
-    "http_5xx_rate",
-    "transport_error_rate",
-];
+pub fn metric_columns() -> Vec<String> {
+    inferbench_contract::metrics::reference_columns().map(|c| c.key()).collect()
+}
 
 /// The reasoning efforts a provider can be asked for.
 pub const EFFORTS: [&str; 5] = ["none", "minimal", "low", "medium", "high"];
@@ -388,12 +367,10 @@ fn required_columns(r: &mut Reader) -> Vec<String> {
         r.push(at, "expected at least one column");
     }
     let mut seen = std::collections::BTreeSet::new();
+    let known = metric_columns();
     for column in &columns {
-        if !METRIC_COLUMNS.contains(&column.as_str()) {
-            r.push(
-                at,
-                format!("`{column}` is not a metric inferbench computes (one of {})", METRIC_COLUMNS.join(", ")),
-            );
+        if !known.contains(column) {
+            r.push(at, format!("`{column}` is not a metric inferbench computes (one of {})", known.join(", ")));
         } else if !seen.insert(column) {
             r.push(at, format!("`{column}` is listed twice"));
         }

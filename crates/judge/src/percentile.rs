@@ -16,6 +16,8 @@
 //! `ib-aggregate` computes every percentile of `metrics.json` with it and `ib-watch` its live
 //! p50s, so a finished run's live figures are the metrics' figures over the same samples.
 
+use inferbench_contract::metrics::Column;
+
 /// The ascending samples of one metric.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Samples(Vec<f64>);
@@ -45,6 +47,18 @@ impl Samples {
         }
         let rank = ceil_percent(k, n).max(1);
         Some(self.0[(rank - 1) as usize])
+    }
+
+    /// A column of the metric catalogue over these samples: a floor (a higher-is-better
+    /// metric's p95 or p99) from the lower tail, any other percentile from the upper one;
+    /// `None` without samples, or for a rate.
+    pub fn column(&self, column: Column) -> Option<f64> {
+        let k = column.percentile?;
+        if column.is_floor() {
+            self.lower_floor(k)
+        } else {
+            self.upper(k)
+        }
     }
 
     /// Lower-tail floor pK; `None` without samples.
@@ -126,6 +140,16 @@ mod tests {
     fn lower_floor_p95_of_1_to_199_is_10() {
         // ceil(95·199/100) = ceil(189.05) = 190, rank 199 − 190 + 1 = 10.
         assert_eq!(range(199).lower_floor(95), Some(10.0));
+    }
+
+    #[test]
+    fn a_catalogue_column_takes_its_tail_from_the_metrics_direction() {
+        use inferbench_contract::metrics::{E2E_LATENCY, OUTPUT_TOKENS_PER_SECOND, TASK_SUCCESS};
+        let r = range(200);
+        assert_eq!(r.column(OUTPUT_TOKENS_PER_SECOND.at(95)), r.lower_floor(95));
+        assert_eq!(r.column(OUTPUT_TOKENS_PER_SECOND.at(50)), r.upper(50));
+        assert_eq!(r.column(E2E_LATENCY.at(99)), r.upper(99));
+        assert_eq!(r.column(TASK_SUCCESS.value()), None);
     }
 
     #[test]

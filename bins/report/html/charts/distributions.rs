@@ -5,6 +5,7 @@ use super::{colour, figure, legend_item, H, W};
 use crate::html::svg::{self, n, text, Element};
 use crate::html::{format_number, view, Kind, Page, Provider};
 use crate::responses::Cell;
+use inferbench_contract::metrics::{Metric, Unit, E2E_LATENCY, OUTPUT_TOKENS_PER_SECOND, TTFA};
 
 /// Points kept per ECDF curve.
 pub const CURVE_POINTS: usize = 202;
@@ -26,46 +27,32 @@ pub fn ecdf(sorted: &[f64], max: usize) -> Vec<(f64, f64)> {
     ranks.into_iter().map(at).collect()
 }
 
-/// The distributions view's three metrics: response column, metrics key, flat key prefix,
-/// title, kind, lower-tail floors.
-struct Metric {
+/// A metric the distributions view draws: its chart's name, its entry in the metric catalogue
+/// (summary and flat keys, unit, tail) and its sample in a response.
+struct Drawn {
     name: &'static str,
-    summary: &'static str,
-    flat: &'static str,
-    title: &'static str,
-    kind: Kind,
-    floors: bool,
+    metric: &'static Metric,
     sample: fn(&Cell) -> Option<f64>,
 }
 
-const METRICS: [Metric; 3] = [
-    Metric {
-        name: "ttfa",
-        summary: "ttfa_ms",
-        flat: "ttfa",
-        title: "Time to first answer token (s)",
-        kind: Kind::Ms,
-        floors: false,
-        sample: |r| r.ttfa_ms,
-    },
-    Metric {
-        name: "e2e",
-        summary: "e2e_latency_ms",
-        flat: "e2e_latency",
-        title: "End-to-end latency (s)",
-        kind: Kind::Ms,
-        floors: false,
-        sample: |r| r.e2e_ms,
-    },
-    Metric {
-        name: "tokens-per-second",
-        summary: "output_tokens_per_second",
-        flat: "output_tokens_per_second",
-        title: "Visible-answer tokens per second",
-        kind: Kind::Tps,
-        floors: true,
-        sample: |r| r.tokens_per_second,
-    },
+impl Drawn {
+    /// The chart's title: the metric's description, latencies in seconds.
+    fn title(&self) -> String {
+        match self.metric.unit {
+            Unit::Ms => format!("{} (s)", self.metric.description),
+            _ => self.metric.description.to_string(),
+        }
+    }
+
+    fn kind(&self) -> Kind {
+        Kind::of(self.metric.columns()[0])
+    }
+}
+
+const METRICS: [Drawn; 3] = [
+    Drawn { name: "ttfa", metric: TTFA, sample: |r| r.ttfa_ms },
+    Drawn { name: "e2e", metric: E2E_LATENCY, sample: |r| r.e2e_ms },
+    Drawn { name: "tokens-per-second", metric: OUTPUT_TOKENS_PER_SECOND, sample: |r| r.tokens_per_second },
 ];
 
 pub fn distributions(page: &Page) -> String {
@@ -80,7 +67,7 @@ pub fn distributions(page: &Page) -> String {
     select.push_str("</select></p>");
     let mut body = select;
     for metric in &METRICS {
-        body.push_str(&Element::new("h3").text(metric.title.trim_end_matches(" (s)")).close());
+        body.push_str(&Element::new("h3").text(metric.metric.description).close());
         let mut samples = samples_by_scope(page, metric, &scopes);
         for (scope, by_provider) in scopes.iter().zip(samples.iter_mut()) {
             body.push_str(&ecdf_figure(page, metric, scope, std::mem::take(by_provider)));
@@ -98,7 +85,7 @@ pub fn distributions(page: &Page) -> String {
 
 /// The finite samples of `metric`, sorted, by scope (in `scopes` order: pooled, then the
 /// families) and page provider: one pass over the responses, whatever their number.
-fn samples_by_scope(page: &Page, metric: &Metric, scopes: &[String]) -> Vec<Vec<Vec<f64>>> {
+fn samples_by_scope(page: &Page, metric: &Drawn, scopes: &[String]) -> Vec<Vec<Vec<f64>>> {
     let mut out = vec![vec![Vec::new(); page.charted().len()]; scopes.len()];
     for cell in &page.inputs.responses.cells {
         let Some(p) = page.slot(cell.provider).filter(|p| *p < page.charted().len()) else { continue };
@@ -114,7 +101,7 @@ fn samples_by_scope(page: &Page, metric: &Metric, scopes: &[String]) -> Vec<Vec<
     out
 }
 
-fn ecdf_figure(page: &Page, metric: &Metric, scope: &str, samples: Vec<Vec<f64>>) -> String {
+fn ecdf_figure(page: &Page, metric: &Drawn, scope: &str, samples: Vec<Vec<f64>>) -> String {
     let series: Vec<(usize, &Provider, Vec<f64>)> =
         page.charted().iter().zip(samples).enumerate().map(|(i, (p, v))| (i, p, v)).collect();
     let drawn: Vec<String> =
@@ -128,15 +115,15 @@ fn ecdf_figure(page: &Page, metric: &Metric, scope: &str, samples: Vec<Vec<f64>>
     let axes = Axes { x0, x1, y0: 0.0, y1: 1.0, log: true };
     let xs = 1.0;
     let chart = format!("distribution-{}", metric.name);
-    let label = format!("{} by provider, {scope}", metric.title);
+    let label = format!("{} by provider, {scope}", metric.title());
     let mut s = svg::svg(&chart, &drawn, W, H, &label).a("data-scope", scope).flag("hidden", scope != "pooled");
-    let title = format!("{} — log scale", metric.title);
-    axes.draw(&mut s, (xs, metric.kind, &title), (0.25, Kind::Rate, "Share of samples ≤ value"));
+    let title = format!("{} — log scale", metric.title());
+    axes.draw(&mut s, (xs, metric.kind(), &title), (0.25, Kind::Rate, "Share of samples ≤ value"));
     let mut legend = Vec::new();
     for (i, p, v) in &series {
         let c = colour(*i);
         let count = page
-            .scoped(p, scope, &format!("{}/population_count", metric.summary))
+            .scoped(p, scope, format!("{}/population_count", metric.metric.summary.unwrap_or(metric.metric.name)))
             .map_or("—".to_string(), |ptr| page.metric(&ptr, Kind::Count));
         legend.push(legend_item(c, &format!("{} <span class=\"n\">n = {count}</span>", text(p.label))));
         if v.is_empty() {
@@ -145,10 +132,11 @@ fn ecdf_figure(page: &Page, metric: &Metric, scope: &str, samples: Vec<Vec<f64>>
         let points: Vec<(f64, f64)> = ecdf(v, CURVE_POINTS).into_iter().map(|(x, y)| (axes.x(x), axes.y(y))).collect();
         let mut g = Element::new("g").a("data-series", p.id).a("stroke", c).a("fill", c);
         g.push(polyline_series(&points, p.id).a("stroke-width", "1.6"));
-        for k in [50, 95, 99] {
-            let Some(ptr) = page.scoped(p, scope, &format!("{}_p{k}", metric.flat)) else { continue };
+        for column in metric.metric.columns() {
+            let k = column.percentile.unwrap_or(50);
+            let Some(ptr) = page.scoped(p, scope, column) else { continue };
             let Some(value) = page.value(&ptr) else { continue };
-            let y = if metric.floors { 1.0 - k as f64 / 100.0 } else { k as f64 / 100.0 };
+            let y = if column.is_floor() { 1.0 - k as f64 / 100.0 } else { k as f64 / 100.0 };
             let exact = page.exact(&ptr);
             g.push(
                 Element::new("circle")
@@ -161,7 +149,7 @@ fn ecdf_figure(page: &Page, metric: &Metric, scope: &str, samples: Vec<Vec<f64>>
                     .child(Element::new("title").text(&format!(
                         "{} p{k}: {}",
                         p.label,
-                        format_number(value, metric.kind)
+                        format_number(value, metric.kind())
                     ))),
             );
         }
@@ -170,7 +158,7 @@ fn ecdf_figure(page: &Page, metric: &Metric, scope: &str, samples: Vec<Vec<f64>>
     let caption = format!(
         "{} — {}. n is each provider's sample count in metrics.json; a curve keeps at most {CURVE_POINTS} points \
          including the exact minimum and maximum.{}",
-        metric.title,
+        metric.title(),
         if scope == "pooled" { "all task families" } else { scope },
         page.charted_note()
     );

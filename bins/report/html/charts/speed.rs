@@ -3,6 +3,17 @@ use super::axes::{nice_max, Axes};
 use super::{colour, figure, legend_item, H, RIGHT, W};
 use crate::html::svg::{self, n, text, Element};
 use crate::html::{format_number, view, Kind, Page, Provider};
+use inferbench_contract::metrics::{Column, OUTPUT_TOKENS_PER_SECOND, TTFA};
+
+/// The horizontal axis: how long the answer takes to start.
+const START: Column = TTFA.at(95);
+/// The vertical axis: how fast it streams once it has.
+const SPEED: Column = OUTPUT_TOKENS_PER_SECOND.at(50);
+
+/// The key of a percentile metric's sample count in a metrics row.
+fn population(column: Column) -> String {
+    format!("{}/population_count", column.metric.summary.unwrap_or(column.metric.name))
+}
 
 pub fn speed_vs_start(page: &Page) -> String {
     let points: Vec<(usize, &Provider, f64, f64, String, String)> = page
@@ -10,7 +21,7 @@ pub fn speed_vs_start(page: &Page) -> String {
         .iter()
         .enumerate()
         .filter_map(|(i, p)| {
-            let (px, py) = (page.pooled(p, "ttfa_p95"), page.pooled(p, "output_tokens_per_second_p50"));
+            let (px, py) = (page.pooled(p, START), page.pooled(p, SPEED));
             Some((i, p, page.value(&px)?, page.value(&py)?, px, py))
         })
         .collect();
@@ -20,7 +31,8 @@ pub fn speed_vs_start(page: &Page) -> String {
     let axes = Axes { x0: 0.0, x1, y0: 0.0, y1, log: false };
     let mut s =
         svg::svg("speed-vs-start", &series, W, H, "Tokens per second p50 against TTFA p95, one dot per provider");
-    axes.draw(&mut s, (xs, Kind::Ms, "TTFA p95 (s) — further left starts sooner"), (ys, Kind::Tps, "Tokens/s p50"));
+    let x_title = format!("{} (s) — further left starts sooner", START.short_heading());
+    axes.draw(&mut s, (xs, Kind::of(START), &x_title), (ys, Kind::of(SPEED), &SPEED.short_heading()));
     let mut legend = Vec::new();
     // Label positions: beside each dot, moved down a line while they would overprint a label
     // already placed (points taken from the top).
@@ -54,10 +66,11 @@ pub fn speed_vs_start(page: &Page) -> String {
                 .a("data-metric-y", py)
                 .a("data-value-y", exact(py))
                 .child(Element::new("title").text(&format!(
-                    "{}: {} at TTFA p95 {}",
+                    "{}: {} at {} {}",
                     p.label,
-                    format_number(*y, Kind::Tps),
-                    format_number(*x, Kind::Ms)
+                    format_number(*y, Kind::of(SPEED)),
+                    START.short_heading(),
+                    format_number(*x, Kind::of(START))
                 ))),
         );
         // Labels right of the dot, or left of it near the right edge.
@@ -89,10 +102,10 @@ pub fn speed_vs_start(page: &Page) -> String {
             &format!(
                 "{}: {} <span class=\"n\">({} samples)</span> at {} <span class=\"n\">({} samples)</span>",
                 text(p.label),
-                page.metric(py, Kind::Tps),
-                page.metric(&page.pooled(p, "output_tokens_per_second/population_count"), Kind::Count),
-                page.metric(px, Kind::Ms),
-                page.metric(&page.pooled(p, "ttfa_ms/population_count"), Kind::Count)
+                page.metric(py, Kind::of(SPEED)),
+                page.metric(&page.pooled(p, population(SPEED)), Kind::Count),
+                page.metric(px, Kind::of(START)),
+                page.metric(&page.pooled(p, population(START)), Kind::Count)
             ),
         ));
     }

@@ -6,6 +6,7 @@ use crate::format::fixed;
 use crate::html::svg::{self, n, text, Element};
 use crate::html::views::class_name;
 use crate::html::{view, Kind, Page};
+use inferbench_contract::metrics::E2E_LATENCY;
 use inferbench_contract::vocab::OperationalOutcome;
 
 /// Most columns the timeline draws: beyond this many rounds, each column is a bin of
@@ -63,7 +64,7 @@ pub fn timeline(page: &Page) -> String {
     let cell_w = (W - RIGHT - left) / bins as f64;
     // Shade relative to the slowest provider's pooled E2E p99 (darkest at or beyond it).
     let slowest =
-        page.providers.iter().filter_map(|p| page.value(&page.pooled(p, "e2e_latency_p99"))).fold(0.0, f64::max);
+        page.providers.iter().filter_map(|p| page.value(&page.pooled(p, E2E_LATENCY.at(99)))).fold(0.0, f64::max);
     let class_index = |c: OperationalOutcome| classes().iter().position(|k| *k == c).unwrap_or(0);
     let mut grid = vec![vec![Bin::default(); bins]; shown.len()];
     for c in cells {
@@ -146,7 +147,7 @@ pub fn timeline(page: &Page) -> String {
     let slowest_figure = page
         .providers
         .iter()
-        .map(|p| page.pooled(p, "e2e_latency_p99"))
+        .map(|p| page.pooled(p, E2E_LATENCY.at(99)))
         .find(|ptr| page.value(ptr) == Some(slowest))
         .map_or("—".to_string(), |ptr| page.metric(&ptr, Kind::Ms));
     let binned = if bins < rounds_n {
