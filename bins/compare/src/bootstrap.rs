@@ -27,39 +27,15 @@
 //! every pair with n differences is one sort plus lookups, and since those ranks can be sorted
 //! once too, the interval's bounds are two lookups. The tests check it against the naive
 //! bootstrap (build each resample, sort it, take its median) draw for draw.
+use inferbench_sim::rng::SplitMix64;
 
-/// SplitMix64: small, fast, fully specified, and good enough for resampling indices.
-#[derive(Debug, Clone)]
-pub struct SplitMix64 {
-    state: u64,
-}
+/// The odd constant that spreads the per-n resampling streams apart.
+const STREAM: u64 = 0xD1B5_4A32_D192_ED03;
 
-impl SplitMix64 {
-    pub const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
-    /// The odd constant that spreads the per-n streams apart.
-    pub const STREAM: u64 = 0xD1B5_4A32_D192_ED03;
-
-    pub fn new(state: u64) -> Self {
-        SplitMix64 { state }
-    }
-
-    /// The stream that resamples `n` differences under `seed`.
-    pub fn for_size(seed: u64, n: usize) -> Self {
-        SplitMix64::new(seed ^ (n as u64).wrapping_mul(Self::STREAM))
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(Self::GAMMA);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// An index in `0..n` (multiply-shift).
-    pub fn index(&mut self, n: usize) -> usize {
-        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-    }
+/// The stream that resamples `n` differences under `seed`: the shared SplitMix64
+/// (`inferbench_sim::rng`), started at `seed ^ (n · STREAM)`.
+fn stream_for_size(seed: u64, n: usize) -> SplitMix64 {
+    SplitMix64::new(seed ^ (n as u64).wrapping_mul(STREAM))
 }
 
 /// The bootstrap's settings, recorded beside every interval.
@@ -106,14 +82,14 @@ pub struct RankTable {
 impl RankTable {
     pub fn draw(settings: &Settings, n: usize) -> RankTable {
         assert!(n > 0 && n <= u32::MAX as usize, "resampling needs 1..=u32::MAX differences, not {n}");
-        let mut rng = SplitMix64::for_size(settings.seed, n);
+        let mut rng = stream_for_size(settings.seed, n);
         let k = median_rank(n);
         let mut counts = vec![0u32; n];
         let mut ranks = Vec::with_capacity(settings.resamples);
         for _ in 0..settings.resamples {
             counts.iter_mut().for_each(|c| *c = 0);
             for _ in 0..n {
-                counts[rng.index(n)] += 1;
+                counts[rng.multiply_shift(n)] += 1;
             }
             // The k-th smallest index drawn: the first index whose running count reaches k.
             let mut seen = 0usize;
@@ -185,10 +161,10 @@ mod tests {
             v
         };
         let n = values.len();
-        let mut rng = SplitMix64::for_size(settings.seed, n);
+        let mut rng = stream_for_size(settings.seed, n);
         let mut medians: Vec<f64> = (0..settings.resamples)
             .map(|_| {
-                let resample = Samples::new((0..n).map(|_| ascending[rng.index(n)]));
+                let resample = Samples::new((0..n).map(|_| ascending[rng.multiply_shift(n)]));
                 resample.upper(50).unwrap()
             })
             .collect();
@@ -200,7 +176,7 @@ mod tests {
     fn differences(n: usize, seed: u64) -> Vec<f64> {
         // Values with ties and both signs, in no particular order.
         let mut rng = SplitMix64::new(seed);
-        (0..n).map(|_| (rng.index(41) as f64 - 15.0) * 2.5).collect()
+        (0..n).map(|_| (rng.multiply_shift(41) as f64 - 15.0) * 2.5).collect()
     }
 
     #[test]
@@ -235,8 +211,8 @@ mod tests {
     #[test]
     fn a_clear_difference_excludes_zero_and_noise_does_not() {
         let mut rng = SplitMix64::new(9);
-        let clear: Vec<f64> = (0..300).map(|_| -40.0 + rng.index(30) as f64).collect();
-        let noise: Vec<f64> = (0..300).map(|_| rng.index(61) as f64 - 30.0).collect();
+        let clear: Vec<f64> = (0..300).map(|_| -40.0 + rng.multiply_shift(30) as f64).collect();
+        let noise: Vec<f64> = (0..300).map(|_| rng.multiply_shift(61) as f64 - 30.0).collect();
         let table = RankTable::draw(&SETTINGS, 300);
         let a = interval(&SETTINGS, &table, &mut clear.clone());
         assert!(a.high < 0.0 && a.share_below_zero == 1.0, "{a:?}");

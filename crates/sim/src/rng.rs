@@ -4,7 +4,7 @@
 //! [`SplitMix64`] is written here rather than taken from a crate, so that the bytes promised
 //! for a seed can never change under a dependency upgrade: `ib-data`'s dataset (its SHA-256s
 //! are recorded in `data/README.md`), `ib-sim`'s answers and timings and `ib-synth`'s logs are
-//! functions of its sequence. Each user derives its own streams from its seed: `ib-data` one
+//! functions of its sequence, and so are `ib-compare`'s bootstrap intervals. Each user derives its own streams from its seed: `ib-data` one
 //! per (seed, family, index, attempt) with [`SplitMix64::derive`], `ib-sim` one per request
 //! (`bins/sim/draw.rs`) and per provider (`bins/sim/stratified.rs`).
 
@@ -67,6 +67,13 @@ impl SplitMix64 {
     /// `n / 2^64`) is negligible for the small `n` used there.
     pub fn below_modulo(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
+    }
+
+    /// An index in `0..n` from exactly one draw, by multiply-shift (Lemire, without rejection:
+    /// its bias is below `n / 2^64`): `ib-compare`'s bootstrap resamples, whose method its
+    /// outputs record.
+    pub fn multiply_shift(&mut self, n: usize) -> usize {
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
     }
 
     /// Uniform in `lo..=hi`.
