@@ -5,7 +5,7 @@
 //! - re-scoring a full-size run: a synthetic event log of 6,000 requests (the reference
 //!   benchmark's size) through the real `ib-reconstruct` binary;
 //! - importing a full-size reference run: 6,000 reference terminal records (copies of the
-//!   reference's own smoke records, `tests/e2e/reference_run.rs`) through the real `ib-import`.
+//!   reference's own smoke records, `inferbench_testkit::reference_run`) through the real `ib-import`.
 //!
 //! - issue 9's targets (`targets` below): the offline rescore of a 6,000-request run made by
 //!   `ib-synth` (each stage's wall time and peak RSS), a run of `BENCH_REQUESTS` requests
