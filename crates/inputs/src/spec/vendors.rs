@@ -166,5 +166,4 @@ fn pricing(r: &mut Reader, at: &str, map: &serde_json::Map<String, Value>) -> Op
 }
 
 #[cfg(test)]
-#[path = "vendors_tests.rs"]
 mod tests;
