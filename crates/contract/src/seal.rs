@@ -1,7 +1,9 @@
 //! `events/seal.json`: what sealing a run's log compressed, and the events table it wrote.
 //! Sealing and reading it are the store's (`inferbench_store::sealed`).
+use crate::{canonical, Error, Result};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 /// `events/seal.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -54,4 +56,26 @@ pub struct SealedSegment {
     pub compressed: String,
     pub compressed_bytes: u64,
     pub compressed_sha256: String,
+}
+
+impl SealedSegment {
+    /// Whether `now`, the SHA-256 of the compressed file at `path`, is the one this segment was
+    /// sealed with; refused as bad input, naming the file, when it is not.
+    pub fn check_compressed_sha256(&self, path: &Path, now: &str) -> Result<()> {
+        if now == self.compressed_sha256 {
+            return Ok(());
+        }
+        Err(self.modified(path, now))
+    }
+
+    /// The compressed file at `path`, which hashes to `now` or does not decompress to the
+    /// original this segment records, is not the one sealed.
+    pub fn modified(&self, path: &Path, now: &str) -> Error {
+        Error::bad(format!(
+            "{}: sha256 {}… is not the {}… it was sealed with; the sealed log was modified",
+            path.display(),
+            canonical::short_hash(now),
+            canonical::short_hash(&self.compressed_sha256)
+        ))
+    }
 }

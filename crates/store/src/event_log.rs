@@ -544,7 +544,7 @@ fn read_segment(
                     let now =
                         inferbench_contract::canonical::hex(&compressed.lock().expect("one reader").clone().finalize());
                     if now != entry.compressed_sha256 || bytes != entry.original_bytes {
-                        return Err(crate::seal_record::modified(path, &now, &entry));
+                        return Err(entry.modified(path, &now));
                     }
                     entry.original_sha256
                 }

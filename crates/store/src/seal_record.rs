@@ -41,21 +41,5 @@ pub fn segment_sha256(run: &RunDir, number: u32) -> Result<Option<String>> {
 
 /// `path` is still the compressed file `entry` records.
 pub fn check_compressed(path: &Path, entry: &SealedSegment) -> Result<()> {
-    let now = inferbench_contract::canonical::file_sha256(path)?;
-    if now == entry.compressed_sha256 {
-        Ok(())
-    } else {
-        Err(modified(path, &now, entry))
-    }
-}
-
-/// A sealed segment at `path` whose compressed file hashes to `now`, not to what `entry`
-/// recorded.
-pub fn modified(path: &Path, now: &str, entry: &SealedSegment) -> Error {
-    Error::bad(format!(
-        "{}: sha256 {}… is not the {}… it was sealed with; the sealed log was modified",
-        path.display(),
-        inferbench_contract::canonical::short_hash(now),
-        inferbench_contract::canonical::short_hash(&entry.compressed_sha256)
-    ))
+    entry.check_compressed_sha256(path, &inferbench_contract::canonical::file_sha256(path)?)
 }
