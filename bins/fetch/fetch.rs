@@ -55,13 +55,15 @@ pub fn run(args: Args) -> Result<()> {
         .into());
     }
     let pending = plan.schedule.iter().filter(|r| !state.terminal.contains(&r.request_id)).count();
-    if pending == 0 && state.open.is_empty() {
-        // Nothing to send: a complete (perhaps already sealed) run. Sealing again finishes a
-        // seal a kill interrupted and otherwise changes nothing.
-        let sealed = inferbench_store::sealed::seal(&plan.run, &plan.run_id)?;
-        eprintln!("ib-fetch: every scheduled request is terminal; {}", sealed_summary(&sealed));
-        return Ok(());
+    let nothing_to_send = pending == 0 && state.open.is_empty();
+    if !nothing_to_send {
+        send(Arc::clone(&plan), state)?;
     }
+    seal(&plan, nothing_to_send)
+}
+
+/// Sends every request the log does not hold a terminal outcome for.
+fn send(plan: Arc<Plan>, state: Arc<LogState>) -> Result<()> {
     // One connection per provider: a fleet of a thousand needs more than the usual 1,024 files.
     nofile::ensure(plan.clients.len() as u64, "ib-fetch").map_err(|e| Error::bad(format!("{e:#}")))?;
     // One thread runs every request. A round's launch then queues all its requests before any
@@ -69,9 +71,19 @@ pub fn run(args: Args) -> Result<()> {
     // ahead of the wire, and no other work runs between two sends (see `run_round`). Preparing
     // the next round and flushing the log run on blocking threads beside it.
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    runtime.block_on(execute(Arc::clone(&plan), state))?;
+    runtime.block_on(execute(plan, state))
+}
+
+/// Seals the log once every request is terminal (or says it stays open). With nothing sent,
+/// sealing a complete, perhaps already sealed, run again finishes a seal a kill interrupted
+/// and otherwise changes nothing.
+fn seal(plan: &Plan, nothing_sent: bool) -> Result<()> {
     let sealed = inferbench_store::sealed::seal(&plan.run, &plan.run_id)?;
-    eprintln!("ib-fetch: {} ({})", sealed_summary(&sealed), plan.run.events_parquet().display());
+    if nothing_sent {
+        eprintln!("ib-fetch: every scheduled request is terminal; {}", sealed_summary(&sealed));
+    } else {
+        eprintln!("ib-fetch: {} ({})", sealed_summary(&sealed), plan.run.events_parquet().display());
+    }
     Ok(())
 }
 
