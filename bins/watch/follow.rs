@@ -149,8 +149,7 @@ pub mod tests {
     }
 
     pub fn line(seq: u64, event: Event) -> Vec<u8> {
-        let env = Envelope { v: 1, run_id: "run-a".into(), seq, t_ns: seq * 1_000_000, event };
-        let mut bytes = serde_json::to_vec(&env).unwrap();
+        let mut bytes = serde_json::to_vec(&inferbench_contract::testutil::envelope(seq, event)).unwrap();
         bytes.push(b'\n');
         bytes
     }

@@ -59,12 +59,11 @@ struct Context {
 pub fn seal(run: &RunDir, run_id: &str) -> Result<Sealed> {
     let (table, complete) = write_events_table(run, run_id)?;
     let events = table.rows;
+    let earlier = read_record(run)?.map(|r| r.segments).unwrap_or_default();
     if !complete {
-        let segments = read_record(run)?.map(|r| r.segments).unwrap_or_default();
-        return Ok(Sealed { events, complete, segments });
+        return Ok(Sealed { events, complete, segments: earlier });
     }
-    let mut sealed: BTreeMap<u32, SealedSegment> =
-        read_record(run)?.map(|r| r.segments.into_iter().map(|s| (s.segment, s)).collect()).unwrap_or_default();
+    let mut sealed: BTreeMap<u32, SealedSegment> = earlier.into_iter().map(|s| (s.segment, s)).collect();
     let listed = run.segments().map_err(|e| Error::unreadable(run.events_dir(), e))?;
     for (number, _) in &listed {
         let plain = run.segment(*number);
