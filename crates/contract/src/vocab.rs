@@ -325,6 +325,36 @@ string_enum! {
     }
 }
 
+string_enum! {
+    /// How a load run's requests are released (`load.mode` of a load workflow's spec).
+    LoadMode {
+        /// Each request is sent at its arrival time, whatever is still in flight: no request
+        /// is ever held back by another's response.
+        OpenLoop => "open_loop",
+        /// N users per provider, each sending its next request when its previous one ended.
+        ClosedLoop => "closed_loop",
+        /// Open loop with at most `concurrency_cap` requests of a provider in flight: an
+        /// arrival over the cap waits in a first-in, first-out queue, and that wait is part of
+        /// its latency (it is measured from the arrival time).
+        Capped => "capped",
+    }
+}
+
+string_enum! {
+    /// When a load step's requests arrive (`load.arrivals`).
+    ArrivalProcess {
+        /// Evenly spaced, `1/rate` apart.
+        Constant => "constant",
+        /// Exponential gaps of mean `1/rate`.
+        Poisson => "poisson",
+        /// Gamma-distributed gaps of mean `1/rate` and shape `burstiness` (vLLM's definition:
+        /// 1 is Poisson, below 1 burstier, above 1 more even).
+        Gamma => "gamma",
+        /// The arrival offsets of a trace file, replayed (optionally sped up).
+        Trace => "trace",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,6 +18,7 @@
 mod check;
 mod keys;
 mod limits;
+mod load;
 mod transport;
 mod vendors;
 
@@ -33,6 +34,7 @@ pub use limits::{
     check_timeout, parse_timeout_seconds, StreamLimits, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES,
     MAX_STREAM_LIMIT_BYTES, MAX_TIMEOUT_SECONDS,
 };
+pub use load::{seconds_ns, LoadPlan, Objectives, StepTarget, LOAD_KEY, MAX_RATE, MAX_STEP_SECONDS};
 pub use transport::{HttpVersion, Transport, HTTP_VERSION_KEY};
 
 /// The task families inferbench knows how to score, in their schedule order.
@@ -66,6 +68,8 @@ pub struct Spec {
     pub providers_path: PathBuf,
     pub inference: Inference,
     pub execution_plan: ExecutionPlan,
+    /// A load workflow's plan (the `load` section); `None` for the closed-loop workflow.
+    pub load: Option<LoadPlan>,
     pub required_columns: Vec<String>,
 }
 
@@ -220,6 +224,7 @@ impl Spec {
             provider_source,
             inference: inference(r),
             execution_plan,
+            load: load::read(r, dir),
             required_columns: required_columns(r),
         }
     }

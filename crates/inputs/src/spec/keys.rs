@@ -41,6 +41,7 @@ pub const SPEC: Rule = Map(&[
     req("providers", Map(PROVIDERS)),
     req("inference", Map(INFERENCE)),
     opt("execution_plan", Map(EXECUTION_PLAN)),
+    opt(super::load::LOAD_KEY, Map(LOAD)),
     opt("stream_timing", Map(STREAM_TIMING)),
     opt("rate_limit_policy", Map(RATE_LIMIT_POLICY)),
     opt("evaluation", Map(EVALUATION)),
@@ -181,6 +182,34 @@ const STRUCTURED_OUTPUT: &[Key] = &[
     req("mode", Is(Str("json_object"), "inferbench asks every provider for response_format json_object")),
     opt("schema_enforcement", Is(Str("local_strict"), "answers are checked locally, strictly")),
     opt("evaluate_reconstructed_final_answer", Is(Bool(true), "the answer is rebuilt from the stream and scored")),
+];
+
+// A load workflow's plan (spec/load.rs), inferbench's own section.
+const LOAD: &[Key] = &[
+    opt("description", Text),
+    req("mode", Acted),
+    req("arrivals", Acted),
+    opt("burstiness", Acted),
+    opt("trace", Acted),
+    opt("rates", Acted),
+    opt("speedups", Acted),
+    opt("concurrency_cap", Acted),
+    req("step_seconds", Acted),
+    opt("warmup_seconds", Acted),
+    opt("cooldown_seconds", Acted),
+    opt("seed", Acted),
+    opt(
+        "objectives",
+        Map(&[
+            opt("ttft_ms", Acted),
+            opt("ttfa_ms", Acted),
+            opt("tpot_ms", Acted),
+            opt("itl_ms", Acted),
+            opt("e2e_ms", Acted),
+            opt("correct", Acted),
+            opt("goodput_target", Acted),
+        ]),
+    ),
 ];
 
 const EXECUTION_PLAN: &[Key] = &[

@@ -1,5 +1,6 @@
 //! One test per rule: the bundled spec, broken in one place, must be refused naming the key.
 use super::*;
+use inferbench_contract::vocab::{ArrivalProcess, LoadMode};
 use serde_json::json;
 
 fn bundled_path() -> PathBuf {
@@ -399,4 +400,108 @@ fn unreadable_and_unparsable_files_are_bad_input_naming_the_file() {
     std::fs::write(&path, "benchmark: {slug: x\ninference: [\n").unwrap();
     let err = Spec::load(&path).unwrap_err();
     assert!(err.is_bad_input() && err.to_string().contains("broken.yaml: not valid YAML"), "{err}");
+}
+
+/// The bundled spec made a load workflow's: its `execution_plan` replaced by a `load` section.
+fn load_spec(load: Value) -> Value {
+    let mut root = bundled();
+    remove(&mut root, "execution_plan");
+    root["load"] = load;
+    root
+}
+
+fn poisson() -> Value {
+    json!({"mode": "open_loop", "arrivals": "poisson", "rates": [1, 2.5, 4], "step_seconds": 30,
+           "warmup_seconds": 5, "cooldown_seconds": 2, "seed": 7,
+           "objectives": {"ttfa_ms": 1500, "e2e_ms": 8000, "goodput_target": 0.9}})
+}
+
+#[test]
+fn a_load_section_makes_a_load_workflow_with_its_values() {
+    let spec = Spec::from_value(Path::new("pipelines/x/spec.yaml"), &load_spec(poisson())).unwrap();
+    let plan = spec.load.expect("a load plan");
+    assert_eq!(plan.mode, LoadMode::OpenLoop);
+    assert_eq!(plan.arrivals, ArrivalProcess::Poisson);
+    assert_eq!(plan.steps, [StepTarget::Rate(1.0), StepTarget::Rate(2.5), StepTarget::Rate(4.0)]);
+    assert_eq!((plan.step_seconds, plan.warmup_seconds, plan.cooldown_seconds, plan.seed), (30.0, 5.0, 2.0, 7));
+    assert_eq!(plan.window_ns(), (5_000_000_000, 28_000_000_000));
+    assert_eq!(plan.objectives.ttfa_ms, Some(1500.0));
+    assert_eq!(plan.objectives.ttft_ms, None);
+    assert!(plan.objectives.correct, "answers must be correct unless the spec says otherwise");
+    assert_eq!(plan.objectives.goodput_target, 0.9);
+    assert_eq!(plan.requests_per_provider(), 225.0);
+    assert!(Spec::load(&bundled_path()).unwrap().load.is_none(), "the closed-loop workflow has none");
+}
+
+#[test]
+fn a_trace_is_named_inside_the_spec_directory_and_replayed_at_its_speed_ups() {
+    let trace = json!({"mode": "capped", "concurrency_cap": 8, "arrivals": "trace", "trace": "traces/t.jsonl",
+                       "step_seconds": 60});
+    let spec = Spec::from_value(Path::new("pipelines/x/spec.yaml"), &load_spec(trace.clone())).unwrap();
+    let plan = spec.load.unwrap();
+    assert_eq!(plan.trace.as_deref(), Some(Path::new("pipelines/x/traces/t.jsonl")));
+    assert_eq!(plan.steps, [StepTarget::Speedup(1.0)], "once, as recorded, unless speed-ups are given");
+    assert_eq!(plan.concurrency_cap, Some(8));
+    let mut faster = trace.clone();
+    faster["speedups"] = json!([1, 2]);
+    let plan = Spec::from_value(Path::new("s.yaml"), &load_spec(faster)).unwrap().load.unwrap();
+    assert_eq!(plan.steps, [StepTarget::Speedup(1.0), StepTarget::Speedup(2.0)]);
+    let mut escaping = trace;
+    escaping["trace"] = json!("../t.jsonl");
+    assert!(problems(&load_spec(escaping))[0].contains("load.trace: must be a path inside"));
+}
+
+/// Asserts that the load section with `key` set to `value` (or removed, for null) is refused
+/// with one problem on `at` containing `text`.
+fn load_refused(key: &str, value: Value, at_key: &str, text: &str) {
+    let mut load = poisson();
+    if value.is_null() {
+        load.as_object_mut().unwrap().remove(key);
+    } else {
+        *at(&mut load, key) = value.clone();
+    }
+    let found = problems(&load_spec(load));
+    assert_eq!(found.len(), 1, "{key} = {value}: {found:#?}");
+    let prefix = format!("spec.yaml: {at_key}: ");
+    assert!(found[0].starts_with(&prefix) && found[0].contains(text), "{key} = {value}: {}", found[0]);
+}
+
+#[test]
+fn every_bad_load_value_is_refused_naming_its_key() {
+    load_refused("mode", json!("flood"), "load.mode", "not one of open_loop, closed_loop, capped");
+    load_refused("arrivals", json!("uniform"), "load.arrivals", "not one of constant, poisson, gamma, trace");
+    load_refused("arrivals", json!("gamma"), "load.burstiness", "missing");
+    load_refused("burstiness", json!(2), "load.burstiness", "only gamma arrivals");
+    let mut trace = poisson();
+    trace["arrivals"] = json!("trace");
+    let found = problems(&load_spec(trace));
+    assert!(
+        found[0].contains("load.trace: missing") && found[1].contains("load.rates: a trace is replayed"),
+        "{found:#?}"
+    );
+    load_refused("trace", json!("t.jsonl"), "load.trace", "only trace arrivals");
+    load_refused("rates", json!(null), "load.rates", "missing");
+    load_refused("rates", json!([]), "load.rates", "non-empty list");
+    load_refused("rates", json!([1, 0]), "load.rates[1]", "greater than 0");
+    load_refused("rates", json!([1, "fast"]), "load.rates[1]", "finite number");
+    load_refused("rates", json!([200_000]), "load.rates[0]", "at most 100000");
+    load_refused("rates", json!(vec![100_000; 7]), "load.rates", "requests per provider");
+    load_refused("speedups", json!([2]), "load.speedups", "only a trace replay");
+    load_refused("concurrency_cap", json!(4), "load.concurrency_cap", "only the capped mode");
+    load_refused("mode", json!("capped"), "load.concurrency_cap", "missing");
+    load_refused("step_seconds", json!(0), "load.step_seconds", "greater than 0");
+    load_refused("step_seconds", json!(null), "load.step_seconds", "missing");
+    load_refused("warmup_seconds", json!(-1), "load.warmup_seconds", "0 or more");
+    load_refused("warmup_seconds", json!(28), "load.warmup_seconds", "leave nothing");
+    load_refused("seed", json!(-3), "load.seed", "integer");
+    load_refused("objectives.e2e_ms", json!(0), "load.objectives.e2e_ms", "greater than 0");
+    load_refused("objectives.goodput_target", json!(1.5), "load.objectives.goodput_target", "at most 1");
+    load_refused("objectives.correct", json!("yes"), "load.objectives.correct", "true or false");
+    load_refused("objectives.p99", json!(1), "load.objectives.p99", "unknown key");
+    load_refused("rate", json!(1), "load.rate", "unknown key");
+    let mut both = load_spec(poisson());
+    both["execution_plan"] = json!({"per_provider_concurrency": 1});
+    let found = problems(&both);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].contains("execution_plan: a load workflow's plan is its `load` section"), "{}", found[0]);
 }

@@ -1,0 +1,291 @@
+//! `load`: inferbench's own section, which makes a spec a load workflow's. Where the
+//! closed-loop workflow (the reference's) sends one request at a time per provider, a load
+//! workflow sends requests at their arrival times, step after step at rising rates, to every
+//! provider of the run at once: the same item at the same intended time (a paired step).
+//!
+//! A step's requests arrive over `step_seconds`; those whose intended send time falls in its
+//! first `warmup_seconds` or its last `cooldown_seconds` are sent and logged like any other
+//! but are not in the step's figures. When a step's last arrival has been sent, the step
+//! drains: every request still in flight runs to its end (it is counted, never dropped), and
+//! only then does the next step start.
+//!
+//! A spec holds either `load` or the reference's `execution_plan`: a load workflow's plan is
+//! its `load` section.
+use super::check::{shown, Reader};
+use inferbench_contract::vocab::{ArrivalProcess, LoadMode};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The section's key.
+pub const LOAD_KEY: &str = "load";
+
+/// The longest step: a day.
+pub const MAX_STEP_SECONDS: f64 = 86_400.0;
+/// The highest rate a step may ask of each provider, in requests per second.
+pub const MAX_RATE: f64 = 100_000.0;
+/// The most requests a load run may schedule (all steps, all providers): each is a row of
+/// `schedule.parquet` and a few lines of the log.
+pub const MAX_REQUESTS: f64 = 20_000_000.0;
+/// The largest accepted `burstiness`.
+pub const MAX_BURSTINESS: f64 = 1_000.0;
+
+/// A load workflow's plan: the `load` section, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadPlan {
+    pub mode: LoadMode,
+    pub arrivals: ArrivalProcess,
+    /// The gamma process's shape (`ArrivalProcess::Gamma` only).
+    pub burstiness: Option<f64>,
+    /// The trace replayed (`ArrivalProcess::Trace` only), resolved against the spec's
+    /// directory; its logical name, as written, is `trace_name`.
+    pub trace: Option<PathBuf>,
+    pub trace_name: Option<String>,
+    /// One entry per step, in order.
+    pub steps: Vec<StepTarget>,
+    /// The most requests of one provider in flight (`LoadMode::Capped` only).
+    pub concurrency_cap: Option<u32>,
+    pub step_seconds: f64,
+    pub warmup_seconds: f64,
+    pub cooldown_seconds: f64,
+    /// Seeds the arrival times (Poisson, gamma); the schedule is a function of the lock.
+    pub seed: u64,
+    pub objectives: Objectives,
+}
+
+/// What one step asks of every provider.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StepTarget {
+    /// Arrivals at this mean rate, in requests per second per provider.
+    Rate(f64),
+    /// The trace replayed this many times faster than recorded.
+    Speedup(f64),
+}
+
+/// The service-level objectives a request must all meet to count in the goodput, and the
+/// share of requests that must meet them for a step to hold. Each latency objective is
+/// optional; a request meets an absent one. A request that failed meets none.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Objectives {
+    /// Time to first output token (TTFO, the field's TTFT), in ms from the intended send.
+    pub ttft_ms: Option<f64>,
+    /// Time to first visible answer token, in ms from the intended send.
+    pub ttfa_ms: Option<f64>,
+    /// Time per output token after the first (TPOT), in ms.
+    pub tpot_ms: Option<f64>,
+    /// Every inter-token gap of the answer, in ms.
+    pub itl_ms: Option<f64>,
+    /// End-to-end latency, in ms from the intended send.
+    pub e2e_ms: Option<f64>,
+    /// Whether the answer must also be correct (scored by the family's rubric).
+    pub correct: bool,
+    /// The share of a step's requests that must meet every objective for the step to hold:
+    /// 0.95 asks that the 95th percentile of each latency meets its objective, jointly.
+    pub goodput_target: f64,
+}
+
+impl Default for Objectives {
+    fn default() -> Self {
+        Objectives {
+            ttft_ms: None,
+            ttfa_ms: None,
+            tpot_ms: None,
+            itl_ms: None,
+            e2e_ms: None,
+            correct: true,
+            goodput_target: 0.95,
+        }
+    }
+}
+
+impl LoadPlan {
+    /// The measured window of each step, as offsets from its start in ns: `[warm-up,
+    /// step − cool-down)`.
+    pub fn window_ns(&self) -> (u64, u64) {
+        (seconds_ns(self.warmup_seconds), seconds_ns(self.step_seconds - self.cooldown_seconds))
+    }
+
+    /// About how many requests the rate steps send each provider (a trace's are counted when
+    /// it is read).
+    pub fn requests_per_provider(&self) -> f64 {
+        requests_per_provider(&self.steps, self.step_seconds)
+    }
+
+    /// A step's length in ns.
+    pub fn step_ns(&self) -> u64 {
+        seconds_ns(self.step_seconds)
+    }
+}
+
+/// The requests the rate steps send each provider, about (Poisson and gamma arrivals vary).
+fn requests_per_provider(steps: &[StepTarget], step_seconds: f64) -> f64 {
+    steps.iter().map(|s| if let StepTarget::Rate(rate) = s { rate * step_seconds } else { 0.0 }).sum()
+}
+
+/// Whole nanoseconds of a non-negative number of seconds.
+pub fn seconds_ns(seconds: f64) -> u64 {
+    (seconds * 1e9).round() as u64
+}
+
+fn positive_at_most(max: f64) -> impl Fn(f64) -> Result<(), String> {
+    move |x| {
+        if x > 0.0 && x <= max {
+            Ok(())
+        } else {
+            Err(format!("must be greater than 0 and at most {max}, found {x}"))
+        }
+    }
+}
+
+fn at_least_zero(x: f64) -> Result<(), String> {
+    if x >= 0.0 {
+        Ok(())
+    } else {
+        Err(format!("must be 0 or more, found {x}"))
+    }
+}
+
+/// Reads the `load` section, if the spec has one. Every problem is reported; what could not
+/// be read reads as a default so that the rest is still checked.
+pub(super) fn read(r: &mut Reader, dir: &Path) -> Option<LoadPlan> {
+    r.get(LOAD_KEY)?;
+    if r.get("execution_plan").is_some() {
+        r.push(
+            "execution_plan",
+            "a load workflow's plan is its `load` section; remove `execution_plan` (the closed-loop workflow's)",
+        );
+    }
+    let mode = vocabulary(r, "load.mode", LoadMode::NAMES).unwrap_or(LoadMode::OpenLoop);
+    if mode == LoadMode::ClosedLoop {
+        r.push("load.mode", "`closed_loop` is not implemented yet: use `open_loop` or `capped`");
+    }
+    let arrivals = vocabulary(r, "load.arrivals", ArrivalProcess::NAMES).unwrap_or(ArrivalProcess::Constant);
+    let burstiness = r.number("load.burstiness", positive_at_most(MAX_BURSTINESS));
+    match (arrivals, r.get("load.burstiness").is_some()) {
+        (ArrivalProcess::Gamma, false) => r.push("load.burstiness", "missing: gamma arrivals need their shape"),
+        (ArrivalProcess::Gamma, true) | (_, false) => {}
+        (other, true) => r.push("load.burstiness", format!("only gamma arrivals have one, not {other}")),
+    }
+    let trace_name = r.string("load.trace");
+    if let Some(name) = &trace_name {
+        let path = Path::new(name);
+        if path.is_absolute() || path.components().any(|c| c == std::path::Component::ParentDir) {
+            r.push("load.trace", "must be a path inside the spec's directory (relative, without `..`)");
+        }
+    }
+    match (arrivals, r.get("load.trace").is_some()) {
+        (ArrivalProcess::Trace, false) => r.push("load.trace", "missing: trace arrivals replay a trace file"),
+        (ArrivalProcess::Trace, true) | (_, false) => {}
+        (other, true) => r.push("load.trace", format!("only trace arrivals replay a trace, not {other}")),
+    }
+    let steps = steps(r, arrivals);
+    let cap = r.integer("load.concurrency_cap", 1, 1_000_000).map(|n| n as u32);
+    match (mode, r.get("load.concurrency_cap").is_some()) {
+        (LoadMode::Capped, false) => r.push("load.concurrency_cap", "missing: a capped step needs its cap"),
+        (LoadMode::Capped, true) | (_, false) => {}
+        (other, true) => r.push("load.concurrency_cap", format!("only the capped mode has a cap, not {other}")),
+    }
+    // Derived checks run only on values that were read, so one mistake is one problem.
+    let step = r.number("load.step_seconds", positive_at_most(MAX_STEP_SECONDS));
+    let warmup = r.number("load.warmup_seconds", at_least_zero);
+    let cooldown = r.number("load.cooldown_seconds", at_least_zero);
+    if let Some(step) = step {
+        let (warmup, cooldown) = (warmup.unwrap_or(0.0), cooldown.unwrap_or(0.0));
+        if warmup + cooldown >= step {
+            let what =
+                format!("warm-up {warmup} s and cool-down {cooldown} s leave nothing of a {step} s step to measure");
+            r.push("load.warmup_seconds", what);
+        }
+    }
+    let (step_seconds, warmup_seconds, cooldown_seconds) =
+        (step.unwrap_or(1.0), warmup.unwrap_or(0.0), cooldown.unwrap_or(0.0));
+    // Each provider is sent every arrival: the run's total is this times the providers
+    // (checked against the provider table, `LoadPlan::requests_per_provider`).
+    let per_provider = requests_per_provider(&steps, step_seconds);
+    if per_provider > MAX_REQUESTS {
+        let what =
+            format!("about {per_provider:.0} requests per provider (rates × step_seconds): at most {MAX_REQUESTS:.0}");
+        r.push("load.rates", what);
+    }
+    let plan = LoadPlan {
+        mode,
+        arrivals,
+        burstiness: if arrivals == ArrivalProcess::Gamma { burstiness } else { None },
+        trace: trace_name.as_ref().map(|name| dir.join(name)),
+        trace_name,
+        steps,
+        concurrency_cap: cap,
+        step_seconds,
+        warmup_seconds,
+        cooldown_seconds,
+        seed: r.integer("load.seed", 0, u64::MAX).unwrap_or(0),
+        objectives: objectives(r),
+    };
+    Some(plan)
+}
+
+/// A value of one of the contract's vocabularies, whose spellings are `names`.
+fn vocabulary<T: std::str::FromStr>(r: &mut Reader, at: &str, names: &[&str]) -> Option<T> {
+    let text = r.string(at)?;
+    let value = text.parse::<T>().ok();
+    if value.is_none() {
+        r.push(at, format!("`{text}` is not one of {}", names.join(", ")));
+    }
+    value
+}
+
+/// `load.rates` (every process but a trace) or `load.speedups` (a trace, default `[1]`).
+fn steps(r: &mut Reader, arrivals: ArrivalProcess) -> Vec<StepTarget> {
+    let (key, other) = if arrivals == ArrivalProcess::Trace {
+        ("load.speedups", "load.rates")
+    } else {
+        ("load.rates", "load.speedups")
+    };
+    if r.get(other).is_some() {
+        let what = if arrivals == ArrivalProcess::Trace {
+            "a trace is replayed at its own rate: give `speedups` instead"
+        } else {
+            "only a trace replay has speed-ups: give `rates`"
+        };
+        r.push(other, what);
+    }
+    let Some(value) = r.get(key) else {
+        if arrivals == ArrivalProcess::Trace {
+            return vec![StepTarget::Speedup(1.0)];
+        }
+        r.push(key, "missing: the steps' rates, in requests per second per provider, e.g. [1, 2, 4]");
+        return Vec::new();
+    };
+    let Some(list) = value.as_array().filter(|l| !l.is_empty()) else {
+        r.push(key, format!("expected a non-empty list of numbers, found {}", shown(value)));
+        return Vec::new();
+    };
+    let mut steps = Vec::with_capacity(list.len());
+    for (index, item) in list.iter().enumerate() {
+        let at = format!("{key}[{index}]");
+        if let Some(x) = r.number_of(&at, item, positive_at_most(MAX_RATE)) {
+            steps.push(if arrivals == ArrivalProcess::Trace { StepTarget::Speedup(x) } else { StepTarget::Rate(x) });
+        }
+    }
+    steps
+}
+
+fn objectives(r: &mut Reader) -> Objectives {
+    let ms = |r: &mut Reader, key: &str| r.number(&format!("load.objectives.{key}"), positive_at_most(3_600_000.0));
+    let correct = match r.get("load.objectives.correct") {
+        None => true,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            r.push("load.objectives.correct", format!("expected true or false, found {}", shown(other)));
+            true
+        }
+    };
+    Objectives {
+        ttft_ms: ms(r, "ttft_ms"),
+        ttfa_ms: ms(r, "ttfa_ms"),
+        tpot_ms: ms(r, "tpot_ms"),
+        itl_ms: ms(r, "itl_ms"),
+        e2e_ms: ms(r, "e2e_ms"),
+        correct,
+        goodput_target: r.number("load.objectives.goodput_target", positive_at_most(1.0)).unwrap_or(0.95),
+    }
+}
