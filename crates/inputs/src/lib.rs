@@ -13,3 +13,4 @@ pub mod provider;
 pub mod providers;
 pub mod reference_records;
 pub mod spec;
+pub mod trace;
