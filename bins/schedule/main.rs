@@ -5,6 +5,7 @@
 //! the round's content exactly as the reference runner derives them. Writes
 //! `schedule.parquet`; pure: the same lock and selection always give the same bytes.
 mod args;
+mod arrivals;
 mod rounds;
 mod schedule;
 

@@ -37,6 +37,9 @@ pub fn run(args: Args) -> Result<()> {
 
     // Validate every input and select, before anything is written.
     let providers = ProviderTable::of_spec(&spec)?;
+    if let Some(load) = &spec.load {
+        load.read_trace().context("the load trace is invalid; no run was created")?;
+    }
     let data = dataset::load(&dataset_dir, &spec, LoadOptions { sample })
         .with_context(|| format!("dataset {} is invalid; no run was created", dataset_dir.display()))?;
     let (release, release_record) = crate::release::release_hash(release_hash, reference_lock.as_deref(), &spec, &data)

@@ -191,6 +191,17 @@ fn check(path: &Path, spec: &Spec, entries: &[(usize, Provider)], total: usize, 
              (the spec's rounds × the {count} providers of {file})"
         ));
     }
+    // A load step sends every arrival to every provider.
+    if let Some(load) = &spec.load {
+        let requests = load.requests_per_provider() * count as f64;
+        if requests > crate::spec::MAX_LOAD_REQUESTS {
+            problems.push(format!(
+                "{spec_file}: load.rates: about {requests:.0} requests (rates × step_seconds × the {count} providers of \
+                 {file}): at most {:.0}",
+                crate::spec::MAX_LOAD_REQUESTS
+            ));
+        }
+    }
 }
 
 impl Provider {
@@ -467,6 +478,34 @@ mod tests {
         spec.execution_plan.maximum_global_concurrency = None;
         let err = ProviderTable::from_value(Path::new("providers.yaml"), &value, &spec).unwrap_err().to_string();
         assert!(err.contains("execution_plan.total_provider_requests: 600 differs from 6000"), "{err}");
+    }
+
+    #[test]
+    fn a_load_plan_may_not_send_the_table_more_requests_than_the_bound() {
+        use crate::spec::{LoadPlan, Objectives, StepTarget};
+        use inferbench_contract::vocab::{ArrivalProcess, LoadMode};
+        let (mut spec, value) = bundled_value();
+        spec.execution_plan = Default::default();
+        let plan = |rate: f64| LoadPlan {
+            mode: LoadMode::OpenLoop,
+            arrivals: ArrivalProcess::Constant,
+            burstiness: None,
+            trace: None,
+            trace_name: None,
+            steps: vec![StepTarget::Rate(rate)],
+            concurrency_cap: None,
+            step_seconds: 100.0,
+            warmup_seconds: 0.0,
+            cooldown_seconds: 0.0,
+            seed: 0,
+            objectives: Objectives::default(),
+        };
+        // 10 providers × 100 s: 20,000 req/s is exactly the bound, a little more is over it.
+        spec.load = Some(plan(20_000.0));
+        assert!(ProviderTable::from_value(Path::new("providers.yaml"), &value, &spec).is_ok());
+        spec.load = Some(plan(20_001.0));
+        let err = ProviderTable::from_value(Path::new("providers.yaml"), &value, &spec).unwrap_err().to_string();
+        assert!(err.contains("load.rates: about 20001000 requests (rates × step_seconds × the 10 providers"), "{err}");
     }
 
     #[test]

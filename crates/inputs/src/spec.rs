@@ -34,7 +34,10 @@ pub use limits::{
     check_timeout, parse_timeout_seconds, StreamLimits, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES,
     MAX_STREAM_LIMIT_BYTES, MAX_TIMEOUT_SECONDS,
 };
-pub use load::{seconds_ns, LoadPlan, Objectives, StepTarget, LOAD_KEY, MAX_RATE, MAX_STEP_SECONDS};
+pub use load::{
+    seconds_ns, LoadPlan, Objectives, StepTarget, LOAD_KEY, MAX_RATE, MAX_REQUESTS as MAX_LOAD_REQUESTS,
+    MAX_STEP_SECONDS,
+};
 pub use transport::{HttpVersion, Transport, HTTP_VERSION_KEY};
 
 /// The task families inferbench knows how to score, in their schedule order.

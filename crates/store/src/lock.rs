@@ -36,8 +36,8 @@ struct ReleaseHashOnly {
 }
 
 /// The files a run is bound to, by the logical name the lock records each under: the spec,
-/// its provider table, and what the dataset loader hashes (its manifest, each family's file,
-/// each family's prompt template). The lock hashes exactly these, and `ib-select
+/// its provider table, what the dataset loader hashes (its manifest, each family's file,
+/// each family's prompt template) and a load workflow's arrival trace. The lock hashes exactly these, and `ib-select
 /// --list-inputs` prints them, so what `make` watches is what the lock checks.
 ///
 /// A spec that lists its providers inline (`providers.vendors`) has no table file: they are
@@ -54,6 +54,10 @@ pub fn bound_inputs(spec_path: &Path, spec: &Spec, dataset_dir: &Path) -> BTreeM
     for family in &spec.families {
         bound.insert(family.prompt_template.clone(), spec.dir().join(&family.prompt_template));
         bound.insert(format!("{}.jsonl", family.name), dataset_dir.join(format!("{}.jsonl", family.name)));
+    }
+    // A load run's schedule is a function of its trace: bound under the name the spec gives it.
+    if let Some((name, path)) = spec.load.as_ref().and_then(|l| Some((l.trace_name.clone()?, l.trace.clone()?))) {
+        bound.insert(name, path);
     }
     bound
 }

@@ -110,6 +110,11 @@ impl LoadPlan {
         requests_per_provider(&self.steps, self.step_seconds)
     }
 
+    /// The trace the plan replays, read and checked; `None` for the other arrival processes.
+    pub fn read_trace(&self) -> inferbench_contract::Result<Option<crate::trace::Trace>> {
+        self.trace.as_deref().map(crate::trace::Trace::load).transpose()
+    }
+
     /// A step's length in ns.
     pub fn step_ns(&self) -> u64 {
         seconds_ns(self.step_seconds)
