@@ -106,6 +106,8 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
             provider: format!("p{}", r % 10),
             launch_index: r % 10,
             request_id: format!("req-{r:06}"),
+            step: None,
+            intended_offset_ns: None,
         })
         .collect();
     let provenance = [("lock.json".to_string(), file_sha256(&run.lock()).unwrap())].into();

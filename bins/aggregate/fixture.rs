@@ -184,6 +184,8 @@ pub fn rows(reqs: &[Req]) -> Rows {
             provider: q.response.provider.clone(),
             launch_index: 0,
             request_id: q.response.request_id.clone(),
+            step: None,
+            intended_offset_ns: None,
         })
         .collect();
     Rows {

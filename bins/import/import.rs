@@ -327,6 +327,8 @@ fn schedule_rows(source: &Source) -> Vec<ScheduleRow> {
             provider: u.provider.clone(),
             launch_index: u.launch_index as i64,
             request_id: u.request_id.clone(),
+            step: None,
+            intended_offset_ns: None,
         })
         .collect()
 }

@@ -6,6 +6,7 @@
 //! `schedule.parquet`; pure: the same lock and selection always give the same bytes.
 mod args;
 mod arrivals;
+mod load;
 mod rounds;
 mod schedule;
 

@@ -8,7 +8,8 @@ use sha2::{Digest, Sha256};
 /// `0` is the reference's attempt identity of a full run; the ids match its full runs.
 const ATTEMPT_IDENTITY: &str = "0";
 
-fn short_hash(prefix: &str, parts: &[&str]) -> String {
+/// `prefix-` and the first 24 hex digits of a SHA-256 over `parts`, each ended by a NUL.
+pub fn short_hash(prefix: &str, parts: &[&str]) -> String {
     let digest = Sha256::digest(parts.join("\0").as_bytes());
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     format!("{prefix}-{}", &hex[..24])
@@ -42,6 +43,8 @@ pub fn build(version: &str, families: &[(TaskFamily, Vec<String>)], providers: &
                     provider: provider.clone(),
                     launch_index: launch_index as i64,
                     request_id: request_id(version, provider, round_index, family.as_str(), item_id),
+                    step: None,
+                    intended_offset_ns: None,
                 });
             }
             round_index += 1;

@@ -1,10 +1,13 @@
-//! The schedule stage: lock + selection in, `schedule.parquet` out.
+//! The schedule stage: lock + selection in, `schedule.parquet` out: paired rounds for the
+//! closed-loop workflow, paired arrivals for a load workflow.
 use crate::args::Args;
+use crate::load;
 use crate::rounds;
 use anyhow::{bail, Result};
 use inferbench_contract::canonical::file_sha256;
 use inferbench_contract::tables::SelectionRow;
 use inferbench_contract::vocab::TaskFamily;
+use inferbench_inputs::spec::{LoadPlan, StepTarget};
 use inferbench_store::parquet_io;
 use inferbench_store::pipeline::Pipeline;
 use inferbench_store::run::RunDir;
@@ -15,7 +18,8 @@ pub fn run(args: Args) -> Result<()> {
     let mut pipeline = Pipeline::open(&run, &spec_path)?;
     let _writer = pipeline.run.lock_for_writing("ib-schedule")?;
     let selection: Vec<SelectionRow> = pipeline.table(&pipeline.run.selection(), "ib-select")?;
-    let Pipeline { run, spec, lock, .. } = pipeline;
+    let trace = pipeline.trace()?;
+    let Pipeline { run, spec, lock, hashes, .. } = pipeline;
     let families: Vec<(TaskFamily, Vec<String>)> = spec
         .task_families()
         .into_iter()
@@ -30,17 +34,56 @@ pub fn run(args: Args) -> Result<()> {
     if let Some((family, ids)) = families.iter().find(|(_, ids)| ids.len() != per_family) {
         bail!("{}: {family} has {} selected items, the lock says {per_family}", run.selection().display(), ids.len());
     }
-    let rows = rounds::build(&lock.selection.algorithm_version, &families, &lock.providers);
-    let inputs = BTreeMap::from([
+    let version = &lock.selection.algorithm_version;
+    let mut inputs = BTreeMap::from([
         (RunDir::LOCK.to_string(), file_sha256(&run.lock())?),
         (RunDir::SELECTION.to_string(), file_sha256(&run.selection())?),
     ]);
+    let Some(plan) = &spec.load else {
+        let rows = rounds::build(version, &families, &lock.providers);
+        parquet_io::write(&run.schedule(), &rows, &inputs)?;
+        eprintln!(
+            "ib-schedule: {} rounds × {} providers = {} requests",
+            rows.len() / lock.providers.len().max(1),
+            lock.providers.len(),
+            rows.len()
+        );
+        return Ok(());
+    };
+    // A replayed trace is an input of the schedule.
+    inputs.extend(hashes.into_iter().filter(|(name, _)| plan.trace_name.as_ref() == Some(name)));
+    let (rows, steps) = load::build(version, plan, trace.as_ref(), &families, &lock.providers);
+    if rows.is_empty() {
+        bail!(
+            "{}: no request arrives in any step (step_seconds {}); nothing to schedule",
+            spec.path.display(),
+            plan.step_seconds
+        );
+    }
     parquet_io::write(&run.schedule(), &rows, &inputs)?;
-    eprintln!(
-        "ib-schedule: {} rounds × {} providers = {} requests",
-        rows.len() / lock.providers.len().max(1),
-        lock.providers.len(),
-        rows.len()
-    );
+    announce_load(plan, &steps, lock.providers.len(), rows.len());
     Ok(())
+}
+
+/// One line per step: what it asks and how many arrivals it drew.
+fn announce_load(plan: &LoadPlan, steps: &[load::StepSummary], providers: usize, requests: usize) {
+    eprintln!(
+        "ib-schedule: load ({}, {} arrivals), {} step(s) of {} s, {requests} requests to {providers} provider(s):",
+        plan.mode,
+        plan.arrivals,
+        steps.len(),
+        plan.step_seconds
+    );
+    for (index, (target, step)) in plan.steps.iter().zip(steps).enumerate() {
+        let target = match target {
+            StepTarget::Rate(rate) => format!("{rate} req/s per provider"),
+            StepTarget::Speedup(speedup) => format!("the trace at {speedup}× its speed"),
+        };
+        let cut = if step.cut > 0 {
+            format!(" ({} of the trace's arrivals fall after the step's end)", step.cut)
+        } else {
+            String::new()
+        };
+        eprintln!("  step {index}: {target}: {} arrivals{cut}", step.arrivals);
+    }
 }

@@ -49,6 +49,15 @@ pub struct ScheduleRow {
     /// Position of this provider in the round's rotated launch order.
     pub launch_index: i64,
     pub request_id: String,
+    /// A load run's step (0-based): its requests arrive over one `load.step_seconds`. Null in
+    /// the closed-loop workflow (and in schedules written before load runs existed).
+    #[serde(default)]
+    pub step: Option<i64>,
+    /// A load run's intended send time, in ns from the start of its step (a step starts when
+    /// the one before it has drained: `step_opened` in the log). Every provider of a round
+    /// has the same. Null in the closed-loop workflow, whose rounds the barrier releases.
+    #[serde(default)]
+    pub intended_offset_ns: Option<i64>,
 }
 impl Table for ScheduleRow {
     const NAME: &'static str = "schedule";

@@ -11,6 +11,7 @@ use inferbench_contract::{Error, Result};
 use inferbench_inputs::dataset::{self, Dataset, LoadOptions};
 use inferbench_inputs::providers::{self, ProviderTable};
 use inferbench_inputs::spec::Spec;
+use inferbench_inputs::trace::Trace;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -61,6 +62,19 @@ impl Pipeline {
         self.lock.verify(&data.file_hashes)?;
         self.hashes.extend(data.file_hashes.clone());
         Ok(data)
+    }
+
+    /// A load run's arrival trace, verified against the lock and read; `None` when the spec
+    /// replays no trace.
+    pub fn trace(&mut self) -> Result<Option<Trace>> {
+        let Some((name, path)) = self.spec.load.as_ref().and_then(|l| Some((l.trace_name.clone()?, l.trace.clone()?)))
+        else {
+            return Ok(None);
+        };
+        let bound = BTreeMap::from([(name, file_sha256(&path)?)]);
+        self.lock.verify(&bound)?;
+        self.hashes.extend(bound);
+        Trace::load(&path).map(Some)
     }
 
     /// Reads one of the run's tables, checks that its recorded provenance matches the run's

@@ -1,0 +1,177 @@
+//! A load run's schedule: each arrival is a round, its item sent to every provider at the
+//! same intended time (a paired step), its launch order rotated by one provider per arrival as
+//! in the closed-loop rounds, so no provider is always handed its request first.
+//!
+//! The items are the selection's, families taking turns (meeting, ticket, contract, meeting,
+//! …) as in the closed-loop schedule, and taken again from the first when every selected item
+//! has been sent (a load step usually sends more requests than the selection holds; each
+//! answer is still scored by its family's rubric). Arrival `g` of the run (counted across its
+//! steps) takes item `g mod n`, so a step's items follow from where the step before ended.
+//!
+//! Ids are content hashes as in the closed-loop schedule, with the step and the arrival's
+//! index in them: `round-`/`req-` and 24 hex digits of a SHA-256 over the version of the
+//! selection, [`ALGORITHM`], the step, the arrival, the family and the item (and the provider,
+//! for a request).
+use crate::arrivals::{self, Offsets};
+use crate::rounds::short_hash;
+use inferbench_contract::tables::ScheduleRow;
+use inferbench_contract::vocab::TaskFamily;
+use inferbench_inputs::spec::LoadPlan;
+use inferbench_inputs::trace::Trace;
+
+/// Part of every id: a change to how arrivals become rounds makes other ids.
+pub const ALGORITHM: &str = "load-arrivals-paired-v1";
+
+/// What one step holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepSummary {
+    pub arrivals: usize,
+    /// A trace's arrivals at or after the step's end, not replayed.
+    pub cut: usize,
+}
+
+/// The schedule of `plan`: `families` are each family's selected item ids in order, `providers`
+/// the lock's, in their base launch order.
+pub fn build(
+    version: &str,
+    plan: &LoadPlan,
+    trace: Option<&Trace>,
+    families: &[(TaskFamily, Vec<String>)],
+    providers: &[String],
+) -> (Vec<ScheduleRow>, Vec<StepSummary>) {
+    let per_family = families.iter().map(|(_, ids)| ids.len()).min().unwrap_or(0);
+    let items: Vec<(TaskFamily, &str)> =
+        (0..per_family).flat_map(|i| families.iter().map(move |(family, ids)| (*family, ids[i].as_str()))).collect();
+    let mut rows = Vec::new();
+    let mut summaries = Vec::with_capacity(plan.steps.len());
+    let mut arrival = 0usize;
+    for step in 0..plan.steps.len() {
+        let Offsets { ns, cut } = arrivals::step(plan, step, trace);
+        summaries.push(StepSummary { arrivals: ns.len(), cut });
+        if items.is_empty() {
+            continue;
+        }
+        rows.reserve(ns.len() * providers.len());
+        for offset in ns {
+            let (family, item_id) = items[arrival % items.len()];
+            let parts = [version, ALGORITHM, &step.to_string(), &arrival.to_string(), family.as_str(), item_id];
+            let round_id = short_hash("round", &parts);
+            let rotation = arrival % providers.len().max(1);
+            let launch_order = providers[rotation..].iter().chain(&providers[..rotation]);
+            for (launch_index, provider) in launch_order.enumerate() {
+                let mut request_parts = parts.to_vec();
+                request_parts.insert(2, provider);
+                rows.push(ScheduleRow {
+                    round_index: arrival as i64,
+                    round_id: round_id.clone(),
+                    task_family: family,
+                    item_id: item_id.to_string(),
+                    provider: provider.clone(),
+                    launch_index: launch_index as i64,
+                    request_id: short_hash("req", &request_parts),
+                    step: Some(step as i64),
+                    intended_offset_ns: Some(offset as i64),
+                });
+            }
+            arrival += 1;
+        }
+    }
+    (rows, summaries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inferbench_contract::vocab::{ArrivalProcess, LoadMode};
+    use inferbench_inputs::spec::{Objectives, StepTarget};
+    use std::collections::{BTreeMap, HashSet};
+
+    fn plan(arrivals: ArrivalProcess, rates: &[f64], seconds: f64) -> LoadPlan {
+        LoadPlan {
+            mode: LoadMode::OpenLoop,
+            arrivals,
+            burstiness: None,
+            trace: None,
+            trace_name: None,
+            steps: rates.iter().map(|r| StepTarget::Rate(*r)).collect(),
+            concurrency_cap: None,
+            step_seconds: seconds,
+            warmup_seconds: 0.0,
+            cooldown_seconds: 0.0,
+            seed: 3,
+            objectives: Objectives::default(),
+        }
+    }
+
+    fn families() -> Vec<(TaskFamily, Vec<String>)> {
+        TaskFamily::ALL.iter().map(|f| (*f, (0..2).map(|i| format!("{f}-{i}")).collect())).collect()
+    }
+
+    fn providers() -> Vec<String> {
+        ["a", "b", "c"].iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn every_provider_gets_the_same_item_at_the_same_intended_time() {
+        let (rows, steps) =
+            build("v", &plan(ArrivalProcess::Poisson, &[5.0, 10.0], 4.0), None, &families(), &providers());
+        assert_eq!(rows.len(), steps.iter().map(|s| s.arrivals).sum::<usize>() * 3);
+        let mut rounds: BTreeMap<i64, Vec<&ScheduleRow>> = BTreeMap::new();
+        for row in &rows {
+            rounds.entry(row.round_index).or_default().push(row);
+        }
+        for round in rounds.values() {
+            let first = round[0];
+            assert_eq!(round.len(), 3);
+            assert!(round.iter().all(|r| (r.step, r.intended_offset_ns, &r.item_id, &r.round_id)
+                == (first.step, first.intended_offset_ns, &first.item_id, &first.round_id)));
+            let mut names: Vec<&str> = round.iter().map(|r| r.provider.as_str()).collect();
+            names.sort();
+            assert_eq!(names, ["a", "b", "c"]);
+        }
+        let unique: HashSet<&str> = rows.iter().map(|r| r.request_id.as_str()).collect();
+        assert_eq!(unique.len(), rows.len(), "request ids are unique");
+        assert!(rows.iter().all(|r| r.intended_offset_ns.unwrap() < 4_000_000_000));
+        let in_step = |s: i64| rows.iter().filter(|r| r.step == Some(s)).count() / 3;
+        assert_eq!((in_step(0), in_step(1)), (steps[0].arrivals, steps[1].arrivals));
+    }
+
+    #[test]
+    fn items_take_turns_by_family_and_cycle_across_steps_and_launch_orders_rotate() {
+        let (rows, _) = build("v", &plan(ArrivalProcess::Constant, &[2.0, 2.0], 2.0), None, &families(), &providers());
+        let items: Vec<&str> = rows.chunks(3).map(|r| r[0].item_id.as_str()).collect();
+        assert_eq!(
+            items,
+            [
+                "meeting-notes-lookup-0",
+                "ticket-triage-0",
+                "contract-terms-extraction-0",
+                "meeting-notes-lookup-1",
+                "ticket-triage-1",
+                "contract-terms-extraction-1",
+                "meeting-notes-lookup-0",
+                "ticket-triage-0"
+            ]
+        );
+        let steps: Vec<i64> = rows.chunks(3).map(|r| r[0].step.unwrap()).collect();
+        assert_eq!(steps, [0, 0, 0, 0, 1, 1, 1, 1]);
+        let offsets: Vec<i64> = rows.chunks(3).map(|r| r[0].intended_offset_ns.unwrap()).collect();
+        assert_eq!(
+            offsets,
+            [0, 500_000_000, 1_000_000_000, 1_500_000_000, 0, 500_000_000, 1_000_000_000, 1_500_000_000]
+        );
+        let second: Vec<&str> = rows[3..6].iter().map(|r| r.provider.as_str()).collect();
+        assert_eq!(second, ["b", "c", "a"]);
+        assert_eq!(rows[4].launch_index, 1);
+    }
+
+    #[test]
+    fn the_schedule_is_a_function_of_its_inputs_and_the_ids_of_its_version() {
+        let p = plan(ArrivalProcess::Poisson, &[3.0], 5.0);
+        assert_eq!(build("v", &p, None, &families(), &providers()), build("v", &p, None, &families(), &providers()));
+        let (a, _) = build("v", &p, None, &families(), &providers());
+        let (b, _) = build("w", &p, None, &families(), &providers());
+        assert_ne!(a[0].request_id, b[0].request_id);
+        assert_eq!(a[0].intended_offset_ns, b[0].intended_offset_ns);
+    }
+}
