@@ -130,6 +130,8 @@ impl Tally {
                     last.closed = Some(c.status);
                 }
             }
+            // A load run's steps bound its requests; the tally counts the requests themselves.
+            Event::StepOpened(_) | Event::StepClosed(_) => {}
             Event::RoundReleased(r) => {
                 self.current_round = Some(Released { round_index: r.round_index, round_id: r.round_id, t_ns, segment });
             }

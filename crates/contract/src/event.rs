@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-pub use crate::vocab::{EndpointMode, ErrorKind, Outcome, SegmentStatus, TaskFamily};
+pub use crate::vocab::{EndpointMode, ErrorKind, Outcome, SegmentStatus, StepStatus, TaskFamily};
 
 // Deserialised by hand (below): the same fields, read without buffering the whole line as
 // `#[serde(flatten)]` would.
@@ -53,6 +53,8 @@ const EVENT_TYPES: &[&str] = &[
     "request_terminal",
     "round_closed",
     "segment_closed",
+    "step_opened",
+    "step_closed",
 ];
 
 /// The `data` of an event whose `type` is known.
@@ -71,6 +73,8 @@ impl<'de> serde::de::DeserializeSeed<'de> for EventData<'_> {
             "request_terminal" => Event::RequestTerminal(Deserialize::deserialize(d)?),
             "round_closed" => Event::RoundClosed(Deserialize::deserialize(d)?),
             "segment_closed" => Event::SegmentClosed(Deserialize::deserialize(d)?),
+            "step_opened" => Event::StepOpened(Deserialize::deserialize(d)?),
+            "step_closed" => Event::StepClosed(Deserialize::deserialize(d)?),
             other => return Err(serde::de::Error::unknown_variant(other, EVENT_TYPES)),
         })
     }
@@ -151,6 +155,8 @@ pub enum Event {
     RequestTerminal(RequestTerminal),
     RoundClosed(RoundClosed),
     SegmentClosed(SegmentClosed),
+    StepOpened(StepOpened),
+    StepClosed(StepClosed),
 }
 
 /// A fetch process started appending to the log.
@@ -314,6 +320,42 @@ pub struct SegmentClosed {
     /// evidence that the client's memory stayed bounded whatever the providers sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_rss_bytes: Option<u64>,
+}
+
+/// A load step began: its requests' intended send times are this event's `t_ns` plus their
+/// `intended_offset_ns` in `schedule.parquet`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StepOpened {
+    /// 0-based, as in `schedule.parquet`.
+    pub step: u32,
+    /// 1 for the step's first run. A fetch stopped during a step leaves it opened and never
+    /// closed; the fetch that resumes the run closes it as interrupted and runs it again whole
+    /// (every request of the step as a new attempt), as attempt 2, and so on.
+    pub attempt: u32,
+    /// Requests the schedule holds for the step (arrivals × providers).
+    pub scheduled_requests: u64,
+}
+
+/// A load step ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StepClosed {
+    pub step: u32,
+    pub attempt: u32,
+    /// `complete`: every request of the step was sent and has ended (the step drained).
+    /// `interrupted`: the fetch was stopped during the step (written by the fetch that resumes
+    /// the run, which then runs the step again whole).
+    pub status: StepStatus,
+    /// Requests of the step this attempt sent.
+    pub requests_sent: u64,
+    /// The most requests in flight at once during the step.
+    pub peak_in_flight: u64,
+    /// CPU time (user and system) the fetch process spent during the step, in ns, when the
+    /// OS reports it: the client's own cost, shown beside the step's figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ns: Option<u64>,
+    /// Requests of the step that failed on a resource of the client rather than the
+    /// provider's (file descriptors, local ports, memory): a step with any is client-bound.
+    pub client_resource_errors: u64,
 }
 
 #[cfg(test)]

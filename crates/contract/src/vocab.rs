@@ -311,6 +311,16 @@ string_enum! {
 }
 
 string_enum! {
+    /// How a load step ended: `step_closed.status`.
+    StepStatus {
+        /// Every request of the step was sent and has ended.
+        Complete => "complete",
+        /// The fetch was stopped during the step; the step is run again whole.
+        Interrupted => "interrupted",
+    }
+}
+
+string_enum! {
     /// How the reference runner ended a request: the `terminal_outcome` of its records.
     ReferenceOutcome {
         /// A 2xx stream the reference read to its end.

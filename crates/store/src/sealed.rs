@@ -250,7 +250,7 @@ fn write_events_table(run: &RunDir, run_id: &str) -> Result<(SealedTable, bool)>
             Event::SseEvent(e) => context(&open, &mut row, &e.request_id, e.attempt),
             Event::RoundReleased(r) => row.round_index = Some(r.round_index as i64),
             Event::RoundClosed(r) => row.round_index = Some(r.round_index as i64),
-            Event::SegmentClosed(_) => {}
+            Event::SegmentClosed(_) | Event::StepOpened(_) | Event::StepClosed(_) => {}
         }
         if let Event::SseEvent(e) = event {
             crate::events_table::fill_sse(&mut row, e);
@@ -300,6 +300,8 @@ fn kind(event: &Event) -> &'static str {
         Event::RequestTerminal(_) => "request_terminal",
         Event::RoundClosed(_) => "round_closed",
         Event::SegmentClosed(_) => "segment_closed",
+        Event::StepOpened(_) => "step_opened",
+        Event::StepClosed(_) => "step_closed",
     }
 }
 
