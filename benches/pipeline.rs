@@ -152,6 +152,7 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
             endpoint: "http://127.0.0.1/v1/chat/completions".into(),
             body: serde_json::json!({"model": "m", "stream": true}),
             headers: Default::default(),
+            step: None,
             intended_t_ns: r * 10_000_000,
         };
         emit(Event::RequestStarted(started), 1_000);

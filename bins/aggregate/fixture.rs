@@ -95,6 +95,10 @@ impl Req {
             usage_completion_tokens: Some(5),
             usage_total_tokens: Some(15),
             usage_cached_tokens: None,
+            step: None,
+            intended_t_ns: 0,
+            answer_chunk_ms: Vec::new(),
+            answer_chunk_tokens: Vec::new(),
         };
         let evaluation = evaluation_for(&response, Classification::ValidResult);
         Req { response, evaluation }

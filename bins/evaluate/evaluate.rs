@@ -331,6 +331,10 @@ mod tests {
             usage_completion_tokens: None,
             usage_total_tokens: None,
             usage_cached_tokens: None,
+            step: None,
+            intended_t_ns: 0,
+            answer_chunk_ms: Vec::new(),
+            answer_chunk_tokens: Vec::new(),
         }
     }
 

@@ -230,6 +230,7 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
         body: unit.body.clone(),
         headers: logged_headers,
         // Filled in at the release.
+        step: None,
         intended_t_ns: 0,
     };
     let line = log.started_line(started)?;

@@ -280,6 +280,7 @@ mod tests {
             endpoint: "http://x/v1".into(),
             body,
             headers: [("Authorization".to_string(), "<redacted>".to_string())].into(),
+            step: None,
             intended_t_ns: 0,
         }
     }

@@ -88,6 +88,7 @@ mod tests {
             endpoint: "http://x".into(),
             body: serde_json::json!({}),
             headers: Default::default(),
+            step: None,
             intended_t_ns: 0,
         })
     }

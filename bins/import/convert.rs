@@ -133,6 +133,7 @@ fn request_events(record: &Record, base: u64, position: usize, counts: &mut Coun
             endpoint: record.endpoint.clone(),
             body: record.body.clone(),
             headers: record.headers.iter().cloned().collect(),
+            step: None,
             intended_t_ns: start,
         }),
         out,

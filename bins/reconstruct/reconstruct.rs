@@ -525,6 +525,10 @@ fn row(a: Attempt, rules: Rules) -> Result<ResponseRow> {
         usage_completion_tokens: t.usage.completion_tokens,
         usage_total_tokens: t.usage.total_tokens,
         usage_cached_tokens: t.usage.cached_tokens,
+        step: s.step.map(i64::from),
+        intended_t_ns: s.intended_t_ns as i64,
+        answer_chunk_ms: t.answer_chunks.iter().map(|c| c.offset_ms).collect(),
+        answer_chunk_tokens: t.answer_chunks.iter().map(|c| c.tokens).collect(),
     })
 }
 
@@ -545,6 +549,7 @@ mod tests {
             endpoint: "http://x".into(),
             body: serde_json::json!({}),
             headers: Default::default(),
+            step: None,
             intended_t_ns: 0,
         };
         let terminal = RequestTerminal {

@@ -207,6 +207,7 @@ impl<'a> Rounds<'a> {
                 endpoint: simulated_endpoint("http://127.0.0.1", &provider.name),
                 body: provider.body(self.spec, &this.item.system, &this.item.user),
                 headers: request_headers(provider),
+                step: None,
                 intended_t_ns: self.clock,
             }),
         ));

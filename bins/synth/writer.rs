@@ -145,6 +145,7 @@ mod tests {
                 endpoint: "http://127.0.0.1/p/v1/chat/completions".into(),
                 body: serde_json::json!({"model": "m"}),
                 headers: Default::default(),
+                step: None,
                 intended_t_ns: 0,
             };
             let send = 1_000 + i as u64;

@@ -219,7 +219,13 @@ pub struct RequestStarted {
     pub body: Value,
     /// Request headers with credentials redacted.
     pub headers: BTreeMap<String, String>,
-    /// When the barrier released this request (run clock, ns).
+    /// The load step the request belongs to; absent in the closed-loop workflow. (Before
+    /// `intended_t_ns`, which `ib-fetch` writes last, at the send.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<u32>,
+    /// When the request was due (run clock, ns): in the closed-loop workflow when the barrier
+    /// released its round; in a load step its arrival (the step's `step_opened` plus its
+    /// schedule offset). Its latencies are measured from here as well as from the actual send.
     pub intended_t_ns: u64,
 }
 

@@ -143,6 +143,17 @@ pub struct ResponseRow {
     pub usage_completion_tokens: Option<i64>,
     pub usage_total_tokens: Option<i64>,
     pub usage_cached_tokens: Option<i64>,
+    /// A load run's step; null in the closed-loop workflow.
+    pub step: Option<i64>,
+    /// When the request was due, on the run clock of `started_t_ns` (in the closed-loop
+    /// workflow its round's release; in a load step its arrival): `started_t_ns -
+    /// intended_t_ns` is the send lag, and a load step's latencies are measured from here.
+    pub intended_t_ns: i64,
+    /// When each chunk of the answer arrived, in ms from the actual send (`timing::AnswerChunk`).
+    pub answer_chunk_ms: Vec<f64>,
+    /// How many of the answer's tokens each chunk completed (the answer tokenized whole, each
+    /// token counted in the chunk holding its last byte); they add up to `visible_answer_tokens`.
+    pub answer_chunk_tokens: Vec<i64>,
 }
 impl Table for ResponseRow {
     const NAME: &'static str = "responses";

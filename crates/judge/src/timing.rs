@@ -114,6 +114,38 @@ pub struct StreamTiming {
     pub provider_request_id: Option<String>,
     pub finish_reason: Option<String>,
     pub usage: Usage,
+    /// The answer's chunks (the events that carried answer text, counted ones only), in order:
+    /// when each arrived and how many of the answer's tokens it completed (see
+    /// [`answer_chunks`]). Their tokens add up to `visible_answer_tokens`.
+    pub answer_chunks: Vec<AnswerChunk>,
+}
+
+/// One event that carried answer text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AnswerChunk {
+    /// Its arrival, in ms from the actual send.
+    pub offset_ms: f64,
+    /// The answer's tokens it completed.
+    pub tokens: i64,
+}
+
+/// The tokens each answer chunk brought: the answer is tokenized whole (as for
+/// `visible_answer_tokens`), and a token belongs to the chunk that completed it, the one
+/// holding its last byte. A chunk that only began a token brings 0; a chunk of several tokens
+/// brings all of them. `chunks` are (arrival, end of the chunk's text in `answer`, in bytes).
+pub fn answer_chunks(answer: &str, chunks: &[(f64, usize)]) -> Vec<AnswerChunk> {
+    let ends = tokenizer::token_ends(answer);
+    let mut tokens = ends.iter().peekable();
+    chunks
+        .iter()
+        .map(|&(offset_ms, end)| {
+            let mut n = 0;
+            while tokens.next_if(|&&token_end| token_end <= end).is_some() {
+                n += 1;
+            }
+            AnswerChunk { offset_ms, tokens: n }
+        })
+        .collect()
 }
 
 /// The fields of one event's `data`, when it is a JSON object (else `None`), parsed exactly
@@ -180,8 +212,10 @@ pub fn compute_with(
         provider_request_id: None,
         finish_reason: None,
         usage: Usage::default(),
+        answer_chunks: Vec::new(),
     };
     let mut pre_answer_reasoning = String::new();
+    let mut chunk_ends: Vec<(f64, usize)> = Vec::new();
     let mut first_output: Option<f64> = None;
     for (index, event) in events.iter().enumerate() {
         t.first_event_ms.get_or_insert(event.offset_ms);
@@ -225,6 +259,7 @@ pub fn compute_with(
         }
         if !answer.is_empty() {
             t.answer.push_str(&answer);
+            chunk_ends.push((event.offset_ms, t.answer.len()));
             t.ttfa_ms.get_or_insert(event.offset_ms);
             first_output.get_or_insert(event.offset_ms);
             t.last_answer_ms = Some(event.offset_ms);
@@ -254,7 +289,8 @@ pub fn compute_with(
     {
         t.end = special_token_failure(t.counted_events.saturating_sub(1), "reasoning before the answer");
     }
-    t.visible_answer_tokens = tokenizer::count(&t.answer) as i64;
+    t.answer_chunks = answer_chunks(&t.answer, &chunk_ends);
+    t.visible_answer_tokens = t.answer_chunks.iter().map(|c| c.tokens).sum();
     t.reasoning_tokens = tokenizer::count(&t.reasoning) as i64;
     if t.ttfa_ms.is_some() {
         t.ttfo_ms = first_output;
@@ -320,6 +356,32 @@ mod tests {
         assert_eq!(t.usage.prompt_tokens, Some(20));
         assert_eq!(t.usage.completion_tokens, Some(7));
         assert_eq!(t.first_event_ms, Some(5.0));
+    }
+
+    #[test]
+    fn each_answer_token_belongs_to_the_chunk_that_completed_it() {
+        let t = closed(&[ev(5.0, ROLE), ev(115.0, THINK), ev(125.0, A1), ev(225.0, A2), ev(230.0, FINISH)]);
+        // Tokenized whole, `:"` is one token that the second chunk completes.
+        let first_end = "{\"answer\":".len();
+        let first = tokenizer::token_ends(&t.answer).iter().filter(|&&end| end <= first_end).count() as i64;
+        assert_eq!(first, 2);
+        assert_eq!(
+            t.answer_chunks,
+            [
+                AnswerChunk { offset_ms: 125.0, tokens: first },
+                AnswerChunk { offset_ms: 225.0, tokens: t.visible_answer_tokens - first }
+            ],
+            "the reasoning and finish events carry no answer"
+        );
+        // " Lov" is split over two chunks: it arrives with the second.
+        let text = "Ada Lovelace";
+        let ends = tokenizer::token_ends(text);
+        assert_eq!(ends, [3, 7, 9, 12], "Ada| Lov|el|ace");
+        let split = answer_chunks(text, &[(1.0, 6), (2.0, 12)]);
+        assert_eq!(split, [AnswerChunk { offset_ms: 1.0, tokens: 1 }, AnswerChunk { offset_ms: 2.0, tokens: 3 }]);
+        let buffered = answer_chunks(text, &[(1.0, 1), (9.0, 12)]);
+        assert_eq!(buffered.iter().map(|c| c.tokens).collect::<Vec<_>>(), [0, 4], "a chunk that only began a token");
+        assert!(answer_chunks("", &[]).is_empty());
     }
 
     #[test]

@@ -34,6 +34,19 @@ pub fn has_special_token_text(text: &str) -> bool {
     text.contains("<|") && bpe().special_tokens().iter().any(|s| text.contains(s))
 }
 
+/// Where each o200k_base token of `text` ends, as a byte offset into `text` (ordinary
+/// encoding): the last is `text.len()`, and their number is [`count`]'s.
+pub fn token_ends(text: &str) -> Vec<usize> {
+    let mut end = 0;
+    encode(text)
+        .into_iter()
+        .map(|token| {
+            end += bpe().decode_bytes(&[token]).map_or(0, |b| b.len());
+            end
+        })
+        .collect()
+}
+
 /// The token ids of `text` (ordinary encoding).
 pub fn encode(text: &str) -> Vec<u32> {
     bpe().encode_ordinary(text)
@@ -79,6 +92,16 @@ mod tests {
         assert_eq!(encode("Hello, world!"), vec![13225, 11, 2375, 0]);
         assert_eq!(count(""), 0);
         assert_eq!(count("{\"answer\":\"Ada\"}"), encode("{\"answer\":\"Ada\"}").len());
+    }
+
+    #[test]
+    fn token_ends_tile_the_text() {
+        for text in ["", "{\"answer\":\"Ada Lovelace\"}", "naïve café — 東京 🚀", "<|endoftext|> plain"] {
+            let ends = token_ends(text);
+            assert_eq!(ends.len(), count(text), "{text}");
+            assert!(ends.windows(2).all(|w| w[0] < w[1]), "{text}: {ends:?}");
+            assert_eq!(ends.last().copied().unwrap_or(0), text.len(), "{text}");
+        }
     }
 
     #[test]

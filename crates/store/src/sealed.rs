@@ -325,6 +325,7 @@ mod tests {
             endpoint: "http://x".into(),
             body: serde_json::json!({"model": "m"}),
             headers: Default::default(),
+            step: None,
             intended_t_ns: 0,
         })
     }
