@@ -2,10 +2,10 @@
 //! (`join`), compute every group, the pooled rows and the ranking (`metrics`), the paired
 //! comparisons (`comparisons`), and only then write the four outputs, as one atomic group.
 use crate::args::Args;
-use crate::{error, inputs, join, metrics, output};
+use crate::{error, inputs, join, load, metrics, output};
 use inferbench_contract::documents::Provenance;
 use inferbench_store::run::RunDir;
-use inferbench_store::{atomic, parquet_io};
+use inferbench_store::{atomic, execution, parquet_io};
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let inputs = inputs::load(&args)?;
@@ -23,7 +23,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         run_id: &inputs.lock.run_id,
         provenance: Provenance::new(&inputs.hashes),
     };
-    let metrics_doc = output::metrics_doc(&identity, &computed);
+    let mut metrics_doc = output::metrics_doc(&identity, &computed);
+    if let Some(plan) = &inputs.spec.load {
+        metrics_doc.load = Some(load_metrics(&args, plan, &inputs.table.names(), &joined)?);
+    }
     let comparisons_doc = output::comparisons_doc(&identity, &computed, &joined);
     let rows = output::metric_rows(&computed);
     let pooled = output::pooled_rows(&computed);
@@ -41,6 +44,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         computed.ranking.len()
     );
     Ok(())
+}
+
+/// A load run's figures per step and provider: the responses read again for what they hold
+/// of the load (intended times, answer chunks), with the evaluations' verdicts and the log's
+/// step runs (recorded in `responses.parquet`'s metadata).
+fn load_metrics(
+    args: &crate::args::Args,
+    plan: &inferbench_inputs::spec::LoadPlan,
+    providers: &[String],
+    joined: &join::Joined,
+) -> anyhow::Result<inferbench_contract::documents::LoadMetrics> {
+    use inferbench_contract::tables::ResponseRow;
+    let run = RunDir::new(&args.run);
+    let mut facts = Vec::new();
+    for batch in parquet_io::Reader::<ResponseRow>::open(&run.responses())? {
+        facts.extend(batch?.into_iter().map(load::LoadFacts::from));
+    }
+    let (_, execution) = parquet_io::read_inputs_and::<ResponseRow>(&run.responses(), execution::METADATA_KEY)?;
+    let steps = match execution {
+        Some(text) => serde_json::from_str::<inferbench_contract::manifest::Execution>(&text)?.steps,
+        None => Vec::new(),
+    };
+    let correct = joined.observations.iter().map(|o| (o.response.request_id.clone(), o.evaluation.correct)).collect();
+    Ok(load::compute(plan, providers, &joined.schedule, facts, &correct, &steps))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ mod fixture;
 mod group;
 mod inputs;
 mod join;
+mod load;
 mod metrics;
 mod output;
 mod pooled;

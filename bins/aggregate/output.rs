@@ -36,6 +36,7 @@ pub fn metrics_doc(id: &RunIdentity, computed: &Computed) -> MetricsDocument {
         task_family_metrics: computed.families.clone(),
         combined_provider_metrics: computed.pooled.clone(),
         ranking: computed.ranking.clone(),
+        load: None,
         provenance: id.provenance.clone(),
     }
 }

@@ -168,6 +168,7 @@ pub fn metrics_document() -> MetricsDocument {
         task_family_metrics: families,
         combined_provider_metrics: PROVIDERS.map(pooled).to_vec(),
         ranking: vec!["b".into(), "a".into()],
+        load: None,
         provenance: provenance(),
     }
 }
@@ -316,6 +317,7 @@ pub fn inputs() -> ReportInputs {
             endpoint_mode: Some(inferbench_contract::vocab::EndpointMode::Providers),
             resumed_rounds: 0,
             resent_attempts: 0,
+            steps: Vec::new(),
         },
         parity: None,
         _writer: None,

@@ -7,16 +7,19 @@
 //! - [`figures`]: the parts of a row: rates with their counts, failure classes, each
 //!   percentile metric's summary and flat keys, usage, cost.
 //! - [`comparisons`]: `comparisons.json`, the paired analysis over the run's rounds.
+//! - [`load`]: `metrics.json`'s `load` section, a load run's figures per step and provider.
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 mod comparisons;
 mod figures;
+mod load;
 mod metrics;
 
 pub use comparisons::*;
 pub use figures::*;
+pub use load::*;
 pub use metrics::*;
 
 /// The format of both documents. Readers refuse any other.

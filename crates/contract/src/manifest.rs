@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-pub use crate::vocab::EndpointMode;
+pub use crate::vocab::{EndpointMode, StepStatus};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Manifest {
@@ -47,6 +47,29 @@ pub struct Execution {
     /// Attempts sent again because a stopped fetch left them without an outcome; the
     /// interrupted attempts stay in the log and are never scored.
     pub resent_attempts: u64,
+    /// A load run's steps as the log records them, one entry per run of a step, in log
+    /// order; absent in the closed-loop workflow.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepFacts>,
+}
+
+/// One run of a load step, from its `step_opened` and `step_closed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StepFacts {
+    pub step: u32,
+    pub attempt: u32,
+    /// When it opened, on the run clock (ns): the zero of its requests' intended times.
+    pub opened_t_ns: u64,
+    /// When it closed; null when the log holds no `step_closed` for it (a fetch still
+    /// running or stopped without a resume).
+    pub closed_t_ns: Option<u64>,
+    pub status: Option<StepStatus>,
+    pub scheduled_requests: u64,
+    pub requests_sent: u64,
+    pub peak_in_flight: u64,
+    /// The fetch process's CPU time during the step, ns.
+    pub cpu_ns: Option<u64>,
+    pub client_resource_errors: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

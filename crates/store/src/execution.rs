@@ -1,5 +1,6 @@
 //! How a run was made, from its event log: each fetch segment (where it ran, against what,
-//! with which deadline), the wall-clock period, and how much of it was resumed.
+//! with which deadline), the wall-clock period, how much of it was resumed, and a load run's
+//! steps.
 //!
 //! `ib-reconstruct` gathers these facts as it reads the log and records them in
 //! `responses.parquet`'s metadata ([`METADATA_KEY`]), so `ib-report` states them (and the
@@ -9,7 +10,7 @@ use crate::event_log;
 use crate::run::RunDir;
 use inferbench_contract::civil;
 use inferbench_contract::event::{Envelope, Event};
-use inferbench_contract::manifest::{Execution, Period, SegmentFacts};
+use inferbench_contract::manifest::{Execution, Period, SegmentFacts, StepFacts};
 use inferbench_contract::Result;
 
 /// The key of `responses.parquet`'s metadata that holds the [`Execution`] facts as JSON.
@@ -26,6 +27,7 @@ pub struct Facts {
     last_t_ns: u64,
     resumed_rounds: u64,
     resent_attempts: u64,
+    steps: Vec<StepFacts>,
 }
 
 impl Facts {
@@ -47,6 +49,29 @@ impl Facts {
                     arch: s.arch.clone(),
                 });
             }
+            Event::StepOpened(s) => self.steps.push(StepFacts {
+                step: s.step,
+                attempt: s.attempt,
+                opened_t_ns: env.t_ns,
+                closed_t_ns: None,
+                status: None,
+                scheduled_requests: s.scheduled_requests,
+                requests_sent: 0,
+                peak_in_flight: 0,
+                cpu_ns: None,
+                client_resource_errors: 0,
+            }),
+            Event::StepClosed(c) => {
+                let run = self.steps.iter_mut().rev().find(|s| s.step == c.step && s.attempt == c.attempt);
+                if let Some(run) = run {
+                    run.closed_t_ns = Some(env.t_ns);
+                    run.status = Some(c.status);
+                    run.requests_sent = c.requests_sent;
+                    run.peak_in_flight = c.peak_in_flight;
+                    run.cpu_ns = c.cpu_ns;
+                    run.client_resource_errors = c.client_resource_errors;
+                }
+            }
             Event::RoundClosed(r) if r.resumed_partial_round => self.resumed_rounds += 1,
             Event::RequestStarted(s) if s.attempt > 1 => self.resent_attempts += 1,
             _ => {}
@@ -63,6 +88,7 @@ impl Facts {
             clock: CLOCK.to_string(),
             resumed_rounds: self.resumed_rounds,
             resent_attempts: self.resent_attempts,
+            steps: self.steps,
         }
     }
 }

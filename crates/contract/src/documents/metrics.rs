@@ -3,6 +3,7 @@
 //! A metrics row is flat (`timeout_rate`, `ttfa_ms`, `ttfa_p50` are keys of the row itself, as
 //! in the reference format); the `#[serde(flatten)]` groups only give those keys a name in Rust.
 use super::figures::*;
+use super::load::LoadMetrics;
 use super::Provenance;
 use crate::metrics::Column;
 use schemars::JsonSchema;
@@ -31,6 +32,10 @@ pub struct MetricsDocument {
     pub combined_provider_metrics: Vec<PooledMetrics>,
     /// Ranked provider names, best (lowest pooled E2E p99) first.
     pub ranking: Vec<String>,
+    /// A load run's figures per step and provider; absent in the closed-loop workflow. (In a
+    /// load run the rows above pool the measured windows of every step.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<LoadMetrics>,
     /// The code that wrote the document and the files it was derived from.
     pub provenance: Provenance,
 }
@@ -310,6 +315,7 @@ mod tests {
             task_family_metrics: vec![group("f")],
             combined_provider_metrics: vec![pooled()],
             ranking: vec![],
+            load: None,
             provenance: provenance(),
         }
     }

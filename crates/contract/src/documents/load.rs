@@ -1,0 +1,152 @@
+//! `metrics.json`'s `load` section: a load run's figures, one row per step and provider.
+//!
+//! Every latency is measured from the request's intended send time (its arrival: the step's
+//! `step_opened` plus its schedule offset), as MLPerf's LoadGen measures it, so a client that
+//! falls behind its schedule shows the queue it built instead of hiding it; the same latency
+//! from the actual send is kept beside it. A step's figures are its measured window's: the
+//! requests whose intended send time falls after its warm-up and before its cool-down.
+use crate::vocab::{ArrivalProcess, LoadMode, OperationalOutcome};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The section.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LoadMetrics {
+    pub mode: LoadMode,
+    pub arrivals: ArrivalProcess,
+    /// The gamma process's shape (gamma arrivals only).
+    pub burstiness: Option<f64>,
+    /// The trace replayed, by the name the spec gives it (trace arrivals only).
+    pub trace: Option<String>,
+    pub concurrency_cap: Option<u32>,
+    pub step_seconds: f64,
+    pub warmup_seconds: f64,
+    pub cooldown_seconds: f64,
+    pub objectives: LoadObjectives,
+    /// When a step's figures are the client's, not the providers' (see [`StepMetrics::client_bound`]).
+    pub client_limits: ClientLimits,
+    /// How the figures are defined, in words (the window, ITL and TPOT, goodput, the knee, a
+    /// percentile of too few samples).
+    pub definitions: Vec<String>,
+    /// One row per step and provider: steps in order, providers by name within a step.
+    pub steps: Vec<StepMetrics>,
+    /// Per provider, the step of highest goodput among the steps that are not client-bound.
+    pub knees: Vec<Knee>,
+}
+
+/// The spec's `load.objectives`, as applied.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LoadObjectives {
+    pub ttft_ms: Option<f64>,
+    pub ttfa_ms: Option<f64>,
+    pub tpot_ms: Option<f64>,
+    pub itl_ms: Option<f64>,
+    pub e2e_ms: Option<f64>,
+    pub correct: bool,
+    pub goodput_target: f64,
+}
+
+/// The bounds an honest client keeps; a step past any of them is client-bound.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ClientLimits {
+    /// The highest send-lag p99, in ms.
+    pub max_send_lag_p99_ms: f64,
+    /// The lowest achieved rate, as a share of the offered rate (open loop).
+    pub min_achieved_share: f64,
+}
+
+/// One provider's figures in one step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StepMetrics {
+    /// 0-based, as in `schedule.parquet`.
+    pub step: u32,
+    pub provider: String,
+    /// The step's mean rate asked of each provider, requests/s (rate steps).
+    pub target_rate: Option<f64>,
+    /// The trace's speed-up (trace steps).
+    pub speedup: Option<f64>,
+    /// The step's run the figures come from (a step stopped and run again has several).
+    pub attempt: u32,
+    /// The measured window's length, s.
+    pub window_seconds: f64,
+    /// Requests intended in the window, per second: what the schedule offered (for random
+    /// arrivals it differs from the target by the draw).
+    pub offered_rate: f64,
+    /// Requests actually sent in the window, per second.
+    pub achieved_rate: f64,
+    /// Requests intended in the window.
+    pub requests: u64,
+    /// Of those, completed 2xx streams with an answer.
+    pub completed: u64,
+    /// Completed requests of the window per second of it.
+    pub completed_per_second: f64,
+    /// Answer tokens of the window's completed requests per second of it, in aggregate.
+    pub output_tokens_per_second: f64,
+    /// Each completed stream's tokens/s: p50 and the floors p90, p95, p99 (the value at
+    /// least that share of streams reached).
+    pub stream_tokens_per_second: Quantiles,
+    /// Time to first output token (TTFO, the field's TTFT) from the intended send, ms.
+    pub ttft_ms: Quantiles,
+    /// Time to first answer token from the intended send, ms.
+    pub ttfa_ms: Quantiles,
+    /// End-to-end latency from the intended send, ms.
+    pub e2e_ms: Quantiles,
+    /// The same three from the actual send, ms.
+    pub ttft_from_send_ms: Quantiles,
+    pub ttfa_from_send_ms: Quantiles,
+    pub e2e_from_send_ms: Quantiles,
+    /// Inter-token latency, per answer token after the first, ms (see the definitions).
+    pub itl_ms: Quantiles,
+    /// Time per output token after the first, per completed request, ms.
+    pub tpot_ms: Quantiles,
+    /// Actual minus intended send time, ms (the client's lateness).
+    pub send_lag_ms: Quantiles,
+    /// The window's requests by operational class, every class listed, `2xx` first.
+    pub outcomes: Vec<OutcomeCount>,
+    /// The share of the window's requests that met every objective.
+    pub goodput: Option<f64>,
+    /// Requests that met every objective, per second of the window.
+    pub goodput_per_second: f64,
+    /// The share of the window's requests answered correctly.
+    pub accuracy: Option<f64>,
+    /// The goodput reached the target.
+    pub holds: bool,
+    /// Why the step's figures are the client's and not the provider's; empty when they are
+    /// the provider's.
+    pub client_bound: Vec<String>,
+    /// The fetch process's CPU time during the step, s (all providers).
+    pub client_cpu_seconds: Option<f64>,
+    /// The most requests in flight at once during the step (all providers).
+    pub peak_in_flight: u64,
+}
+
+/// Percentiles of one metric's samples, nearest rank.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Quantiles {
+    /// Samples.
+    pub n: u64,
+    pub p50: Option<f64>,
+    pub p90: Option<f64>,
+    pub p95: Option<f64>,
+    pub p99: Option<f64>,
+    pub max: Option<f64>,
+    /// The percentiles that n samples cannot resolve (pK needs at least 100 / (100 − K):
+    /// a p99 of fewer than 100 samples is in fact a maximum), e.g. `["p95", "p99"]`.
+    pub too_few_samples: Vec<String>,
+}
+
+/// How many of a step's requests ended in one operational class.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct OutcomeCount {
+    pub class: OperationalOutcome,
+    pub count: u64,
+}
+
+/// Where a provider's goodput peaks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Knee {
+    pub provider: String,
+    pub step: u32,
+    pub offered_rate: f64,
+    pub goodput_per_second: f64,
+}
