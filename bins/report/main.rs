@@ -9,6 +9,7 @@ mod html;
 mod inputs;
 mod labels;
 mod leaderboard;
+mod load;
 mod manifest;
 mod paired;
 mod parity;

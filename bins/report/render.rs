@@ -11,7 +11,17 @@ pub fn render(inputs: &ReportInputs) -> String {
     let families: Vec<String> = inputs.spec.families.iter().map(|f| f.name.to_string()).collect();
     let required = &inputs.spec.required_columns;
     let m = &inputs.metrics;
-    let sections = [
+    if let Some(load) = &m.load {
+        return join([
+            header(inputs, &families),
+            crate::load::section(load),
+            results::family_sections(&m.task_family_metrics, &families, required, &inputs.table),
+            failures::section(&m.combined_provider_metrics, &inputs.responses, &inputs.table),
+            provenance(inputs),
+            column_names(required),
+        ]);
+    }
+    join([
         header(inputs, &families),
         leaderboard::section(&m.combined_provider_metrics, &inputs.table),
         speed::section(&m.combined_provider_metrics, &inputs.table),
@@ -21,7 +31,11 @@ pub fn render(inputs: &ReportInputs) -> String {
         paired::section(&inputs.comparisons, &inputs.table, &leading(inputs)),
         provenance(inputs),
         column_names(required),
-    ];
+    ])
+}
+
+/// Sections joined by a blank line, ending with exactly one newline.
+fn join<const N: usize>(sections: [Vec<String>; N]) -> String {
     let mut text = sections.map(|lines| lines.join("\n")).join("\n\n");
     text.truncate(text.trim_end().len());
     text.push('\n');
@@ -45,7 +59,32 @@ fn header(inputs: &ReportInputs, families: &[String]) -> Vec<String> {
     };
     let rounds = inputs.comparisons.fastest_provider_wins.first().map_or(0, |w| w.total_round_count);
     let spec = &inputs.spec;
-    let scope = format!(
+    let scope = match &inputs.metrics.load {
+        Some(load) => {
+            crate::load::scope(load, pooled.len(), &spec.model)
+                + " The task-family results after the load section pool every request of every step, warm-up and \
+               cool-down included."
+        }
+        None => closed_loop_scope(inputs, families, &requests, rounds),
+    };
+    vec![
+        format!("# {}", spec.name),
+        String::new(),
+        format!("Run `{}`.", inputs.lock.run_id),
+        String::new(),
+        scope,
+        String::new(),
+        how_it_ran(inputs),
+        String::new(),
+        TERMS.to_string(),
+    ]
+}
+
+/// What the closed-loop workflow measured, in one paragraph.
+fn closed_loop_scope(inputs: &ReportInputs, families: &[String], requests: &str, rounds: i64) -> String {
+    let pooled = &inputs.metrics.combined_provider_metrics;
+    let spec = &inputs.spec;
+    format!(
         "What was measured: each of {providers} providers serving {model} received {requests} across \
          {family_count} task families ({family_list}) as streaming chat completions, one request at a time \
          per provider. The requests ran in {rounds} paired rounds: each round sent the same item to every \
@@ -58,18 +97,7 @@ fn header(inputs: &ReportInputs, families: &[String]) -> Vec<String> {
         family_list = families.join(", "),
         deadline = deadline_sentence(inputs),
         tokenizer = inputs.lock.tokenizer.encoding,
-    );
-    vec![
-        format!("# {}", spec.name),
-        String::new(),
-        format!("Run `{}`.", inputs.lock.run_id),
-        String::new(),
-        scope,
-        String::new(),
-        how_it_ran(inputs),
-        String::new(),
-        TERMS.to_string(),
-    ]
+    )
 }
 
 const TERMS: &str = "Terms: TTFA (time to first answer token) is the wait from sending the request \

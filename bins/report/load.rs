@@ -1,0 +1,231 @@
+//! A load run's section of the report: what was offered and what the client achieved per step,
+//! each provider's figures per step (latencies from the intended send time), the knees, and
+//! every step whose figures are the client's rather than the provider's, with the reason.
+use crate::format::{figure, fixed, percent, seconds, Table};
+use inferbench_contract::documents::{LoadMetrics, Quantiles, StepMetrics};
+use inferbench_contract::vocab::{ArrivalProcess, LoadMode, OperationalOutcome};
+
+/// The scope sentence of a load run's header.
+pub fn scope(load: &LoadMetrics, providers: usize, model: &str) -> String {
+    let steps = load.steps.iter().map(|s| s.step).max().map_or(0, |s| s + 1);
+    let mode = match load.mode {
+        LoadMode::OpenLoop => {
+            "open loop: each request was sent at its arrival time, whatever was still in flight".to_string()
+        }
+        LoadMode::Capped => format!(
+            "a rate with a cap of {} requests in flight per provider: an arrival over the cap waited in a queue, and \
+             the wait counts in its latency",
+            load.concurrency_cap.unwrap_or(0)
+        ),
+        LoadMode::ClosedLoop => "closed loop".to_string(),
+    };
+    let arrivals = match load.arrivals {
+        ArrivalProcess::Constant => "evenly spaced".to_string(),
+        ArrivalProcess::Poisson => "Poisson".to_string(),
+        ArrivalProcess::Gamma => format!("gamma (burstiness {})", load.burstiness.unwrap_or(1.0)),
+        ArrivalProcess::Trace => format!("replayed from the trace {}", load.trace.as_deref().unwrap_or("")),
+    };
+    format!(
+        "What was measured: {providers} providers serving {model}, under load in {steps} step(s) of {} each, {mode}. \
+         Arrivals were {arrivals}, and every provider was sent the same item at the same intended time (paired \
+         steps). A step's figures are those of the requests intended after its first {} and before its last {}; \
+         each step started once every request of the one before had ended. Every latency below is measured from \
+         the request's intended send time, so a client or a queue that falls behind is counted, not hidden; the \
+         same figures from the actual send are in metrics.json.",
+        seconds(load.step_seconds),
+        seconds(load.warmup_seconds),
+        seconds(load.cooldown_seconds),
+    )
+}
+
+/// The section.
+pub fn section(load: &LoadMetrics) -> Vec<String> {
+    let mut out = vec!["## Under load".to_string(), String::new(), objectives(load), String::new()];
+    out.push("### The client, per step".to_string());
+    out.push(String::new());
+    out.push(
+        "What the schedule offered each provider and what the client achieved, over every provider of the step: a \
+         step whose send lag p99 exceeds 1 ms, whose achieved rate falls under 99% of the offered one (open loop), \
+         or in which the client ran out of a resource of its own measured the client, and its figures are marked \
+         as such below. The send lag shown is the worst provider's."
+            .to_string(),
+    );
+    out.push(String::new());
+    let mut table = Table::new(&[
+        "Step",
+        "Target req/s",
+        "Offered req/s",
+        "Achieved req/s",
+        "Send lag p50 ms",
+        "Send lag p99 ms",
+        "Peak in flight",
+        "Client CPU s",
+        "Client-bound",
+    ]);
+    for rows in by_step(load) {
+        let first = rows[0];
+        let sum = |f: fn(&StepMetrics) -> f64| rows.iter().map(|r| f(r)).sum::<f64>();
+        let lag = step_lag(&rows);
+        table.row(vec![
+            first.step.to_string(),
+            target(first),
+            fixed(sum(|r| r.offered_rate), 2),
+            fixed(sum(|r| r.achieved_rate), 2),
+            lag.0,
+            lag.1,
+            first.peak_in_flight.to_string(),
+            first.client_cpu_seconds.map_or("unavailable".into(), |s| fixed(s, 2)),
+            if first.client_bound.is_empty() { "no".to_string() } else { "yes".to_string() },
+        ]);
+    }
+    out.extend(table.lines());
+    let bound: Vec<String> = by_step(load)
+        .iter()
+        .filter(|rows| !rows[0].client_bound.is_empty())
+        .map(|rows| format!("- Step {}: {}.", rows[0].step, rows[0].client_bound.join("; ")))
+        .collect();
+    if !bound.is_empty() {
+        out.push(String::new());
+        out.push("Client-bound steps (their figures below are the client's, not the providers'):".to_string());
+        out.extend(bound);
+    }
+    out.push(String::new());
+    out.push("### Each provider, per step".to_string());
+    out.push(String::new());
+    out.push(
+        "Latencies in ms from the intended send time; ITL per answer token, TPOT per request; tokens/s in \
+         aggregate over the step's window. A percentile marked † has too few samples to be one (a p99 of fewer \
+         than 100 samples is the maximum); n is the number of samples."
+            .to_string(),
+    );
+    out.push(String::new());
+    let mut table = Table::new(&[
+        "Step",
+        "Provider",
+        "Offered req/s",
+        "Completed/s",
+        "Tokens/s",
+        "TTFT p50",
+        "TTFT p99",
+        "TTFA p50",
+        "TTFA p99",
+        "E2E p50",
+        "E2E p99",
+        "ITL p50",
+        "ITL p99",
+        "TPOT p50",
+        "Failures",
+        "Accuracy",
+        "Goodput",
+        "Holds",
+    ]);
+    for r in &load.steps {
+        let failures =
+            r.outcomes.iter().filter(|o| o.class != OperationalOutcome::Success).map(|o| o.count).sum::<u64>();
+        let bound = if r.client_bound.is_empty() { "" } else { " (client-bound)" };
+        table.row(vec![
+            r.step.to_string(),
+            format!("{}{bound}", r.provider),
+            fixed(r.offered_rate, 2),
+            fixed(r.completed_per_second, 2),
+            fixed(r.output_tokens_per_second, 1),
+            p(&r.ttft_ms, "p50"),
+            p(&r.ttft_ms, "p99"),
+            p(&r.ttfa_ms, "p50"),
+            p(&r.ttfa_ms, "p99"),
+            p(&r.e2e_ms, "p50"),
+            p(&r.e2e_ms, "p99"),
+            p(&r.itl_ms, "p50"),
+            p(&r.itl_ms, "p99"),
+            p(&r.tpot_ms, "p50"),
+            format!("{failures}/{}", r.requests),
+            percent(r.accuracy),
+            percent(r.goodput),
+            if r.holds { "yes".to_string() } else { "no".to_string() },
+        ]);
+    }
+    out.extend(table.lines());
+    out.push(String::new());
+    out.push("### Knees".to_string());
+    out.push(String::new());
+    out.push(
+        "Per provider, the step of highest goodput per second among the steps that measured the provider rather \
+         than the client."
+            .to_string(),
+    );
+    out.push(String::new());
+    let mut table = Table::new(&["Provider", "Step", "Offered req/s", "Goodput req/s"]);
+    for k in &load.knees {
+        table.row(vec![
+            k.provider.clone(),
+            k.step.to_string(),
+            fixed(k.offered_rate, 2),
+            fixed(k.goodput_per_second, 2),
+        ]);
+    }
+    out.extend(table.lines());
+    out
+}
+
+/// The objectives in one sentence.
+fn objectives(load: &LoadMetrics) -> String {
+    let o = &load.objectives;
+    let mut parts: Vec<String> =
+        [("TTFT", o.ttft_ms), ("TTFA", o.ttfa_ms), ("TPOT", o.tpot_ms), ("every ITL", o.itl_ms), ("E2E", o.e2e_ms)]
+            .iter()
+            .filter_map(|(name, bound)| bound.map(|b| format!("{name} ≤ {} ms", fixed(b, 0))))
+            .collect();
+    if o.correct {
+        parts.push("a correct answer".to_string());
+    }
+    let met = if parts.is_empty() { "a completed answer".to_string() } else { parts.join(", ") };
+    format!(
+        "Goodput is the share of a step's requests that completed with {met}; a step holds when it reaches {}.",
+        percent(Some(o.goodput_target))
+    )
+}
+
+/// The rows of each step, steps in order.
+fn by_step(load: &LoadMetrics) -> Vec<Vec<&StepMetrics>> {
+    let mut steps: Vec<Vec<&StepMetrics>> = Vec::new();
+    for r in &load.steps {
+        match steps.last_mut() {
+            Some(rows) if rows[0].step == r.step => rows.push(r),
+            _ => steps.push(vec![r]),
+        }
+    }
+    steps
+}
+
+fn target(r: &StepMetrics) -> String {
+    match (r.target_rate, r.speedup) {
+        (Some(rate), _) => fixed(rate, 2),
+        (None, Some(speedup)) => format!("trace ×{}", fixed(speedup, 2)),
+        _ => "unavailable".to_string(),
+    }
+}
+
+/// The step's send lag p50 and p99 over every provider: the largest provider's (the client is
+/// one, so the worst row is the client's bound).
+fn step_lag(rows: &[&StepMetrics]) -> (String, String) {
+    let worst = |f: fn(&Quantiles) -> Option<f64>| {
+        rows.iter().filter_map(|r| f(&r.send_lag_ms)).fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
+    };
+    (figure3(worst(|q| q.p50)), figure3(worst(|q| q.p99)))
+}
+
+fn figure3(x: Option<f64>) -> String {
+    x.map_or_else(|| "unavailable".to_string(), |v| fixed(v, 3))
+}
+
+/// A percentile of `q`, marked † when its samples cannot resolve it.
+fn p(q: &Quantiles, which: &str) -> String {
+    let value = match which {
+        "p50" => q.p50,
+        "p90" => q.p90,
+        "p95" => q.p95,
+        _ => q.p99,
+    };
+    let mark = if q.too_few_samples.iter().any(|w| w == which) { "†" } else { "" };
+    format!("{}{mark}", figure(value))
+}
