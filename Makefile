@@ -85,7 +85,7 @@ COMPARE_FLAGS ?=
 # selection makes ib-select check it (and refuse) rather than make call it up to date.
 INPUTS_MK    := runs/.deps/$(subst /,_,$(SPEC))+$(subst /,_,$(DATASET))+$(PER_FAMILY)$(SAMPLE).mk
 
-.PHONY: all run rescore import watch test bench bins clean-sim data data-sample run-files compare bench-compare
+.PHONY: all run load rescore import watch test bench bins clean-sim data data-sample run-files compare bench-compare
 
 all: bins
 	@$(MAKE) -f $(SELF) --no-print-directory run-files RUN=$(SIM_RUN) ENDPOINTS=simulated
@@ -94,6 +94,38 @@ all: bins
 run: bins
 	@$(MAKE) -f $(SELF) --no-print-directory run-files RUN=$(RUN) ENDPOINTS=providers
 	@echo "report: $(RUN)/report.md (as a page: $(RUN)/report.html)"
+
+# One load curve for one endpoint, without writing a spec: ib-load-spec writes the load-sweep
+# workflow for TARGET (an OpenAI-compatible base URL) serving MODEL into RUN/pipeline/, one
+# step of DURATION seconds per rate of RATES (requests per second), and the pipeline runs to
+# its report. The API key is read from CREDENTIAL_ENV (IB_LOAD_API_KEY unless named); an
+# endpoint that needs none is sent the placeholder `unused`.
+TARGET         ?=
+MODEL          ?=
+RATES          ?=
+CONCURRENCY    ?=
+DURATION       ?= 30
+ARRIVALS       ?= poisson
+CREDENTIAL_ENV ?= IB_LOAD_API_KEY
+ifeq ($(origin RUN),file)
+LOAD_RUN       := runs/workflow=load/run=run-$(shell date -u +%Y%m%d-%H%M%S)
+else
+LOAD_RUN       := $(RUN)
+endif
+load: bins
+	@[ -e '$(LOAD_RUN)/pipeline/spec.yaml' ] || $(BIN)/ib-load-spec --out '$(LOAD_RUN)/pipeline' --target '$(TARGET)' \
+	    --model '$(MODEL)' $(if $(RATES),--rates '$(RATES)') $(if $(CONCURRENCY),--concurrency '$(CONCURRENCY)') \
+	    --duration '$(DURATION)' --arrivals '$(ARRIVALS)' --credential-env '$(CREDENTIAL_ENV)'
+	@$(CREDENTIAL_ENV)="$${$(CREDENTIAL_ENV):-unused}" $(MAKE) -f $(SELF) --no-print-directory run-files \
+	    RUN='$(LOAD_RUN)' SPEC='$(LOAD_RUN)/pipeline/spec.yaml' DATASET=data/micro-single-task PER_FAMILY=200 \
+	    ENDPOINTS=providers
+	@echo "report: $(LOAD_RUN)/report.md (as a page: $(LOAD_RUN)/report.html)"
+
+ifneq ($(filter load,$(MAKECMDGOALS)),)
+ifeq ($(TARGET)$(MODEL),)
+$(error load: against what? make load TARGET=<base URL, e.g. http://127.0.0.1:8080/v1> MODEL=<model id> RATES="4 8 16" [DURATION=30])
+endif
+endif
 
 # Re-score an archived run offline with the current code: the same rules, with the log and
 # what it was fetched for as sources (RESCORE, below), and every rule after the fetch made

@@ -127,8 +127,10 @@ fn new_lock(
 /// A run directory is made here, or was left empty: one with visible files and no lock is
 /// someone else's.
 fn refuse_a_foreign_directory(run: &Path) -> Result<()> {
+    // A run may hold the pipeline it is made from (`make load` writes it there first).
+    let foreign = |name: &str, path: &Path| !name.starts_with('.') && !(name == RunDir::PIPELINE && path.is_dir());
     let visible_entries = |dir: &Path| {
-        std::fs::read_dir(dir).map(|d| d.flatten().any(|e| !e.file_name().to_string_lossy().starts_with('.')))
+        std::fs::read_dir(dir).map(|d| d.flatten().any(|e| foreign(&e.file_name().to_string_lossy(), &e.path())))
     };
     if run.exists() && visible_entries(run).unwrap_or(true) {
         return Err(Error::bad(format!(

@@ -35,6 +35,9 @@ impl RunDir {
     pub const REFERENCE_EVALUATIONS: &'static str = "evaluations.jsonl";
     /// In [`RunDir::REFERENCE`]: what `ib-import` imported, and from where.
     pub const REFERENCE_IMPORT: &'static str = "import.json";
+    /// The pipeline (spec, provider table, prompts) a run was made from, when it was written
+    /// into the run before the run was locked (`make load`: `ib-load-spec`).
+    pub const PIPELINE: &'static str = "pipeline";
 
     pub fn new(root: impl Into<PathBuf>) -> Self {
         RunDir { root: root.into() }

@@ -1,0 +1,66 @@
+use clap::Parser;
+use inferbench_contract::vocab::ArrivalProcess;
+use std::path::PathBuf;
+
+/// Write a load workflow for one OpenAI-compatible endpoint.
+///
+/// The pipeline written (spec.yaml, providers.yaml, prompts/) is the bundled load-sweep
+/// workflow's, with one provider, TARGET, serving MODEL, and one step per rate. Run it with the
+/// usual stages (`make load` does: ib-select --spec DIR/spec.yaml, then the rest).
+#[derive(Debug, Parser)]
+#[command(name = "ib-load-spec", version, about, long_about, after_help = inferbench_cli::EXIT_CODES_HELP)]
+pub struct Args {
+    /// The directory to write (created; refused when it already holds a spec.yaml).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// The endpoint's base URL, e.g. http://127.0.0.1:8080/v1 (`/chat/completions` is added
+    /// unless the URL already ends with it).
+    #[arg(long, value_name = "URL")]
+    pub target: String,
+    /// The model id the endpoint serves, sent as the request's `model`.
+    #[arg(long, value_name = "ID")]
+    pub model: String,
+    /// Requests per second, one step each, e.g. "4 8 16" (spaces or commas).
+    #[arg(long, value_name = "RATES")]
+    pub rates: Option<String>,
+    /// Concurrent users per step, e.g. "1 8 32" (closed loop).
+    #[arg(long, value_name = "USERS", conflicts_with = "rates")]
+    pub concurrency: Option<String>,
+    /// Seconds per step.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub duration: f64,
+    /// How the requests arrive.
+    #[arg(long, value_name = "PROCESS", default_value = "poisson", value_parser = arrivals)]
+    pub arrivals: ArrivalProcess,
+    /// The gamma process's shape (gamma arrivals): 1 is Poisson, below 1 burstier.
+    #[arg(long, value_name = "SHAPE")]
+    pub burstiness: Option<f64>,
+    /// The environment variable holding the endpoint's API key, sent as a bearer token (its
+    /// value is never written anywhere).
+    #[arg(long, value_name = "NAME", default_value = "IB_LOAD_API_KEY")]
+    pub credential_env: String,
+    /// The price of a million input and output tokens in USD, for the report's cost figures
+    /// (the bundled providers' list price unless given).
+    #[arg(long, value_name = "INPUT OUTPUT", default_value = "0.15 0.50")]
+    pub price_usd_per_million_tokens: String,
+    /// The workflow whose tasks, prompts and settings the spec takes.
+    #[arg(long, value_name = "PATH", default_value = "pipelines/load-sweep/spec.yaml")]
+    pub template: PathBuf,
+}
+
+/// One of the arrival processes a quick start offers (a trace needs a spec of its own).
+fn arrivals(text: &str) -> Result<ArrivalProcess, String> {
+    match text.parse::<ArrivalProcess>() {
+        Ok(ArrivalProcess::Trace) | Err(_) => Err(format!("`{text}`: one of constant, poisson, gamma")),
+        Ok(process) => Ok(process),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn cli_definition_is_valid() {
+        use clap::CommandFactory;
+        super::Args::command().debug_assert();
+    }
+}

@@ -1,0 +1,129 @@
+//! The pipeline, built in memory from the template and the command line, checked by the
+//! spec's and the provider table's readers, then written.
+use crate::args::Args;
+use anyhow::{bail, Context, Result};
+use inferbench_contract::vocab::ArrivalProcess;
+use inferbench_inputs::providers::ProviderTable;
+use inferbench_inputs::spec::Spec;
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// The provider's name in the table (and in every file of the run).
+pub const PROVIDER: &str = "target";
+
+pub fn run(args: Args) -> Result<()> {
+    if args.concurrency.is_some() {
+        bail!(
+            "closed-loop steps (--concurrency, make load CONCURRENCY=…) are not implemented yet; give rates (RATES=…)"
+        );
+    }
+    let rates =
+        parse_list(args.rates.as_deref().context("give the steps' rates: --rates \"4 8 16\"")?).context("--rates")?;
+    let template = Spec::load(&args.template).with_context(|| format!("the template {}", args.template.display()))?;
+    let text = std::fs::read_to_string(&args.template)?;
+    let mut root: Value = serde_norway::from_str(&text)?;
+    let spec_path = args.out.join("spec.yaml");
+    if spec_path.exists() {
+        bail!("{}: exists; choose a new directory", spec_path.display());
+    }
+    set_load(&mut root, &args, &rates);
+    root["benchmark"]["slug"] = json!("load");
+    root["benchmark"]["name"] = json!(format!("Load sweep of {}", args.target));
+    root["providers"]["table"] = json!("providers.yaml");
+    let spec = Spec::from_value(&spec_path, &root)?;
+    let table = providers(&args, &template.inference.reasoning.default_effort)?;
+    ProviderTable::from_value(&args.out.join("providers.yaml"), &table, &spec)?;
+    std::fs::create_dir_all(args.out.join("prompts"))?;
+    for family in &template.families {
+        let from = template.dir().join(&family.prompt_template);
+        let to = args.out.join(&family.prompt_template);
+        std::fs::create_dir_all(to.parent().unwrap_or(&args.out))?;
+        std::fs::copy(&from, &to).with_context(|| format!("copying {}", from.display()))?;
+    }
+    let header = format!(
+        "# Written by ib-load-spec from {} for {} serving {}: one provider, one step per rate.\n\
+         # Keys: crates/inputs/src/spec/load.rs. Edit and run again under a new run directory.\n",
+        args.template.display(),
+        args.target,
+        args.model
+    );
+    write(&args.out.join("providers.yaml"), &table, "# The one provider of this load workflow.\n")?;
+    write(&spec_path, &root, &header)?;
+    eprintln!(
+        "ib-load-spec: {} ({} step(s) of {} s against {})",
+        spec_path.display(),
+        rates.len(),
+        args.duration,
+        args.target
+    );
+    Ok(())
+}
+
+/// Numbers separated by spaces or commas.
+fn parse_list(text: &str) -> Result<Vec<f64>> {
+    let values: Vec<f64> = text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<f64>().with_context(|| format!("`{s}` is not a number")))
+        .collect::<Result<_>>()?;
+    if values.is_empty() {
+        bail!("no value in `{text}`");
+    }
+    Ok(values)
+}
+
+/// The load section: the template's objectives and seed, the command line's steps.
+fn set_load(root: &mut Value, args: &Args, rates: &[f64]) {
+    let template = root.get("load").cloned().unwrap_or_else(|| json!({}));
+    // A tenth of each step warms the endpoint up and a twentieth lets it cool down.
+    let mut load = json!({
+        "description": format!("make load: {} at {} req/s", args.arrivals, rates.iter().map(f64::to_string).collect::<Vec<_>>().join(", ")),
+        "mode": "open_loop",
+        "arrivals": args.arrivals.as_str(),
+        "rates": rates,
+        "step_seconds": args.duration,
+        "warmup_seconds": round3(args.duration * 0.1),
+        "cooldown_seconds": round3(args.duration * 0.05),
+    });
+    if args.arrivals == ArrivalProcess::Gamma {
+        load["burstiness"] = json!(args.burstiness.unwrap_or(1.0));
+    }
+    for key in ["seed", "objectives"] {
+        if let Some(value) = template.get(key) {
+            load[key] = value.clone();
+        }
+    }
+    if let Some(map) = root.as_object_mut() {
+        map.remove("execution_plan");
+        map.insert("load".into(), load);
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// The provider table: the endpoint, with a bearer token from `--credential-env`.
+fn providers(args: &Args, effort: &str) -> Result<Value> {
+    let price = parse_list(&args.price_usd_per_million_tokens).context("--price-usd-per-million-tokens")?;
+    let [input, output] = price[..] else { bail!("--price-usd-per-million-tokens: give two prices, input and output") };
+    let base = args.target.trim_end_matches('/');
+    let endpoint =
+        if base.ends_with("/chat/completions") { base.to_string() } else { format!("{base}/chat/completions") };
+    Ok(json!({"providers": [{
+        "name": PROVIDER,
+        "label": args.target,
+        "endpoint": endpoint,
+        "auth": {"kind": "bearer", "env": args.credential_env},
+        "model_id": args.model,
+        "token_limit_field": "max_tokens",
+        "reasoning": {"reasoning_effort": effort},
+        "price_usd_per_million_tokens": {"input": input, "output": output},
+    }]}))
+}
+
+fn write(path: &Path, value: &Value, header: &str) -> Result<()> {
+    let text = format!("{header}{}", serde_norway::to_string(value)?);
+    inferbench_store::atomic::write(path, text.as_bytes())?;
+    Ok(())
+}
