@@ -13,6 +13,7 @@ mod credentials;
 mod echo;
 mod fetch;
 mod log;
+mod pacer;
 mod resume;
 mod transport;
 
