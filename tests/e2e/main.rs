@@ -10,6 +10,7 @@ mod hostile;
 mod import;
 mod kills;
 mod llama;
+mod load;
 mod make;
 mod notebooks;
 mod operator;

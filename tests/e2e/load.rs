@@ -1,0 +1,133 @@
+//! The load workflow end to end against `ib-sim`: paired open-loop steps scheduled, fetched on
+//! their schedule, re-derived and reported; a trace replayed at its offsets; a fetch killed
+//! mid-step resumed by running the step again whole.
+use crate::support::{ok, timed_section, Sim, Workspace};
+use inferbench_contract::documents::MetricsDocument;
+use inferbench_contract::tables::{ResponseRow, ScheduleRow, Table};
+use inferbench_store::parquet_io;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Two simulated providers of the e2e fixtures that answer every request.
+const TABLE: &str = "providers:\n\
+  - name: steady\n    endpoint: https://steady.example/v1/chat/completions\n    auth: {kind: bearer, env: STEADY_KEY}\n    \
+model_id: m-steady\n    token_limit_field: max_tokens\n    reasoning: {reasoning_effort: low}\n    \
+price_usd_per_million_tokens: {input: 1, output: 2}\n\
+  - name: reasoner-ai\n    endpoint: https://reasoner.example/v1/chat/completions\n    auth: {kind: bearer, env: REASONER_KEY}\n    \
+model_id: m-reasoner-2026-11\n    token_limit_field: max_tokens\n    reasoning: {reasoning_effort: low}\n    \
+price_usd_per_million_tokens: {input: 1, output: 2}\n";
+
+/// The bundled spec with its execution plan replaced by `load` (YAML, indented by two).
+fn load_workspace(load: &str) -> Workspace {
+    let load = load.to_string();
+    Workspace::with_table(TABLE, "sim-profiles.yaml", move |spec| {
+        let start = spec.find("execution_plan:\n").expect("the bundled spec has an execution plan");
+        let end = start + spec[start..].find("\nstream_timing:").expect("stream_timing follows it");
+        format!("{}load:\n{load}{}", &spec[..start], &spec[end..])
+    })
+}
+
+fn table<T: Table>(path: &Path) -> Vec<T> {
+    parquet_io::read::<T>(path).unwrap().rows
+}
+
+fn metrics(run: &Path) -> MetricsDocument {
+    serde_json::from_slice(&std::fs::read(run.join("metrics.json")).unwrap()).unwrap()
+}
+
+/// Select, schedule, fetch against a fresh `ib-sim`, and derive everything to the report.
+fn run_load(ws: &Workspace, run: &Path) {
+    ok(ws.stage("ib-select", run).args(["--per-family", "2", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", run));
+    let sim = Sim::start(ws);
+    ok(ws.stage("ib-fetch", run).arg("--endpoint-base").arg(&sim.url));
+    drop(sim);
+    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
+        ok(&mut ws.stage(stage, run));
+    }
+}
+
+#[test]
+fn a_paired_open_loop_sweep_is_sent_on_its_schedule_and_reported_per_step() {
+    let _timed = timed_section();
+    let ws = load_workspace(
+        "  mode: open_loop\n  arrivals: constant\n  rates: [4, 8]\n  step_seconds: 3\n  warmup_seconds: 0.5\n  \
+         cooldown_seconds: 0.5\n  objectives: {e2e_ms: 5000, correct: false, goodput_target: 0.9}\n",
+    );
+    let run = ws.run("load");
+    run_load(&ws, &run);
+    let schedule: Vec<ScheduleRow> = table(&run.join("schedule.parquet"));
+    let responses: Vec<ResponseRow> = table(&run.join("responses.parquet"));
+    assert_eq!(schedule.len(), (12 + 24) * 2, "3 s at 4 and 8 req/s, to each of 2 providers");
+    assert_eq!(responses.len(), schedule.len(), "every request answered, none dropped");
+    // Paired: each round's requests share their intended time and item, whatever the provider.
+    let mut rounds: BTreeMap<i64, Vec<&ResponseRow>> = BTreeMap::new();
+    for r in &responses {
+        rounds.entry(r.round_index).or_default().push(r);
+    }
+    for round in rounds.values() {
+        assert_eq!(round.len(), 2);
+        assert_eq!(round[0].intended_t_ns, round[1].intended_t_ns, "round {}", round[0].round_index);
+        assert_eq!(round[0].item_id, round[1].item_id);
+    }
+    // The intended times are the schedule's offsets from each step's start.
+    let offsets: BTreeMap<&str, i64> =
+        schedule.iter().map(|s| (s.request_id.as_str(), s.intended_offset_ns.unwrap())).collect();
+    for step in [0, 1] {
+        let rows: Vec<&ResponseRow> = responses.iter().filter(|r| r.step == Some(step)).collect();
+        let starts: std::collections::BTreeSet<i64> =
+            rows.iter().map(|r| r.intended_t_ns - offsets[r.request_id.as_str()]).collect();
+        assert_eq!(starts.len(), 1, "step {step}: one start for every request: {starts:?}");
+        // The client keeps its schedule on a loaded machine within a generous band.
+        let mut lags: Vec<i64> = rows.iter().map(|r| r.started_t_ns - r.intended_t_ns).collect();
+        lags.sort();
+        assert!(lags[0] >= 0, "no request leaves before it is due");
+        assert!(lags[lags.len() / 2] < 5_000_000, "step {step}: median send lag {} ns", lags[lags.len() / 2]);
+    }
+    let load = metrics(&run).load.expect("a load run's metrics have a load section");
+    assert_eq!(load.steps.len(), 4, "2 steps × 2 providers");
+    let first = &load.steps[0];
+    assert_eq!((first.step, first.requests), (0, 8), "arrivals at 0.5 … 2.25 s of the window [0.5, 2.5)");
+    assert!((first.offered_rate - 4.0).abs() < 1e-9, "{}", first.offered_rate);
+    assert!(first.achieved_rate > 3.0, "achieved {}", first.achieved_rate);
+    assert_eq!(first.completed, 8);
+    assert!(first.e2e_ms.p50.unwrap() >= first.e2e_from_send_ms.p50.unwrap());
+    assert_eq!(first.e2e_ms.too_few_samples, ["p95", "p99"]);
+    assert_eq!(load.knees.len() + load.steps.iter().filter(|s| !s.client_bound.is_empty()).count().min(2), 2);
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(report.contains("## Under load"), "{report}");
+    assert!(report.contains("### Knees"));
+}
+
+#[test]
+fn a_trace_is_replayed_at_its_offsets() {
+    let _timed = timed_section();
+    let ws = load_workspace(
+        "  mode: open_loop\n  arrivals: trace\n  trace: trace.jsonl\n  speedups: [1, 2]\n  step_seconds: 2\n",
+    );
+    std::fs::write(
+        ws.path("pipeline/trace.jsonl"),
+        "{\"offset_ms\": 0}\n{\"offset_ms\": 250.5, \"input_tokens\": 40}\n{\"offset_ms\": 900}\n{\"offset_ms\": 3000}\n",
+    )
+    .unwrap();
+    let run = ws.run("trace");
+    run_load(&ws, &run);
+    let schedule: Vec<ScheduleRow> = table(&run.join("schedule.parquet"));
+    let mut offsets: Vec<(i64, i64)> =
+        schedule.iter().map(|s| (s.step.unwrap(), s.intended_offset_ns.unwrap())).collect();
+    offsets.dedup();
+    assert_eq!(
+        offsets,
+        [(0, 0), (0, 250_500_000), (0, 900_000_000), (1, 0), (1, 125_250_000), (1, 450_000_000), (1, 1_500_000_000)],
+        "the trace's offsets, sped up, cut at the step's end"
+    );
+    let responses: Vec<ResponseRow> = table(&run.join("responses.parquet"));
+    let by_id: BTreeMap<&str, &ScheduleRow> = schedule.iter().map(|s| (s.request_id.as_str(), s)).collect();
+    for step in [0, 1] {
+        let rows: Vec<&ResponseRow> = responses.iter().filter(|r| r.step == Some(step)).collect();
+        let start = rows[0].intended_t_ns - by_id[rows[0].request_id.as_str()].intended_offset_ns.unwrap();
+        for r in rows {
+            assert_eq!(r.intended_t_ns - start, by_id[r.request_id.as_str()].intended_offset_ns.unwrap());
+        }
+    }
+}
