@@ -15,15 +15,15 @@
 //! files removed. Readers take the plain file while it exists, so a seal killed at any point
 //! leaves a readable log, and sealing again finishes it (it is idempotent).
 use crate::event_log::LogReader;
+use crate::inventory::{HashedSegment, Inventory};
 use crate::parquet_io::Writer;
-use crate::run::RunDir;
-use crate::seal_record::{read_record, segment_sha256};
+use crate::run::{is_sealed_segment, RunDir};
+use inferbench_contract::canonical::{digest, file_digest, file_sha256};
 use inferbench_contract::event::{Envelope, Event, Outcome, TaskFamily};
 use inferbench_contract::seal::{SealRecord, SealedSegment, SealedTable, TableSegment};
 use inferbench_contract::tables::EventRow;
 use inferbench_contract::{Error, Result, FORMAT_VERSION};
 use inferbench_judge::timing;
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -57,19 +57,21 @@ struct Context {
 /// when every scheduled request is terminal, compresses its segments (see the module docs).
 /// Sealing a sealed run again rewrites the same `events.parquet` and changes nothing else.
 pub fn seal(run: &RunDir, run_id: &str) -> Result<Sealed> {
-    let (table, complete) = write_events_table(run, run_id)?;
+    // The log as it stands, taken once: the table is written from its segments, their hashes
+    // are the table's provenance and what each compressed file must decompress to, and the
+    // earlier record keeps the segments sealed before.
+    let inventory = Inventory::take(run)?;
+    let hashes = inventory.hashes()?;
+    let (table, complete) = write_events_table(&inventory, &hashes, run_id)?;
     let events = table.rows;
-    let earlier = read_record(run)?.map(|r| r.segments).unwrap_or_default();
+    let earlier = inventory.record().map(|r| r.segments.clone()).unwrap_or_default();
     if !complete {
         return Ok(Sealed { events, complete, segments: earlier });
     }
+    let plain: Vec<&HashedSegment> = hashes.iter().filter(|s| !is_sealed_segment(&s.path)).collect();
     let mut sealed: BTreeMap<u32, SealedSegment> = earlier.into_iter().map(|s| (s.segment, s)).collect();
-    let listed = run.segments().map_err(|e| Error::unreadable(run.events_dir(), e))?;
-    for (number, _) in &listed {
-        let plain = run.segment(*number);
-        if plain.exists() {
-            sealed.insert(*number, compress(run, *number)?);
-        }
+    for segment in &plain {
+        sealed.insert(segment.number, compress(run, segment)?);
     }
     let record = SealRecord {
         v: FORMAT_VERSION,
@@ -79,88 +81,42 @@ pub fn seal(run: &RunDir, run_id: &str) -> Result<Sealed> {
         table: Some(table),
     };
     crate::atomic::write_json(&run.seal_record(), &record)?;
-    for (number, _) in &listed {
-        let plain = run.segment(*number);
-        if plain.exists() {
-            std::fs::remove_file(&plain).map_err(|e| Error::io(&plain, e))?;
-        }
+    for segment in &plain {
+        std::fs::remove_file(&segment.path).map_err(|e| Error::io(&segment.path, e))?;
     }
     std::fs::File::open(run.events_dir()).and_then(|d| d.sync_all()).map_err(|e| Error::io(run.events_dir(), e))?;
     Ok(Sealed { events, complete, segments: record.segments })
 }
 
-/// Length and SHA-256 of everything `reader` yields.
-fn digest(mut reader: impl Read, path: &Path) -> Result<(u64, String)> {
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    let mut total = 0u64;
-    loop {
-        let n = reader.read(&mut buf).map_err(|e| Error::unreadable(path, e))?;
-        if n == 0 {
-            return Ok((total, inferbench_contract::canonical::hex(&hasher.finalize())));
-        }
-        hasher.update(&buf[..n]);
-        total += n as u64;
-    }
-}
-
-/// Hashes what passes through to `inner`.
-struct Tee<W> {
-    inner: W,
-    hasher: Sha256,
-    bytes: u64,
-}
-
-impl<W: Write> Write for Tee<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.hasher.update(&buf[..n]);
-        self.bytes += n as u64;
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-/// Compresses segment `number` beside itself and checks the compressed file decompresses to
-/// exactly the original; the plain file is left for the caller to remove.
-fn compress(run: &RunDir, number: u32) -> Result<SealedSegment> {
-    let plain = run.segment(number);
-    let target = run.sealed_segment(number);
+/// Compresses the live `segment` beside itself and checks that the compressed file
+/// decompresses to exactly the original its inventory hashed; the plain file is left for the
+/// caller to remove.
+fn compress(run: &RunDir, segment: &HashedSegment) -> Result<SealedSegment> {
+    let plain = &segment.path;
+    let target = run.sealed_segment(segment.number);
     let tmp = crate::atomic::temporary(&target)?;
     let result = (|| -> Result<SealedSegment> {
         let io = |e: std::io::Error| Error::io(&target, e);
-        let mut source = std::fs::File::open(&plain).map_err(|e| Error::unreadable(&plain, e))?;
+        let mut source = std::fs::File::open(plain).map_err(|e| Error::unreadable(plain, e))?;
         let file = std::fs::File::create(&tmp).map_err(io)?;
-        let tee = Tee { inner: std::io::BufWriter::with_capacity(1 << 20, file), hasher: Sha256::new(), bytes: 0 };
-        let mut encoder = zstd::stream::write::Encoder::new(tee, LEVEL).map_err(io)?;
+        let mut encoder =
+            zstd::stream::write::Encoder::new(std::io::BufWriter::with_capacity(1 << 20, file), LEVEL).map_err(io)?;
         // The frame records the original size, so `zstd -l` shows it too.
-        encoder
-            .set_pledged_src_size(Some(source.metadata().map_err(|e| Error::unreadable(&plain, e))?.len()))
-            .map_err(io)?;
+        encoder.set_pledged_src_size(Some(segment.bytes)).map_err(io)?;
         encoder.include_checksum(true).map_err(io)?;
-        let mut hasher = Sha256::new();
-        let mut original_bytes = 0u64;
         let mut buf = vec![0u8; 1 << 16];
         loop {
-            let n = source.read(&mut buf).map_err(|e| Error::unreadable(&plain, e))?;
+            let n = source.read(&mut buf).map_err(|e| Error::unreadable(plain, e))?;
             if n == 0 {
                 break;
             }
-            hasher.update(&buf[..n]);
-            original_bytes += n as u64;
             encoder.write_all(&buf[..n]).map_err(io)?;
         }
-        let original_sha256 = inferbench_contract::canonical::hex(&hasher.finalize());
-        let mut tee = encoder.finish().map_err(io)?;
-        tee.flush().map_err(io)?;
-        let compressed_sha256 = inferbench_contract::canonical::hex(&tee.hasher.finalize_reset());
-        let compressed_bytes = tee.bytes;
-        tee.inner.into_inner().map_err(|e| io(e.into_error()))?.sync_all().map_err(io)?;
+        let mut written = encoder.finish().map_err(io)?;
+        written.flush().map_err(io)?;
+        written.into_inner().map_err(|e| io(e.into_error()))?.sync_all().map_err(io)?;
         let decoder = zstd::stream::read::Decoder::new(std::fs::File::open(&tmp).map_err(io)?).map_err(io)?;
-        let back = digest(decoder, &tmp)?;
-        if back != (original_bytes, original_sha256.clone()) {
+        if digest(decoder, &tmp)? != (segment.bytes, segment.sha256.clone()) {
             return Err(Error::io(
                 &target,
                 std::io::Error::new(
@@ -169,13 +125,14 @@ fn compress(run: &RunDir, number: u32) -> Result<SealedSegment> {
                 ),
             ));
         }
+        let (compressed_bytes, compressed_sha256) = file_digest(&tmp)?;
         std::fs::rename(&tmp, &target).map_err(io)?;
         let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         Ok(SealedSegment {
-            segment: number,
-            original: name(&plain),
-            original_bytes,
-            original_sha256,
+            segment: segment.number,
+            original: name(plain),
+            original_bytes: segment.bytes,
+            original_sha256: segment.sha256.clone(),
             compressed: name(&target),
             compressed_bytes,
             compressed_sha256,
@@ -187,22 +144,18 @@ fn compress(run: &RunDir, number: u32) -> Result<SealedSegment> {
     result
 }
 
-/// Writes `events.parquet` from the log's JSONL, streaming; returns what it wrote and whether
-/// every scheduled request is terminal.
-fn write_events_table(run: &RunDir, run_id: &str) -> Result<(SealedTable, bool)> {
+/// Writes `events.parquet` from the JSONL of the segments `inventory` lists (`hashes` are
+/// theirs), streaming; returns what it wrote and whether every scheduled request is terminal.
+fn write_events_table(inventory: &Inventory, hashes: &[HashedSegment], run_id: &str) -> Result<(SealedTable, bool)> {
+    let run = inventory.run();
     let path = run.events_parquet();
     let unencodable = |e: serde_json::Error| Error::Parquet { path: path.clone(), message: e.to_string() };
-    // Never from the table being rewritten.
-    let mut log = LogReader::open_jsonl(run, run_id)?;
-    // A table's provenance is written before its rows, so the segments are hashed up front
+    // A table's provenance is written before its rows, so the segments were hashed up front
     // (one extra sequential read, cheap next to parsing every line).
-    let mut inputs =
-        BTreeMap::from([(RunDir::LOCK.to_string(), inferbench_contract::canonical::file_sha256(&run.lock())?)]);
-    for (number, _) in run.segments().map_err(|e| Error::unreadable(run.events_dir(), e))? {
-        if let Some(hash) = segment_sha256(run, number)? {
-            inputs.insert(RunDir::segment_name(number), hash);
-        }
-    }
+    let mut inputs = BTreeMap::from([(RunDir::LOCK.to_string(), file_sha256(&run.lock())?)]);
+    inputs.extend(hashes.iter().map(|s| (RunDir::segment_name(s.number), s.sha256.clone())));
+    // Never from the table being rewritten.
+    let mut log = LogReader::jsonl(inventory, run_id);
     let mut writer = Writer::<EventRow>::create(&path, &inputs)?;
     let mut open: HashMap<(String, u32), Context> = HashMap::new();
     let mut scheduled: Option<u64> = None;
@@ -279,13 +232,8 @@ fn write_events_table(run: &RunDir, run_id: &str) -> Result<(SealedTable, bool)>
         })
         .collect();
     let bytes = std::fs::metadata(&path).map_err(|e| Error::unreadable(&path, e))?.len();
-    let table = SealedTable {
-        file: RunDir::EVENTS_TABLE.to_string(),
-        bytes,
-        sha256: inferbench_contract::canonical::file_sha256(&path)?,
-        rows,
-        segments,
-    };
+    let table =
+        SealedTable { file: RunDir::EVENTS_TABLE.to_string(), bytes, sha256: file_sha256(&path)?, rows, segments };
     Ok((table, complete))
 }
 
@@ -307,9 +255,15 @@ fn kind(event: &Event) -> &'static str {
 mod tests {
     use super::*;
     use crate::event_log;
+    use crate::inventory::{read_record, segment_sha256};
     use crate::jsonl::AppendWriter;
+    use inferbench_contract::event::{Envelope, Event, Outcome, TaskFamily};
     use inferbench_contract::event::{RequestStarted, RequestTerminal, SseEvent};
+    use inferbench_contract::seal::TableSegment;
+    use inferbench_contract::tables::EventRow;
     use inferbench_contract::testutil::opened;
+    use std::io::Write;
+    use std::path::Path;
 
     fn started() -> Event {
         Event::RequestStarted(RequestStarted {
