@@ -382,7 +382,7 @@ fn send_table(source: &SealedSource, out: &std::sync::mpsc::SyncSender<Item>) ->
             }
         }
     };
-    for batch in crate::events_table::LogLines::open(path, &record.run_id)? {
+    for batch in crate::table_lines::LogLines::open(path, &record.run_id)? {
         let mut block = Vec::new();
         for (segment, line) in batch? {
             let number = current.map(|(at, _)| segments[at].0.segment);

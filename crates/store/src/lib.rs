@@ -10,6 +10,7 @@
 //! fields) and the inputs (a lock binds them); it never touches the network.
 
 pub mod atomic;
+pub mod compress;
 pub mod event_log;
 pub mod events_table;
 pub mod execution;
@@ -21,6 +22,7 @@ pub mod pipeline;
 pub mod provenance;
 pub mod run;
 pub mod sealed;
+pub mod table_lines;
 #[cfg(any(test, feature = "testutil"))]
 pub mod testutil;
 
