@@ -13,7 +13,13 @@ mod credentials;
 mod echo;
 mod fetch;
 mod log;
+mod plan;
+mod prepared;
+mod release;
 mod resume;
+mod rounds;
+mod seal;
+mod segment;
 mod transport;
 
 use clap::Parser;
