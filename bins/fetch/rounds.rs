@@ -1,7 +1,7 @@
 //! Sending what remains, round after round, into this fetch's segment of the log: each round
 //! built ahead ([`crate::prepared`]), released and awaited ([`crate::release`]), the log
 //! flushed while it runs, and the segment closed as complete, or as interrupted by a signal.
-use crate::log::EventLog;
+use crate::log::Flushes;
 use crate::plan::Plan;
 use crate::prepared::{round_ranges, spawn_preparer};
 use crate::release::run_round;
@@ -37,7 +37,7 @@ pub async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> 
         .collect();
     let pending_rounds = rounds.len();
     let mut prepared_rounds = spawn_preparer(&plan_owner, &state, &log, rounds)?;
-    let mut syncing = None;
+    let mut flushes = Flushes::default();
     let mut next = prepared_rounds.recv().await;
     let mut sent_rounds = 0;
     while let Some(prepared) = next.take() {
@@ -48,7 +48,7 @@ pub async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> 
         // waiting for the disk; a failed flush stops the fetch after the round) and the next
         // round is taken from its builder, which starts on another. Nothing of this, not even
         // the wake of a thread, happens between the last answer of a round and the next launch.
-        let meanwhile = async { (flush(&mut syncing, &log).await, prepared_rounds.recv().await) };
+        let meanwhile = async { (flushes.start(&log).await, prepared_rounds.recv().await) };
         tokio::select! {
             done = run_round(plan, &log, prepared, meanwhile) => {
                 let (flushed, upcoming) = done?;
@@ -69,28 +69,10 @@ pub async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> 
         // Its channel closed early: the thread panicked (a bug); the log stays open for a resume.
         anyhow::bail!("the thread that builds the requests stopped after {sent_rounds} of {pending_rounds} rounds");
     }
-    if let Some(done) = syncing.take() {
-        done.await.context("flushing the log")?.context("flushing the log")?;
-    }
+    flushes.finish().await?;
     progress.finish_and_clear();
     let terminal = log.close(state.next_segment, SegmentStatus::Complete, before)?;
     eprintln!("ib-fetch: {terminal} of {} scheduled requests terminal", plan.schedule.len());
-    Ok(())
-}
-
-type Syncing = tokio::task::JoinHandle<std::io::Result<()>>;
-
-/// Starts forcing the log to stable storage on a blocking thread unless the last flush is still
-/// running; fails when the last flush failed.
-async fn flush(syncing: &mut Option<Syncing>, log: &EventLog) -> Result<()> {
-    if syncing.as_ref().is_some_and(|s| !s.is_finished()) {
-        return Ok(());
-    }
-    if let Some(done) = syncing.take() {
-        done.await.context("flushing the log")?.context("flushing the log")?;
-    }
-    let file = log.sync_handle()?;
-    *syncing = Some(tokio::task::spawn_blocking(move || file.sync_data()));
     Ok(())
 }
 
