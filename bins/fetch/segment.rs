@@ -21,8 +21,9 @@ pub fn open(plan: &Plan, state: &LogState) -> Result<EventLog> {
         Some(anchor) => wall.saturating_sub(anchor).max(state.last_t_ns + 1),
         None => 0,
     };
-    let log = EventLog::open(&plan.run.segment(state.next_segment), plan.run_id.clone(), state.next_seq, base_ns)?;
-    log.emit(Event::SegmentOpened(SegmentOpened {
+    // The segment's first lines: what this fetch runs under, then every attempt an earlier
+    // fetch left without an end, closed.
+    let mut opening = vec![Event::SegmentOpened(SegmentOpened {
         segment: state.next_segment,
         wall_clock_unix_ns: wall,
         code_version: CODE_VERSION.to_string(),
@@ -38,9 +39,9 @@ pub fn open(plan: &Plan, state: &LogState) -> Result<EventLog> {
         host_sha256_16: host_hash(),
         os: std::env::consts::OS.to_string(),
         arch: std::env::consts::ARCH.to_string(),
-    }))?;
-    for (request_id, attempt) in &state.open {
-        log.emit(Event::RequestTerminal(RequestTerminal {
+    })];
+    opening.extend(state.open.iter().map(|(request_id, attempt)| {
+        Event::RequestTerminal(RequestTerminal {
             request_id: request_id.clone(),
             attempt: *attempt,
             outcome: Outcome::Interrupted,
@@ -50,7 +51,11 @@ pub fn open(plan: &Plan, state: &LogState) -> Result<EventLog> {
             error_body: None,
             bytes_received: 0,
             done_seen: false,
-        }))?;
+        })
+    }));
+    let log = EventLog::open(&plan.run.segment(state.next_segment), plan.run_id.clone(), state.next_seq, base_ns)?;
+    for event in opening {
+        log.emit(event)?;
     }
     Ok(log)
 }
