@@ -75,7 +75,10 @@ fn prepare_round(plan: &Arc<Plan>, state: &LogState, log: &EventLog, round: &[Sc
     let requests = round
         .iter()
         .filter(|row| !state.terminal.contains(&row.request_id))
-        .map(|row| client::prepare(log, Arc::clone(&plan.clients[&row.provider]), unit(plan, state, row)))
+        .map(|row| {
+            let unit = unit(plan, state, row);
+            client::prepare(log, Arc::clone(&plan.clients[&row.provider]), unit)
+        })
         .collect::<Result<Vec<_>>>()?;
     let released = log.released_line(RoundReleased {
         round_id: round[0].round_id.clone(),
