@@ -8,18 +8,9 @@ use anyhow::Result;
 /// and otherwise changes nothing.
 pub fn seal(plan: &Plan, nothing_sent: bool) -> Result<()> {
     let sealed = inferbench_store::sealed::seal(&plan.run, &plan.run_id)?;
-    if nothing_sent {
-        eprintln!("ib-fetch: every scheduled request is terminal; {}", sealed_summary(&sealed));
-    } else {
-        eprintln!("ib-fetch: {} ({})", sealed_summary(&sealed), plan.run.events_parquet().display());
-    }
-    Ok(())
-}
-
-fn sealed_summary(sealed: &inferbench_store::sealed::Sealed) -> String {
     let (original, compressed) =
         sealed.segments.iter().fold((0, 0), |(o, c), s| (o + s.original_bytes, c + s.compressed_bytes));
-    if sealed.complete {
+    let summary = if sealed.complete {
         format!(
             "{} events; log sealed: {} segment(s), {original} bytes compressed to {compressed}",
             sealed.events,
@@ -27,5 +18,11 @@ fn sealed_summary(sealed: &inferbench_store::sealed::Sealed) -> String {
         )
     } else {
         format!("{} events; the log stays open (requests remain)", sealed.events)
+    };
+    if nothing_sent {
+        eprintln!("ib-fetch: every scheduled request is terminal; {summary}");
+    } else {
+        eprintln!("ib-fetch: {summary} ({})", plan.run.events_parquet().display());
     }
+    Ok(())
 }
