@@ -204,6 +204,7 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
     for (name, _) in &auth {
         logged_headers.insert(name.clone(), REDACTED.to_string());
     }
+    let endpoint = creds.redacted(&client.endpoint);
     let mut request = client.http.post();
     for (name, value) in REQUEST_HEADERS {
         request = request.header(name, value);
@@ -226,7 +227,7 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
         provider: unit.provider.clone(),
         task_family: unit.task_family,
         item_id: unit.item_id.clone(),
-        endpoint: creds.redacted(&client.endpoint),
+        endpoint,
         body: unit.body.clone(),
         headers: logged_headers,
         // Filled in at the release.

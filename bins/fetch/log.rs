@@ -1,6 +1,6 @@
 //! The event log writer: one segment file per fetch process, gap-free `seq` across segments,
 //! and the run clock (monotonic within a segment, anchored to the run's first segment).
-use anyhow::Result;
+use anyhow::{Context, Result};
 use inferbench_contract::event::{
     Envelope, Event, Outcome, RequestStarted, RoundReleased, SegmentClosed, SegmentStatus,
 };
@@ -93,7 +93,7 @@ impl EventLog {
 
     /// A handle that forces the segment to stable storage from another thread, so that the
     /// flush at a round boundary does not hold up the next round's launch.
-    pub fn sync_handle(&self) -> Result<std::fs::File> {
+    fn sync_handle(&self) -> Result<std::fs::File> {
         let inner = self.inner.lock().map_err(|_| anyhow::anyhow!("event log lock poisoned"))?;
         Ok(inner.writer.sync_handle()?)
     }
@@ -148,6 +148,35 @@ impl EventLog {
         let count = render(scratch, inner.next_seq);
         inner.writer.append_lines(scratch)?;
         inner.next_seq += count;
+        Ok(())
+    }
+}
+
+/// The log forced to stable storage on a blocking thread while the rounds go on, one flush at
+/// a time, so that a round's launch never waits for the disk.
+#[derive(Default)]
+pub struct Flushes {
+    running: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Flushes {
+    /// Starts forcing `log` to stable storage unless the last flush is still running; fails
+    /// when the last flush failed.
+    pub async fn start(&mut self, log: &EventLog) -> Result<()> {
+        if self.running.as_ref().is_some_and(|s| !s.is_finished()) {
+            return Ok(());
+        }
+        self.finish().await?;
+        let file = log.sync_handle()?;
+        self.running = Some(tokio::task::spawn_blocking(move || file.sync_data()));
+        Ok(())
+    }
+
+    /// Waits for the last flush started, if any; fails when it failed.
+    pub async fn finish(&mut self) -> Result<()> {
+        if let Some(done) = self.running.take() {
+            done.await.context("flushing the log")?.context("flushing the log")?;
+        }
         Ok(())
     }
 }

@@ -14,7 +14,13 @@ mod echo;
 mod fetch;
 mod log;
 mod pacer;
+mod plan;
+mod prepared;
+mod release;
 mod resume;
+mod rounds;
+mod seal;
+mod segment;
 mod transport;
 
 use clap::Parser;

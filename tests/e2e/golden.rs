@@ -109,7 +109,7 @@ fn normalized(run: &Path, text: &str) -> String {
         // A sealed segment keeps its original's name and hash in provenance.
         let hash = match file {
             "events/0001.jsonl" => {
-                inferbench_store::seal_record::segment_sha256(&inferbench_store::run::RunDir::new(run), 1)
+                inferbench_store::inventory::segment_sha256(&inferbench_store::run::RunDir::new(run), 1)
                     .ok()
                     .flatten()
                     .ok_or(())

@@ -50,21 +50,34 @@ pub fn hash(value: &Value) -> String {
 
 /// SHA-256 of a file, for provenance (`inputs` maps).
 pub fn file_sha256(path: &std::path::Path) -> crate::Result<String> {
-    use sha2::{Digest, Sha256};
-    use std::io::Read;
+    file_digest(path).map(|(_, sha256)| sha256)
+}
+
+/// Size and SHA-256 of a file.
+pub fn file_digest(path: &std::path::Path) -> crate::Result<(u64, String)> {
+    let file = std::fs::File::open(path).map_err(|e| crate::Error::unreadable(path, e))?;
+    digest(file, path)
+}
+
+/// Length and SHA-256 of everything `reader` yields (the file at `path`, or what a decoder
+/// makes of it): every hash of a file is taken here.
+pub fn digest(mut reader: impl std::io::Read, path: &std::path::Path) -> crate::Result<(u64, String)> {
     // Streamed through a fixed buffer: an event log segment can be many gigabytes.
-    let mut file = std::fs::File::open(path).map_err(|e| crate::Error::unreadable(path, e))?;
     let mut hasher = Sha256::new();
     let mut buffer = vec![0u8; 1 << 20];
+    let mut total = 0u64;
     loop {
-        match file.read(&mut buffer) {
+        match reader.read(&mut buffer) {
             Ok(0) => break,
-            Ok(n) => hasher.update(&buffer[..n]),
+            Ok(n) => {
+                hasher.update(&buffer[..n]);
+                total += n as u64;
+            }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(crate::Error::unreadable(path, e)),
         }
     }
-    Ok(hex(&hasher.finalize()))
+    Ok((total, hex(&hasher.finalize())))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! Every stage talks to the others only through files in a run directory; this crate says
 //! what those files are, so no two stages can disagree about a format. It holds types, their
 //! serde shape, their JSON Schema and their pure checks, and the hashes that bind them
-//! ([`canonical`], whose `file_sha256` is its one read of a file). It knows nothing of where a
+//! ([`canonical`], whose `file_digest` is its one read of a file). It knows nothing of where a
 //! run lives, how a stream is judged or how a spec is read: giving these types
 //! their meaning is the job of the crates above it (`inferbench-judge`, `inferbench-inputs`,
 //! `inferbench-store`).

@@ -8,7 +8,8 @@
 //! Every reader goes through [`LogReader`], which streams the log a line at a time (bounded
 //! memory whatever its size) and reads each segment in either of its two forms: the live
 //! `events/NNNN.jsonl` that `ib-fetch` appends, or the sealed `events/NNNN.jsonl.zst` that
-//! `crate::sealed::seal` leaves once the run is complete.
+//! `crate::sealed::seal` leaves once the run is complete, as the log's [`Inventory`] lists them.
+use crate::inventory::Inventory;
 use crate::run::RunDir;
 use inferbench_contract::event::{Envelope, Event};
 use inferbench_contract::{Error, Result, FORMAT_VERSION};
@@ -69,10 +70,10 @@ const BLOCK_BYTES: usize = 64 << 10;
 /// worker are in memory, whatever the log's size. The checks run here, in order, so a
 /// damaged log is refused at the same line with the same message as a line-by-line read.
 pub struct LogReader {
-    pending: std::collections::VecDeque<(u32, PathBuf)>,
+    /// The segments still to read: each one's number, its file, and what `events/seal.json`
+    /// records of it (read when the log is opened).
+    pending: std::collections::VecDeque<Listed>,
     listed: usize,
-    /// What `events/seal.json` says of the sealed segments (read when the log is opened).
-    seal: Option<Result<Option<inferbench_contract::seal::SealRecord>>>,
     outputs: Vec<std::sync::mpsc::Receiver<Item>>,
     threads: Vec<std::thread::JoinHandle<()>>,
     /// The turn: which worker's output holds the next item.
@@ -89,6 +90,9 @@ pub struct LogReader {
     table: Option<SealedSource>,
     reads_table: bool,
 }
+
+/// A segment to read: its number, its file, and what the seal record says of it.
+type Listed = (u32, PathBuf, Option<inferbench_contract::seal::SealedSegment>);
 
 /// What reading a sealed log from its table needs.
 struct SealedSource {
@@ -107,8 +111,9 @@ impl LogReader {
     /// Any other log, or a table that is missing or not the recorded one, is read from its
     /// JSONL, which stays the source of truth.
     pub fn open(run: &RunDir, run_id: &str) -> Result<LogReader> {
-        let mut reader = Self::open_jsonl(run, run_id)?;
-        reader.table = sealed_source(run, &reader.pending, reader.seal.as_ref());
+        let inventory = Inventory::take(run)?;
+        let mut reader = Self::jsonl(&inventory, run_id);
+        reader.table = sealed_source(&inventory);
         reader.reads_table = reader.table.is_some();
         Ok(reader)
     }
@@ -116,15 +121,20 @@ impl LogReader {
     /// Opens the log of `run` to read from its JSONL segments (live or sealed) whatever else
     /// the run holds.
     pub fn open_jsonl(run: &RunDir, run_id: &str) -> Result<LogReader> {
-        let listed = run.segments().map_err(|e| Error::unreadable(run.events_dir(), e))?;
-        let any_sealed = listed.iter().any(|(_, path)| crate::run::is_sealed_segment(path));
-        let seal = Some(if any_sealed { crate::seal_record::read_record(run) } else { Ok(None) });
-        Ok(LogReader {
+        Ok(Self::jsonl(&Inventory::take(run)?, run_id))
+    }
+
+    /// Reads the JSONL segments `inventory` lists, whose run's lock names it `run_id`.
+    pub fn jsonl(inventory: &Inventory, run_id: &str) -> LogReader {
+        LogReader {
             table: None,
             reads_table: false,
-            seal,
-            listed: listed.len(),
-            pending: listed.into(),
+            listed: inventory.listed().len(),
+            pending: inventory
+                .listed()
+                .iter()
+                .map(|(number, path)| (*number, path.clone(), inventory.sealed(*number).cloned()))
+                .collect(),
             outputs: Vec::new(),
             threads: Vec::new(),
             turn: 0,
@@ -133,7 +143,7 @@ impl LogReader {
             checker: Checker::new(run_id),
             done: Vec::new(),
             failed: false,
-        })
+        }
     }
 
     /// The segments read to their end so far (all of them once the iterator is exhausted).
@@ -191,9 +201,8 @@ impl LogReader {
             );
         }
         let segments = std::mem::take(&mut self.pending);
-        let seal = self.seal.take().expect("spawned once");
         let read = std::thread::Builder::new().name("log-read".into());
-        self.threads.push(read.spawn(move || read_segments(segments, seal, &inputs)).expect("a thread"));
+        self.threads.push(read.spawn(move || read_segments(segments, &inputs)).expect("a thread"));
     }
 
     fn step(&mut self) -> Result<Option<Entry>> {
@@ -284,12 +293,9 @@ fn parse_lines(text: &[u8]) -> Vec<std::result::Result<Envelope, serde_json::Err
 
 /// The table to read a sealed log from, if the seal recorded one for exactly the segments
 /// listed and `events.parquet` is that file.
-fn sealed_source(
-    run: &RunDir,
-    listed: &std::collections::VecDeque<(u32, PathBuf)>,
-    seal: Option<&Result<Option<inferbench_contract::seal::SealRecord>>>,
-) -> Option<SealedSource> {
-    let record = seal?.as_ref().ok()?.as_ref()?;
+fn sealed_source(inventory: &Inventory) -> Option<SealedSource> {
+    let (run, listed) = (inventory.run(), inventory.listed());
+    let record = inventory.record()?;
     let table = record.table.as_ref()?;
     let numbers: Vec<u32> = listed.iter().map(|(n, _)| *n).collect();
     let all_sealed = listed.iter().all(|(_, path)| crate::run::is_sealed_segment(path));
@@ -365,7 +371,7 @@ fn send_table(source: &SealedSource, out: &std::sync::mpsc::SyncSender<Item>) ->
             // while the log is intact, and a modified log is refused as the JSONL reader
             // refuses it.
             let path = run.sealed_segment(sealed.segment);
-            crate::seal_record::check_compressed(&path, sealed)?;
+            crate::inventory::check_compressed(&path, sealed)?;
             if out.send(Item::Start { number: sealed.segment, path, sealed: true }).is_err() {
                 return Ok(false);
             }
@@ -376,7 +382,7 @@ fn send_table(source: &SealedSource, out: &std::sync::mpsc::SyncSender<Item>) ->
             }
         }
     };
-    for batch in crate::events_table::LogLines::open(path, &record.run_id)? {
+    for batch in crate::table_lines::LogLines::open(path, &record.run_id)? {
         let mut block = Vec::new();
         for (segment, line) in batch? {
             let number = current.map(|(at, _)| segments[at].0.segment);
@@ -414,19 +420,14 @@ enum Hash {
 /// The reader thread: every segment in order, read, hashed and cut into blocks of complete
 /// lines, each handed to the next worker in turn. Stops when a worker is gone (the
 /// [`LogReader`] was dropped).
-fn read_segments(
-    segments: std::collections::VecDeque<(u32, PathBuf)>,
-    seal: Result<Option<inferbench_contract::seal::SealRecord>>,
-    workers: &[std::sync::mpsc::SyncSender<Item>],
-) {
+fn read_segments(segments: std::collections::VecDeque<Listed>, workers: &[std::sync::mpsc::SyncSender<Item>]) {
     let mut turn = 0;
     let mut send = |item: Item| -> bool {
         let sent = workers[turn].send(item).is_ok();
         turn = (turn + 1) % workers.len();
         sent
     };
-    let mut seal = Some(seal);
-    for (number, path) in segments {
+    for (number, path, entry) in segments {
         let sealed = crate::run::is_sealed_segment(&path);
         let file = match std::fs::File::open(&path) {
             Ok(file) => file,
@@ -436,15 +437,6 @@ fn read_segments(
             }
         };
         let (source, hash): (Box<dyn std::io::Read>, Hash) = if sealed {
-            let record = match seal.take().expect("the seal record is kept") {
-                Ok(record) => record,
-                Err(e) => {
-                    send(Item::Failed(e));
-                    return;
-                }
-            };
-            let entry = record.as_ref().and_then(|r| r.segments.iter().find(|s| s.segment == number)).cloned();
-            seal = Some(Ok(record));
             let (file, hash): (Box<dyn std::io::Read>, Hash) = match entry {
                 Some(entry) => {
                     let compressed = std::sync::Arc::new(std::sync::Mutex::new(Sha256::new()));

@@ -11,12 +11,23 @@
 //!   `data` field as plain text (`[DONE]` is the string `[DONE]`), `event`, `id`, `retry` and
 //!   a comment's text;
 //! - for every other event type, its `data` object as one JSON text (`data`).
-use arrow_array::{Array, BooleanArray, Int64Array, RecordBatch, StringArray};
-use inferbench_contract::event::{Envelope, Event, SseEvent};
+//!
+//! The table is written from the log's JSONL when the log is sealed (`crate::sealed::seal`);
+//! reading it back is `crate::table_lines`'.
+use crate::event_log::LogReader;
+use crate::inventory::{HashedSegment, Inventory};
+use crate::parquet_io::Writer;
+use crate::run::RunDir;
+use inferbench_contract::canonical::file_sha256;
+use inferbench_contract::event::{Envelope, Event, Outcome, SseEvent, TaskFamily};
+use inferbench_contract::seal::{SealedTable, TableSegment};
 use inferbench_contract::tables::EventRow;
+use inferbench_contract::{Error, Result};
+use inferbench_judge::timing;
+use std::collections::{BTreeMap, HashMap};
 
 /// Fills the columns of an `sse_event` row: the fields the timing reads, beside the raw event.
-pub fn fill_sse(row: &mut EventRow, e: SseEvent) {
+fn fill_sse(row: &mut EventRow, e: SseEvent) {
     if let Some(chunk) = inferbench_judge::timing::chunk_fields(e.data.as_deref()) {
         row.answer_delta = Some(chunk.answer).filter(|s| !s.is_empty());
         row.reasoning_delta = Some(chunk.reasoning).filter(|s| !s.is_empty());
@@ -36,132 +47,120 @@ pub fn fill_sse(row: &mut EventRow, e: SseEvent) {
     row.sse_redacted = Some(e.redacted);
 }
 
-/// Rows of the table decoded a record batch at a time.
-const BATCH_ROWS: usize = 1024;
-
-/// The columns that hold a log line (everything else is derived from them).
-const LINE_COLUMNS: [&str; 14] = [
-    "segment",
-    "seq",
-    "t_ns",
-    "type",
-    "request_id",
-    "attempt",
-    "sse_index",
-    "sse_data",
-    "sse_event",
-    "sse_id",
-    "sse_retry",
-    "sse_comment",
-    "sse_redacted",
-    "data",
-];
-
-/// One line of the log, read back from the table: its segment and its envelope (or why the
-/// row's `data` is not the event its type names).
-pub type LogLine = (u32, std::result::Result<Envelope, serde_json::Error>);
-
-/// The log's lines from a sealed `events.parquet`, in log order, a record batch at a time,
-/// reading only the columns that hold them. Each envelope is the one the line it was written
-/// from reads as: `v` is the format version (every line was checked to have it when the table
-/// was written) and `run_id` the run's.
-pub struct LogLines {
-    path: std::path::PathBuf,
-    run_id: String,
-    batches: parquet::arrow::arrow_reader::ParquetRecordBatchReader,
+/// What an attempt's rows in `events.parquet` take from its `request_started`.
+struct Context {
+    provider: String,
+    task_family: TaskFamily,
+    item_id: String,
+    round_index: i64,
+    sent_t_ns: u64,
 }
 
-impl LogLines {
-    pub fn open(path: &std::path::Path, run_id: &str) -> inferbench_contract::Result<LogLines> {
-        let builder = crate::parquet_io::open_columns::<EventRow>(path)?;
-        let schema = builder.parquet_schema();
-        let mut indices = Vec::with_capacity(LINE_COLUMNS.len());
-        for name in LINE_COLUMNS {
-            let index = schema
-                .columns()
-                .iter()
-                .position(|c| c.name() == name)
-                .ok_or_else(|| crate::parquet_io::corrupt_table(path, format!("no column `{name}`")))?;
-            indices.push(index);
-        }
-        let mask = parquet::arrow::ProjectionMask::leaves(schema, indices);
-        let batches = builder
-            .with_projection(mask)
-            .with_batch_size(BATCH_ROWS)
-            .build()
-            .map_err(|e| crate::parquet_io::corrupt_table(path, e))?;
-        Ok(LogLines { path: path.to_path_buf(), run_id: run_id.to_string(), batches })
-    }
-
-    fn lines(&self, batch: &RecordBatch) -> inferbench_contract::Result<Vec<LogLine>> {
-        let bad = |e: String| crate::parquet_io::corrupt_table(&self.path, e);
-        let column = |name: &str| batch.column_by_name(name).ok_or_else(|| bad(format!("no column `{name}`")));
-        let ints = |name: &str| -> inferbench_contract::Result<&Int64Array> {
-            column(name)?.as_any().downcast_ref::<Int64Array>().ok_or_else(|| bad(format!("`{name}` is not Int64")))
-        };
-        let texts = |name: &str| -> inferbench_contract::Result<&StringArray> {
-            column(name)?.as_any().downcast_ref::<StringArray>().ok_or_else(|| bad(format!("`{name}` is not Utf8")))
-        };
-        let (segment, seq, t_ns, kind) = (ints("segment")?, ints("seq")?, ints("t_ns")?, texts("type")?);
-        let (request_id, attempt, index) = (texts("request_id")?, ints("attempt")?, ints("sse_index")?);
-        let (data, event, id, retry) = (texts("sse_data")?, texts("sse_event")?, texts("sse_id")?, texts("sse_retry")?);
-        let comment = texts("sse_comment")?;
-        let redacted = column("sse_redacted")?
-            .as_any()
-            .downcast_ref::<BooleanArray>()
-            .ok_or_else(|| bad("`sse_redacted` is not Boolean".into()))?;
-        let other = texts("data")?;
-        let text = |a: &StringArray, i: usize| a.is_valid(i).then(|| a.value(i).to_string());
-        let int = |a: &Int64Array, name: &str, i: usize| -> inferbench_contract::Result<u64> {
-            let v = a.is_valid(i).then(|| a.value(i)).ok_or_else(|| bad(format!("row {i}: `{name}` is null")))?;
-            u64::try_from(v).map_err(|_| bad(format!("row {i}: `{name}` is negative")))
-        };
-        let small = |a: &Int64Array, name: &str, i: usize| -> inferbench_contract::Result<u32> {
-            u32::try_from(int(a, name, i)?).map_err(|_| bad(format!("row {i}: `{name}` is out of range")))
-        };
-        let mut lines = Vec::with_capacity(batch.num_rows());
-        for i in 0..batch.num_rows() {
-            if !kind.is_valid(i) {
-                return Err(bad(format!("row {i}: `type` is null")));
+/// Writes `events.parquet` from the JSONL of the segments `inventory` lists (`hashes` are
+/// theirs), streaming; returns what it wrote and whether every scheduled request is terminal.
+pub fn write(inventory: &Inventory, hashes: &[HashedSegment], run_id: &str) -> Result<(SealedTable, bool)> {
+    let run = inventory.run();
+    let path = run.events_parquet();
+    let unencodable = |e: serde_json::Error| Error::Parquet { path: path.clone(), message: e.to_string() };
+    // A table's provenance is written before its rows, so the segments were hashed up front
+    // (one extra sequential read, cheap next to parsing every line).
+    let mut inputs = BTreeMap::from([(RunDir::LOCK.to_string(), file_sha256(&run.lock())?)]);
+    inputs.extend(hashes.iter().map(|s| (RunDir::segment_name(s.number), s.sha256.clone())));
+    // Never from the table being rewritten.
+    let mut log = LogReader::jsonl(inventory, run_id);
+    let mut writer = Writer::<EventRow>::create(&path, &inputs)?;
+    let mut open: HashMap<(String, u32), Context> = HashMap::new();
+    let mut scheduled: Option<u64> = None;
+    let mut terminal = 0u64;
+    let mut batch: Vec<EventRow> = Vec::with_capacity(4096);
+    for entry in &mut log {
+        let entry = entry?;
+        let Envelope { seq, t_ns, event, .. } = entry.env;
+        let mut row = EventRow::new(entry.segment, seq, t_ns, kind(&event));
+        let context = |open: &HashMap<(String, u32), Context>, row: &mut EventRow, id: &str, attempt: u32| {
+            row.request_id = Some(id.to_string());
+            row.attempt = Some(i64::from(attempt));
+            if let Some(c) = open.get(&(id.to_string(), attempt)) {
+                row.provider = Some(c.provider.clone());
+                row.task_family = Some(c.task_family);
+                row.item_id = Some(c.item_id.clone());
+                row.round_index = Some(c.round_index);
+                row.offset_ms = Some(timing::ms_between(c.sent_t_ns, t_ns));
             }
-            let event = if kind.value(i) == "sse_event" {
-                Ok(Event::SseEvent(SseEvent {
-                    request_id: text(request_id, i).ok_or_else(|| bad(format!("row {i}: `request_id` is null")))?,
-                    attempt: small(attempt, "attempt", i)?,
-                    index: small(index, "sse_index", i)?,
-                    data: text(data, i),
-                    event: text(event, i),
-                    id: text(id, i),
-                    retry: text(retry, i),
-                    comment: text(comment, i),
-                    redacted: redacted.is_valid(i) && redacted.value(i),
-                }))
-            } else if other.is_valid(i) {
-                inferbench_contract::event::event_from_data(kind.value(i), other.value(i))
-            } else {
-                return Err(bad(format!("row {i}: a `{}` row without `data`", kind.value(i))));
-            };
-            let (seq, t_ns) = (int(seq, "seq", i)?, int(t_ns, "t_ns", i)?);
-            let envelope = event.map(|event| Envelope {
-                v: inferbench_contract::FORMAT_VERSION,
-                run_id: self.run_id.clone(),
-                seq,
-                t_ns,
-                event,
-            });
-            lines.push((small(segment, "segment", i)?, envelope));
+        };
+        match &event {
+            Event::SegmentOpened(s) => {
+                scheduled.get_or_insert(s.scheduled_requests);
+            }
+            Event::RequestStarted(s) => {
+                open.insert(
+                    (s.request_id.clone(), s.attempt),
+                    Context {
+                        provider: s.provider.clone(),
+                        task_family: s.task_family,
+                        item_id: s.item_id.clone(),
+                        round_index: s.round_index as i64,
+                        sent_t_ns: t_ns,
+                    },
+                );
+                context(&open, &mut row, &s.request_id, s.attempt);
+            }
+            Event::ResponseHead(h) => context(&open, &mut row, &h.request_id, h.attempt),
+            Event::CredentialEcho(c) => context(&open, &mut row, &c.request_id, c.attempt),
+            Event::RequestTerminal(t) => {
+                context(&open, &mut row, &t.request_id, t.attempt);
+                open.remove(&(t.request_id.clone(), t.attempt));
+                terminal += u64::from(t.outcome != Outcome::Interrupted);
+            }
+            Event::SseEvent(e) => context(&open, &mut row, &e.request_id, e.attempt),
+            Event::RoundReleased(r) => row.round_index = Some(r.round_index as i64),
+            Event::RoundClosed(r) => row.round_index = Some(r.round_index as i64),
+            Event::SegmentClosed(_) | Event::StepOpened(_) | Event::StepClosed(_) => {}
         }
-        Ok(lines)
+        if let Event::SseEvent(e) = event {
+            fill_sse(&mut row, e);
+        } else {
+            let value = serde_json::to_value(&event).map_err(unencodable)?;
+            let data = value.get("data").cloned().unwrap_or(serde_json::Value::Null);
+            row.data = Some(serde_json::to_string(&data).map_err(unencodable)?);
+        }
+        batch.push(row);
+        if batch.len() == batch.capacity() {
+            writer.write(&batch)?;
+            batch.clear();
+        }
     }
+    writer.write(&batch)?;
+    let rows = writer.rows();
+    writer.finish()?;
+    let complete = open.is_empty() && scheduled.is_some_and(|n| terminal >= n);
+    let segments = log
+        .segments()
+        .iter()
+        .map(|s| TableSegment {
+            segment: s.number,
+            lines: s.lines as u64,
+            torn_tail_bytes: s.torn_tail.map(|n| n as u64),
+        })
+        .collect();
+    let bytes = std::fs::metadata(&path).map_err(|e| Error::unreadable(&path, e))?.len();
+    let table =
+        SealedTable { file: RunDir::EVENTS_TABLE.to_string(), bytes, sha256: file_sha256(&path)?, rows, segments };
+    Ok((table, complete))
 }
 
-impl Iterator for LogLines {
-    type Item = inferbench_contract::Result<Vec<LogLine>>;
-    fn next(&mut self) -> Option<Self::Item> {
-        let batch = match self.batches.next()? {
-            Ok(batch) => batch,
-            Err(e) => return Some(Err(crate::parquet_io::corrupt_table(&self.path, e))),
-        };
-        Some(self.lines(&batch))
+fn kind(event: &Event) -> &'static str {
+    match event {
+        Event::SegmentOpened(_) => "segment_opened",
+        Event::RoundReleased(_) => "round_released",
+        Event::RequestStarted(_) => "request_started",
+        Event::ResponseHead(_) => "response_head",
+        Event::SseEvent(_) => "sse_event",
+        Event::CredentialEcho(_) => "credential_echo",
+        Event::RequestTerminal(_) => "request_terminal",
+        Event::RoundClosed(_) => "round_closed",
+        Event::SegmentClosed(_) => "segment_closed",
+        Event::StepOpened(_) => "step_opened",
+        Event::StepClosed(_) => "step_closed",
     }
 }

@@ -3,24 +3,26 @@
 //! Every write is atomic or append-only ([`atomic`], [`jsonl`], [`parquet_io`]); a run is a
 //! directory ([`run`]) bound to its inputs by its lock ([`lock`], [`pipeline`]), and every
 //! derived file records what it was derived from ([`provenance`]). The raw event log is
-//! appended by `ib-fetch`, read back whole or a block at a time ([`event_log`]), and sealed
-//! into zstd segments and the `events.parquet` table ([`sealed`], [`events_table`]);
-//! [`execution`] reads what a fetch recorded of itself. The store stands on the contract, the
-//! judge (the events table holds each chunk's parsed fields) and the inputs (a lock binds
-//! them); it never touches the network.
+//! appended by `ib-fetch`, listed and hashed ([`inventory`]), read back whole or a block at a
+//! time ([`event_log`]), and sealed into zstd segments and the `events.parquet` table
+//! ([`sealed`], [`events_table`]); [`execution`] reads what a fetch recorded of itself. The
+//! store stands on the contract, the judge (the events table holds each chunk's parsed
+//! fields) and the inputs (a lock binds them); it never touches the network.
 
 pub mod atomic;
+pub mod compress;
 pub mod event_log;
 pub mod events_table;
 pub mod execution;
+pub mod inventory;
 pub mod jsonl;
 pub mod lock;
 pub mod parquet_io;
 pub mod pipeline;
 pub mod provenance;
 pub mod run;
-pub mod seal_record;
 pub mod sealed;
+pub mod table_lines;
 #[cfg(any(test, feature = "testutil"))]
 pub mod testutil;
 

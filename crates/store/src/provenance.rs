@@ -35,7 +35,7 @@ impl Current {
         let path = run.root().join(name);
         let hash = if let Some(number) = segment {
             // A sealed segment is still named by its original JSONL and that file's hash.
-            crate::seal_record::segment_sha256(run, number)?
+            crate::inventory::segment_sha256(run, number)?
         } else if path.exists() {
             Some(file_sha256(&path)?)
         } else {

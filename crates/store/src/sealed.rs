@@ -14,24 +14,12 @@
 //! record is written atomically after every segment is compressed; only then are the plain
 //! files removed. Readers take the plain file while it exists, so a seal killed at any point
 //! leaves a readable log, and sealing again finishes it (it is idempotent).
-use crate::event_log::LogReader;
-use crate::parquet_io::Writer;
-use crate::run::RunDir;
-use crate::seal_record::{read_record, segment_sha256};
-use inferbench_contract::event::{Envelope, Event, Outcome, TaskFamily};
-use inferbench_contract::seal::{SealRecord, SealedSegment, SealedTable, TableSegment};
-use inferbench_contract::tables::EventRow;
+use crate::compress::compress;
+use crate::inventory::{HashedSegment, Inventory};
+use crate::run::{is_sealed_segment, RunDir};
+use inferbench_contract::seal::{SealRecord, SealedSegment};
 use inferbench_contract::{Error, Result, FORMAT_VERSION};
-use inferbench_judge::timing;
-use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, HashMap};
-use std::io::{Read, Write};
-use std::path::Path;
-
-/// zstd level of sealed segments: a complete 6,000-request log (129 MB) compresses 22× at
-/// this level in a quarter of a second; level 9 makes it 16% smaller in four times as long,
-/// which a million-request log would pay for minutes.
-pub const LEVEL: i32 = 3;
+use std::collections::BTreeMap;
 
 /// What [`seal`] did.
 #[derive(Debug, Clone)]
@@ -44,32 +32,25 @@ pub struct Sealed {
     pub segments: Vec<SealedSegment>,
 }
 
-/// What an attempt's rows in `events.parquet` take from its `request_started`.
-struct Context {
-    provider: String,
-    task_family: TaskFamily,
-    item_id: String,
-    round_index: i64,
-    sent_t_ns: u64,
-}
-
 /// Seals the log of `run` (whose lock names it `run_id`): writes `events.parquet` from it and,
 /// when every scheduled request is terminal, compresses its segments (see the module docs).
 /// Sealing a sealed run again rewrites the same `events.parquet` and changes nothing else.
 pub fn seal(run: &RunDir, run_id: &str) -> Result<Sealed> {
-    let (table, complete) = write_events_table(run, run_id)?;
+    // The log as it stands, taken once: the table is written from its segments, their hashes
+    // are the table's provenance and what each compressed file must decompress to, and the
+    // earlier record keeps the segments sealed before.
+    let inventory = Inventory::take(run)?;
+    let hashes = inventory.hashes()?;
+    let (table, complete) = crate::events_table::write(&inventory, &hashes, run_id)?;
     let events = table.rows;
-    let earlier = read_record(run)?.map(|r| r.segments).unwrap_or_default();
+    let earlier = inventory.record().map(|r| r.segments.clone()).unwrap_or_default();
     if !complete {
         return Ok(Sealed { events, complete, segments: earlier });
     }
+    let plain: Vec<&HashedSegment> = hashes.iter().filter(|s| !is_sealed_segment(&s.path)).collect();
     let mut sealed: BTreeMap<u32, SealedSegment> = earlier.into_iter().map(|s| (s.segment, s)).collect();
-    let listed = run.segments().map_err(|e| Error::unreadable(run.events_dir(), e))?;
-    for (number, _) in &listed {
-        let plain = run.segment(*number);
-        if plain.exists() {
-            sealed.insert(*number, compress(run, *number)?);
-        }
+    for segment in &plain {
+        sealed.insert(segment.number, compress(run, segment)?);
     }
     let record = SealRecord {
         v: FORMAT_VERSION,
@@ -79,239 +60,26 @@ pub fn seal(run: &RunDir, run_id: &str) -> Result<Sealed> {
         table: Some(table),
     };
     crate::atomic::write_json(&run.seal_record(), &record)?;
-    for (number, _) in &listed {
-        let plain = run.segment(*number);
-        if plain.exists() {
-            std::fs::remove_file(&plain).map_err(|e| Error::io(&plain, e))?;
-        }
+    for segment in &plain {
+        std::fs::remove_file(&segment.path).map_err(|e| Error::io(&segment.path, e))?;
     }
     std::fs::File::open(run.events_dir()).and_then(|d| d.sync_all()).map_err(|e| Error::io(run.events_dir(), e))?;
     Ok(Sealed { events, complete, segments: record.segments })
-}
-
-/// Length and SHA-256 of everything `reader` yields.
-fn digest(mut reader: impl Read, path: &Path) -> Result<(u64, String)> {
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    let mut total = 0u64;
-    loop {
-        let n = reader.read(&mut buf).map_err(|e| Error::unreadable(path, e))?;
-        if n == 0 {
-            return Ok((total, inferbench_contract::canonical::hex(&hasher.finalize())));
-        }
-        hasher.update(&buf[..n]);
-        total += n as u64;
-    }
-}
-
-/// Hashes what passes through to `inner`.
-struct Tee<W> {
-    inner: W,
-    hasher: Sha256,
-    bytes: u64,
-}
-
-impl<W: Write> Write for Tee<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.hasher.update(&buf[..n]);
-        self.bytes += n as u64;
-        Ok(n)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
-/// Compresses segment `number` beside itself and checks the compressed file decompresses to
-/// exactly the original; the plain file is left for the caller to remove.
-fn compress(run: &RunDir, number: u32) -> Result<SealedSegment> {
-    let plain = run.segment(number);
-    let target = run.sealed_segment(number);
-    let tmp = crate::atomic::temporary(&target)?;
-    let result = (|| -> Result<SealedSegment> {
-        let io = |e: std::io::Error| Error::io(&target, e);
-        let mut source = std::fs::File::open(&plain).map_err(|e| Error::unreadable(&plain, e))?;
-        let file = std::fs::File::create(&tmp).map_err(io)?;
-        let tee = Tee { inner: std::io::BufWriter::with_capacity(1 << 20, file), hasher: Sha256::new(), bytes: 0 };
-        let mut encoder = zstd::stream::write::Encoder::new(tee, LEVEL).map_err(io)?;
-        // The frame records the original size, so `zstd -l` shows it too.
-        encoder
-            .set_pledged_src_size(Some(source.metadata().map_err(|e| Error::unreadable(&plain, e))?.len()))
-            .map_err(io)?;
-        encoder.include_checksum(true).map_err(io)?;
-        let mut hasher = Sha256::new();
-        let mut original_bytes = 0u64;
-        let mut buf = vec![0u8; 1 << 16];
-        loop {
-            let n = source.read(&mut buf).map_err(|e| Error::unreadable(&plain, e))?;
-            if n == 0 {
-                break;
-            }
-            hasher.update(&buf[..n]);
-            original_bytes += n as u64;
-            encoder.write_all(&buf[..n]).map_err(io)?;
-        }
-        let original_sha256 = inferbench_contract::canonical::hex(&hasher.finalize());
-        let mut tee = encoder.finish().map_err(io)?;
-        tee.flush().map_err(io)?;
-        let compressed_sha256 = inferbench_contract::canonical::hex(&tee.hasher.finalize_reset());
-        let compressed_bytes = tee.bytes;
-        tee.inner.into_inner().map_err(|e| io(e.into_error()))?.sync_all().map_err(io)?;
-        let decoder = zstd::stream::read::Decoder::new(std::fs::File::open(&tmp).map_err(io)?).map_err(io)?;
-        let back = digest(decoder, &tmp)?;
-        if back != (original_bytes, original_sha256.clone()) {
-            return Err(Error::io(
-                &target,
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    "the compressed segment does not decompress to the original",
-                ),
-            ));
-        }
-        std::fs::rename(&tmp, &target).map_err(io)?;
-        let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        Ok(SealedSegment {
-            segment: number,
-            original: name(&plain),
-            original_bytes,
-            original_sha256,
-            compressed: name(&target),
-            compressed_bytes,
-            compressed_sha256,
-        })
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
-/// Writes `events.parquet` from the log's JSONL, streaming; returns what it wrote and whether
-/// every scheduled request is terminal.
-fn write_events_table(run: &RunDir, run_id: &str) -> Result<(SealedTable, bool)> {
-    let path = run.events_parquet();
-    let unencodable = |e: serde_json::Error| Error::Parquet { path: path.clone(), message: e.to_string() };
-    // Never from the table being rewritten.
-    let mut log = LogReader::open_jsonl(run, run_id)?;
-    // A table's provenance is written before its rows, so the segments are hashed up front
-    // (one extra sequential read, cheap next to parsing every line).
-    let mut inputs =
-        BTreeMap::from([(RunDir::LOCK.to_string(), inferbench_contract::canonical::file_sha256(&run.lock())?)]);
-    for (number, _) in run.segments().map_err(|e| Error::unreadable(run.events_dir(), e))? {
-        if let Some(hash) = segment_sha256(run, number)? {
-            inputs.insert(RunDir::segment_name(number), hash);
-        }
-    }
-    let mut writer = Writer::<EventRow>::create(&path, &inputs)?;
-    let mut open: HashMap<(String, u32), Context> = HashMap::new();
-    let mut scheduled: Option<u64> = None;
-    let mut terminal = 0u64;
-    let mut batch: Vec<EventRow> = Vec::with_capacity(4096);
-    for entry in &mut log {
-        let entry = entry?;
-        let Envelope { seq, t_ns, event, .. } = entry.env;
-        let mut row = EventRow::new(entry.segment, seq, t_ns, kind(&event));
-        let context = |open: &HashMap<(String, u32), Context>, row: &mut EventRow, id: &str, attempt: u32| {
-            row.request_id = Some(id.to_string());
-            row.attempt = Some(i64::from(attempt));
-            if let Some(c) = open.get(&(id.to_string(), attempt)) {
-                row.provider = Some(c.provider.clone());
-                row.task_family = Some(c.task_family);
-                row.item_id = Some(c.item_id.clone());
-                row.round_index = Some(c.round_index);
-                row.offset_ms = Some(timing::ms_between(c.sent_t_ns, t_ns));
-            }
-        };
-        match &event {
-            Event::SegmentOpened(s) => {
-                scheduled.get_or_insert(s.scheduled_requests);
-            }
-            Event::RequestStarted(s) => {
-                open.insert(
-                    (s.request_id.clone(), s.attempt),
-                    Context {
-                        provider: s.provider.clone(),
-                        task_family: s.task_family,
-                        item_id: s.item_id.clone(),
-                        round_index: s.round_index as i64,
-                        sent_t_ns: t_ns,
-                    },
-                );
-                context(&open, &mut row, &s.request_id, s.attempt);
-            }
-            Event::ResponseHead(h) => context(&open, &mut row, &h.request_id, h.attempt),
-            Event::CredentialEcho(c) => context(&open, &mut row, &c.request_id, c.attempt),
-            Event::RequestTerminal(t) => {
-                context(&open, &mut row, &t.request_id, t.attempt);
-                open.remove(&(t.request_id.clone(), t.attempt));
-                terminal += u64::from(t.outcome != Outcome::Interrupted);
-            }
-            Event::SseEvent(e) => context(&open, &mut row, &e.request_id, e.attempt),
-            Event::RoundReleased(r) => row.round_index = Some(r.round_index as i64),
-            Event::RoundClosed(r) => row.round_index = Some(r.round_index as i64),
-            Event::SegmentClosed(_) | Event::StepOpened(_) | Event::StepClosed(_) => {}
-        }
-        if let Event::SseEvent(e) = event {
-            crate::events_table::fill_sse(&mut row, e);
-        } else {
-            let value = serde_json::to_value(&event).map_err(unencodable)?;
-            let data = value.get("data").cloned().unwrap_or(serde_json::Value::Null);
-            row.data = Some(serde_json::to_string(&data).map_err(unencodable)?);
-        }
-        batch.push(row);
-        if batch.len() == batch.capacity() {
-            writer.write(&batch)?;
-            batch.clear();
-        }
-    }
-    writer.write(&batch)?;
-    let rows = writer.rows();
-    writer.finish()?;
-    let complete = open.is_empty() && scheduled.is_some_and(|n| terminal >= n);
-    let segments = log
-        .segments()
-        .iter()
-        .map(|s| TableSegment {
-            segment: s.number,
-            lines: s.lines as u64,
-            torn_tail_bytes: s.torn_tail.map(|n| n as u64),
-        })
-        .collect();
-    let bytes = std::fs::metadata(&path).map_err(|e| Error::unreadable(&path, e))?.len();
-    let table = SealedTable {
-        file: RunDir::EVENTS_TABLE.to_string(),
-        bytes,
-        sha256: inferbench_contract::canonical::file_sha256(&path)?,
-        rows,
-        segments,
-    };
-    Ok((table, complete))
-}
-
-fn kind(event: &Event) -> &'static str {
-    match event {
-        Event::SegmentOpened(_) => "segment_opened",
-        Event::RoundReleased(_) => "round_released",
-        Event::RequestStarted(_) => "request_started",
-        Event::ResponseHead(_) => "response_head",
-        Event::SseEvent(_) => "sse_event",
-        Event::CredentialEcho(_) => "credential_echo",
-        Event::RequestTerminal(_) => "request_terminal",
-        Event::RoundClosed(_) => "round_closed",
-        Event::SegmentClosed(_) => "segment_closed",
-        Event::StepOpened(_) => "step_opened",
-        Event::StepClosed(_) => "step_closed",
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::event_log;
+    use crate::inventory::{read_record, segment_sha256};
     use crate::jsonl::AppendWriter;
+    use inferbench_contract::event::{Envelope, Event, Outcome, TaskFamily};
     use inferbench_contract::event::{RequestStarted, RequestTerminal, SseEvent};
+    use inferbench_contract::seal::TableSegment;
+    use inferbench_contract::tables::EventRow;
     use inferbench_contract::testutil::opened;
+    use std::io::Write;
+    use std::path::Path;
 
     fn started() -> Event {
         Event::RequestStarted(RequestStarted {

@@ -1,0 +1,72 @@
+//! This fetch's segment of the log, opened: its `segment_opened` line (what the fetch runs
+//! under, and where it runs), then the attempts an earlier fetch left without an end, closed
+//! as `interrupted` so that they are sent again.
+use crate::log::EventLog;
+use crate::plan::Plan;
+use crate::resume::LogState;
+use anyhow::Result;
+use inferbench_contract::canonical::file_sha256;
+use inferbench_contract::event::{ErrorKind, Event, Outcome, RequestTerminal, SegmentOpened};
+use inferbench_contract::CODE_VERSION;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Opens segment `state.next_segment` of the run's log, continuing `seq` and the run clock
+/// where the earlier segments left them.
+pub fn open(plan: &Plan, state: &LogState) -> Result<EventLog> {
+    std::fs::create_dir_all(plan.run.events_dir())?;
+    let wall = wall_clock_ns();
+    // The run clock continues across processes: this segment starts at its wall-clock offset
+    // from the first segment, and never before the last recorded instant.
+    let base_ns = match state.anchor_wall_ns {
+        Some(anchor) => wall.saturating_sub(anchor).max(state.last_t_ns + 1),
+        None => 0,
+    };
+    // The segment's first lines: what this fetch runs under, then every attempt an earlier
+    // fetch left without an end, closed.
+    let mut opening = vec![Event::SegmentOpened(SegmentOpened {
+        segment: state.next_segment,
+        wall_clock_unix_ns: wall,
+        code_version: CODE_VERSION.to_string(),
+        schedule_sha256: file_sha256(&plan.run.schedule())?,
+        scheduled_requests: plan.schedule.len() as u64,
+        already_terminal: state.terminal.len() as u64,
+        endpoint_mode: plan.endpoint_mode,
+        deadline_ms: plan.deadline.as_millis() as u64,
+        max_event_bytes: plan.limits.max_event_bytes as u64,
+        max_response_bytes: plan.limits.max_response_bytes,
+        http_version: Some(plan.spec.inference.transport.http_version.as_str().to_string()),
+        execution_region: std::env::var("BENCHMARK_EXECUTION_REGION").unwrap_or_else(|_| "local-unspecified".into()),
+        host_sha256_16: host_hash(),
+        os: std::env::consts::OS.to_string(),
+        arch: std::env::consts::ARCH.to_string(),
+    })];
+    opening.extend(state.open.iter().map(|(request_id, attempt)| {
+        Event::RequestTerminal(RequestTerminal {
+            request_id: request_id.clone(),
+            attempt: *attempt,
+            outcome: Outcome::Interrupted,
+            http_status: None,
+            error_type: Some(ErrorKind::Interrupted),
+            error_message: Some("the fetch process stopped before this attempt ended; it is sent again".into()),
+            error_body: None,
+            bytes_received: 0,
+            done_seen: false,
+        })
+    }));
+    let log = EventLog::open(&plan.run.segment(state.next_segment), plan.run_id.clone(), state.next_seq, base_ns)?;
+    for event in opening {
+        log.emit(event)?;
+    }
+    Ok(log)
+}
+
+/// The host name, hashed: runs record where they ran without naming the machine.
+fn host_hash() -> String {
+    let name =
+        std::fs::read_to_string("/proc/sys/kernel/hostname").or_else(|_| std::env::var("HOSTNAME")).unwrap_or_default();
+    inferbench_contract::canonical::sha256_hex(name.trim().as_bytes())[..16].to_string()
+}
+
+fn wall_clock_ns() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+}
