@@ -128,6 +128,8 @@ pub struct Unit {
     pub item_id: String,
     pub attempt: u32,
     pub body: Value,
+    /// A load run's step.
+    pub step: Option<u32>,
 }
 
 /// What the attempt has received so far.
@@ -230,8 +232,8 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
         endpoint,
         body: unit.body.clone(),
         headers: logged_headers,
+        step: unit.step,
         // Filled in at the release.
-        step: None,
         intended_t_ns: 0,
     };
     let line = log.started_line(started)?;

@@ -1,7 +1,7 @@
 //! The fetch stage, phase by phase: the plan checked before anything is sent, the log's state
-//! from earlier fetches, the rounds that remain sent, and the log sealed.
+//! from earlier fetches, the rounds (or a load run's steps) that remain sent, and the log sealed.
 use crate::args::Args;
-use crate::{plan, resume, rounds, seal};
+use crate::{plan, resume, rounds, seal, steps};
 use anyhow::Result;
 use inferbench_cli::nofile;
 use inferbench_contract::Error;
@@ -22,6 +22,9 @@ pub fn run(args: Args) -> Result<()> {
         ))
         .into());
     }
+    if plan.spec.load.is_some() {
+        return load(plan, state);
+    }
     let pending = plan.schedule.iter().filter(|r| !state.terminal.contains(&r.request_id)).count();
     let nothing_to_send = pending == 0 && state.open.is_empty();
     if !nothing_to_send {
@@ -34,6 +37,18 @@ pub fn run(args: Args) -> Result<()> {
         // threads beside it.
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         runtime.block_on(rounds::execute(Arc::clone(&plan), state))?;
+    }
+    seal::seal(&plan, nothing_to_send)
+}
+
+/// A load run: its steps that remain, in the open loop of `steps`, then the seal.
+fn load(plan: Arc<plan::Plan>, state: Arc<resume::LogState>) -> Result<()> {
+    let nothing_to_send = steps::remaining(&plan, &state).is_empty() && state.open.is_empty();
+    if !nothing_to_send {
+        // A step's connections number as many as its requests in flight: as many files as allowed.
+        nofile::raise().map_err(|e| Error::bad(format!("{e:#}")))?;
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        runtime.block_on(steps::execute(Arc::clone(&plan), state))?;
     }
     seal::seal(&plan, nothing_to_send)
 }

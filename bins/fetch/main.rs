@@ -21,6 +21,7 @@ mod resume;
 mod rounds;
 mod seal;
 mod segment;
+mod steps;
 mod transport;
 
 use clap::Parser;

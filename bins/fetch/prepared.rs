@@ -111,5 +111,6 @@ fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
         item_id: row.item_id.clone(),
         attempt: state.attempts.get(&row.request_id).copied().unwrap_or(0) + 1,
         body: provider.body(&plan.spec, &item.system, &item.user),
+        step: row.step.map(|s| s as u32),
     }
 }

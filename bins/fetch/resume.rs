@@ -1,13 +1,14 @@
 //! What earlier fetch processes left in the log: which requests are terminal, which attempts
 //! were started but never ended (closed as `interrupted` by the next fetch and re-sent), and
-//! where `seq`, the segment numbers and the run clock continue.
+//! where `seq`, the segment numbers and the run clock continue, and which of a load run's
+//! steps are done.
 use anyhow::Result;
-use inferbench_contract::event::{EndpointMode, Event, Outcome};
+use inferbench_contract::event::{EndpointMode, Event, Outcome, StepStatus};
 use inferbench_store::event_log;
 use inferbench_store::run::RunDir;
 use std::collections::{BTreeMap, BTreeSet};
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct LogState {
     /// Requests whose latest attempt reached a terminal outcome (other than interrupted).
     pub terminal: BTreeSet<String>,
@@ -23,6 +24,12 @@ pub struct LogState {
     pub torn_lines: usize,
     /// What the earlier segments fetched from.
     pub endpoint_mode: Option<EndpointMode>,
+    /// Load steps the log shows closed as complete.
+    pub steps_complete: BTreeSet<u32>,
+    /// Load steps opened and never closed, as (step, attempt): a fetch stopped during them.
+    pub steps_open: Vec<(u32, u32)>,
+    /// Load step → the highest attempt at it the log holds.
+    pub step_attempts: BTreeMap<u32, u32>,
 }
 
 /// Scans the log of `run`, whose lock names it `run_id` (the directory may have been copied
@@ -47,6 +54,17 @@ pub fn scan(run: &RunDir, run_id: &str) -> Result<LogState> {
                 let highest = state.attempts.entry(s.request_id.clone()).or_insert(0);
                 *highest = (*highest).max(s.attempt);
                 started.push((s.request_id, s.attempt));
+            }
+            Event::StepOpened(o) => {
+                let highest = state.step_attempts.entry(o.step).or_insert(0);
+                *highest = (*highest).max(o.attempt);
+                state.steps_open.push((o.step, o.attempt));
+            }
+            Event::StepClosed(c) => {
+                state.steps_open.retain(|open| *open != (c.step, c.attempt));
+                if c.status == StepStatus::Complete {
+                    state.steps_complete.insert(c.step);
+                }
             }
             Event::RequestTerminal(t) => {
                 if t.outcome != Outcome::Interrupted {

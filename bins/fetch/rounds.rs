@@ -77,7 +77,7 @@ pub async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> 
 }
 
 /// Resolves on SIGINT (Ctrl-C) or SIGTERM.
-async fn shutdown_signal() {
+pub async fn shutdown_signal() {
     let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
         Ok(term) => term,
         Err(_) => return std::future::pending().await,

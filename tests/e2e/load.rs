@@ -9,13 +9,22 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Two simulated providers of the e2e fixtures that answer every request.
-const TABLE: &str = "providers:\n\
-  - name: steady\n    endpoint: https://steady.example/v1/chat/completions\n    auth: {kind: bearer, env: STEADY_KEY}\n    \
-model_id: m-steady\n    token_limit_field: max_tokens\n    reasoning: {reasoning_effort: low}\n    \
-price_usd_per_million_tokens: {input: 1, output: 2}\n\
-  - name: reasoner-ai\n    endpoint: https://reasoner.example/v1/chat/completions\n    auth: {kind: bearer, env: REASONER_KEY}\n    \
-model_id: m-reasoner-2026-11\n    token_limit_field: max_tokens\n    reasoning: {reasoning_effort: low}\n    \
-price_usd_per_million_tokens: {input: 1, output: 2}\n";
+const TABLE: &str = r#"providers:
+  - name: steady
+    endpoint: https://steady.example/v1/chat/completions
+    auth: {kind: bearer, env: STEADY_KEY}
+    model_id: m-steady
+    token_limit_field: max_tokens
+    reasoning: {reasoning_effort: low}
+    price_usd_per_million_tokens: {input: 1, output: 2}
+  - name: reasoner-ai
+    endpoint: https://reasoner.example/v1/chat/completions
+    auth: {kind: bearer, env: REASONER_KEY}
+    model_id: m-reasoner-2026-11
+    token_limit_field: max_tokens
+    reasoning: {reasoning_effort: low}
+    price_usd_per_million_tokens: {input: 1, output: 2}
+"#;
 
 /// The bundled spec with its execution plan replaced by `load` (YAML, indented by two).
 fn load_workspace(load: &str) -> Workspace {
@@ -92,7 +101,7 @@ fn a_paired_open_loop_sweep_is_sent_on_its_schedule_and_reported_per_step() {
     assert!(first.achieved_rate > 3.0, "achieved {}", first.achieved_rate);
     assert_eq!(first.completed, 8);
     assert!(first.e2e_ms.p50.unwrap() >= first.e2e_from_send_ms.p50.unwrap());
-    assert_eq!(first.e2e_ms.too_few_samples, ["p95", "p99"]);
+    assert_eq!(first.e2e_ms.too_few_samples, ["p90", "p95", "p99"], "8 samples resolve a p50 only");
     assert_eq!(load.knees.len() + load.steps.iter().filter(|s| !s.client_bound.is_empty()).count().min(2), 2);
     let report = std::fs::read_to_string(run.join("report.md")).unwrap();
     assert!(report.contains("## Under load"), "{report}");

@@ -70,6 +70,7 @@ async fn attempt(response: Vec<u8>, limits: Limits, http_version: HttpVersion) -
         item_id: "i".into(),
         attempt: 1,
         body: serde_json::json!({}),
+        step: None,
     };
     execute(&log, &client, &unit, 0, Duration::from_secs(10), limits).await.unwrap();
     drop(log);

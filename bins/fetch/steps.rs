@@ -1,0 +1,238 @@
+//! A load run's steps, one after the other, into this fetch's segment of the log.
+//!
+//! A step opens (`step_opened`: its time is the zero of its requests' intended send times),
+//! then each of its rounds (an arrival: the same item for every provider) is launched when it
+//! is due, whatever is still in flight: open loop, no request ever waits for another's
+//! response. The pacer wakes the fetch's one thread at the due instant; the round's requests
+//! are handed to their providers' connections together and their `request_started` lines,
+//! which carry the intended time, reach the log before any of their bytes leave, exactly as a
+//! closed-loop round's do. Every request runs to its terminal outcome inside the step: when
+//! the last round is launched the step drains, and only then is it closed (`step_closed`:
+//! what it sent, its peak in flight, the client's CPU time) and the next one opened.
+//!
+//! Resuming: a step is the unit. A step the log shows closed as complete is kept; a step
+//! opened and never closed (the fetch was stopped during it) is closed as interrupted and run
+//! again whole, each of its requests as a new attempt, so a step's figures always come from one
+//! uninterrupted run of it.
+use crate::client;
+use crate::log::{EventLog, Flushes};
+use crate::pacer::Pacer;
+use crate::plan::Plan;
+use crate::prepared::{round_ranges, spawn_preparer, PreparedRound};
+use crate::resume::LogState;
+use crate::rounds::shutdown_signal;
+use crate::segment;
+use anyhow::{Context, Result};
+use futures_util::StreamExt;
+use inferbench_cli::Interrupted;
+use inferbench_contract::event::{Event, RoundClosed, SegmentStatus, StepClosed, StepOpened, StepStatus};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The steps the log does not hold as complete, in order.
+pub fn remaining(plan: &Plan, state: &LogState) -> Vec<u32> {
+    let steps = plan.spec.load.as_ref().map_or(0, |l| l.steps.len() as u32);
+    (0..steps).filter(|s| !state.steps_complete.contains(s)).collect()
+}
+
+/// Runs every step that remains, on the runtime's one thread, and closes the segment.
+pub async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> {
+    let plan = &*plan_owner;
+    let log = Arc::new(segment::open(plan, &state)?);
+    // A step an earlier fetch left open is closed as interrupted, and run again whole.
+    for &(step, attempt) in &state.steps_open {
+        log.emit(Event::StepClosed(StepClosed {
+            step,
+            attempt,
+            status: StepStatus::Interrupted,
+            requests_sent: 0,
+            peak_in_flight: 0,
+            cpu_ns: None,
+            client_resource_errors: 0,
+        }))?;
+    }
+    // Every request of a step is sent in each run of it, terminal before or not; the attempt
+    // numbers still follow the log's.
+    let sending = Arc::new(LogState { terminal: Default::default(), ..(*state).clone() });
+    let before = state.terminal.len() as u64;
+    let shutdown = shutdown_signal();
+    tokio::pin!(shutdown);
+    let mut pacer = Pacer::new().context("the pacer's timer")?;
+    let mut flushes = Flushes::default();
+    for step in remaining(plan, &state) {
+        let attempt = state.step_attempts.get(&step).copied().unwrap_or(0) + 1;
+        tokio::select! {
+            ran = run_step(&plan_owner, &sending, &log, &mut pacer, &mut flushes, step, attempt) => ran?,
+            _ = &mut shutdown => {
+                // Stop at once: the step stays open in the log, and the next fetch runs it again.
+                log.close(state.next_segment, SegmentStatus::Interrupted, before)?;
+                return Err(Interrupted.into());
+            }
+        }
+    }
+    flushes.finish().await?;
+    let terminal = log.close(state.next_segment, SegmentStatus::Complete, before)?;
+    eprintln!("ib-fetch: {terminal} requests terminal; every step complete");
+    Ok(())
+}
+
+/// A round launched and not yet ended: what its `round_closed` says.
+struct OpenRound {
+    round_id: String,
+    remaining: usize,
+    first_t_ns: u64,
+    last_t_ns: u64,
+}
+
+/// Runs one step: opened, every round launched when due, drained, closed.
+async fn run_step(
+    plan_owner: &Arc<Plan>,
+    state: &Arc<LogState>,
+    log: &Arc<EventLog>,
+    pacer: &mut Pacer,
+    flushes: &mut Flushes,
+    step: u32,
+    attempt: u32,
+) -> Result<()> {
+    let plan = &**plan_owner;
+    let rows = |range: &std::ops::Range<usize>| plan.schedule[range.start].step == Some(i64::from(step));
+    let ranges: Vec<std::ops::Range<usize>> = round_ranges(&plan.schedule).into_iter().filter(rows).collect();
+    let offsets: Vec<u64> =
+        ranges.iter().map(|r| plan.schedule[r.start].intended_offset_ns.unwrap_or(0).max(0) as u64).collect();
+    let scheduled = ranges.iter().map(|r| r.len() as u64).sum::<u64>();
+    let progress = progress_bar(step, plan, scheduled);
+    let mut prepared = spawn_preparer(plan_owner, state, log, ranges)?;
+    // The rounds are built ahead; the first is ready before the step opens.
+    let mut next: Option<PreparedRound> = prepared.recv().await.transpose()?;
+    let cpu_before = cpu_ns();
+    let opened_t_ns = log.emit(Event::StepOpened(StepOpened { step, attempt, scheduled_requests: scheduled }))?;
+    let mut offsets = offsets.into_iter();
+    let mut due = offsets.next().map(|o| opened_t_ns + o);
+    let mut in_flight = futures_util::stream::FuturesUnordered::new();
+    let mut open: HashMap<u64, OpenRound> = HashMap::new();
+    let (mut sent, mut peak) = (0u64, 0u64);
+    let mut exhausted = next.is_none();
+    loop {
+        tokio::select! {
+            biased;
+            woke = pacer.until(log.instant_at(due.unwrap_or(0))), if next.is_some() => {
+                woke.context("the pacer's timer")?;
+                let round = next.take().expect("guarded");
+                let intended = due.expect("a round has its due time");
+                let launched = launch(plan, log, round, intended, &mut in_flight)?;
+                sent += launched.1 as u64;
+                peak = peak.max(in_flight.len() as u64);
+                open.insert(launched.0, OpenRound { round_id: launched.2, remaining: launched.1, first_t_ns: launched.3, last_t_ns: launched.4 });
+                due = offsets.next().map(|o| opened_t_ns + o);
+                progress.set_position(sent);
+                flushes.start(log).await?;
+            }
+            Some(done) = in_flight.next(), if !in_flight.is_empty() => {
+                let (round_index, result): (u64, Result<()>) = done;
+                result?;
+                close_round(log, &mut open, round_index)?;
+                progress.set_message(format!("{} in flight", in_flight.len()));
+            }
+            round = prepared.recv(), if next.is_none() && !exhausted => {
+                match round {
+                    Some(round) => next = Some(round?),
+                    None => exhausted = true,
+                }
+            }
+            else => break,
+        }
+    }
+    if due.is_some() {
+        // The builder's channel closed early: the thread panicked (a bug); the step stays open.
+        anyhow::bail!("the thread that builds the requests stopped before step {step} was sent");
+    }
+    progress.finish_and_clear();
+    log.emit(Event::StepClosed(StepClosed {
+        step,
+        attempt,
+        status: StepStatus::Complete,
+        requests_sent: sent,
+        peak_in_flight: peak,
+        cpu_ns: cpu_ns().zip(cpu_before).map(|(after, before)| after.saturating_sub(before)),
+        client_resource_errors: 0,
+    }))?;
+    eprintln!("ib-fetch: step {step}: {sent} requests sent, at most {peak} in flight");
+    Ok(())
+}
+
+/// A request in flight: its round and how its exchange ended.
+type InFlight<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = (u64, Result<()>)> + 'a>>;
+
+/// Launches a prepared round at once, its requests' lines logged with `intended_t_ns`; returns
+/// (round index, requests, round id, first and last send time).
+fn launch<'a>(
+    plan: &'a Plan,
+    log: &'a Arc<EventLog>,
+    round: PreparedRound,
+    intended_t_ns: u64,
+    in_flight: &mut futures_util::stream::FuturesUnordered<InFlight<'a>>,
+) -> Result<(u64, usize, String, u64, u64)> {
+    let PreparedRound { round_id, round_index, requests: mut prepared, released, mut times, mut scratch, sent: mut lines, .. } =
+        round;
+    log.write_released(&released, &mut scratch)?;
+    for request in prepared.iter_mut() {
+        times.push(log.now());
+        client::launch(&request.client, &mut request.request);
+    }
+    let count = prepared.len();
+    for (client::Prepared { unit, client, line, request }, t_ns) in prepared.into_iter().zip(times.drain(..)) {
+        let sending = client::sending(&client, request);
+        lines.push((line, t_ns));
+        let deadline_at = tokio::time::Instant::from_std(log.instant_at(t_ns)) + plan.deadline;
+        let (deadline, limits) = (plan.deadline, plan.limits);
+        in_flight.push(Box::pin(async move {
+            (round_index, Box::pin(client::run(log, &client, &unit, sending, deadline_at, deadline, limits)).await)
+        }));
+    }
+    log.write_started(&lines, intended_t_ns, &mut scratch)?;
+    let first = lines.iter().map(|(_, t)| *t).min().unwrap_or(0);
+    let last = lines.iter().map(|(_, t)| *t).max().unwrap_or(0);
+    Ok((round_index, count, round_id, first, last))
+}
+
+/// Counts one request of `round_index` ended; the round's last one closes it.
+fn close_round(log: &EventLog, open: &mut HashMap<u64, OpenRound>, round_index: u64) -> Result<()> {
+    let Some(round) = open.get_mut(&round_index) else { return Ok(()) };
+    round.remaining -= 1;
+    if round.remaining == 0 {
+        let round = open.remove(&round_index).expect("present");
+        log.emit(Event::RoundClosed(RoundClosed {
+            round_id: round.round_id,
+            round_index,
+            launch_skew_ns: round.last_t_ns - round.first_t_ns,
+            resumed_partial_round: false,
+        }))?;
+    }
+    Ok(())
+}
+
+fn progress_bar(step: u32, plan: &Plan, scheduled: u64) -> indicatif::ProgressBar {
+    let steps = plan.spec.load.as_ref().map_or(0, |l| l.steps.len());
+    let progress = indicatif::ProgressBar::new(scheduled);
+    progress.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{spinner}} step {}/{steps} [{{bar:30}}] {{pos}}/{{len}} sent, {{msg}}, {{elapsed}}",
+            step + 1
+        ))
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    progress
+}
+
+/// The process's CPU time so far (user and system), ns; `None` when the OS does not say.
+fn cpu_ns() -> Option<u64> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes one rusage through a valid pointer.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: initialised by the successful call.
+    let usage = unsafe { usage.assume_init() };
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    Some(ns(usage.ru_utime) + ns(usage.ru_stime))
+}
