@@ -172,8 +172,16 @@ fn launch<'a>(
     intended_t_ns: u64,
     in_flight: &mut futures_util::stream::FuturesUnordered<InFlight<'a>>,
 ) -> Result<(u64, usize, String, u64, u64)> {
-    let PreparedRound { round_id, round_index, requests: mut prepared, released, mut times, mut scratch, sent: mut lines, .. } =
-        round;
+    let PreparedRound {
+        round_id,
+        round_index,
+        requests: mut prepared,
+        released,
+        mut times,
+        mut scratch,
+        sent: mut lines,
+        ..
+    } = round;
     log.write_released(&released, &mut scratch)?;
     for request in prepared.iter_mut() {
         times.push(log.now());

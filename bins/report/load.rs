@@ -53,9 +53,9 @@ pub fn section(load: &LoadMetrics) -> Vec<String> {
     out.push(String::new());
     let mut table = Table::new(&[
         "Step",
-        "Target req/s",
-        "Offered req/s",
-        "Achieved req/s",
+        "Target req/s per provider",
+        "Offered req/s, all providers",
+        "Achieved req/s, all providers",
         "Send lag p50 ms",
         "Send lag p99 ms",
         "Peak in flight",

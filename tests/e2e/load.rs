@@ -140,3 +140,45 @@ fn a_trace_is_replayed_at_its_offsets() {
         }
     }
 }
+
+#[test]
+fn a_fetch_killed_mid_step_runs_the_step_again_whole_and_loses_nothing() {
+    let _timed = timed_section();
+    let ws = load_workspace(
+        "  mode: open_loop\n  arrivals: constant\n  rates: [5, 5]\n  step_seconds: 3\n  \
+         objectives: {correct: false}\n",
+    );
+    let run = ws.run("killed");
+    ok(ws.stage("ib-select", &run).args(["--per-family", "2", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    let sim = Sim::start(&ws);
+    // Killed (SIGKILL, no chance to clean up) half-way through the first step.
+    let mut child = ws.stage("ib-fetch", &run).arg("--endpoint-base").arg(&sim.url).spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    ok(ws.stage("ib-fetch", &run).arg("--endpoint-base").arg(&sim.url));
+    drop(sim);
+    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
+        ok(&mut ws.stage(stage, &run));
+    }
+    let schedule: Vec<ScheduleRow> = table(&run.join("schedule.parquet"));
+    let responses: Vec<ResponseRow> = table(&run.join("responses.parquet"));
+    assert_eq!(responses.len(), schedule.len(), "one outcome per request, none lost");
+    // The step ran again whole: every response of it is from one run of it (one start), and
+    // the requests sent before the kill were sent again as their next attempt.
+    let offsets: BTreeMap<&str, i64> =
+        schedule.iter().map(|s| (s.request_id.as_str(), s.intended_offset_ns.unwrap())).collect();
+    let first_step: Vec<&ResponseRow> = responses.iter().filter(|r| r.step == Some(0)).collect();
+    let starts: std::collections::BTreeSet<i64> =
+        first_step.iter().map(|r| r.intended_t_ns - offsets[r.request_id.as_str()]).collect();
+    assert_eq!(starts.len(), 1, "{starts:?}");
+    assert!(first_step.iter().any(|r| r.attempt >= 2), "the requests sent before the kill were sent again");
+    assert!(responses.iter().filter(|r| r.step == Some(1)).all(|r| r.attempt == 1));
+    let load = metrics(&run).load.unwrap();
+    let step0 = load.steps.iter().find(|s| s.step == 0).unwrap();
+    assert_eq!(step0.attempt, 2, "its figures come from the run that completed");
+    assert!(step0.client_bound.iter().all(|r| !r.contains("did not complete")), "{:?}", step0.client_bound);
+    let manifest = std::fs::read_to_string(run.join("manifest.json")).unwrap();
+    assert!(manifest.contains("\"status\": \"complete\""), "{manifest}");
+}
