@@ -97,8 +97,9 @@ run: bins
 
 # One load curve for one endpoint, without writing a spec: ib-load-spec writes the load-sweep
 # workflow for TARGET (an OpenAI-compatible base URL) serving MODEL into RUN/pipeline/, one
-# step of DURATION seconds per rate of RATES (requests per second), and the pipeline runs to
-# its report. The API key is read from CREDENTIAL_ENV (IB_LOAD_API_KEY unless named); an
+# step of DURATION seconds per rate of RATES (requests per second; ARRIVALS poisson, constant
+# or gamma; MAX_TOKENS the answers' cap; TIMEOUT each request's deadline in seconds), and the
+# pipeline runs to its report. The API key is read from CREDENTIAL_ENV (IB_LOAD_API_KEY unless named); an
 # endpoint that needs none is sent the placeholder `unused`.
 TARGET         ?=
 MODEL          ?=
@@ -106,16 +107,20 @@ RATES          ?=
 CONCURRENCY    ?=
 DURATION       ?= 30
 ARRIVALS       ?= poisson
+MAX_TOKENS     ?=
+TIMEOUT        ?=
 CREDENTIAL_ENV ?= IB_LOAD_API_KEY
+# A new load run goes beside the others of its workflow, named by the time RUN was named.
 ifeq ($(origin RUN),file)
-LOAD_RUN       := runs/workflow=load/run=run-$(shell date -u +%Y%m%d-%H%M%S)
+LOAD_RUN       := $(subst $(RUNS_ROOT)/,runs/workflow=load/,$(RUN))
 else
 LOAD_RUN       := $(RUN)
 endif
 load: bins
 	@[ -e '$(LOAD_RUN)/pipeline/spec.yaml' ] || $(BIN)/ib-load-spec --out '$(LOAD_RUN)/pipeline' --target '$(TARGET)' \
 	    --model '$(MODEL)' $(if $(RATES),--rates '$(RATES)') $(if $(CONCURRENCY),--concurrency '$(CONCURRENCY)') \
-	    --duration '$(DURATION)' --arrivals '$(ARRIVALS)' --credential-env '$(CREDENTIAL_ENV)'
+	    --duration '$(DURATION)' --arrivals '$(ARRIVALS)' --credential-env '$(CREDENTIAL_ENV)' \
+	    $(if $(MAX_TOKENS),--max-completion-tokens '$(MAX_TOKENS)') $(if $(TIMEOUT),--timeout-seconds '$(TIMEOUT)')
 	@$(CREDENTIAL_ENV)="$${$(CREDENTIAL_ENV):-unused}" $(MAKE) -f $(SELF) --no-print-directory run-files \
 	    RUN='$(LOAD_RUN)' SPEC='$(LOAD_RUN)/pipeline/spec.yaml' DATASET=data/micro-single-task PER_FAMILY=200 \
 	    ENDPOINTS=providers

@@ -20,8 +20,10 @@ pub const DEFINITIONS: &[&str] = &[
      of the step; the others are sent and logged but not counted",
     "intended send time: the step's step_opened plus the request's schedule offset; TTFT, TTFA and E2E are measured \
      from it (the *_from_send_ms figures from the actual send), so a client or queue that falls behind is counted",
-    "offered rate: requests intended in the window per second of it; achieved rate: requests actually sent in the \
-     window per second of it",
+    "offered rate: requests intended in the window per second of it; achieved rate: requests of the step actually \
+     sent in the window per second of it; completed per second and tokens per second: the step's requests that \
+     completed in the window (their last answer token in it) and their answer tokens, per second of it: the \
+     throughput in the steady state, which past a provider's capacity stays at what it can serve",
     "ITL: each answer chunk that completes k tokens, Δ after the chunk before it that completed any, contributes k \
      gaps of Δ/k; the first such chunk's tokens after the first contribute gaps of 0 (they came at once); a token \
      belongs to the chunk holding its last byte, the answer tokenized whole (o200k_base)",
@@ -123,10 +125,13 @@ pub fn compute(
     let (window_start, window_end) = plan.window_ns();
     let window_seconds = (window_end - window_start) as f64 / 1e9;
     let responses: HashMap<String, LoadFacts> = responses.into_iter().map(|r| (r.request_id.clone(), r)).collect();
-    // The requests of each step and provider intended in the window, by the schedule.
+    // The requests of each step and provider intended in the window, and all of the step's,
+    // by the schedule.
     let mut in_window: BTreeMap<(u32, &str), Vec<&str>> = BTreeMap::new();
+    let mut in_step: BTreeMap<(u32, &str), Vec<&str>> = BTreeMap::new();
     for row in schedule {
         let (Some(step), Some(offset)) = (row.step, row.intended_offset_ns) else { continue };
+        in_step.entry((step as u32, row.provider.as_str())).or_default().push(&row.request_id);
         if (window_start..window_end).contains(&(offset as u64)) {
             in_window.entry((step as u32, row.provider.as_str())).or_default().push(&row.request_id);
         }
@@ -144,7 +149,10 @@ pub fn compute(
         for provider in providers {
             let ids = in_window.get(&(step, provider.as_str())).map(Vec::as_slice).unwrap_or(&[]);
             let facts: Vec<&LoadFacts> = ids.iter().filter_map(|id| responses.get(*id)).collect();
-            let mut row = step_row(plan, step, *target, provider, window_seconds, ids.len(), &facts, correct, run);
+            let all = in_step.get(&(step, provider.as_str())).map(Vec::as_slice).unwrap_or(&[]);
+            let all: Vec<&LoadFacts> = all.iter().filter_map(|id| responses.get(*id)).collect();
+            let counted = Counted { requests: ids.len(), window: &facts, step: &all };
+            let mut row = step_row(plan, step, *target, provider, window_seconds, counted, correct, run);
             row.client_bound = client_bound(plan, &row, &step_lag, run, &facts);
             rows.push(row);
         }
@@ -229,27 +237,35 @@ fn good(r: &LoadFacts, o: &Objectives, correct: bool) -> bool {
         && (!o.correct || correct)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The requests a step row counts: how many were intended in the window, the responses of
+/// those, and the responses of every request of the step (for what was sent and what ended in
+/// the window).
+struct Counted<'a> {
+    requests: usize,
+    window: &'a [&'a LoadFacts],
+    step: &'a [&'a LoadFacts],
+}
+
 fn step_row(
     plan: &LoadPlan,
     step: u32,
     target: StepTarget,
     provider: &str,
     window_seconds: f64,
-    requests: usize,
-    facts: &[&LoadFacts],
+    counted: Counted,
     correct: &HashMap<String, bool>,
     run: Option<&StepFacts>,
 ) -> StepMetrics {
+    let Counted { requests, window: facts, step: all } = counted;
     let (window_start, window_end) = plan.window_ns();
-    let sent_in_window = facts
+    let opened = run.map_or(0, |s| s.opened_t_ns as i64);
+    let in_window = |t_ns: i64| (window_start as i64..window_end as i64).contains(&(t_ns - opened));
+    let sent_in_window = all.iter().filter(|r| in_window(r.started_t_ns)).count();
+    // Throughput is what ended in the window, whichever request it was (the steady state).
+    let ended_in_window: Vec<&&LoadFacts> = all
         .iter()
-        .filter(|r| {
-            let opened = run.map_or(0, |s| s.opened_t_ns as i64);
-            let at = r.started_t_ns - opened;
-            at >= window_start as i64 && at < window_end as i64
-        })
-        .count();
+        .filter(|r| r.complete && r.e2e_latency_ms.is_some_and(|e2e| in_window(r.started_t_ns + (e2e * 1e6) as i64)))
+        .collect();
     let completed: Vec<&&LoadFacts> = facts.iter().filter(|r| r.complete).collect();
     let is_correct = |r: &LoadFacts| correct.get(&r.request_id).copied().unwrap_or(false);
     let good_count = facts.iter().filter(|r| good(r, &plan.objectives, is_correct(r))).count();
@@ -272,8 +288,8 @@ fn step_row(
         achieved_rate: per_second(sent_in_window),
         requests: requests as u64,
         completed: completed.len() as u64,
-        completed_per_second: per_second(completed.len()),
-        output_tokens_per_second: completed.iter().map(|r| r.visible_answer_tokens as f64).sum::<f64>()
+        completed_per_second: per_second(ended_in_window.len()),
+        output_tokens_per_second: ended_in_window.iter().map(|r| r.visible_answer_tokens as f64).sum::<f64>()
             / window_seconds,
         stream_tokens_per_second: quantiles(completed.iter().filter_map(|r| r.output_tokens_per_second), true),
         ttft_ms: quantiles(intended.iter().filter_map(|t| t.ttft), false),

@@ -39,6 +39,14 @@ pub struct Args {
     /// value is never written anywhere).
     #[arg(long, value_name = "NAME", default_value = "IB_LOAD_API_KEY")]
     pub credential_env: String,
+    /// The most answer tokens a request asks for (`inference.max_completion_tokens`; the
+    /// template's unless given).
+    #[arg(long, value_name = "TOKENS")]
+    pub max_completion_tokens: Option<u32>,
+    /// Each request's deadline, in seconds (`inference.timeout_seconds`; the template's unless
+    /// given): a slow endpoint past its capacity needs room to show its queue.
+    #[arg(long, value_name = "SECONDS", value_parser = inferbench_inputs::spec::parse_timeout_seconds)]
+    pub timeout_seconds: Option<f64>,
     /// The price of a million input and output tokens in USD, for the report's cost figures
     /// (the bundled providers' list price unless given).
     #[arg(long, value_name = "INPUT OUTPUT", default_value = "0.15 0.50")]

@@ -30,6 +30,12 @@ pub fn run(args: Args) -> Result<()> {
     root["benchmark"]["slug"] = json!("load");
     root["benchmark"]["name"] = json!(format!("Load sweep of {}", args.target));
     root["providers"]["table"] = json!("providers.yaml");
+    if let Some(seconds) = args.timeout_seconds {
+        root["inference"]["timeout_seconds"] = json!(seconds);
+    }
+    if let Some(tokens) = args.max_completion_tokens {
+        root["inference"]["max_completion_tokens"] = json!(tokens);
+    }
     let spec = Spec::from_value(&spec_path, &root)?;
     let table = providers(&args, &template.inference.reasoning.default_effort)?;
     ProviderTable::from_value(&args.out.join("providers.yaml"), &table, &spec)?;

@@ -160,3 +160,43 @@ fn check_final_chunk_after_server_timings(run: &Path, responses: &[ResponseRow])
     }
     assert_eq!(checked, responses.len(), "every stream carried the server's timings");
 }
+
+/// `make load` against the plain llama.cpp server (one slot, a few requests a second at most
+/// on this machine): past its capacity the answers queue at the server, so the latency
+/// measured from the intended send grows step by step while the client still sends on time.
+#[test]
+fn make_load_sweeps_a_real_server_past_its_capacity() {
+    let _one_at_a_time = crate::support::timed_section();
+    let scratch = tempfile::tempdir().unwrap();
+    let servers = Servers::start(scratch.path());
+    let run = scratch.path().join("runs/workflow=load/run=llama");
+    let out = Command::new("make")
+        .current_dir(repo())
+        .args(["--no-print-directory", "load", "CARGO=true"])
+        .arg(format!("BIN={}", repo().join("target/debug").display()))
+        .arg(format!("TARGET={}/v1", servers.urls[PLAIN]))
+        .arg(format!("MODEL={PLAIN}"))
+        .args(["RATES=0.25 1.5", "DURATION=6", "ARRIVALS=constant", "MAX_TOKENS=8", "TIMEOUT=300"])
+        .arg(format!("RUN={}", run.display()))
+        .env_remove("IB_LOAD_API_KEY")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "make load failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    drop(servers);
+    assert!(run.join("pipeline/spec.yaml").exists(), "the spec is written into the run");
+    let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
+    assert_eq!(responses.len(), 2 + 9, "6 s at 0.25 and 1.5 req/s: every request has its outcome");
+    assert!(responses.iter().all(|r| r.outcome == Outcome::Completed), "a deadline of 300 s lets the queue drain");
+    let doc: inferbench_contract::documents::MetricsDocument =
+        serde_json::from_slice(&std::fs::read(run.join("metrics.json")).unwrap()).unwrap();
+    let load = doc.load.expect("a load section");
+    let (low, high) = (&load.steps[0], &load.steps[1]);
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    let section = &report[report.find("## Under load").unwrap_or(0)..];
+    let e2e = |s: &inferbench_contract::documents::StepMetrics| s.e2e_ms.max.unwrap_or(f64::INFINITY);
+    assert!(e2e(high) > 2.0 * e2e(low), "the queue shows past capacity: {} vs {}\n{section}", e2e(high), e2e(low));
+    assert!(high.completed_per_second < high.offered_rate, "the server saturates: {high:?}");
+    let lag = high.send_lag_ms.p50.unwrap();
+    assert!(lag < 5.0, "the client kept its schedule while the server fell behind: send lag p50 {lag} ms");
+    assert!(report.contains("## Under load"));
+}

@@ -78,9 +78,10 @@ pub struct StepMetrics {
     pub requests: u64,
     /// Of those, completed 2xx streams with an answer.
     pub completed: u64,
-    /// Completed requests of the window per second of it.
+    /// The step's requests that completed within the window (their last answer token in it),
+    /// per second of it: the steady-state throughput.
     pub completed_per_second: f64,
-    /// Answer tokens of the window's completed requests per second of it, in aggregate.
+    /// The answer tokens of those, per second of the window, in aggregate.
     pub output_tokens_per_second: f64,
     /// Each completed stream's tokens/s: p50 and the floors p90, p95, p99 (the value at
     /// least that share of streams reached).
