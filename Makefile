@@ -236,11 +236,14 @@ test:
 # BENCH_REQUESTS requests made by ib-synth (0 skips it; e.g. BENCH_REQUESTS=20000 for a quick
 # run). The large run needs ~22 KB of disk per request while it is measured (deleted after);
 # see BENCHMARKS.md. Then the fleet benchmark: one ib-fetch against 1,000 simulated providers
-# (and 10), its launch skew and gap between rounds (IB_FLEET_SIZES changes the sizes).
+# (and 10), its launch skew and gap between rounds (IB_FLEET_SIZES changes the sizes). Then the
+# load benchmark: one ib-fetch sending an open-loop load to a zero-latency ib-sim at rising
+# rates, its send lag, achieved rate and CPU per 1,000 requests (IB_LOAD_RATES, IB_LOAD_SECONDS).
 BENCH_REQUESTS ?= 1000000
 bench: bins
 	BENCH_REQUESTS=$(BENCH_REQUESTS) $(CARGO) bench --locked --bench pipeline
 	$(CARGO) bench --locked --bench fleet
+	$(CARGO) bench --locked --bench load
 
 # ib-compare at scale: COMPARE_BENCH_RUNS synthetic scored runs of 6,000 responses each
 # (bins/compare/examples/synth_runs.rs) compared under GNU time. Not part of `make bench`:
