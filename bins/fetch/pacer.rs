@@ -15,6 +15,9 @@ use tokio::io::unix::AsyncFd;
 /// One timerfd, re-armed for each instant.
 pub struct Pacer {
     timer: AsyncFd<OwnedFd>,
+    /// The instant the timer is armed for, so that waiting for it again (the fetch's loop asks
+    /// at every wake, once per stream event) costs no system call.
+    armed: Option<Instant>,
 }
 
 impl Pacer {
@@ -30,7 +33,7 @@ impl Pacer {
         // SAFETY: the pacer owns the descriptor and keeps it open for as long as it is
         // registered: both end together when the pacer is dropped.
         let timer = unsafe { AsyncFd::register_with_interest(owned, tokio::io::Interest::READABLE)? };
-        Ok(Pacer { timer })
+        Ok(Pacer { timer, armed: None })
     }
 
     /// Returns at `at` or as soon after as the kernel wakes the thread (immediately when it is
@@ -40,6 +43,29 @@ impl Pacer {
         if at <= now {
             return Ok(());
         }
+        if self.armed != Some(at) {
+            self.arm(at, now)?;
+        }
+        loop {
+            let mut ready = self.timer.readable().await?;
+            let mut expirations = [0u8; 8];
+            // SAFETY: reading 8 bytes into an 8-byte buffer from our descriptor.
+            let read = unsafe { libc::read(self.timer.as_raw_fd(), expirations.as_mut_ptr().cast(), 8) };
+            if read == 8 {
+                self.armed = None;
+                return Ok(());
+            }
+            let err = io::Error::last_os_error();
+            if err.kind() == io::ErrorKind::WouldBlock {
+                ready.clear_ready();
+                continue;
+            }
+            return Err(err);
+        }
+    }
+
+    /// Arms the timer for `at`, `now` being the instant just read.
+    fn arm(&mut self, at: Instant, now: Instant) -> io::Result<()> {
         // `Instant` hides its clock reading: the deadline is the monotonic clock now plus the
         // wait (the two reads are a few tens of nanoseconds apart, always early, never late).
         let mut clock = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -66,21 +92,8 @@ impl Pacer {
         if armed != 0 {
             return Err(io::Error::last_os_error());
         }
-        loop {
-            let mut ready = self.timer.readable().await?;
-            let mut expirations = [0u8; 8];
-            // SAFETY: reading 8 bytes into an 8-byte buffer from our descriptor.
-            let read = unsafe { libc::read(self.timer.as_raw_fd(), expirations.as_mut_ptr().cast(), 8) };
-            if read == 8 {
-                return Ok(());
-            }
-            let err = io::Error::last_os_error();
-            if err.kind() == io::ErrorKind::WouldBlock {
-                ready.clear_ready();
-                continue;
-            }
-            return Err(err);
-        }
+        self.armed = Some(at);
+        Ok(())
     }
 }
 

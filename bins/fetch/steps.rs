@@ -76,6 +76,9 @@ pub async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> 
     Ok(())
 }
 
+/// How often the log is forced to stable storage while a step runs.
+const FLUSH_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// A round launched and not yet ended: what its `round_closed` says.
 struct OpenRound {
     round_id: String,
@@ -112,6 +115,7 @@ async fn run_step(
     let mut open: HashMap<u64, OpenRound> = HashMap::new();
     let (mut sent, mut peak) = (0u64, 0u64);
     let mut exhausted = next.is_none();
+    let mut last_flush = std::time::Instant::now();
     loop {
         tokio::select! {
             biased;
@@ -125,7 +129,12 @@ async fn run_step(
                 open.insert(launched.0, OpenRound { round_id: launched.2, remaining: launched.1, first_t_ns: launched.3, last_t_ns: launched.4 });
                 due = offsets.next().map(|o| opened_t_ns + o);
                 progress.set_position(sent);
-                flushes.start(log).await?;
+                // The log goes to stable storage in the background, a few times a second: not
+                // after every round, which at thousands a second would be a sync per round.
+                if last_flush.elapsed() >= FLUSH_EVERY {
+                    flushes.start(log).await?;
+                    last_flush = std::time::Instant::now();
+                }
             }
             Some(done) = in_flight.next(), if !in_flight.is_empty() => {
                 let (round_index, result): (u64, Result<()>) = done;
