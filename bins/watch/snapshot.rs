@@ -30,6 +30,8 @@ pub struct Plan {
     /// Round index → its request ids.
     pub rounds: BTreeMap<u64, Vec<String>>,
     pub requests: u64,
+    /// A load run's steps (0 in the closed-loop workflow).
+    pub steps: u32,
 }
 
 impl Plan {
@@ -50,6 +52,7 @@ impl Plan {
             scheduled,
             rounds,
             requests: schedule.len() as u64,
+            steps: schedule.iter().filter_map(|r| r.step).max().map_or(0, |s| s as u32 + 1),
         }
     }
 }
@@ -123,6 +126,30 @@ pub struct Snapshot {
     pub providers: Vec<ProviderRow>,
     /// The last failed final outcomes, most recent first.
     pub recent_failures: Vec<Failure>,
+    /// A load run's step in progress (or its last); absent in the closed-loop workflow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load: Option<LoadNow>,
+}
+
+/// A load run's step, live.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoadNow {
+    /// 0-based, and how many steps the schedule holds.
+    pub step: u32,
+    pub steps: u32,
+    pub attempt: u32,
+    /// Steps closed as complete.
+    pub steps_complete: u64,
+    pub running: bool,
+    pub sent: u64,
+    pub scheduled: u64,
+    /// Sends of the last second of the log, per second.
+    pub achieved_rate: f64,
+    /// Attempts in flight.
+    pub in_flight: u64,
+    /// Send lag p99 over the step so far, ms (nearest rank).
+    pub send_lag_p99_ms: Option<f64>,
+    pub failures: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -308,6 +335,30 @@ pub fn build(inputs: &Inputs) -> Snapshot {
         current_round,
         providers: plan.providers.iter().map(|p| provider_row(inputs, p)).collect(),
         recent_failures: failures.into_iter().take(RECENT_FAILURES).map(failure).collect(),
+        load: tally.step.as_ref().map(|step| load_now(step, plan.steps, tally.steps_complete, in_flight.len())),
+    }
+}
+
+fn load_now(step: &crate::tally::StepTally, steps: u32, steps_complete: u64, in_flight: usize) -> LoadNow {
+    let rate = match (step.recent_sends.front(), step.recent_sends.back()) {
+        (Some(first), Some(last)) if last > first => {
+            (step.recent_sends.len() - 1) as f64 / ((last - first) as f64 / 1e9)
+        }
+        _ => 0.0,
+    };
+    let lags = inferbench_judge::percentile::Samples::new(step.lags_ns.iter().map(|&ns| ns as f64 / 1e6));
+    LoadNow {
+        step: step.step,
+        steps,
+        attempt: step.attempt,
+        steps_complete,
+        running: step.closed.is_none(),
+        sent: step.sent,
+        scheduled: step.scheduled,
+        achieved_rate: rate,
+        in_flight: in_flight as u64,
+        send_lag_p99_ms: lags.upper(99),
+        failures: step.failures,
     }
 }
 
@@ -439,6 +490,7 @@ mod tests {
             scheduled: BTreeMap::from([("p".into(), 2), ("q".into(), 2)]),
             rounds: BTreeMap::from([(0, vec!["p0".into(), "q0".into()]), (1, vec!["p1".into(), "q1".into()])]),
             requests: 4,
+            steps: 0,
         }
     }
 
@@ -456,6 +508,42 @@ mod tests {
             window: 1,
             rules: Rules::Inferbench,
         })
+    }
+
+    #[test]
+    fn a_load_step_shows_its_sends_rate_lag_in_flight_and_failures() {
+        use inferbench_contract::event::{Event, RequestStarted, StepOpened};
+        let mut log = Log::new();
+        log.push(0, Event::StepOpened(StepOpened { step: 1, attempt: 2, scheduled_requests: 40 }));
+        // Five sends 250 ms apart, each 1 ms, 2 ms, … late; the first two end, one of them failed.
+        for k in 0..5u64 {
+            let started = RequestStarted {
+                request_id: format!("r{k}"),
+                attempt: 1,
+                round_id: format!("round-{k}"),
+                round_index: k,
+                provider: "p".into(),
+                task_family: inferbench_contract::vocab::TaskFamily::TicketTriage,
+                item_id: "i".into(),
+                endpoint: "http://x".into(),
+                body: serde_json::json!({}),
+                headers: Default::default(),
+                step: Some(1),
+                intended_t_ns: (250 * k) * 1_000_000,
+            };
+            log.push(250 * k + k + 1, Event::RequestStarted(started));
+        }
+        log.answer(1, "r0", 1, 100, 200);
+        log.end(1100, "r1", 1, Outcome::HttpError, Some(503));
+        let s = snap(&log, fetching(), 1200);
+        let load = s.load.clone().expect("a load run's snapshot");
+        assert_eq!((load.step, load.attempt, load.running, load.sent, load.scheduled), (1, 2, true, 5, 40));
+        assert_eq!(load.failures, 1);
+        assert_eq!(load.in_flight, 3);
+        assert_eq!(load.send_lag_p99_ms, Some(5.0));
+        assert!((load.achieved_rate - 4.0 / 1.004).abs() < 1e-9, "{}", load.achieved_rate);
+        assert!(crate::text::load_line(&s).unwrap().contains("step 2/0 (run 2) running · 5/40 sent"));
+        assert!(snap(&mid_run(), fetching(), 1200).load.is_none(), "the closed-loop workflow has no step");
     }
 
     fn fetching() -> Writer {

@@ -6,7 +6,7 @@
 //! timing function (`timing::compute_with`), which also gives its TTFA and E2E. An attempt's
 //! events are kept only until its terminal event, so memory follows the requests in flight.
 use inferbench_contract::event::{Envelope, Event, Outcome, SseEvent};
-use inferbench_contract::vocab::{EndpointMode, ErrorKind, OperationalOutcome, SegmentStatus};
+use inferbench_contract::vocab::{EndpointMode, ErrorKind, OperationalOutcome, SegmentStatus, StepStatus};
 use inferbench_contract::{Error, Result};
 use inferbench_judge::rules::Rules;
 use inferbench_judge::timing::{self, TimedEvent};
@@ -28,7 +28,30 @@ pub struct Started {
     pub round_index: u64,
     pub t_ns: u64,
     pub segment: u32,
+    /// A load run's step.
+    pub step: Option<u32>,
 }
+
+/// A load run's current step, as far as the log goes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepTally {
+    pub step: u32,
+    pub attempt: u32,
+    /// Requests the schedule holds for it.
+    pub scheduled: u64,
+    /// `step_closed`'s status; `None` while it runs.
+    pub closed: Option<StepStatus>,
+    pub sent: u64,
+    /// Each send's lag (actual minus intended send time), ns.
+    pub lags_ns: Vec<u64>,
+    /// The send times of the last second of sends, run clock.
+    pub recent_sends: std::collections::VecDeque<u64>,
+    /// Final outcomes of its requests that are failures.
+    pub failures: u64,
+}
+
+/// The span of sends the achieved rate is taken over.
+pub const RATE_WINDOW_NS: u64 = 1_000_000_000;
 
 /// A request's final outcome.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,6 +107,10 @@ pub struct Tally {
     pub round_ms: Vec<f64>,
     /// Which provider each started attempt belongs to.
     providers: HashMap<(String, u32), String>,
+    /// A load run's step in progress, or the last one.
+    pub step: Option<StepTally>,
+    /// Load steps closed as complete.
+    pub steps_complete: u64,
 }
 
 impl Tally {
@@ -97,6 +124,8 @@ impl Tally {
             current_round: None,
             round_ms: Vec::new(),
             providers: HashMap::new(),
+            step: None,
+            steps_complete: 0,
         }
     }
 
@@ -130,8 +159,20 @@ impl Tally {
                     last.closed = Some(c.status);
                 }
             }
-            // A load run's steps bound its requests; the tally counts the requests themselves.
-            Event::StepOpened(_) | Event::StepClosed(_) => {}
+            Event::StepOpened(o) => {
+                self.step = Some(StepTally {
+                    step: o.step,
+                    attempt: o.attempt,
+                    scheduled: o.scheduled_requests,
+                    ..StepTally::default()
+                });
+            }
+            Event::StepClosed(c) => {
+                self.steps_complete += u64::from(c.status == StepStatus::Complete);
+                if let Some(step) = self.step.as_mut().filter(|s| (s.step, s.attempt) == (c.step, c.attempt)) {
+                    step.closed = Some(c.status);
+                }
+            }
             Event::RoundReleased(r) => {
                 self.current_round = Some(Released { round_index: r.round_index, round_id: r.round_id, t_ns, segment });
             }
@@ -143,6 +184,14 @@ impl Tally {
                 }
             }
             Event::RequestStarted(s) => {
+                if let Some(step) = self.step.as_mut().filter(|step| Some(step.step) == s.step) {
+                    step.sent += 1;
+                    step.lags_ns.push(t_ns.saturating_sub(s.intended_t_ns));
+                    step.recent_sends.push_back(t_ns);
+                    while step.recent_sends.front().is_some_and(|&first| first + RATE_WINDOW_NS < t_ns) {
+                        step.recent_sends.pop_front();
+                    }
+                }
                 let key = (s.request_id.clone(), s.attempt);
                 self.providers.insert(key.clone(), s.provider.clone());
                 self.open.entry(key).or_default().started = Some(Started {
@@ -152,6 +201,7 @@ impl Tally {
                     round_index: s.round_index,
                     t_ns,
                     segment,
+                    step: s.step,
                 });
             }
             Event::SseEvent(e) => {
@@ -180,6 +230,10 @@ impl Tally {
                 let events: Vec<TimedEvent> =
                     open.events.iter().map(|(t, e)| TimedEvent::logged(started.t_ns, *t, e)).collect();
                 let judged = timing::compute_with(self.rules, &events, &timing::logged_end(&term), term.http_status);
+                let class = OperationalOutcome::of(judged.end.outcome, term.http_status);
+                if let Some(step) = self.step.as_mut().filter(|step| Some(step.step) == started.step) {
+                    step.failures += u64::from(class.is_failure());
+                }
                 let replaces = self.finals.get(&term.request_id).is_none_or(|f| f.attempt <= term.attempt);
                 if replaces {
                     self.finals.insert(
@@ -191,7 +245,7 @@ impl Tally {
                             attempt: term.attempt,
                             seq,
                             outcome: judged.end.outcome,
-                            class: OperationalOutcome::of(judged.end.outcome, term.http_status),
+                            class,
                             http_status: term.http_status,
                             error_type: judged.end.error_type,
                             error_message: judged.end.message,

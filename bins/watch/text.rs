@@ -51,6 +51,25 @@ pub fn rounds_line(s: &Snapshot) -> String {
     )
 }
 
+/// A load run's step line: which step, what was sent at what rate, what is in flight, how
+/// late the client is, and the failures; `None` in the closed-loop workflow.
+pub fn load_line(s: &Snapshot) -> Option<String> {
+    let l = s.load.as_ref()?;
+    Some(format!(
+        "step {}/{}{} {} · {}/{} sent · {:.1} req/s over the last second · {} in flight · send lag p99 {} ms · {} failures",
+        l.step + 1,
+        l.steps,
+        if l.attempt > 1 { format!(" (run {})", l.attempt) } else { String::new() },
+        if l.running { "running" } else { "closed" },
+        l.sent,
+        l.scheduled,
+        l.achieved_rate,
+        l.in_flight,
+        l.send_lag_p99_ms.map_or("-".into(), |v| format!("{v:.3}")),
+        l.failures
+    ))
+}
+
 /// The provider table's header.
 pub fn header(window: u64) -> Vec<String> {
     let mut cells = vec!["provider".to_string(), "done".to_string()];
@@ -142,7 +161,9 @@ pub fn table(header: &[String], rows: &[Vec<String>]) -> Vec<String> {
 
 /// The whole snapshot as plain text.
 pub fn render(s: &Snapshot) -> String {
-    let mut lines = vec![state_line(s), rounds_line(s), String::new()];
+    let mut lines = vec![state_line(s), rounds_line(s)];
+    lines.extend(load_line(s));
+    lines.push(String::new());
     lines.extend(table(&header(s.window), &rows(s)));
     lines.push(legend(s.window));
     lines.push(String::new());

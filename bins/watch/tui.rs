@@ -93,8 +93,10 @@ fn draw(frame: &mut Frame, s: &Snapshot, interval: Duration) {
         })
         .collect();
     let table_height = rows.len() as u16 + 3;
+    // The state and progress lines, a load run's step line, and the borders.
+    let top_height = if s.load.is_some() { 5 } else { 4 };
     let [top, table_area, legend_area, lists_area, footer_area] = Layout::vertical([
-        Constraint::Length(4),
+        Constraint::Length(top_height),
         Constraint::Length(table_height),
         Constraint::Length(3),
         Constraint::Min(0),
@@ -102,7 +104,8 @@ fn draw(frame: &mut Frame, s: &Snapshot, interval: Duration) {
     ])
     .areas(frame.area());
     let bold = Style::default().add_modifier(Modifier::BOLD);
-    let top_lines = vec![Line::styled(text::state_line(s), bold), Line::raw(text::rounds_line(s))];
+    let mut top_lines = vec![Line::styled(text::state_line(s), bold), Line::raw(text::rounds_line(s))];
+    top_lines.extend(text::load_line(s).map(Line::raw));
     frame.render_widget(
         Paragraph::new(top_lines).wrap(Wrap { trim: true }).block(Block::bordered().title(" ib-watch ")),
         top,
