@@ -1,13 +1,27 @@
-//! The HTTP transport: one connection per provider, opened when a request first needs it and
-//! kept for the next, and a launch that hands a built request to that connection at once.
+//! The HTTP transport: a pool of connections per provider, each opened when a request finds
+//! none idle and kept for the next, and a launch that hands a built request to an idle one at
+//! once.
 //!
-//! A provider never has more than one request in flight (one per round, rounds one after the
-//! other), so its pool is one slot. Handing a request to an open connection is a channel send
-//! to the connection's task, about a microsecond; the bytes are written when that task runs,
-//! after the launch loop yields. A pooled client (reqwest's, which ib-fetch used before) spent
-//! about 16 µs a request on checkout and its service stack, 16 ms from the first to the last
-//! send of a thousand-provider round, and returned each connection to its pool through a task
-//! of its own between rounds.
+//! A request takes the most recently used idle connection that is ready, and opens a new one
+//! when none is idle, inside its measured time; nothing caps how many of a provider's requests
+//! are in flight, so a provider has as many HTTP/1.1 connections as it had requests in flight
+//! at once. HTTP/2 multiplexes every request on one connection. An HTTP/1.1 connection goes
+//! back to the idle pool only when its exchange ended cleanly: the [`ResponseBody`] carries it
+//! (a [`Lease`]) and hands it back when the body has been read to its end; a body dropped
+//! before its end (a deadline, a size cap, a transport error, a reader that stopped) drops its
+//! connection, which then closes, so no later request meets the rest of an abandoned answer.
+//! Idle connections beyond [`MAX_IDLE`] are closed, the least recently used first.
+//!
+//! The closed-loop workflow never has more than one request of a provider in flight (one per
+//! round, rounds one after the other), so its pool never holds more than one connection: a
+//! round's request takes the connection the previous round's handed back when its body ended.
+//! Handing a request to an idle connection is a channel send to the connection's task, about a
+//! microsecond; the bytes are written when that task runs, after the launch loop yields. A
+//! connection handed back whose task has not yet seen its exchange end (not ready yet) is
+//! waited for rather than passed over for a new one. A pooled client (reqwest's, which
+//! ib-fetch used before) spent about 16 µs a request on checkout and its service stack, 16 ms
+//! from the first to the last send of a thousand-provider round, and returned each connection
+//! to its pool through a task of its own between rounds.
 //!
 //! Connections are direct: no proxy is consulted, as a proxy's latency would be measured as the
 //! provider's. HTTP/2 is spoken only where TLS negotiated it by ALPN; plain http:// speaks
@@ -16,20 +30,33 @@ use bytes::Bytes;
 use http::header::{HeaderValue, HOST};
 use http::Uri;
 use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
+use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::client::conn::{http1, http2, TrySendError};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::pki_types::ServerName;
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{ready, Context, Poll};
 
 pub type Body = Full<Bytes>;
 pub type Request = http::Request<Body>;
-pub type Response = http::Response<Incoming>;
+pub type Response = http::Response<ResponseBody>;
 
 /// A request's send, from its launch to its response head.
 pub type Sending = Pin<Box<dyn Future<Output = Result<Response, SendError>> + Send>>;
+
+/// The most idle HTTP/1.1 connections a provider keeps; one handed back past it closes the
+/// least recently used. The idle pool holds what a fall in concurrency leaves behind: while the
+/// arrival rate holds, each connection handed back is soon taken by a later arrival, so few are
+/// idle at once; when it falls (a burst over, a load step draining thousands of streams), the
+/// connections stay idle for a rise that may never come, each holding a socket and its file
+/// descriptor, the kernel's socket state, a TLS session and hyper's buffers (8 KiB to read,
+/// some tens of KiB in all). 256 keeps that under about 10 MiB a provider, whatever the peak
+/// was, and still spares a rise of up to 256 requests in flight the connects (measured in its
+/// requests' times) a first rise costs. The closed-loop workflow keeps one.
+pub const MAX_IDLE: usize = 256;
 
 /// Why a request got no response head.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,63 +81,158 @@ struct Target {
     absolute: Uri,
 }
 
-/// One provider's connection. Clones share it.
+/// One provider's connections. Clones share them.
 #[derive(Clone)]
 pub struct Transport {
     target: Arc<Target>,
-    idle: Arc<Mutex<Option<Sender>>>,
+    pool: Arc<Mutex<Pool>>,
 }
 
+/// A provider's connections that no request holds.
+struct Pool {
+    /// Idle HTTP/1.1 connections, the most recently handed back last. A connection in use is
+    /// in no pool: its request's [`Lease`] holds it.
+    idle: VecDeque<http1::SendRequest<Body>>,
+    /// The HTTP/2 connection every request is multiplexed on, once one is open; it stays here
+    /// while requests use it, until it closes.
+    shared: Option<http2::SendRequest<Body>>,
+    /// [`MAX_IDLE`], but for the tests.
+    max_idle: usize,
+}
+
+/// A connection just opened.
 enum Sender {
     H1(http1::SendRequest<Body>),
     H2(http2::SendRequest<Body>),
 }
 
-type Sent = Pin<Box<dyn Future<Output = Result<Response, TrySendError<Request>>> + Send>>;
+type Sent = Pin<Box<dyn Future<Output = Result<http::Response<Incoming>, TrySendError<Request>>> + Send>>;
 
-impl Sender {
-    fn is_ready(&self) -> bool {
-        match self {
-            Sender::H1(s) => s.is_ready(),
-            Sender::H2(s) => s.is_ready(),
-        }
+/// Queues `request` on an HTTP/1.1 connection now (no byte is written before its task runs);
+/// the future gives its response head, or the request back when it was never written.
+fn send_h1(sender: &mut http1::SendRequest<Body>, mut request: Request, target: &Target) -> Sent {
+    // Built in HTTP/1.1's form already for plain http:// ([`Transport::post`]).
+    if request.uri().scheme().is_some() {
+        *request.uri_mut() = target.origin.clone();
+        request.headers_mut().insert(HOST, target.host_header.clone());
     }
+    Box::pin(sender.try_send_request(request))
+}
 
-    fn is_closed(&self) -> bool {
-        match self {
-            Sender::H1(s) => s.is_closed(),
-            Sender::H2(s) => s.is_closed(),
-        }
-    }
+fn send_h2(sender: &mut http2::SendRequest<Body>, request: Request) -> Sent {
+    Box::pin(sender.try_send_request(request))
+}
 
-    async fn ready(&mut self) -> hyper::Result<()> {
-        match self {
-            Sender::H1(s) => s.ready().await,
-            Sender::H2(s) => s.ready().await,
-        }
-    }
-
-    /// Queues `request` on the connection now (no byte is written before its task runs); the
-    /// future gives its response head, or the request back when it was never written.
-    fn try_send(&mut self, mut request: Request, target: &Target) -> Sent {
-        match self {
-            Sender::H1(s) => {
-                // Built in HTTP/1.1's form already for plain http:// ([`Transport::post`]).
-                if request.uri().scheme().is_some() {
-                    *request.uri_mut() = target.origin.clone();
-                    request.headers_mut().insert(HOST, target.host_header.clone());
-                }
-                Box::pin(s.try_send_request(request))
+impl Pool {
+    /// Where `request` goes: queued at once on the HTTP/2 connection or on the most recently
+    /// handed back HTTP/1.1 connection that is ready (taken out of the pool, its request's to
+    /// hold); else to wait for the most recent one that is open but not ready yet (its task has
+    /// not yet seen the end of its last exchange), or for a new connection. Closed connections
+    /// met on the way are dropped.
+    fn take(&mut self, request: Request, target: &Target) -> Pending {
+        if let Some(shared) = &mut self.shared {
+            if shared.is_ready() {
+                return Pending::Kept(send_h2(shared, request), None);
             }
-            Sender::H2(s) => Box::pin(s.try_send_request(request)),
+            self.shared = None;
+        }
+        if let Some(i) = self.idle.iter().rposition(http1::SendRequest::is_ready) {
+            if let Some(mut sender) = self.idle.remove(i) {
+                let sent = send_h1(&mut sender, request, target);
+                return Pending::Kept(sent, Some(Sender::H1(sender)));
+            }
+        }
+        self.idle.retain(|s| !s.is_closed());
+        Pending::Waiting(self.idle.pop_back(), request)
+    }
+
+    /// Takes back a connection whose exchange ended cleanly; gives back what is not kept (a
+    /// closed connection, the least recently used one past the bound, an HTTP/2 connection when
+    /// another is shared already), for the caller to drop outside the lock.
+    fn put(&mut self, sender: Sender) -> Option<Sender> {
+        match sender {
+            Sender::H1(sender) if sender.is_closed() => Some(Sender::H1(sender)),
+            Sender::H1(sender) => {
+                self.idle.push_back(sender);
+                (self.idle.len() > self.max_idle).then(|| self.idle.pop_front().map(Sender::H1)).flatten()
+            }
+            Sender::H2(sender) if sender.is_closed() || self.shared.as_ref().is_some_and(|s| !s.is_closed()) => {
+                Some(Sender::H2(sender))
+            }
+            Sender::H2(sender) => self.shared.replace(sender).map(Sender::H2),
         }
     }
+}
+
+/// A connection a request holds from its hand-over to the end of its response body, and the
+/// pool it goes back to then. Dropped any other way (the body abandoned before its end, or no
+/// response at all), it drops the connection, which closes.
+struct Lease {
+    sender: Sender,
+    pool: Arc<Mutex<Pool>>,
+}
+
+impl Lease {
+    fn hand_back(self) {
+        let Lease { sender, pool } = self;
+        let dropped = lock(&pool).put(sender);
+        drop(dropped);
+    }
+}
+
+/// A response body, and the connection it came on while the body is being read: the body read
+/// to its end (its end seen, not only its last byte) hands the connection back to its pool; a
+/// body that fails, or is dropped before its end, drops the connection.
+pub struct ResponseBody {
+    inner: Incoming,
+    lease: Option<Lease>,
+}
+
+impl hyper::body::Body for ResponseBody {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
+        let frame = ready!(Pin::new(&mut self.inner).poll_frame(cx));
+        match &frame {
+            None => {
+                if let Some(lease) = self.lease.take() {
+                    lease.hand_back();
+                }
+            }
+            Some(Err(_)) => self.lease = None,
+            Some(Ok(_)) => {}
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl std::fmt::Debug for ResponseBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResponseBody").field("inner", &self.inner).field("leased", &self.lease.is_some()).finish()
+    }
+}
+
+fn lock(pool: &Mutex<Pool>) -> MutexGuard<'_, Pool> {
+    pool.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Transport {
     /// The transport of `endpoint`, an http:// or https:// URL; `tls` is the TLS client
     /// configuration an https:// endpoint is reached with.
     pub fn new(endpoint: &str, tls: Arc<rustls::ClientConfig>) -> Result<Self, String> {
+        Self::with_max_idle(endpoint, tls, MAX_IDLE)
+    }
+
+    fn with_max_idle(endpoint: &str, tls: Arc<rustls::ClientConfig>, max_idle: usize) -> Result<Self, String> {
         let uri: Uri = endpoint.parse().map_err(|e| format!("`{endpoint}` is not a URL: {e}"))?;
         let secure = match uri.scheme_str().map(str::to_ascii_lowercase).as_deref() {
             Some("https") => true,
@@ -137,7 +259,8 @@ impl Transport {
             None
         };
         let target = Target { tls, host, port, host_header, origin, absolute: uri };
-        Ok(Transport { target: Arc::new(target), idle: Arc::new(Mutex::new(None)) })
+        let pool = Pool { idle: VecDeque::new(), shared: None, max_idle };
+        Ok(Transport { target: Arc::new(target), pool: Arc::new(Mutex::new(pool)) })
     }
 
     /// A POST to this endpoint: for plain http:// (always HTTP/1.1) in HTTP/1.1's form, with
@@ -150,31 +273,31 @@ impl Transport {
         http::Request::post(t.origin.clone()).header(HOST, t.host_header.clone())
     }
 
-    /// Reads the state a hand-over reads (the connection slot and whether its connection is
-    /// ready), so that a round's hand-overs find it in the cache: a round's exchanges leave
-    /// little of a thousand connections' state there, and a cache miss per connection is most
-    /// of a hand-over's cost. The hand-over asks again.
+    /// Reads the state a hand-over reads (the pool and whether the connection it would take
+    /// first is ready), so that a round's hand-overs find it in the cache: a round's exchanges
+    /// leave little of a thousand connections' state there, and a cache miss per connection is
+    /// most of a hand-over's cost. The hand-over asks again.
     pub fn warm(&self) -> bool {
-        self.idle.lock().unwrap_or_else(PoisonError::into_inner).as_ref().is_some_and(Sender::is_ready)
+        let pool = lock(&self.pool);
+        pool.shared.as_ref().is_some_and(http2::SendRequest::is_ready)
+            || pool.idle.back().is_some_and(http1::SendRequest::is_ready)
     }
 
-    /// Hands the request of `outgoing` to the provider's connection when it is open and idle:
-    /// the request is queued on it before this returns. Otherwise it waits for its exchange,
-    /// which opens a connection (or waits for the busy one) inside the request's measured time.
-    /// Whatever happened stays in `outgoing` (a few bytes written beside the request), for
+    /// Hands the request of `outgoing` to an idle connection of the provider when one is open
+    /// and ready (see [`Pool::take`]): the request is queued on it before this returns.
+    /// Otherwise it waits for its exchange, which waits for the connection it took (handed back
+    /// but not ready yet) or opens a new one, inside the request's measured time. Whatever
+    /// happened stays in `outgoing` (a few bytes written beside the request), for
     /// [`Transport::sending`].
     pub fn hand_over(&self, outgoing: &mut Outgoing) {
         if !matches!(outgoing.state, Pending::Unsent(_)) {
             return;
         }
-        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut pool = lock(&self.pool);
         let Pending::Unsent(request) = std::mem::replace(&mut outgoing.state, Pending::Moving) else {
             return;
         };
-        outgoing.state = match idle.as_mut().filter(|s| s.is_ready()) {
-            Some(sender) => Pending::Kept(sender.try_send(request, &self.target)),
-            None => Pending::Waiting(idle.take(), request),
-        };
+        outgoing.state = pool.take(request, &self.target);
     }
 
     /// The send of `outgoing`, from its hand-over (made now if it was not) to its response head.
@@ -183,7 +306,7 @@ impl Transport {
         let this = self.clone();
         let Outgoing { state, spare } = outgoing;
         match state {
-            Pending::Kept(sent) => Box::pin(this.on_kept(sent, spare)),
+            Pending::Kept(sent, held) => Box::pin(this.on_kept(sent, held, spare)),
             Pending::Waiting(waiting, request) => {
                 Box::pin(async move { Box::pin(this.send_later(waiting, request, spare)).await })
             }
@@ -194,42 +317,57 @@ impl Transport {
         }
     }
 
-    /// Sends on `waiting` once it is ready (a connection still finishing its previous
-    /// exchange), or on a new connection when there is none or it closes.
+    /// Sends on `waiting` once it is ready (a connection handed back whose task is still
+    /// finishing its previous exchange), or on a new connection when there is none or it closes.
     async fn send_later(
         self,
-        waiting: Option<Sender>,
+        waiting: Option<http1::SendRequest<Body>>,
         request: Request,
         spare: Request,
     ) -> Result<Response, SendError> {
         if let Some(mut sender) = waiting.filter(|s| !s.is_closed()) {
             if sender.ready().await.is_ok() {
-                let sent = sender.try_send(request, &self.target);
-                self.keep(sender);
-                return self.on_kept(sent, spare).await;
+                let sent = send_h1(&mut sender, request, &self.target);
+                return self.on_kept(sent, Some(Sender::H1(sender)), spare).await;
             }
         }
         self.send_on_new(request).await
     }
 
-    /// The response to a request queued on a kept connection, or, when that connection lost it
-    /// (see [`reused_failure`]), to the same request on a new one.
-    async fn on_kept(self, sent: Sent, spare: Request) -> Result<Response, SendError> {
+    /// The response to a request queued on a kept connection (`held`, unless it is the shared
+    /// HTTP/2 one), or, when that connection lost it (see [`reused_failure`]), to the same
+    /// request on a new one.
+    async fn on_kept(self, sent: Sent, held: Option<Sender>, spare: Request) -> Result<Response, SendError> {
         match sent.await {
-            Ok(response) => Ok(response),
-            Err(e) => Box::pin(self.send_on_new(reused_failure(e, spare)?)).await,
+            Ok(response) => Ok(self.leased(response, held)),
+            Err(e) => {
+                drop(held);
+                Box::pin(self.send_on_new(reused_failure(e, spare)?)).await
+            }
         }
     }
 
+    /// Sends on a new connection; an HTTP/2 one is shared at once with the requests after.
     async fn send_on_new(self, request: Request) -> Result<Response, SendError> {
-        let mut sender = self.connect().await?;
-        let sent = sender.try_send(request, &self.target);
-        self.keep(sender);
-        sent.await.map_err(|e| SendError::Request(error_text(&e.into_error())))
+        let (sent, held) = match self.connect().await? {
+            Sender::H1(mut sender) => (send_h1(&mut sender, request, &self.target), Sender::H1(sender)),
+            Sender::H2(mut sender) => {
+                let sent = send_h2(&mut sender, request);
+                let dropped = lock(&self.pool).put(Sender::H2(sender.clone()));
+                drop(dropped);
+                (sent, Sender::H2(sender))
+            }
+        };
+        match sent.await {
+            Ok(response) => Ok(self.leased(response, Some(held))),
+            Err(e) => Err(SendError::Request(error_text(&e.into_error()))),
+        }
     }
 
-    fn keep(&self, sender: Sender) {
-        *self.idle.lock().unwrap_or_else(PoisonError::into_inner) = Some(sender);
+    /// The response with its body bound to the connection it came on, if the request holds one.
+    fn leased(self, response: http::Response<Incoming>, held: Option<Sender>) -> Response {
+        let lease = held.map(|sender| Lease { sender, pool: self.pool });
+        response.map(|inner| ResponseBody { inner, lease })
     }
 
     /// Opens a connection: TCP with TCP_NODELAY, TLS for https://, and the HTTP handshake of
@@ -297,11 +435,12 @@ pub struct Outgoing {
 enum Pending {
     /// Not handed over yet.
     Unsent(Request),
-    /// Queued on the kept connection.
-    Kept(Sent),
-    /// To send on the connection still busy with its previous exchange (taken from its slot),
-    /// or on a new one.
-    Waiting(Option<Sender>, Request),
+    /// Queued on a kept connection: an idle HTTP/1.1 one, taken out of the pool (held here,
+    /// then by the response body), or the shared HTTP/2 one (none held).
+    Kept(Sent, Option<Sender>),
+    /// To send on an idle connection once it is ready (handed back, its task not yet done with
+    /// its previous exchange), or on a new one.
+    Waiting(Option<http1::SendRequest<Body>>, Request),
     /// Only inside [`Transport::hand_over`].
     Moving,
 }
@@ -331,7 +470,7 @@ where
 }
 
 /// The next data of a response body; trailers are passed over.
-pub async fn next_chunk(body: &mut Incoming) -> hyper::Result<Option<Bytes>> {
+pub async fn next_chunk(body: &mut ResponseBody) -> hyper::Result<Option<Bytes>> {
     while let Some(frame) = body.frame().await {
         if let Ok(data) = frame?.into_data() {
             return Ok(Some(data));
