@@ -2,15 +2,17 @@
 //! none idle and kept for the next, and a launch that hands a built request to an idle one at
 //! once.
 //!
-//! A request takes the most recently used idle connection that is ready, and opens a new one
-//! when none is idle, inside its measured time; nothing caps how many of a provider's requests
-//! are in flight, so a provider has as many HTTP/1.1 connections as it had requests in flight
-//! at once. HTTP/2 multiplexes every request on one connection. An HTTP/1.1 connection goes
-//! back to the idle pool only when its exchange ended cleanly: the [`ResponseBody`] carries it
-//! (a [`Lease`]) and hands it back when the body has been read to its end; a body dropped
-//! before its end (a deadline, a size cap, a transport error, a reader that stopped) drops its
-//! connection, which then closes, so no later request meets the rest of an abandoned answer.
-//! Idle connections beyond [`MAX_IDLE`] are closed, the least recently used first.
+//! A request takes the most recently used idle connection that is ready, and opens a new one when
+//! none is idle, inside its measured time; nothing caps how many of a provider's requests are in
+//! flight, so a provider has as many HTTP/1.1 connections as it had requests in flight at once.
+//! HTTP/2 multiplexes every request on one connection (so the server's limit on concurrent streams,
+//! if it sets one, bounds them: hyper queues the rest on the connection, inside their measured
+//! time). An HTTP/1.1 connection goes back to the idle pool only when its exchange ended cleanly:
+//! the [`ResponseBody`] carries it (a [`Lease`]) and hands it back when the body has been read to
+//! its end; a body dropped before its end (a deadline, a size cap, a transport error, a reader that
+//! stopped) drops its connection, which then closes, so no later request meets the rest of an
+//! abandoned answer. Idle connections beyond [`MAX_IDLE`] are closed, the least recently used
+//! first.
 //!
 //! The closed-loop workflow never has more than one request of a provider in flight (one per
 //! round, rounds one after the other), so its pool never holds more than one connection: a
@@ -100,7 +102,7 @@ struct Pool {
     max_idle: usize,
 }
 
-/// A connection just opened.
+/// A connection, in the HTTP version its handshake settled.
 enum Sender {
     H1(http1::SendRequest<Body>),
     H2(http2::SendRequest<Body>),
@@ -166,7 +168,9 @@ impl Pool {
 
 /// A connection a request holds from its hand-over to the end of its response body, and the
 /// pool it goes back to then. Dropped any other way (the body abandoned before its end, or no
-/// response at all), it drops the connection, which closes.
+/// response at all), it drops the connection: an HTTP/1.1 one closes. (An HTTP/2 connection is
+/// held only by the request that opened it, and stays shared: a body dropped early resets its
+/// own stream, not the connection.)
 struct Lease {
     sender: Sender,
     pool: Arc<Mutex<Pool>>,
