@@ -92,12 +92,16 @@ pub struct Transport {
 
 /// A provider's connections that no request holds.
 struct Pool {
-    /// Idle HTTP/1.1 connections, the most recently handed back last. A connection in use is
-    /// in no pool: its request's [`Lease`] holds it.
-    idle: VecDeque<http1::SendRequest<Body>>,
     /// The HTTP/2 connection every request is multiplexed on, once one is open; it stays here
     /// while requests use it, until it closes.
     shared: Option<http2::SendRequest<Body>>,
+    /// The idle HTTP/1.1 connection handed back last, beside the lock: the closed loop's one
+    /// connection, which a hand-over (and [`Transport::warm`]) then finds without reaching for
+    /// another allocation. A connection in use is in no pool: its request's [`Lease`] holds it.
+    last: Option<http1::SendRequest<Body>>,
+    /// The other idle HTTP/1.1 connections, the most recently handed back last; empty when
+    /// `last` is.
+    older: VecDeque<http1::SendRequest<Body>>,
     /// [`MAX_IDLE`], but for the tests.
     max_idle: usize,
 }
@@ -138,14 +142,21 @@ impl Pool {
             }
             self.shared = None;
         }
-        if let Some(i) = self.idle.iter().rposition(http1::SendRequest::is_ready) {
-            if let Some(mut sender) = self.idle.remove(i) {
-                let sent = send_h1(&mut sender, request, target);
-                return Pending::Kept(sent, Some(Sender::H1(sender)));
-            }
+        let ready = if self.last.as_ref().is_some_and(http1::SendRequest::is_ready) {
+            std::mem::replace(&mut self.last, self.older.pop_back())
+        } else {
+            self.older.iter().rposition(http1::SendRequest::is_ready).and_then(|i| self.older.remove(i))
+        };
+        if let Some(mut sender) = ready {
+            let sent = send_h1(&mut sender, request, target);
+            return Pending::Kept(sent, Some(Sender::H1(sender)));
         }
-        self.idle.retain(|s| !s.is_closed());
-        Pending::Waiting(self.idle.pop_back(), request)
+        self.older.retain(|s| !s.is_closed());
+        if self.last.as_ref().is_some_and(http1::SendRequest::is_closed) {
+            self.last = self.older.pop_back();
+        }
+        let waiting = std::mem::replace(&mut self.last, self.older.pop_back());
+        Pending::Waiting(waiting, request)
     }
 
     /// Takes back a connection whose exchange ended cleanly; gives back what is not kept (a
@@ -155,14 +166,22 @@ impl Pool {
         match sender {
             Sender::H1(sender) if sender.is_closed() => Some(Sender::H1(sender)),
             Sender::H1(sender) => {
-                self.idle.push_back(sender);
-                (self.idle.len() > self.max_idle).then(|| self.idle.pop_front().map(Sender::H1)).flatten()
+                if let Some(previous) = self.last.replace(sender) {
+                    self.older.push_back(previous);
+                }
+                (self.older.len() >= self.max_idle).then(|| self.older.pop_front().map(Sender::H1)).flatten()
             }
             Sender::H2(sender) if sender.is_closed() || self.shared.as_ref().is_some_and(|s| !s.is_closed()) => {
                 Some(Sender::H2(sender))
             }
             Sender::H2(sender) => self.shared.replace(sender).map(Sender::H2),
         }
+    }
+
+    /// How many HTTP/1.1 connections are idle.
+    #[cfg(test)]
+    fn idle(&self) -> usize {
+        self.older.len() + usize::from(self.last.is_some())
     }
 }
 
@@ -263,7 +282,7 @@ impl Transport {
             None
         };
         let target = Target { tls, host, port, host_header, origin, absolute: uri };
-        let pool = Pool { idle: VecDeque::new(), shared: None, max_idle };
+        let pool = Pool { shared: None, last: None, older: VecDeque::new(), max_idle: max_idle.max(1) };
         Ok(Transport { target: Arc::new(target), pool: Arc::new(Mutex::new(pool)) })
     }
 
@@ -284,7 +303,7 @@ impl Transport {
     pub fn warm(&self) -> bool {
         let pool = lock(&self.pool);
         pool.shared.as_ref().is_some_and(http2::SendRequest::is_ready)
-            || pool.idle.back().is_some_and(http1::SendRequest::is_ready)
+            || pool.last.as_ref().is_some_and(http1::SendRequest::is_ready)
     }
 
     /// Hands the request of `outgoing` to an idle connection of the provider when one is open
@@ -377,7 +396,7 @@ impl Transport {
     /// How many HTTP/1.1 connections are idle.
     #[cfg(test)]
     fn idle(&self) -> usize {
-        lock(&self.pool).idle.len()
+        lock(&self.pool).idle()
     }
 
     /// Opens a connection: TCP with TCP_NODELAY, TLS for https://, and the HTTP handshake of
