@@ -844,4 +844,38 @@ mod tests {
         assert_eq!((accepted.load(SeqCst), t.idle()), (1, 0));
         assert!(t.warm() && lock(&t.pool).shared.is_some(), "still shared");
     }
+
+    /// A keep-alive server whose n-th connection answers every request with the body `n`.
+    async fn numbered_server() -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/v1/chat/completions", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let mut n = 0;
+            while let Ok((mut sock, _)) = listener.accept().await {
+                let answer = format!("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n{n}");
+                n += 1;
+                tokio::spawn(async move {
+                    while read_request(&mut sock).await && sock.write_all(answer.as_bytes()).await.is_ok() {}
+                });
+            }
+        });
+        url
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_connection_handed_back_last_is_taken_first() {
+        let url = numbered_server().await;
+        let t = transport(&url);
+        let (mut a, mut b) = (request(&t), request(&t));
+        t.hand_over(&mut a);
+        t.hand_over(&mut b);
+        let (a, b) = tokio::join!(t.sending(a), t.sending(b));
+        // Two connections; the one whose body ends last is the most recently used.
+        let (first, last) = (body(a.unwrap()).await, body(b.unwrap()).await);
+        assert_ne!(first, last);
+        assert_eq!(t.idle(), 2);
+        for _ in 0..3 {
+            assert_eq!(body(t.sending(request(&t)).await.unwrap()).await, last);
+        }
+    }
 }
