@@ -5,7 +5,8 @@
 //! judged event by event (`schemas::stream`): `[DONE]`, an error the provider reports in the
 //! stream, or data that is not JSON end the attempt; what the server sends after that, within
 //! a short grace, is still logged but never joins the answer. Sizes are capped by the spec:
-//! one line or event, and one body.
+//! one line or event, and one body. A connection serves a later request only when its exchange
+//! was read to the end of its body; one abandoned (the deadline, a cap) is closed.
 //!
 //! The transport is the reference runner's unless the spec says otherwise: HTTP/1.1 only
 //! (`inference.transport.http_version`), uncompressed bodies, and the negotiated protocol
@@ -43,7 +44,7 @@ const REQUEST_HEADERS: [(&str, &str); 4] = [
     ("User-Agent", USER_AGENT),
 ];
 
-/// A provider's persistent connection and what it needs to sign requests.
+/// A provider's connections (a pool, see [`Transport`]) and what it needs to sign requests.
 #[derive(Clone)]
 pub struct ProviderClient {
     pub provider: Provider,
@@ -53,9 +54,10 @@ pub struct ProviderClient {
 }
 
 impl ProviderClient {
-    /// One connection kept per provider (see [`Transport`]; a request a kept connection loses
-    /// before any answer goes once more on a new one, nothing else is retried), no redirects,
-    /// TCP_NODELAY, and the TLS offer of the spec's HTTP version.
+    /// A pool of kept connections per provider (see [`Transport`]: as many as the provider has
+    /// requests in flight, one in the closed loop; a request a kept connection loses before any
+    /// answer goes once more on a new one, nothing else is retried), no redirects, TCP_NODELAY,
+    /// and the TLS offer of the spec's HTTP version.
     pub fn new(
         provider: Provider,
         endpoint: String,
@@ -149,7 +151,7 @@ struct Progress {
 
 /// A body whose stream has ended but which may still carry bytes worth logging.
 struct Drain {
-    body: hyper::body::Incoming,
+    body: transport::ResponseBody,
     parser: Parser,
 }
 
@@ -240,8 +242,8 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
     Ok(Prepared { unit, client, request, line })
 }
 
-/// Hands a prepared request to its provider's connection (see [`Transport::hand_over`]):
-/// queued on an open one at once, or connected for when its exchange starts. On the fetch's
+/// Hands a prepared request to one of its provider's connections (see [`Transport::hand_over`]):
+/// queued on an idle one at once, or connected (or waited for) when its exchange starts. On the fetch's
 /// single-threaded runtime no byte of it is written until the caller yields, which is how the
 /// caller logs `request_started` first. A request that could not be built has nothing to hand.
 pub fn launch(client: &ProviderClient, request: &mut Result<transport::Outgoing, String>) {
@@ -387,7 +389,7 @@ async fn exchange(
 }
 
 /// Up to [`ERROR_BODY_CAP`] bytes of a body that is not read as a stream.
-async fn first_bytes(response: &mut hyper::body::Incoming, p: &mut Progress) -> Vec<u8> {
+async fn first_bytes(response: &mut transport::ResponseBody, p: &mut Progress) -> Vec<u8> {
     let mut body = Vec::new();
     while body.len() < ERROR_BODY_CAP {
         match transport::next_chunk(response).await {
@@ -406,7 +408,7 @@ async fn read_stream(
     log: &EventLog,
     client: &ProviderClient,
     unit: &Unit,
-    mut body: hyper::body::Incoming,
+    mut body: transport::ResponseBody,
     limits: Limits,
     p: &mut Progress,
 ) -> Result<(StreamEnd, Option<Drain>)> {
@@ -472,7 +474,10 @@ fn too_large(kind: ErrorKind, limit: u64) -> StreamEnd {
     StreamEnd::failed(Outcome::InvalidStream, kind, format!("{what} {limit}{unit} (the spec's stream limits)"))
 }
 
-/// Reads what the server still sends after the stream ended, until `until`, and logs it.
+/// Reads what the server still sends after the stream ended, until `until`, and logs it. A body
+/// read to its end here hands its connection back to the provider's pool (see
+/// [`transport::ResponseBody`]); one still open at `until`, or past the body cap, is dropped with
+/// its connection.
 async fn drain_after_end(
     log: &EventLog,
     client: &ProviderClient,

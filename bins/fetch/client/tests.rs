@@ -330,3 +330,112 @@ fn protocol_versions_are_logged_in_their_usual_spelling() {
     assert_eq!(version_name(http::Version::HTTP_2), "HTTP/2");
     assert_eq!(version_name(http::Version::HTTP_10), "HTTP/1.0");
 }
+
+/// A keep-alive server that answers the n-th request it reads (over all its connections) with
+/// `responses[n]`, raw, and reads the next request on the same connection; the counter says
+/// how many connections it accepted.
+async fn serve_in_turn(responses: Vec<Vec<u8>>) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    use std::sync::Arc;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&accepted);
+    let next = Arc::new(AtomicUsize::new(0));
+    let responses = Arc::new(responses);
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            counted.fetch_add(1, SeqCst);
+            let (next, responses) = (Arc::clone(&next), Arc::clone(&responses));
+            tokio::spawn(async move {
+                let mut seen = Vec::new();
+                let mut buf = vec![0u8; 65536];
+                loop {
+                    // One request: its head and its Content-Length body.
+                    let complete = |seen: &[u8]| {
+                        let end = seen.windows(4).position(|w| w == b"\r\n\r\n")?;
+                        let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
+                        let length: usize = head
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length:"))
+                            .map_or(0, |v| v.trim().parse().unwrap());
+                        (seen.len() >= end + 4 + length).then_some(end + 4 + length)
+                    };
+                    while complete(&seen).is_none() {
+                        match sock.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => seen.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    seen.drain(..complete(&seen).unwrap());
+                    let response = &responses[next.fetch_add(1, SeqCst)];
+                    if sock.write_all(response).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (format!("http://{addr}/v1/chat/completions"), accepted)
+}
+
+/// An event stream answered with its length and the connection kept open.
+fn kept_alive_sse(body: &str) -> Vec<u8> {
+    let head = format!("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: {}\r\n\r\n", body.len());
+    [head.as_bytes(), body.as_bytes()].concat()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_completed_exchange_hands_its_connection_to_the_next_request_and_an_abandoned_one_does_not() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let done = kept_alive_sse(&format!("data: {ANSWER}\n\ndata: [DONE]\n\n"));
+    let too_large = kept_alive_sse(&format!("data: {ANSWER}\n\n{}", ": padding\n\n".repeat(100)));
+    // A stream that never ends: its head and one comment, then silence.
+    let endless =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n:\n\n\r\n"
+            .to_vec();
+    let error = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy".to_vec();
+    let responses = vec![done.clone(), done.clone(), too_large, done.clone(), endless, error, done];
+    let (endpoint, accepted) = serve_in_turn(responses).await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("0001.jsonl");
+    let log = EventLog::open(&path, "run-x".into(), 0, 0).unwrap();
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client =
+        ProviderClient::new(provider(), endpoint, Credentials::for_tests(KEY), HttpVersion::default()).unwrap();
+    let limits = Limits { max_event_bytes: 1 << 20, max_response_bytes: 500 };
+    // Each request, what it ends with, and how many connections the server has accepted then.
+    let expected = [
+        (Outcome::Completed, 1),
+        (Outcome::Completed, 1),
+        // The body cap: the rest of that answer is never read, so its connection closes.
+        (Outcome::InvalidStream, 1),
+        (Outcome::Completed, 2),
+        // The deadline strikes mid-stream.
+        (Outcome::Timeout, 2),
+        // An error answer read to its end keeps its connection.
+        (Outcome::HttpError, 3),
+        (Outcome::Completed, 3),
+    ];
+    for (i, (_, connections)) in expected.into_iter().enumerate() {
+        let unit = Unit {
+            request_id: format!("r{i}"),
+            round_id: format!("round{i}"),
+            round_index: i as u64,
+            provider: "p".into(),
+            task_family: inferbench_contract::vocab::TaskFamily::TicketTriage,
+            item_id: "i".into(),
+            attempt: 1,
+            body: serde_json::json!({}),
+        };
+        execute(&log, &client, &unit, 0, Duration::from_millis(300), limits).await.unwrap();
+        assert_eq!(accepted.load(SeqCst), connections, "connections after request {i}");
+    }
+    drop(log);
+    let events = inferbench_store::jsonl::read::<Envelope>(&path).unwrap().records;
+    let outcomes: Vec<Outcome> = events
+        .iter()
+        .filter_map(|e| if let Event::RequestTerminal(t) = &e.event { Some(t.outcome) } else { None })
+        .collect();
+    assert_eq!(outcomes, expected.map(|(outcome, _)| outcome));
+}
