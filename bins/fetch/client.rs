@@ -351,6 +351,9 @@ async fn exchange(
         Err(SendError::Connect(message)) => {
             return Ok((StreamEnd::failed(Outcome::TransportError, ErrorKind::Connect, message), None))
         }
+        Err(SendError::ClientResource(message)) => {
+            return Ok((StreamEnd::failed(Outcome::TransportError, ErrorKind::ClientResource, message), None))
+        }
         Err(SendError::Request(message)) => {
             return Ok((StreamEnd::failed(Outcome::TransportError, ErrorKind::Request, message), None))
         }

@@ -16,6 +16,10 @@ pub struct EventLog {
     /// Run-clock time at which this segment opened.
     base_ns: u64,
     inner: Mutex<Inner>,
+    /// A second handle on the segment, made when it opens, that the background flushes sync
+    /// through: a flush never needs a new file descriptor, which a fetch whose connections
+    /// have taken every one it may open could not get.
+    sync_file: std::sync::Arc<std::fs::File>,
 }
 
 struct Inner {
@@ -23,6 +27,8 @@ struct Inner {
     next_seq: u64,
     /// Final (non-interrupted) terminal events this segment wrote.
     terminals: u64,
+    /// Of those, the ones the client's own resources ended (`ErrorKind::ClientResource`).
+    client_resource_errors: u64,
     /// Once `segment_closed` is written nothing more is: a request still in flight when a
     /// fetch is stopped stays open in the log, to be closed as `interrupted` by the next one.
     closed: bool,
@@ -33,8 +39,9 @@ impl EventLog {
     /// run-clock time of this segment's start.
     pub fn open(path: &Path, run_id: String, next_seq: u64, base_ns: u64) -> Result<Self> {
         let writer = AppendWriter::open(path)?;
-        let inner = Mutex::new(Inner { writer, next_seq, terminals: 0, closed: false });
-        Ok(EventLog { run_id, opened: Instant::now(), base_ns, inner })
+        let sync_file = std::sync::Arc::new(writer.sync_handle()?);
+        let inner = Mutex::new(Inner { writer, next_seq, terminals: 0, client_resource_errors: 0, closed: false });
+        Ok(EventLog { run_id, opened: Instant::now(), base_ns, inner, sync_file })
     }
 
     /// The run clock now, in nanoseconds.
@@ -61,6 +68,8 @@ impl EventLog {
             return Ok(());
         }
         let is_final = matches!(&event, Event::RequestTerminal(t) if t.outcome != Outcome::Interrupted);
+        let clients = matches!(&event, Event::RequestTerminal(t) if t.error_type == Some(inferbench_contract::vocab::ErrorKind::ClientResource));
+        inner.client_resource_errors += u64::from(clients);
         self.write(&mut inner, t_ns, event)?;
         inner.terminals += u64::from(is_final);
         Ok(())
@@ -86,6 +95,11 @@ impl EventLog {
         Ok(terminal_requests)
     }
 
+    /// Requests this segment ended because the client ran out of a resource of its own.
+    pub fn client_resource_errors(&self) -> u64 {
+        self.inner.lock().map(|inner| inner.client_resource_errors).unwrap_or(0)
+    }
+
     /// Requests this segment brought to a final outcome so far.
     pub fn terminals(&self) -> u64 {
         self.inner.lock().map(|inner| inner.terminals).unwrap_or(0)
@@ -93,9 +107,8 @@ impl EventLog {
 
     /// A handle that forces the segment to stable storage from another thread, so that the
     /// flush at a round boundary does not hold up the next round's launch.
-    fn sync_handle(&self) -> Result<std::fs::File> {
-        let inner = self.inner.lock().map_err(|_| anyhow::anyhow!("event log lock poisoned"))?;
-        Ok(inner.writer.sync_handle()?)
+    fn sync_handle(&self) -> std::sync::Arc<std::fs::File> {
+        std::sync::Arc::clone(&self.sync_file)
     }
 
     /// The `request_started` line of a request, serialised now, with its `seq`, `t_ns` and
@@ -167,7 +180,7 @@ impl Flushes {
             return Ok(());
         }
         self.finish().await?;
-        let file = log.sync_handle()?;
+        let file = log.sync_handle();
         self.running = Some(tokio::task::spawn_blocking(move || file.sync_data()));
         Ok(())
     }

@@ -108,6 +108,7 @@ async fn run_step(
     // The rounds are built ahead; the first is ready before the step opens.
     let mut next: Option<PreparedRound> = prepared.recv().await.transpose()?;
     let cpu_before = cpu_ns();
+    let client_errors_before = log.client_resource_errors();
     let opened_t_ns = log.emit(Event::StepOpened(StepOpened { step, attempt, scheduled_requests: scheduled }))?;
     let mut offsets = offsets.into_iter();
     let mut due = offsets.next().map(|o| opened_t_ns + o);
@@ -163,7 +164,7 @@ async fn run_step(
         requests_sent: sent,
         peak_in_flight: peak,
         cpu_ns: cpu_ns().zip(cpu_before).map(|(after, before)| after.saturating_sub(before)),
-        client_resource_errors: 0,
+        client_resource_errors: log.client_resource_errors() - client_errors_before,
     }))?;
     eprintln!("ib-fetch: step {step}: {sent} requests sent, at most {peak} in flight");
     Ok(())

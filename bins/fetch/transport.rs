@@ -65,6 +65,9 @@ pub const MAX_IDLE: usize = 256;
 pub enum SendError {
     /// No connection could be opened: the name, TCP, TLS or the HTTP handshake failed.
     Connect(String),
+    /// No connection could be opened because this machine ran out of something of its own
+    /// (file descriptors, local ports, socket buffers, memory): the client's failure.
+    ClientResource(String),
     /// The request could not be built, or the connection failed before a response head.
     Request(String),
 }
@@ -404,9 +407,14 @@ impl Transport {
     async fn connect(&self) -> Result<Sender, SendError> {
         let t = &*self.target;
         let shown = || format!("{}:{}", t.host, t.port);
-        let tcp = tokio::net::TcpStream::connect((t.host.as_str(), t.port))
-            .await
-            .map_err(|e| SendError::Connect(format!("tcp connect to {}: {e}", shown())))?;
+        let tcp = tokio::net::TcpStream::connect((t.host.as_str(), t.port)).await.map_err(|e| {
+            let message = format!("tcp connect to {}: {e}", shown());
+            if is_client_resource(&e) {
+                SendError::ClientResource(message)
+            } else {
+                SendError::Connect(message)
+            }
+        })?;
         tcp.set_nodelay(true).map_err(|e| SendError::Connect(format!("TCP_NODELAY on {}: {e}", shown())))?;
         let handshake =
             |e: hyper::Error| SendError::Connect(format!("HTTP handshake with {}: {}", shown(), error_text(&e)));
@@ -429,6 +437,15 @@ impl Transport {
             h1(TokioIo::new(tls)).await.map_err(handshake)
         }
     }
+}
+
+/// Whether a failure to connect is this machine's: out of file descriptors (EMFILE, ENFILE),
+/// local ports (EADDRNOTAVAIL, EADDRINUSE), socket buffers (ENOBUFS) or memory (ENOMEM).
+fn is_client_resource(error: &std::io::Error) -> bool {
+    matches!(
+        error.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::EADDRNOTAVAIL | libc::EADDRINUSE | libc::ENOBUFS | libc::ENOMEM)
+    )
 }
 
 /// What to do when a request on a connection kept from an earlier exchange got no response:
@@ -523,6 +540,16 @@ pub fn error_text(err: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn running_out_of_descriptors_ports_or_memory_is_the_clients_failure() {
+        for errno in [libc::EMFILE, libc::ENFILE, libc::EADDRNOTAVAIL, libc::EADDRINUSE, libc::ENOBUFS, libc::ENOMEM] {
+            assert!(is_client_resource(&std::io::Error::from_raw_os_error(errno)), "errno {errno}");
+        }
+        for errno in [libc::ECONNREFUSED, libc::ETIMEDOUT, libc::EHOSTUNREACH, libc::ECONNRESET] {
+            assert!(!is_client_resource(&std::io::Error::from_raw_os_error(errno)), "errno {errno}");
+        }
+    }
     use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::{TcpListener, TcpStream};

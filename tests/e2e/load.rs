@@ -182,3 +182,50 @@ fn a_fetch_killed_mid_step_runs_the_step_again_whole_and_loses_nothing() {
     let manifest = std::fs::read_to_string(run.join("manifest.json")).unwrap();
     assert!(manifest.contains("\"status\": \"complete\""), "{manifest}");
 }
+
+/// A fetch allowed too few file descriptors for the load it is asked to send: the requests it
+/// cannot connect fail as the client's (`client_resource`), and the step says it measured the
+/// client, never the providers.
+#[test]
+fn a_client_out_of_file_descriptors_is_named_and_its_step_client_bound() {
+    let _timed = timed_section();
+    let ws = load_workspace(
+        "  mode: open_loop\n  arrivals: constant\n  rates: [150]\n  step_seconds: 1.5\n  \
+         objectives: {correct: false}\n",
+    );
+    let run = ws.run("squeezed");
+    ok(ws.stage("ib-select", &run).args(["--per-family", "2", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    let sim = Sim::start(&ws);
+    // 48 descriptors, hard: about 30 connections once the log, the runtime and the rest are open,
+    // against some 100 in flight (150 requests a second to each of 2 providers answering in 0.3 s).
+    let fetch = ws.stage("ib-fetch", &run);
+    let mut args: Vec<String> = fetch.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+    args.extend(["--endpoint-base".to_string(), sim.url.clone()]);
+    ok(std::process::Command::new("prlimit")
+        .arg("--nofile=48:48")
+        .arg(crate::support::bin("ib-fetch"))
+        .args(&args)
+        .current_dir(ws.path("")));
+    drop(sim);
+    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
+        ok(&mut ws.stage(stage, &run));
+    }
+    let responses: Vec<ResponseRow> = table(&run.join("responses.parquet"));
+    let squeezed = responses
+        .iter()
+        .filter(|r| r.error_type == Some(inferbench_contract::vocab::ErrorKind::ClientResource))
+        .count();
+    assert!(squeezed > 0, "some requests found no descriptor for their connection");
+    let load = metrics(&run).load.unwrap();
+    for row in &load.steps {
+        assert!(
+            row.client_bound.iter().any(|r| r.contains("failed on a resource of the client")),
+            "{}: {:?}",
+            row.provider,
+            row.client_bound
+        );
+    }
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(report.contains("(client-bound)"), "the report never presents the step as the providers'");
+}

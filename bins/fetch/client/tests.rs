@@ -427,6 +427,7 @@ async fn a_completed_exchange_hands_its_connection_to_the_next_request_and_an_ab
             item_id: "i".into(),
             attempt: 1,
             body: serde_json::json!({}),
+            step: None,
         };
         execute(&log, &client, &unit, 0, Duration::from_millis(300), limits).await.unwrap();
         assert_eq!(accepted.load(SeqCst), connections, "connections after request {i}");

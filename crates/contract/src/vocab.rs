@@ -212,6 +212,10 @@ string_enum! {
         Deadline => "deadline",
         /// The connection could not be made (DNS, TCP, TLS).
         Connect => "connect",
+        /// The connection could not be made because the client's machine ran out of file
+        /// descriptors, local ports, socket buffers or memory: the client failed, not the
+        /// provider (a load step with any is client-bound).
+        ClientResource => "client_resource",
         /// The request could not be sent or its head not read.
         Request => "request",
         /// Reading the response body failed (reset, truncated chunked encoding, …).
