@@ -10,7 +10,12 @@
 //! requests sent, the achieved rate over the step (sends between its first and its last due
 //! time), the send lag (actual minus intended send time) p50, p99 and maximum, every request's
 //! outcome, the peak in flight and the fetch's CPU time per 1,000 requests (`step_closed`).
-//! The run prints a Markdown table.
+//! The run prints a Markdown table, and the fetch's peak resident memory (`segment_closed`) per
+//! request in flight at the peak.
+//!
+//! `IB_LOAD_TIME_SCALE=F` serves the generated fleet's profile (a first token after about
+//! 300 ms, 200 tokens/s) with its delays times F instead of at zero latency: a slow provider, so
+//! that many streams are open at once (at 2,000 requests a second and F = 20, over 10,000).
 use inferbench_contract::event::{Event, Outcome};
 use inferbench_store::event_log::LogReader;
 use inferbench_store::run::RunDir;
@@ -43,11 +48,14 @@ fn main() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().expect("temp dir");
     let fleet = dir.path().join("fleet");
-    ok(Command::new(env!("CARGO_BIN_EXE_ib-sim"))
-        .args(["generate-fleet", "--providers", "1", "--zero-latency", "--out"])
-        .arg(&fleet)
-        .arg("--spec")
-        .arg(repo.join("pipelines/micro-single-task/spec.yaml")));
+    let time_scale: Option<f64> = std::env::var("IB_LOAD_TIME_SCALE").ok().and_then(|s| s.parse().ok());
+    let mut generate = Command::new(env!("CARGO_BIN_EXE_ib-sim"));
+    generate.args(["generate-fleet", "--providers", "1", "--out"]).arg(&fleet);
+    generate.arg("--spec").arg(repo.join("pipelines/micro-single-task/spec.yaml"));
+    if time_scale.is_none() {
+        generate.arg("--zero-latency");
+    }
+    ok(&mut generate);
     let spec = fleet.join("spec.yaml");
     let text = std::fs::read_to_string(&spec).unwrap();
     let start = text.find("execution_plan:\n").expect("an execution plan");
@@ -68,6 +76,7 @@ fn main() {
         .arg(&dataset)
         .arg("--port-file")
         .arg(&url_file)
+        .args(time_scale.map(|f| ["--time-scale".to_string(), f.to_string()]).into_iter().flatten())
         .stdout(Stdio::null())
         .spawn()
         .expect("spawn ib-sim");
@@ -92,7 +101,7 @@ fn main() {
     ok(stage("ib-fetch").arg("--dataset").arg(&dataset).arg("--endpoint-base").arg(&url));
     let _ = sim.kill();
     let _ = sim.wait();
-    let steps = read_steps(&RunDir::new(&run));
+    let (steps, peak_rss) = read_steps(&RunDir::new(&run));
     println!("\n| target req/s | sent | completed | achieved req/s | lag p50 µs | lag p99 µs | lag max µs | peak in flight | fetch CPU s / 1,000 req |");
     println!("|---|---|---|---|---|---|---|---|---|");
     for (rate, step) in rates.split(',').zip(steps.values()) {
@@ -117,13 +126,22 @@ fn main() {
             step.cpu_ns as f64 / 1e9 / (step.sent.max(1) as f64 / 1000.0),
         );
     }
+    let peak = steps.values().map(|s| s.peak).max().unwrap_or(0);
+    if let Some(rss) = peak_rss {
+        println!(
+            "\nib-fetch peak RSS {:.1} MiB with at most {peak} requests in flight: {:.1} KiB per request in flight at most",
+            rss as f64 / (1 << 20) as f64,
+            rss as f64 / 1024.0 / peak.max(1) as f64
+        );
+    }
 }
 
-/// Each step's figures, from the log.
-fn read_steps(run: &RunDir) -> BTreeMap<u32, Step> {
+/// Each step's figures, and the fetch's peak resident memory, from the log.
+fn read_steps(run: &RunDir) -> (BTreeMap<u32, Step>, Option<u64>) {
     let lock = inferbench_store::lock::read(&run.lock()).expect("lock");
     let mut steps: BTreeMap<u32, Step> = BTreeMap::new();
     let mut step_of: BTreeMap<String, u32> = BTreeMap::new();
+    let mut peak_rss = None;
     for entry in LogReader::open(run, &lock.run_id).expect("the log") {
         let env = entry.expect("a line").env;
         match env.event {
@@ -141,6 +159,7 @@ fn read_steps(run: &RunDir) -> BTreeMap<u32, Step> {
                     steps.entry(*step).or_default().completed += 1;
                 }
             }
+            Event::SegmentClosed(c) => peak_rss = peak_rss.max(c.peak_rss_bytes),
             Event::StepClosed(c) => {
                 let figures = steps.entry(c.step).or_default();
                 figures.cpu_ns = c.cpu_ns.unwrap_or(0);
@@ -149,5 +168,5 @@ fn read_steps(run: &RunDir) -> BTreeMap<u32, Step> {
             _ => {}
         }
     }
-    steps
+    (steps, peak_rss)
 }
