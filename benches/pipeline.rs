@@ -153,6 +153,7 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
             body: serde_json::json!({"model": "m", "stream": true}),
             headers: Default::default(),
             step: None,
+            released_t_ns: None,
             intended_t_ns: r * 10_000_000,
         };
         emit(Event::RequestStarted(started), 1_000);

@@ -97,6 +97,7 @@ impl Req {
             usage_cached_tokens: None,
             step: None,
             intended_t_ns: 0,
+            released_t_ns: None,
             answer_chunk_ms: Vec::new(),
             answer_chunk_tokens: Vec::new(),
         };

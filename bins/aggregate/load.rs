@@ -20,6 +20,8 @@ pub const DEFINITIONS: &[&str] = &[
      of the step; the others are sent and logged but not counted",
     "intended send time: the step's step_opened plus the request's schedule offset; TTFT, TTFA and E2E are measured \
      from it (the *_from_send_ms figures from the actual send), so a client or queue that falls behind is counted",
+    "send lag: the actual send minus the intended send time, or, for a request a capped step's queue held, minus the \
+     moment its slot freed (the wait before that is queued_ms, the cap's, and counts in its latency)",
     "offered rate: requests intended in the window per second of it; achieved rate: requests of the step actually \
      sent in the window per second of it; completed per second and tokens per second: the step's requests that \
      completed in the window (their last answer token in it) and their answer tokens, per second of it: the \
@@ -55,6 +57,7 @@ pub struct LoadFacts {
     pub output_tokens_per_second: Option<f64>,
     pub started_t_ns: i64,
     pub intended_t_ns: i64,
+    pub released_t_ns: Option<i64>,
     pub answer_chunk_ms: Vec<f64>,
     pub answer_chunk_tokens: Vec<i64>,
 }
@@ -74,9 +77,23 @@ impl From<ResponseRow> for LoadFacts {
             output_tokens_per_second: r.output_tokens_per_second,
             started_t_ns: r.started_t_ns,
             intended_t_ns: r.intended_t_ns,
+            released_t_ns: r.released_t_ns,
             answer_chunk_ms: r.answer_chunk_ms,
             answer_chunk_tokens: r.answer_chunk_tokens,
         }
+    }
+}
+
+impl LoadFacts {
+    /// The client's lateness, ms: the send after the request was due, or, held by a capped
+    /// step's queue, after its slot freed.
+    pub fn send_lag_ms(&self) -> f64 {
+        (self.started_t_ns - self.released_t_ns.unwrap_or(self.intended_t_ns).max(self.intended_t_ns)) as f64 / 1e6
+    }
+
+    /// How long a capped step's queue held the request, ms (0 when it found a free slot).
+    pub fn queued_ms(&self) -> f64 {
+        self.released_t_ns.map_or(0.0, |r| (r - self.intended_t_ns).max(0) as f64 / 1e6)
     }
 }
 
@@ -143,7 +160,7 @@ pub fn compute(
         let lags: Vec<f64> = in_window
             .range((step, "")..(step + 1, ""))
             .flat_map(|(_, ids)| ids.iter().filter_map(|id| responses.get(*id)))
-            .map(|r| (r.started_t_ns - r.intended_t_ns) as f64 / 1e6)
+            .map(LoadFacts::send_lag_ms)
             .collect();
         let step_lag = quantiles(lags, false);
         for provider in providers {
@@ -300,7 +317,8 @@ fn step_row(
         e2e_from_send_ms: quantiles(facts.iter().filter_map(|r| r.e2e_latency_ms), false),
         itl_ms: quantiles(completed.iter().flat_map(|r| itl_gaps(&r.answer_chunk_ms, &r.answer_chunk_tokens)), false),
         tpot_ms: quantiles(completed.iter().filter_map(|r| tpot(r)), false),
-        send_lag_ms: quantiles(facts.iter().map(|r| (r.started_t_ns - r.intended_t_ns) as f64 / 1e6), false),
+        send_lag_ms: quantiles(facts.iter().map(|r| r.send_lag_ms()), false),
+        queued_ms: quantiles(facts.iter().map(|r| r.queued_ms()), false),
         outcomes: outcomes.into_iter().map(|(class, count)| OutcomeCount { class, count }).collect(),
         goodput,
         goodput_per_second: per_second(good_count),
@@ -435,6 +453,7 @@ mod tests {
                 output_tokens_per_second: Some(100.0),
                 started_t_ns: opened + offset + lag_ms * MS,
                 intended_t_ns: opened + offset,
+                released_t_ns: None,
                 answer_chunk_ms: vec![e2e_ms - 20.0, e2e_ms],
                 answer_chunk_tokens: vec![1, 2],
             });

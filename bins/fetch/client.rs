@@ -235,7 +235,8 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
         body: unit.body.clone(),
         headers: logged_headers,
         step: unit.step,
-        // Filled in at the release.
+        // Both filled in at the release.
+        released_t_ns: None,
         intended_t_ns: 0,
     };
     let line = log.started_line(started)?;

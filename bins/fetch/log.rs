@@ -142,9 +142,21 @@ impl EventLog {
     /// `intended_t_ns`, in order and with one write: they reach the kernel together, before
     /// the caller lets any of the requests' bytes go out. They are rendered in `scratch`.
     pub fn write_started(&self, lines: &[(StartedLine, u64)], intended_t_ns: u64, scratch: &mut Vec<u8>) -> Result<()> {
+        self.write_started_released(lines, intended_t_ns, None, scratch)
+    }
+
+    /// [`EventLog::write_started`] for requests a capped load step held in its queue until a
+    /// slot freed at `released_t_ns`, which their lines record.
+    pub fn write_started_released(
+        &self,
+        lines: &[(StartedLine, u64)],
+        intended_t_ns: u64,
+        released_t_ns: Option<u64>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<()> {
         self.append_rendered(scratch, |out, first_seq| {
             for (seq, (line, t_ns)) in (first_seq..).zip(lines) {
-                line.0.render(out, seq, *t_ns, intended_t_ns);
+                line.0.render_released(out, seq, *t_ns, released_t_ns, intended_t_ns);
             }
             lines.len() as u64
         })
@@ -222,6 +234,8 @@ const SEQ_MARK: u64 = 18_446_744_073_709_551_557;
 const T_MARK: u64 = 18_446_744_073_709_551_533;
 const INTENDED_MARK: u64 = 18_446_744_073_709_551_521;
 const T_KEY: &[u8] = b",\"t_ns\":";
+/// What a `request_started` template's tail ends with.
+const INTENDED_KEY: &[u8] = b",\"intended_t_ns\":";
 
 impl Template {
     /// `event` is serialised with the marks in place of the numbers; `intended` says it is a
@@ -253,19 +267,37 @@ impl Template {
 
     /// An upper bound of the rendered length.
     fn len(&self) -> usize {
-        self.head.len() + T_KEY.len() + self.tail.len() + 3 * 20 + 3
+        self.head.len() + T_KEY.len() + self.tail.len() + 4 * 20 + 3 + ",\"released_t_ns\":".len()
     }
 
     fn render(&self, out: &mut Vec<u8>, seq: u64, t_ns: u64, intended_t_ns: u64) {
+        self.render_released(out, seq, t_ns, None, intended_t_ns);
+    }
+
+    /// [`Template::render`], with a `request_started` line's `released_t_ns` (which serde
+    /// writes just before `intended_t_ns`, and omits when absent) when there is one.
+    fn render_released(&self, out: &mut Vec<u8>, seq: u64, t_ns: u64, released_t_ns: Option<u64>, intended_t_ns: u64) {
         use std::io::Write as _;
         out.extend_from_slice(&self.head);
         let _ = write!(out, "{seq}");
         out.extend_from_slice(T_KEY);
         let _ = write!(out, "{t_ns}");
-        out.extend_from_slice(&self.tail);
-        if let Some(end) = self.end {
-            let _ = write!(out, "{intended_t_ns}");
-            out.extend_from_slice(end);
+        match (self.end, released_t_ns) {
+            (Some(end), Some(released)) => {
+                // The tail ends with `,"intended_t_ns":`: the released time goes before it.
+                let cut = self.tail.len() - INTENDED_KEY.len();
+                out.extend_from_slice(&self.tail[..cut]);
+                let _ = write!(out, ",\"released_t_ns\":{released}");
+                out.extend_from_slice(INTENDED_KEY);
+                let _ = write!(out, "{intended_t_ns}");
+                out.extend_from_slice(end);
+            }
+            (Some(end), None) => {
+                out.extend_from_slice(&self.tail);
+                let _ = write!(out, "{intended_t_ns}");
+                out.extend_from_slice(end);
+            }
+            (None, _) => out.extend_from_slice(&self.tail),
         }
     }
 }
@@ -323,6 +355,7 @@ mod tests {
             body,
             headers: [("Authorization".to_string(), "<redacted>".to_string())].into(),
             step: None,
+            released_t_ns: None,
             intended_t_ns: 0,
         }
     }
@@ -346,6 +379,11 @@ mod tests {
         let lines: Vec<(StartedLine, u64)> =
             events.iter().zip([10, 20]).map(|(e, t)| (log.started_line(e.clone()).unwrap(), t)).collect();
         log.write_started(&lines, 5, &mut b"left over".to_vec()).unwrap();
+        // A capped step's request, released from its queue after it was due.
+        let mut queued = started("q", serde_json::json!({}));
+        queued.step = Some(2);
+        let queued_line = vec![(log.started_line(queued.clone()).unwrap(), 30)];
+        log.write_started_released(&queued_line, 6, Some(25), &mut Vec::new()).unwrap();
         log.emit(terminal("a", Outcome::Completed)).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let written: Vec<&str> = text.lines().collect();
@@ -358,12 +396,15 @@ mod tests {
             let want = envelope(4 + i as u64, t, Event::RequestStarted(event));
             assert_eq!(written[1 + i], serde_json::to_string(&want).unwrap());
         }
+        queued.released_t_ns = Some(25);
+        queued.intended_t_ns = 6;
+        assert_eq!(written[3], serde_json::to_string(&envelope(6, 30, Event::RequestStarted(queued))).unwrap());
         let seqs: Vec<u64> = jsonl::read::<Envelope>(&path).unwrap().records.iter().map(|e| e.seq).collect();
-        assert_eq!(seqs, vec![3, 4, 5, 6], "the prepared lines take their places in the gap-free seq");
+        assert_eq!(seqs, vec![3, 4, 5, 6, 7], "the prepared lines take their places in the gap-free seq");
         log.close(1, SegmentStatus::Complete, 0).unwrap();
         let line = log.released_line(RoundReleased { round_id: "r".into(), round_index: 8, request_ids: vec![] });
         log.write_released(&line.unwrap(), &mut Vec::new()).unwrap();
-        assert_eq!(jsonl::read::<Envelope>(&path).unwrap().records.len(), 5, "nothing follows the close");
+        assert_eq!(jsonl::read::<Envelope>(&path).unwrap().records.len(), 6, "nothing follows the close");
     }
 
     #[test]

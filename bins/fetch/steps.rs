@@ -10,6 +10,12 @@
 //! the last round is launched the step drains, and only then is it closed (`step_closed`:
 //! what it sent, its peak in flight, the client's CPU time) and the next one opened.
 //!
+//! A capped step (`load.mode: capped`) holds a provider's request while `concurrency_cap` of
+//! its requests are in flight: it waits in that provider's queue, first come first served, and
+//! is launched the moment one of them ends, its line recording that moment (`released_t_ns`)
+//! beside its arrival (`intended_t_ns`), so the wait counts in its latency and is never taken
+//! for the client's lag.
+//!
 //! Resuming: a step is the unit. A step the log shows closed as complete is kept; a step
 //! opened and never closed (the fetch was stopped during it) is closed as interrupted and run
 //! again whole, each of its requests as a new attempt, so a step's figures always come from one
@@ -26,6 +32,7 @@ use anyhow::{Context, Result};
 use futures_util::StreamExt;
 use inferbench_cli::Interrupted;
 use inferbench_contract::event::{Event, RoundClosed, SegmentStatus, StepClosed, StepOpened, StepStatus};
+use inferbench_contract::vocab::LoadMode;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -117,6 +124,7 @@ async fn run_step(
     let (mut sent, mut peak) = (0u64, 0u64);
     let mut exhausted = next.is_none();
     let mut last_flush = std::time::Instant::now();
+    let mut cap = Cap::of(plan);
     loop {
         tokio::select! {
             biased;
@@ -124,10 +132,10 @@ async fn run_step(
                 woke.context("the pacer's timer")?;
                 let round = next.take().expect("guarded");
                 let intended = due.expect("a round has its due time");
-                let launched = launch(plan, log, round, intended, &mut in_flight)?;
+                let launched = launch(plan, log, round, intended, &mut cap, &mut in_flight)?;
                 sent += launched.1 as u64;
                 peak = peak.max(in_flight.len() as u64);
-                open.insert(launched.0, OpenRound { round_id: launched.2, remaining: launched.1, first_t_ns: launched.3, last_t_ns: launched.4 });
+                open.insert(launched.0, OpenRound { round_id: launched.2, remaining: launched.5, first_t_ns: launched.3, last_t_ns: launched.4 });
                 due = offsets.next().map(|o| opened_t_ns + o);
                 progress.set_position(sent);
                 // The log goes to stable storage in the background, a few times a second: not
@@ -138,9 +146,15 @@ async fn run_step(
                 }
             }
             Some(done) = in_flight.next(), if !in_flight.is_empty() => {
-                let (round_index, result): (u64, Result<()>) = done;
+                let (round_index, provider, result): (u64, String, Result<()>) = done;
                 result?;
                 close_round(log, &mut open, round_index)?;
+                // Its slot goes to the request of its provider that waited longest, if any.
+                if let Some(waiting) = cap.finished(&provider) {
+                    launch_released(plan, log, waiting, &mut in_flight)?;
+                    sent += 1;
+                    peak = peak.max(in_flight.len() as u64);
+                }
                 progress.set_message(format!("{} in flight", in_flight.len()));
             }
             round = prepared.recv(), if next.is_none() && !exhausted => {
@@ -170,18 +184,90 @@ async fn run_step(
     Ok(())
 }
 
-/// A request in flight: its round and how its exchange ended.
-type InFlight<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = (u64, Result<()>)> + 'a>>;
+/// A request in flight: its round, its provider and how its exchange ended.
+type InFlight<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = (u64, String, Result<()>)> + 'a>>;
 
-/// Launches a prepared round at once, its requests' lines logged with `intended_t_ns`; returns
-/// (round index, requests, round id, first and last send time).
+/// A request a capped step holds until its provider has a free slot.
+struct Waiting {
+    request: client::Prepared,
+    intended_t_ns: u64,
+    round_index: u64,
+}
+
+/// A capped step's bound on each provider's requests in flight (`load.concurrency_cap`), and
+/// the requests waiting for a slot, first come first served. Without a cap every request is
+/// launched when it is due.
+struct Cap {
+    limit: Option<usize>,
+    active: HashMap<String, usize>,
+    waiting: HashMap<String, std::collections::VecDeque<Waiting>>,
+}
+
+impl Cap {
+    fn of(plan: &Plan) -> Cap {
+        let load = plan.spec.load.as_ref();
+        let limit = load.filter(|l| l.mode == LoadMode::Capped).and_then(|l| l.concurrency_cap).map(|c| c as usize);
+        Cap { limit, active: HashMap::new(), waiting: HashMap::new() }
+    }
+
+    /// Whether `provider` has a free slot; takes it if so.
+    fn take(&mut self, provider: &str) -> bool {
+        let active = self.active.entry(provider.to_string()).or_default();
+        if self.limit.is_some_and(|limit| *active >= limit) {
+            return false;
+        }
+        *active += 1;
+        true
+    }
+
+    /// A request of `provider` ended: the request waiting longest for its slot, which it takes.
+    fn finished(&mut self, provider: &str) -> Option<Waiting> {
+        if let Some(active) = self.active.get_mut(provider) {
+            *active = active.saturating_sub(1);
+        }
+        let next = self.waiting.get_mut(provider)?.pop_front()?;
+        *self.active.entry(provider.to_string()).or_default() += 1;
+        Some(next)
+    }
+}
+
+/// Launches a request a capped step held, now that a slot freed: its line records when.
+fn launch_released<'a>(
+    plan: &'a Plan,
+    log: &'a Arc<EventLog>,
+    waiting: Waiting,
+    in_flight: &mut futures_util::stream::FuturesUnordered<InFlight<'a>>,
+) -> Result<()> {
+    let Waiting { request: client::Prepared { unit, client, line, mut request }, intended_t_ns, round_index } = waiting;
+    let released = log.now();
+    let t_ns = log.now();
+    client::launch(&client, &mut request);
+    let sending = client::sending(&client, request);
+    log.write_started_released(&[(line, t_ns)], intended_t_ns, Some(released), &mut Vec::new())?;
+    let deadline_at = tokio::time::Instant::from_std(log.instant_at(t_ns)) + plan.deadline;
+    let (deadline, limits) = (plan.deadline, plan.limits);
+    in_flight.push(Box::pin(async move {
+        let provider = unit.provider.clone();
+        (
+            round_index,
+            provider,
+            Box::pin(client::run(log, &client, &unit, sending, deadline_at, deadline, limits)).await,
+        )
+    }));
+    Ok(())
+}
+
+/// Launches a prepared round at once, its requests' lines logged with `intended_t_ns`, but for
+/// those a capped step holds until their provider has a free slot; returns (round index,
+/// requests launched, round id, first and last send time, requests in the round).
 fn launch<'a>(
     plan: &'a Plan,
     log: &'a Arc<EventLog>,
     round: PreparedRound,
     intended_t_ns: u64,
+    cap: &mut Cap,
     in_flight: &mut futures_util::stream::FuturesUnordered<InFlight<'a>>,
-) -> Result<(u64, usize, String, u64, u64)> {
+) -> Result<(u64, usize, String, u64, u64, usize)> {
     let PreparedRound {
         round_id,
         round_index,
@@ -193,6 +279,15 @@ fn launch<'a>(
         ..
     } = round;
     log.write_released(&released, &mut scratch)?;
+    let in_round = prepared.len();
+    if cap.limit.is_some() {
+        let (now, later): (Vec<_>, Vec<_>) = prepared.into_iter().partition(|p| cap.take(&p.unit.provider));
+        for request in later {
+            let waiting = Waiting { request, intended_t_ns, round_index };
+            cap.waiting.entry(waiting.request.unit.provider.clone()).or_default().push_back(waiting);
+        }
+        prepared = now;
+    }
     for request in prepared.iter_mut() {
         times.push(log.now());
         client::launch(&request.client, &mut request.request);
@@ -204,13 +299,18 @@ fn launch<'a>(
         let deadline_at = tokio::time::Instant::from_std(log.instant_at(t_ns)) + plan.deadline;
         let (deadline, limits) = (plan.deadline, plan.limits);
         in_flight.push(Box::pin(async move {
-            (round_index, Box::pin(client::run(log, &client, &unit, sending, deadline_at, deadline, limits)).await)
+            let provider = unit.provider.clone();
+            (
+                round_index,
+                provider,
+                Box::pin(client::run(log, &client, &unit, sending, deadline_at, deadline, limits)).await,
+            )
         }));
     }
     log.write_started(&lines, intended_t_ns, &mut scratch)?;
     let first = lines.iter().map(|(_, t)| *t).min().unwrap_or(0);
     let last = lines.iter().map(|(_, t)| *t).max().unwrap_or(0);
-    Ok((round_index, count, round_id, first, last))
+    Ok((round_index, count, round_id, first, last, in_round))
 }
 
 /// Counts one request of `round_index` ended; the round's last one closes it.

@@ -134,6 +134,7 @@ fn request_events(record: &Record, base: u64, position: usize, counts: &mut Coun
             body: record.body.clone(),
             headers: record.headers.iter().cloned().collect(),
             step: None,
+            released_t_ns: None,
             intended_t_ns: start,
         }),
         out,

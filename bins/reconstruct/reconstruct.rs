@@ -527,6 +527,7 @@ fn row(a: Attempt, rules: Rules) -> Result<ResponseRow> {
         usage_cached_tokens: t.usage.cached_tokens,
         step: s.step.map(i64::from),
         intended_t_ns: s.intended_t_ns as i64,
+        released_t_ns: s.released_t_ns.map(|t| t as i64),
         answer_chunk_ms: t.answer_chunks.iter().map(|c| c.offset_ms).collect(),
         answer_chunk_tokens: t.answer_chunks.iter().map(|c| c.tokens).collect(),
     })
@@ -550,6 +551,7 @@ mod tests {
             body: serde_json::json!({}),
             headers: Default::default(),
             step: None,
+            released_t_ns: None,
             intended_t_ns: 0,
         };
         let terminal = RequestTerminal {

@@ -208,6 +208,7 @@ impl<'a> Rounds<'a> {
                 body: provider.body(self.spec, &this.item.system, &this.item.user),
                 headers: request_headers(provider),
                 step: None,
+                released_t_ns: None,
                 intended_t_ns: self.clock,
             }),
         ));

@@ -146,6 +146,7 @@ mod tests {
                 body: serde_json::json!({"model": "m"}),
                 headers: Default::default(),
                 step: None,
+                released_t_ns: None,
                 intended_t_ns: 0,
             };
             let send = 1_000 + i as u64;

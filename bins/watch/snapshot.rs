@@ -529,6 +529,7 @@ mod tests {
                 body: serde_json::json!({}),
                 headers: Default::default(),
                 step: Some(1),
+                released_t_ns: None,
                 intended_t_ns: (250 * k) * 1_000_000,
             };
             log.push(250 * k + k + 1, Event::RequestStarted(started));

@@ -334,6 +334,7 @@ pub mod tests {
                     body: serde_json::json!({}),
                     headers: Default::default(),
                     step: None,
+                    released_t_ns: None,
                     intended_t_ns: 0,
                 }),
             );

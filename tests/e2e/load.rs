@@ -229,3 +229,47 @@ fn a_client_out_of_file_descriptors_is_named_and_its_step_client_bound() {
     let report = std::fs::read_to_string(run.join("report.md")).unwrap();
     assert!(report.contains("(client-bound)"), "the report never presents the step as the providers'");
 }
+
+/// A capped step: at most one request of a provider in flight. Arrivals faster than a provider
+/// answers wait in its queue; the wait counts in their latency (measured from the arrival) and
+/// is never taken for the client's lag.
+#[test]
+fn a_capped_step_queues_what_is_over_its_cap_and_counts_the_wait() {
+    let _timed = timed_section();
+    let ws = load_workspace(
+        "  mode: capped\n  concurrency_cap: 1\n  arrivals: constant\n  rates: [6]\n  step_seconds: 1.5\n  \
+         objectives: {correct: false}\n",
+    );
+    let run = ws.run("capped");
+    run_load(&ws, &run);
+    let responses: Vec<ResponseRow> = table(&run.join("responses.parquet"));
+    assert_eq!(responses.len(), 9 * 2, "every arrival answered, none dropped");
+    for provider in ["steady", "reasoner-ai"] {
+        let mut mine: Vec<&ResponseRow> = responses.iter().filter(|r| r.provider == provider).collect();
+        mine.sort_by_key(|r| r.started_t_ns);
+        // One at a time: each send after the one before ended (its terminal lies past its E2E).
+        for pair in mine.windows(2) {
+            let before_end = pair[0].started_t_ns + (pair[0].e2e_latency_ms.unwrap() * 1e6) as i64;
+            assert!(pair[1].started_t_ns >= before_end, "{provider}: two requests in flight at once");
+        }
+        let queued: Vec<&ResponseRow> = mine.iter().copied().filter(|r| r.released_t_ns.is_some()).collect();
+        assert!(queued.len() >= 5, "{provider}: arrivals every 167 ms, answers taking longer, queue: {}", queued.len());
+        let last = mine.last().unwrap();
+        let waited_ms = (last.released_t_ns.unwrap() - last.intended_t_ns) as f64 / 1e6;
+        assert!(waited_ms > 500.0, "{provider}: the last arrival waited {waited_ms} ms for its slot");
+        for r in &queued {
+            let lag_ms = (r.started_t_ns - r.released_t_ns.unwrap()) as f64 / 1e6;
+            assert!((0.0..50.0).contains(&lag_ms), "{provider}: sent {lag_ms} ms after its slot freed");
+        }
+    }
+    let load = metrics(&run).load.unwrap();
+    for row in &load.steps {
+        assert!(row.queued_ms.max.unwrap() > 500.0, "{row:?}");
+        assert!(row.e2e_ms.max.unwrap() > row.e2e_from_send_ms.max.unwrap() + 400.0, "the wait is in the latency");
+        assert!(
+            row.client_bound.iter().all(|r| !r.contains("send lag")),
+            "the cap's queue is not the client's lag: {:?}",
+            row.client_bound
+        );
+    }
+}

@@ -223,6 +223,12 @@ pub struct RequestStarted {
     /// `intended_t_ns`, which `ib-fetch` writes last, at the send.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<u32>,
+    /// A capped load step: when a slot of its provider's cap freed for the request (run clock,
+    /// ns). From `intended_t_ns` to here it waited in the cap's queue, which counts in its
+    /// latency; from here to the send is the client's own lag. Absent elsewhere. (Before
+    /// `intended_t_ns`, which `ib-fetch` writes last, at the send.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub released_t_ns: Option<u64>,
     /// When the request was due (run clock, ns): in the closed-loop workflow when the barrier
     /// released its round; in a load step its arrival (the step's `step_opened` plus its
     /// schedule offset). Its latencies are measured from here as well as from the actual send.

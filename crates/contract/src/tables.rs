@@ -149,6 +149,10 @@ pub struct ResponseRow {
     /// workflow its round's release; in a load step its arrival): `started_t_ns -
     /// intended_t_ns` is the send lag, and a load step's latencies are measured from here.
     pub intended_t_ns: i64,
+    /// A capped load step: when a slot of the provider's cap freed for the request (same
+    /// clock); from `intended_t_ns` to here it waited in the cap's queue, from here to
+    /// `started_t_ns` is the client's own lag. Null elsewhere.
+    pub released_t_ns: Option<i64>,
     /// When each chunk of the answer arrived, in ms from the actual send (`timing::AnswerChunk`).
     pub answer_chunk_ms: Vec<f64>,
     /// How many of the answer's tokens each chunk completed (the answer tokenized whole, each

@@ -100,8 +100,12 @@ pub struct StepMetrics {
     pub itl_ms: Quantiles,
     /// Time per output token after the first, per completed request, ms.
     pub tpot_ms: Quantiles,
-    /// Actual minus intended send time, ms (the client's lateness).
+    /// Actual minus intended send time, ms (the client's lateness); for a request a capped
+    /// step's queue held, actual send minus the moment its slot freed.
     pub send_lag_ms: Quantiles,
+    /// How long a capped step's queue held each request before a slot freed, ms (0 for one
+    /// that found a free slot, and every request of an open-loop step).
+    pub queued_ms: Quantiles,
     /// The window's requests by operational class, every class listed, `2xx` first.
     pub outcomes: Vec<OutcomeCount>,
     /// The share of the window's requests that met every objective.

@@ -160,8 +160,8 @@ pub(super) fn read(r: &mut Reader, dir: &Path) -> Option<LoadPlan> {
         );
     }
     let mode = vocabulary(r, "load.mode", LoadMode::NAMES).unwrap_or(LoadMode::OpenLoop);
-    if mode != LoadMode::OpenLoop {
-        r.push("load.mode", format!("`{mode}` is not implemented yet: use `open_loop`"));
+    if mode == LoadMode::ClosedLoop {
+        r.push("load.mode", "`closed_loop` is not implemented yet: use `open_loop` or `capped`");
     }
     let arrivals = vocabulary(r, "load.arrivals", ArrivalProcess::NAMES).unwrap_or(ArrivalProcess::Constant);
     let burstiness = r.number("load.burstiness", positive_at_most(MAX_BURSTINESS));

@@ -435,11 +435,13 @@ fn a_load_section_makes_a_load_workflow_with_its_values() {
 
 #[test]
 fn a_trace_is_named_inside_the_spec_directory_and_replayed_at_its_speed_ups() {
-    let trace = json!({"mode": "open_loop", "arrivals": "trace", "trace": "traces/t.jsonl", "step_seconds": 60});
+    let trace = json!({"mode": "capped", "concurrency_cap": 8, "arrivals": "trace", "trace": "traces/t.jsonl",
+                       "step_seconds": 60});
     let spec = Spec::from_value(Path::new("pipelines/x/spec.yaml"), &load_spec(trace.clone())).unwrap();
     let plan = spec.load.unwrap();
     assert_eq!(plan.trace.as_deref(), Some(Path::new("pipelines/x/traces/t.jsonl")));
     assert_eq!(plan.steps, [StepTarget::Speedup(1.0)], "once, as recorded, unless speed-ups are given");
+    assert_eq!(plan.concurrency_cap, Some(8));
     let mut faster = trace.clone();
     faster["speedups"] = json!([1, 2]);
     let plan = Spec::from_value(Path::new("s.yaml"), &load_spec(faster)).unwrap().load.unwrap();
@@ -486,11 +488,7 @@ fn every_bad_load_value_is_refused_naming_its_key() {
     load_refused("rates", json!(vec![100_000; 7]), "load.rates", "requests per provider");
     load_refused("speedups", json!([2]), "load.speedups", "only a trace replay");
     load_refused("concurrency_cap", json!(4), "load.concurrency_cap", "only the capped mode");
-    let mut capped = poisson();
-    capped["mode"] = json!("capped");
-    let found = problems(&load_spec(capped));
-    assert!(found.iter().any(|p| p.contains("load.mode: `capped` is not implemented yet")), "{found:#?}");
-    assert!(found.iter().any(|p| p.contains("load.concurrency_cap: missing")), "{found:#?}");
+    load_refused("mode", json!("capped"), "load.concurrency_cap", "missing");
     load_refused("mode", json!("closed_loop"), "load.mode", "not implemented yet");
     load_refused("step_seconds", json!(0), "load.step_seconds", "greater than 0");
     load_refused("step_seconds", json!(null), "load.step_seconds", "missing");
