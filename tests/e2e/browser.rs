@@ -67,7 +67,7 @@ fn text(out: &Output) -> String {
 }
 
 /// The checker passes `report`; its screenshots are kept in target/browser-screenshots/`name`.
-fn assert_passes(name: &str, report: &Path, metrics: &Path, comparisons: &Path, scratch: &Path) {
+pub fn assert_passes(name: &str, report: &Path, metrics: &Path, comparisons: &Path, scratch: &Path) {
     let shots = scratch.join("screenshots");
     let out = check(report, metrics, comparisons, &shots);
     assert!(

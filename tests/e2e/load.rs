@@ -106,6 +106,19 @@ fn a_paired_open_loop_sweep_is_sent_on_its_schedule_and_reported_per_step() {
     let report = std::fs::read_to_string(run.join("report.md")).unwrap();
     assert!(report.contains("## Under load"), "{report}");
     assert!(report.contains("### Knees"));
+    // report.html leads with the load view, every figure of it checked against metrics.json in
+    // Chromium, offline (the browser takes its own turn at the cores).
+    let html = std::fs::read_to_string(run.join("report.html")).unwrap();
+    assert!(html.contains("id=\"view-load\"") && html.contains("data-chart=\"load-latency\""));
+    drop(_timed);
+    let files = |name: &str| run.join(name);
+    crate::browser::assert_passes(
+        "load",
+        &files("report.html"),
+        &files("metrics.json"),
+        &files("comparisons.json"),
+        &ws.path("browser"),
+    );
 }
 
 #[test]

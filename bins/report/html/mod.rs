@@ -20,7 +20,9 @@
 //! - Each view is `<section class="view" id="view-NAME" data-view="NAME">` with an `<h2>`, a
 //!   `<p class="how-to-read">` and a `<table>` or a chart; NAME is one of leaderboard,
 //!   tokens-per-second, e2e-tail, ttfa, accuracy-failures, pair, distributions,
-//!   speed-vs-start, outcomes, timeline, pair-differences, failure-log, provenance.
+//!   speed-vs-start, outcomes, timeline, pair-differences, failure-log, provenance; and, first,
+//!   `load` in a load run (`charts/load.rs`: latency against throughput per provider, and each
+//!   step's figures from `metrics.json`'s `load` section).
 //! - Each chart is `<svg data-chart="…" data-series="s1,s2,…">`, and every listed series has
 //!   a drawn element inside it carrying `data-series="s1"` (provider ids; outcome classes
 //!   for the outcome bars; the pair key `A|B` for the pair differences).
@@ -358,7 +360,10 @@ pub fn view(name: &str, question: &str, how_to_read: &str, body: &str) -> String
 /// The whole page, deterministic for the same inputs.
 pub fn render(inputs: &ReportInputs, metrics: &Doc, comparisons: &Doc) -> String {
     let page = Page::new(inputs, metrics, comparisons);
+    // A load run's view leads: it is what the run was made to measure.
+    let load = charts::load(&page).unwrap_or_default();
     let views = [
+        load,
         views::leaderboard(&page),
         views::tokens_per_second(&page),
         views::e2e_tail(&page),

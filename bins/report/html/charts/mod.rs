@@ -13,12 +13,14 @@
 //! included), so a full run's page stays small.
 mod axes;
 mod distributions;
+mod load;
 mod outcomes;
 pub mod pairs;
 mod speed;
 pub mod timeline;
 
 pub use distributions::distributions;
+pub use load::load;
 pub use outcomes::outcomes;
 pub use pairs::pair_differences;
 pub use speed::speed_vs_start;
