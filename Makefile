@@ -105,6 +105,7 @@ TARGET         ?=
 MODEL          ?=
 RATES          ?=
 CONCURRENCY    ?=
+REQUESTS       ?= 20
 DURATION       ?= 30
 ARRIVALS       ?= poisson
 MAX_TOKENS     ?=
@@ -118,7 +119,7 @@ LOAD_RUN       := $(RUN)
 endif
 load: bins
 	@[ -e '$(LOAD_RUN)/pipeline/spec.yaml' ] || $(BIN)/ib-load-spec --out '$(LOAD_RUN)/pipeline' --target '$(TARGET)' \
-	    --model '$(MODEL)' $(if $(RATES),--rates '$(RATES)') $(if $(CONCURRENCY),--concurrency '$(CONCURRENCY)') \
+	    --model '$(MODEL)' $(if $(RATES),--rates '$(RATES)') $(if $(CONCURRENCY),--concurrency '$(CONCURRENCY)' --requests-per-user '$(REQUESTS)') \
 	    --duration '$(DURATION)' --arrivals '$(ARRIVALS)' --credential-env '$(CREDENTIAL_ENV)' \
 	    $(if $(MAX_TOKENS),--max-completion-tokens '$(MAX_TOKENS)') $(if $(TIMEOUT),--timeout-seconds '$(TIMEOUT)')
 	@$(CREDENTIAL_ENV)="$${$(CREDENTIAL_ENV):-unused}" $(MAKE) -f $(SELF) --no-print-directory run-files \

@@ -108,6 +108,7 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
             request_id: format!("req-{r:06}"),
             step: None,
             intended_offset_ns: None,
+            user: None,
         })
         .collect();
     let provenance = [("lock.json".to_string(), file_sha256(&run.lock()).unwrap())].into();

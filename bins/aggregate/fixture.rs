@@ -191,6 +191,7 @@ pub fn rows(reqs: &[Req]) -> Rows {
             request_id: q.response.request_id.clone(),
             step: None,
             intended_offset_ns: None,
+            user: None,
         })
         .collect();
     Rows {

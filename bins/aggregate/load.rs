@@ -6,7 +6,7 @@ use inferbench_contract::documents::{
 use inferbench_contract::manifest::StepFacts;
 use inferbench_contract::tables::{ResponseRow, ScheduleRow};
 use inferbench_contract::vocab::{LoadMode, OperationalOutcome, StepStatus};
-use inferbench_inputs::spec::{LoadPlan, Objectives, StepTarget};
+use inferbench_inputs::spec::{seconds_ns, LoadPlan, Objectives, StepTarget};
 use inferbench_judge::percentile::Samples;
 use std::collections::{BTreeMap, HashMap};
 
@@ -140,16 +140,15 @@ pub fn compute(
     steps: &[StepFacts],
 ) -> LoadMetrics {
     let (window_start, window_end) = plan.window_ns();
-    let window_seconds = (window_end - window_start) as f64 / 1e9;
     let responses: HashMap<String, LoadFacts> = responses.into_iter().map(|r| (r.request_id.clone(), r)).collect();
     // The requests of each step and provider intended in the window, and all of the step's,
     // by the schedule.
     let mut in_window: BTreeMap<(u32, &str), Vec<&str>> = BTreeMap::new();
     let mut in_step: BTreeMap<(u32, &str), Vec<&str>> = BTreeMap::new();
     for row in schedule {
-        let (Some(step), Some(offset)) = (row.step, row.intended_offset_ns) else { continue };
+        let Some(step) = row.step else { continue };
         in_step.entry((step as u32, row.provider.as_str())).or_default().push(&row.request_id);
-        if (window_start..window_end).contains(&(offset as u64)) {
+        if row.intended_offset_ns.is_some_and(|offset| (window_start..window_end).contains(&(offset as u64))) {
             in_window.entry((step as u32, row.provider.as_str())).or_default().push(&row.request_id);
         }
     }
@@ -157,6 +156,32 @@ pub fn compute(
     for (index, target) in plan.steps.iter().enumerate() {
         let step = index as u32;
         let run = steps.iter().rev().find(|s| s.step == step);
+        // A closed loop's window is by the log's own times: from its opening plus the warm-up
+        // to its closing less the cool-down; its requests are those sent in it.
+        let window = match (target, run) {
+            (StepTarget::Users(_), Some(run)) => {
+                let length = run.closed_t_ns.unwrap_or(run.opened_t_ns).saturating_sub(run.opened_t_ns);
+                let (start, end) =
+                    (seconds_ns(plan.warmup_seconds), length.saturating_sub(seconds_ns(plan.cooldown_seconds)));
+                let opened = run.opened_t_ns as i64;
+                for provider in providers {
+                    let sent: Vec<&str> = in_step
+                        .get(&(step, provider.as_str()))
+                        .into_iter()
+                        .flatten()
+                        .copied()
+                        .filter(|id| {
+                            responses
+                                .get(*id)
+                                .is_some_and(|r| (start as i64..end as i64).contains(&(r.started_t_ns - opened)))
+                        })
+                        .collect();
+                    in_window.insert((step, provider.as_str()), sent);
+                }
+                (start, end.max(start))
+            }
+            _ => (window_start, window_end),
+        };
         let lags: Vec<f64> = in_window
             .range((step, "")..(step + 1, ""))
             .flat_map(|(_, ids)| ids.iter().filter_map(|id| responses.get(*id)))
@@ -169,7 +194,7 @@ pub fn compute(
             let all = in_step.get(&(step, provider.as_str())).map(Vec::as_slice).unwrap_or(&[]);
             let all: Vec<&LoadFacts> = all.iter().filter_map(|id| responses.get(*id)).collect();
             let counted = Counted { requests: ids.len(), window: &facts, step: &all };
-            let mut row = step_row(plan, step, *target, provider, window_seconds, counted, correct, run);
+            let mut row = step_row(plan, step, *target, provider, window, counted, correct, run);
             row.client_bound = client_bound(plan, &row, &step_lag, run, &facts);
             rows.push(row);
         }
@@ -268,13 +293,13 @@ fn step_row(
     step: u32,
     target: StepTarget,
     provider: &str,
-    window_seconds: f64,
+    (window_start, window_end): (u64, u64),
     counted: Counted,
     correct: &HashMap<String, bool>,
     run: Option<&StepFacts>,
 ) -> StepMetrics {
     let Counted { requests, window: facts, step: all } = counted;
-    let (window_start, window_end) = plan.window_ns();
+    let window_seconds = (window_end - window_start) as f64 / 1e9;
     let opened = run.map_or(0, |s| s.opened_t_ns as i64);
     let in_window = |t_ns: i64| (window_start as i64..window_end as i64).contains(&(t_ns - opened));
     let sent_in_window = all.iter().filter(|r| in_window(r.started_t_ns)).count();
@@ -299,6 +324,7 @@ fn step_row(
         provider: provider.to_string(),
         target_rate: if let StepTarget::Rate(rate) = target { Some(rate) } else { None },
         speedup: if let StepTarget::Speedup(x) = target { Some(x) } else { None },
+        users: if let StepTarget::Users(n) = target { Some(n) } else { None },
         attempt: run.map_or(0, |s| s.attempt),
         window_seconds,
         offered_rate: per_second(requests),
@@ -410,6 +436,7 @@ mod tests {
             trace_name: None,
             steps: vec![StepTarget::Rate(10.0), StepTarget::Rate(20.0)],
             concurrency_cap: None,
+            requests_per_user: None,
             step_seconds: 10.0,
             warmup_seconds: 2.0,
             cooldown_seconds: 1.0,
@@ -439,6 +466,7 @@ mod tests {
                 request_id: id.clone(),
                 step: Some(step),
                 intended_offset_ns: Some(offset),
+                user: None,
             });
             facts.push(LoadFacts {
                 request_id: id,

@@ -33,6 +33,7 @@ use futures_util::StreamExt;
 use inferbench_cli::Interrupted;
 use inferbench_contract::event::{Event, RoundClosed, SegmentStatus, StepClosed, StepOpened, StepStatus};
 use inferbench_contract::vocab::LoadMode;
+use inferbench_inputs::spec::StepTarget;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -94,8 +95,103 @@ struct OpenRound {
     last_t_ns: u64,
 }
 
-/// Runs one step: opened, every round launched when due, drained, closed.
+/// Runs one step: opened, every round launched when due (or, in a closed loop, each user's
+/// requests one after the other), drained, closed.
 async fn run_step(
+    plan_owner: &Arc<Plan>,
+    state: &Arc<LogState>,
+    log: &Arc<EventLog>,
+    pacer: &mut Pacer,
+    flushes: &mut Flushes,
+    step: u32,
+    attempt: u32,
+) -> Result<()> {
+    let closed = plan_owner.spec.load.as_ref().is_some_and(|l| matches!(l.steps[step as usize], StepTarget::Users(_)));
+    if closed {
+        run_closed_step(plan_owner, state, log, flushes, step, attempt).await
+    } else {
+        run_open_step(plan_owner, state, log, pacer, flushes, step, attempt).await
+    }
+}
+
+/// A closed-loop step: every request of it built first, then each user of each provider sends
+/// its first request at the step's opening and each next one the moment the one before ended
+/// (its intended time is that moment). No round is released together, so the step writes no
+/// round lines.
+async fn run_closed_step(
+    plan_owner: &Arc<Plan>,
+    state: &Arc<LogState>,
+    log: &Arc<EventLog>,
+    flushes: &mut Flushes,
+    step: u32,
+    attempt: u32,
+) -> Result<()> {
+    let plan = &**plan_owner;
+    let rows = |range: &std::ops::Range<usize>| plan.schedule[range.start].step == Some(i64::from(step));
+    let ranges: Vec<std::ops::Range<usize>> = round_ranges(&plan.schedule).into_iter().filter(rows).collect();
+    let user_of: HashMap<u64, i64> = ranges
+        .iter()
+        .map(|r| (plan.schedule[r.start].round_index as u64, plan.schedule[r.start].user.unwrap_or(0)))
+        .collect();
+    let scheduled = ranges.iter().map(|r| r.len() as u64).sum::<u64>();
+    let progress = progress_bar(step, plan, scheduled);
+    let mut prepared = spawn_preparer(plan_owner, state, log, ranges)?;
+    let mut queues: std::collections::BTreeMap<(String, i64), std::collections::VecDeque<Waiting>> = Default::default();
+    while let Some(round) = prepared.recv().await {
+        let round = round?;
+        let user = user_of.get(&round.round_index).copied().unwrap_or(0);
+        for request in round.requests {
+            let key = (request.unit.provider.clone(), user);
+            queues.entry(key).or_default().push_back(Waiting {
+                request,
+                intended_t_ns: 0,
+                round_index: round.round_index,
+            });
+        }
+    }
+    let cpu_before = cpu_ns();
+    let client_errors_before = log.client_resource_errors();
+    let opened_t_ns = log.emit(Event::StepOpened(StepOpened { step, attempt, scheduled_requests: scheduled }))?;
+    let mut in_flight = futures_util::stream::FuturesUnordered::new();
+    let (mut sent, mut peak) = (0u64, 0u64);
+    for queue in queues.values_mut() {
+        if let Some(first) = queue.pop_front() {
+            launch_released(plan, log, Waiting { intended_t_ns: opened_t_ns, ..first }, None, &mut in_flight)?;
+            sent += 1;
+        }
+    }
+    peak = peak.max(in_flight.len() as u64);
+    let mut last_flush = std::time::Instant::now();
+    while let Some((round_index, provider, result)) = in_flight.next().await {
+        result?;
+        let user = user_of.get(&round_index).copied().unwrap_or(0);
+        if let Some(next) = queues.get_mut(&(provider, user)).and_then(|q| q.pop_front()) {
+            let ready = log.now();
+            launch_released(plan, log, Waiting { intended_t_ns: ready, ..next }, None, &mut in_flight)?;
+            sent += 1;
+            progress.set_position(sent);
+        }
+        if last_flush.elapsed() >= FLUSH_EVERY {
+            flushes.start(log).await?;
+            last_flush = std::time::Instant::now();
+        }
+    }
+    progress.finish_and_clear();
+    log.emit(Event::StepClosed(StepClosed {
+        step,
+        attempt,
+        status: StepStatus::Complete,
+        requests_sent: sent,
+        peak_in_flight: peak,
+        cpu_ns: cpu_ns().zip(cpu_before).map(|(after, before)| after.saturating_sub(before)),
+        client_resource_errors: log.client_resource_errors() - client_errors_before,
+    }))?;
+    eprintln!("ib-fetch: step {step}: {sent} requests sent by {} users", queues.len());
+    Ok(())
+}
+
+/// An open-loop (or capped) step: opened, every round launched when due, drained, closed.
+async fn run_open_step(
     plan_owner: &Arc<Plan>,
     state: &Arc<LogState>,
     log: &Arc<EventLog>,
@@ -151,7 +247,7 @@ async fn run_step(
                 close_round(log, &mut open, round_index)?;
                 // Its slot goes to the request of its provider that waited longest, if any.
                 if let Some(waiting) = cap.finished(&provider) {
-                    launch_released(plan, log, waiting, &mut in_flight)?;
+                    launch_released(plan, log, waiting, Some(log.now()), &mut in_flight)?;
                     sent += 1;
                     peak = peak.max(in_flight.len() as u64);
                 }
@@ -231,19 +327,20 @@ impl Cap {
     }
 }
 
-/// Launches a request a capped step held, now that a slot freed: its line records when.
+/// Launches one request on its own: one a capped step held, now that a slot freed at
+/// `released` (its line records when), or a closed-loop user's next.
 fn launch_released<'a>(
     plan: &'a Plan,
     log: &'a Arc<EventLog>,
     waiting: Waiting,
+    released: Option<u64>,
     in_flight: &mut futures_util::stream::FuturesUnordered<InFlight<'a>>,
 ) -> Result<()> {
     let Waiting { request: client::Prepared { unit, client, line, mut request }, intended_t_ns, round_index } = waiting;
-    let released = log.now();
     let t_ns = log.now();
     client::launch(&client, &mut request);
     let sending = client::sending(&client, request);
-    log.write_started_released(&[(line, t_ns)], intended_t_ns, Some(released), &mut Vec::new())?;
+    log.write_started_released(&[(line, t_ns)], intended_t_ns, released, &mut Vec::new())?;
     let deadline_at = tokio::time::Instant::from_std(log.instant_at(t_ns)) + plan.deadline;
     let (deadline, limits) = (plan.deadline, plan.limits);
     in_flight.push(Box::pin(async move {

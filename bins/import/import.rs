@@ -329,6 +329,7 @@ fn schedule_rows(source: &Source) -> Vec<ScheduleRow> {
             request_id: u.request_id.clone(),
             step: None,
             intended_offset_ns: None,
+            user: None,
         })
         .collect()
 }

@@ -26,6 +26,9 @@ pub struct Args {
     /// Concurrent users per step, e.g. "1 8 32" (closed loop).
     #[arg(long, value_name = "USERS", conflicts_with = "rates")]
     pub concurrency: Option<String>,
+    /// Requests each user sends in a closed-loop step (with --concurrency).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub requests_per_user: u32,
     /// Seconds per step.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub duration: f64,

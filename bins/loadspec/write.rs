@@ -12,13 +12,13 @@ use std::path::Path;
 pub const PROVIDER: &str = "target";
 
 pub fn run(args: Args) -> Result<()> {
-    if args.concurrency.is_some() {
-        bail!(
-            "closed-loop steps (--concurrency, make load CONCURRENCY=…) are not implemented yet; give rates (RATES=…)"
-        );
-    }
-    let rates =
-        parse_list(args.rates.as_deref().context("give the steps' rates: --rates \"4 8 16\"")?).context("--rates")?;
+    let steps = match (&args.rates, &args.concurrency) {
+        (_, Some(users)) => Steps::Users(parse_list(users).context("--concurrency")?),
+        (Some(rates), None) => Steps::Rates(parse_list(rates).context("--rates")?),
+        (None, None) => {
+            bail!("give the steps: --rates \"4 8 16\" (open loop) or --concurrency \"1 8 32\" (closed loop)")
+        }
+    };
     let template = Spec::load(&args.template).with_context(|| format!("the template {}", args.template.display()))?;
     let text = std::fs::read_to_string(&args.template)?;
     let mut root: Value = serde_norway::from_str(&text)?;
@@ -26,7 +26,7 @@ pub fn run(args: Args) -> Result<()> {
     if spec_path.exists() {
         bail!("{}: exists; choose a new directory", spec_path.display());
     }
-    set_load(&mut root, &args, &rates);
+    set_load(&mut root, &args, &steps);
     root["benchmark"]["slug"] = json!("load");
     root["benchmark"]["name"] = json!(format!("Load sweep of {}", args.target));
     root["providers"]["table"] = json!("providers.yaml");
@@ -55,13 +55,7 @@ pub fn run(args: Args) -> Result<()> {
     );
     write(&args.out.join("providers.yaml"), &table, "# The one provider of this load workflow.\n")?;
     write(&spec_path, &root, &header)?;
-    eprintln!(
-        "ib-load-spec: {} ({} step(s) of {} s against {})",
-        spec_path.display(),
-        rates.len(),
-        args.duration,
-        args.target
-    );
+    eprintln!("ib-load-spec: {} ({} step(s) against {})", spec_path.display(), steps.len(), args.target);
     Ok(())
 }
 
@@ -78,20 +72,44 @@ fn parse_list(text: &str) -> Result<Vec<f64>> {
     Ok(values)
 }
 
+/// The steps the command line asks for.
+enum Steps {
+    Rates(Vec<f64>),
+    Users(Vec<f64>),
+}
+
+impl Steps {
+    fn len(&self) -> usize {
+        match self {
+            Steps::Rates(list) | Steps::Users(list) => list.len(),
+        }
+    }
+}
+
 /// The load section: the template's objectives and seed, the command line's steps.
-fn set_load(root: &mut Value, args: &Args, rates: &[f64]) {
+fn set_load(root: &mut Value, args: &Args, steps: &Steps) {
     let template = root.get("load").cloned().unwrap_or_else(|| json!({}));
-    // A tenth of each step warms the endpoint up and a twentieth lets it cool down.
-    let mut load = json!({
-        "description": format!("make load: {} at {} req/s", args.arrivals, rates.iter().map(f64::to_string).collect::<Vec<_>>().join(", ")),
-        "mode": "open_loop",
-        "arrivals": args.arrivals.as_str(),
-        "rates": rates,
-        "step_seconds": args.duration,
-        "warmup_seconds": round3(args.duration * 0.1),
-        "cooldown_seconds": round3(args.duration * 0.05),
-    });
-    if args.arrivals == ArrivalProcess::Gamma {
+    let shown = |list: &[f64]| list.iter().map(f64::to_string).collect::<Vec<_>>().join(", ");
+    let mut load = match steps {
+        // A tenth of each step warms the endpoint up and a twentieth lets it cool down.
+        Steps::Rates(rates) => json!({
+            "description": format!("make load: {} at {} req/s", args.arrivals, shown(rates)),
+            "mode": "open_loop",
+            "arrivals": args.arrivals.as_str(),
+            "rates": rates,
+            "step_seconds": args.duration,
+            "warmup_seconds": round3(args.duration * 0.1),
+            "cooldown_seconds": round3(args.duration * 0.05),
+        }),
+        // The spec's reader refuses a count of users that is not a whole number.
+        Steps::Users(users) => json!({
+            "description": format!("make load: closed loop of {} user(s), {} request(s) each", shown(users), args.requests_per_user),
+            "mode": "closed_loop",
+            "concurrencies": users.iter().map(|u| if u.fract() == 0.0 && *u >= 0.0 { json!(*u as u64) } else { json!(u) }).collect::<Vec<_>>(),
+            "requests_per_user": args.requests_per_user,
+        }),
+    };
+    if matches!(steps, Steps::Rates(_)) && args.arrivals == ArrivalProcess::Gamma {
         load["burstiness"] = json!(args.burstiness.unwrap_or(1.0));
     }
     for key in ["seed", "objectives"] {

@@ -17,7 +17,9 @@ pub fn scope(load: &LoadMetrics, providers: usize, model: &str) -> String {
              the wait counts in its latency",
             load.concurrency_cap.unwrap_or(0)
         ),
-        LoadMode::ClosedLoop => "closed loop".to_string(),
+        LoadMode::ClosedLoop => "closed loop: each of a step's users per provider sent its next request the moment \
+                                 its previous one ended"
+            .to_string(),
     };
     let arrivals = match load.arrivals {
         ArrivalProcess::Constant => "evenly spaced".to_string(),
@@ -201,6 +203,7 @@ fn target(r: &StepMetrics) -> String {
     match (r.target_rate, r.speedup) {
         (Some(rate), _) => fixed(rate, 2),
         (None, Some(speedup)) => format!("trace ×{}", fixed(speedup, 2)),
+        (None, None) if r.users.is_some() => format!("{} users", r.users.unwrap_or(0)),
         _ => "unavailable".to_string(),
     }
 }

@@ -39,6 +39,8 @@ pub fn step(plan: &LoadPlan, step: usize, trace: Option<&Trace>) -> Offsets {
             let kept = all.partition_point(|&t| t < end);
             Offsets { cut: all.len() - kept, ns: all[..kept].to_vec() }
         }
+        // A closed loop's users send as their answers end: no arrival is scheduled.
+        (StepTarget::Users(_), _) => Offsets { ns: Vec::new(), cut: 0 },
         (StepTarget::Rate(rate), ArrivalProcess::Constant) => {
             let ns = (0u64..).map(|k| (k as f64 * 1e9 / rate).round() as u64).take_while(|&t| t < end).collect();
             Offsets { ns, cut: 0 }
@@ -108,6 +110,7 @@ mod tests {
             trace_name: None,
             steps,
             concurrency_cap: None,
+            requests_per_user: None,
             step_seconds: seconds,
             warmup_seconds: 0.0,
             cooldown_seconds: 0.0,

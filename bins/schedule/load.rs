@@ -16,7 +16,7 @@ use crate::arrivals::{self, Offsets};
 use crate::rounds::short_hash;
 use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::vocab::TaskFamily;
-use inferbench_inputs::spec::LoadPlan;
+use inferbench_inputs::spec::{LoadPlan, StepTarget};
 use inferbench_inputs::trace::Trace;
 
 /// Part of every id: a change to how arrivals become rounds makes other ids.
@@ -46,6 +46,23 @@ pub fn build(
     let mut summaries = Vec::with_capacity(plan.steps.len());
     let mut arrival = 0usize;
     for step in 0..plan.steps.len() {
+        if let StepTarget::Users(users) = plan.steps[step] {
+            // A closed loop: request k of user u is round k × users + u, its item the next.
+            let per_user = plan.requests_per_user.unwrap_or(0) as usize;
+            summaries.push(StepSummary { arrivals: per_user * users as usize, cut: 0 });
+            for _ in 0..per_user {
+                for user in 0..users as usize {
+                    if items.is_empty() {
+                        continue;
+                    }
+                    let (family, item_id) = items[arrival % items.len()];
+                    let parts = [version, ALGORITHM, &step.to_string(), &arrival.to_string(), family.as_str(), item_id];
+                    push_round(&mut rows, &parts, arrival, providers, step, None, Some(user as i64), (family, item_id));
+                    arrival += 1;
+                }
+            }
+            continue;
+        }
         let Offsets { ns, cut } = arrivals::step(plan, step, trace);
         summaries.push(StepSummary { arrivals: ns.len(), cut });
         if items.is_empty() {
@@ -55,28 +72,44 @@ pub fn build(
         for offset in ns {
             let (family, item_id) = items[arrival % items.len()];
             let parts = [version, ALGORITHM, &step.to_string(), &arrival.to_string(), family.as_str(), item_id];
-            let round_id = short_hash("round", &parts);
-            let rotation = arrival % providers.len().max(1);
-            let launch_order = providers[rotation..].iter().chain(&providers[..rotation]);
-            for (launch_index, provider) in launch_order.enumerate() {
-                let mut request_parts = parts.to_vec();
-                request_parts.insert(2, provider);
-                rows.push(ScheduleRow {
-                    round_index: arrival as i64,
-                    round_id: round_id.clone(),
-                    task_family: family,
-                    item_id: item_id.to_string(),
-                    provider: provider.clone(),
-                    launch_index: launch_index as i64,
-                    request_id: short_hash("req", &request_parts),
-                    step: Some(step as i64),
-                    intended_offset_ns: Some(offset as i64),
-                });
-            }
+            push_round(&mut rows, &parts, arrival, providers, step, Some(offset as i64), None, (family, item_id));
             arrival += 1;
         }
     }
     (rows, summaries)
+}
+
+/// One round's rows: the item to every provider, the launch order rotated by the round.
+#[allow(clippy::too_many_arguments)]
+fn push_round(
+    rows: &mut Vec<ScheduleRow>,
+    parts: &[&str],
+    arrival: usize,
+    providers: &[String],
+    step: usize,
+    intended_offset_ns: Option<i64>,
+    user: Option<i64>,
+    (family, item_id): (TaskFamily, &str),
+) {
+    let round_id = short_hash("round", parts);
+    let rotation = arrival % providers.len().max(1);
+    let launch_order = providers[rotation..].iter().chain(&providers[..rotation]);
+    for (launch_index, provider) in launch_order.enumerate() {
+        let mut request_parts = parts.to_vec();
+        request_parts.insert(2, provider);
+        rows.push(ScheduleRow {
+            round_index: arrival as i64,
+            round_id: round_id.clone(),
+            task_family: family,
+            item_id: item_id.to_string(),
+            provider: provider.clone(),
+            launch_index: launch_index as i64,
+            request_id: short_hash("req", &request_parts),
+            step: Some(step as i64),
+            intended_offset_ns,
+            user,
+        });
+    }
 }
 
 #[cfg(test)]
@@ -95,6 +128,7 @@ mod tests {
             trace_name: None,
             steps: rates.iter().map(|r| StepTarget::Rate(*r)).collect(),
             concurrency_cap: None,
+            requests_per_user: None,
             step_seconds: seconds,
             warmup_seconds: 0.0,
             cooldown_seconds: 0.0,

@@ -45,6 +45,7 @@ pub fn build(version: &str, families: &[(TaskFamily, Vec<String>)], providers: &
                     request_id: request_id(version, provider, round_index, family.as_str(), item_id),
                     step: None,
                     intended_offset_ns: None,
+                    user: None,
                 });
             }
             round_index += 1;

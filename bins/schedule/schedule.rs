@@ -78,6 +78,9 @@ fn announce_load(plan: &LoadPlan, steps: &[load::StepSummary], providers: usize,
         let target = match target {
             StepTarget::Rate(rate) => format!("{rate} req/s per provider"),
             StepTarget::Speedup(speedup) => format!("the trace at {speedup}× its speed"),
+            StepTarget::Users(users) => {
+                format!("{users} user(s) per provider, {} request(s) each", plan.requests_per_user.unwrap_or(0))
+            }
         };
         let cut = if step.cut > 0 {
             format!(" ({} of the trace's arrivals fall after the step's end)", step.cut)

@@ -286,3 +286,45 @@ fn a_capped_step_queues_what_is_over_its_cap_and_counts_the_wait() {
         );
     }
 }
+
+/// A closed loop of two users per provider: each user sends its next request the moment the one
+/// before ended, so a provider never has more requests in flight than users, and every request
+/// of every user is answered.
+#[test]
+fn a_closed_loop_keeps_each_user_to_one_request_at_a_time() {
+    let _timed = timed_section();
+    let ws = load_workspace(
+        "  mode: closed_loop\n  concurrencies: [1, 2]\n  requests_per_user: 3\n  objectives: {correct: false}\n",
+    );
+    let run = ws.run("closed");
+    run_load(&ws, &run);
+    let schedule: Vec<ScheduleRow> = table(&run.join("schedule.parquet"));
+    let responses: Vec<ResponseRow> = table(&run.join("responses.parquet"));
+    assert_eq!(schedule.len(), (3 + 6) * 2, "1 user × 3 and 2 users × 3 requests, to each of 2 providers");
+    assert_eq!(responses.len(), schedule.len());
+    let user: BTreeMap<&str, i64> = schedule.iter().map(|s| (s.request_id.as_str(), s.user.unwrap())).collect();
+    for provider in ["steady", "reasoner-ai"] {
+        for (step, users) in [(0, 1), (1, 2)] {
+            for u in 0..users {
+                let mut mine: Vec<&ResponseRow> = responses
+                    .iter()
+                    .filter(|r| r.provider == provider && r.step == Some(step) && user[r.request_id.as_str()] == u)
+                    .collect();
+                mine.sort_by_key(|r| r.started_t_ns);
+                assert_eq!(mine.len(), 3);
+                for pair in mine.windows(2) {
+                    let before_end = pair[0].started_t_ns + (pair[0].e2e_latency_ms.unwrap() * 1e6) as i64;
+                    assert!(pair[1].started_t_ns >= before_end, "{provider} user {u}: its next request overlapped");
+                    // Sent as soon as the one before ended: its intended time is that moment.
+                    assert!(
+                        pair[1].intended_t_ns >= before_end
+                            && pair[1].started_t_ns - pair[1].intended_t_ns < 50_000_000
+                    );
+                }
+            }
+        }
+    }
+    let load = metrics(&run).load.unwrap();
+    assert_eq!(load.steps.iter().map(|s| s.users).collect::<Vec<_>>(), [Some(1), Some(1), Some(2), Some(2)]);
+    assert!(load.steps.iter().all(|s| s.completed == s.requests), "{:?}", load.steps);
+}

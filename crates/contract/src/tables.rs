@@ -58,6 +58,10 @@ pub struct ScheduleRow {
     /// has the same. Null in the closed-loop workflow, whose rounds the barrier releases.
     #[serde(default)]
     pub intended_offset_ns: Option<i64>,
+    /// A closed-loop step's user (0-based): each user sends its requests in round order, the
+    /// next the moment the one before ended. Null elsewhere.
+    #[serde(default)]
+    pub user: Option<i64>,
 }
 impl Table for ScheduleRow {
     const NAME: &'static str = "schedule";

@@ -494,6 +494,7 @@ mod tests {
             trace_name: None,
             steps: vec![StepTarget::Rate(rate)],
             concurrency_cap: None,
+            requests_per_user: None,
             step_seconds: 100.0,
             warmup_seconds: 0.0,
             cooldown_seconds: 0.0,

@@ -65,6 +65,8 @@ pub struct StepMetrics {
     pub target_rate: Option<f64>,
     /// The trace's speed-up (trace steps).
     pub speedup: Option<f64>,
+    /// The users per provider (closed-loop steps).
+    pub users: Option<u32>,
     /// The step's run the figures come from (a step stopped and run again has several).
     pub attempt: u32,
     /// The measured window's length, s.

@@ -9,6 +9,11 @@
 //! drains: every request still in flight runs to its end (it is counted, never dropped), and
 //! only then does the next step start.
 //!
+//! A closed-loop step (`mode: closed_loop`) has no arrivals: `concurrencies` users per provider
+//! each send `requests_per_user` requests one after the other, the next the moment the one
+//! before ended. Its figures are those of the requests sent after its first `warmup_seconds`
+//! and before its last `cooldown_seconds`, by the log's own times.
+//!
 //! A spec holds either `load` or the reference's `execution_plan`: a load workflow's plan is
 //! its `load` section.
 use super::check::{shown, Reader};
@@ -44,6 +49,8 @@ pub struct LoadPlan {
     pub steps: Vec<StepTarget>,
     /// The most requests of one provider in flight (`LoadMode::Capped` only).
     pub concurrency_cap: Option<u32>,
+    /// The requests each user of a closed-loop step sends (`LoadMode::ClosedLoop` only).
+    pub requests_per_user: Option<u32>,
     pub step_seconds: f64,
     pub warmup_seconds: f64,
     pub cooldown_seconds: f64,
@@ -59,7 +66,13 @@ pub enum StepTarget {
     Rate(f64),
     /// The trace replayed this many times faster than recorded.
     Speedup(f64),
+    /// Closed loop: this many users per provider, each sending its next request the moment
+    /// its previous one ended, `requests_per_user` each.
+    Users(u32),
 }
+
+/// The most users a closed-loop step may have per provider.
+pub const MAX_USERS: u64 = 10_000;
 
 /// The service-level objectives a request must all meet to count in the goodput, and the
 /// share of requests that must meet them for a step to hold. Each latency objective is
@@ -107,7 +120,7 @@ impl LoadPlan {
     /// About how many requests the rate steps send each provider (a trace's are counted when
     /// it is read).
     pub fn requests_per_provider(&self) -> f64 {
-        requests_per_provider(&self.steps, self.step_seconds)
+        requests_per_provider(&self.steps, self.step_seconds, self.requests_per_user)
     }
 
     /// The trace the plan replays, read and checked; `None` for the other arrival processes.
@@ -121,9 +134,15 @@ impl LoadPlan {
     }
 }
 
-/// The requests the rate steps send each provider, about (Poisson and gamma arrivals vary).
-fn requests_per_provider(steps: &[StepTarget], step_seconds: f64) -> f64 {
-    steps.iter().map(|s| if let StepTarget::Rate(rate) = s { rate * step_seconds } else { 0.0 }).sum()
+/// The requests the rate and user steps send each provider (about, for Poisson and gamma
+/// arrivals).
+fn requests_per_provider(steps: &[StepTarget], step_seconds: f64, requests_per_user: Option<u32>) -> f64 {
+    let each = |s: &StepTarget| match s {
+        StepTarget::Rate(rate) => rate * step_seconds,
+        StepTarget::Users(users) => f64::from(*users) * f64::from(requests_per_user.unwrap_or(0)),
+        StepTarget::Speedup(_) => 0.0,
+    };
+    steps.iter().map(each).sum()
 }
 
 /// Whole nanoseconds of a non-negative number of seconds.
@@ -160,8 +179,14 @@ pub(super) fn read(r: &mut Reader, dir: &Path) -> Option<LoadPlan> {
         );
     }
     let mode = vocabulary(r, "load.mode", LoadMode::NAMES).unwrap_or(LoadMode::OpenLoop);
-    if mode == LoadMode::ClosedLoop {
-        r.push("load.mode", "`closed_loop` is not implemented yet: use `open_loop` or `capped`");
+    let closed = mode == LoadMode::ClosedLoop;
+    // A closed loop's users send when their answers end: no arrival process, no step length.
+    for key in ["load.arrivals", "load.step_seconds"] {
+        match (closed, r.get(key).is_some()) {
+            (true, true) => r.push(key, "a closed-loop step has none: its users send as their answers end"),
+            (false, false) => r.push(key, "missing"),
+            _ => {}
+        }
     }
     let arrivals = vocabulary(r, "load.arrivals", ArrivalProcess::NAMES).unwrap_or(ArrivalProcess::Constant);
     let burstiness = r.number("load.burstiness", positive_at_most(MAX_BURSTINESS));
@@ -182,7 +207,16 @@ pub(super) fn read(r: &mut Reader, dir: &Path) -> Option<LoadPlan> {
         (ArrivalProcess::Trace, true) | (_, false) => {}
         (other, true) => r.push("load.trace", format!("only trace arrivals replay a trace, not {other}")),
     }
-    let steps = steps(r, arrivals);
+    let steps = if closed { users(r) } else { steps(r, arrivals) };
+    if !closed && r.get("load.concurrencies").is_some() {
+        r.push("load.concurrencies", format!("only a closed-loop step has users, not {mode}: give `rates`"));
+    }
+    let requests_per_user = r.integer("load.requests_per_user", 1, 1_000_000).map(|n| n as u32);
+    match (closed, r.get("load.requests_per_user").is_some()) {
+        (true, false) => r.push("load.requests_per_user", "missing: how many requests each user sends"),
+        (false, true) => r.push("load.requests_per_user", format!("only a closed-loop step has users, not {mode}")),
+        _ => {}
+    }
     let cap = r.integer("load.concurrency_cap", 1, 1_000_000).map(|n| n as u32);
     match (mode, r.get("load.concurrency_cap").is_some()) {
         (LoadMode::Capped, false) => r.push("load.concurrency_cap", "missing: a capped step needs its cap"),
@@ -190,10 +224,10 @@ pub(super) fn read(r: &mut Reader, dir: &Path) -> Option<LoadPlan> {
         (other, true) => r.push("load.concurrency_cap", format!("only the capped mode has a cap, not {other}")),
     }
     // Derived checks run only on values that were read, so one mistake is one problem.
-    let step = r.number("load.step_seconds", positive_at_most(MAX_STEP_SECONDS));
+    let step = if closed { None } else { r.number("load.step_seconds", positive_at_most(MAX_STEP_SECONDS)) };
     let warmup = r.number("load.warmup_seconds", at_least_zero);
     let cooldown = r.number("load.cooldown_seconds", at_least_zero);
-    if let Some(step) = step {
+    if let Some(step) = step.filter(|_| !closed) {
         let (warmup, cooldown) = (warmup.unwrap_or(0.0), cooldown.unwrap_or(0.0));
         if warmup + cooldown >= step {
             let what =
@@ -205,7 +239,7 @@ pub(super) fn read(r: &mut Reader, dir: &Path) -> Option<LoadPlan> {
         (step.unwrap_or(1.0), warmup.unwrap_or(0.0), cooldown.unwrap_or(0.0));
     // Each provider is sent every arrival: the run's total is this times the providers
     // (checked against the provider table, `LoadPlan::requests_per_provider`).
-    let per_provider = requests_per_provider(&steps, step_seconds);
+    let per_provider = requests_per_provider(&steps, step_seconds, requests_per_user);
     if per_provider > MAX_REQUESTS {
         let what =
             format!("about {per_provider:.0} requests per provider (rates × step_seconds): at most {MAX_REQUESTS:.0}");
@@ -219,6 +253,7 @@ pub(super) fn read(r: &mut Reader, dir: &Path) -> Option<LoadPlan> {
         trace_name,
         steps,
         concurrency_cap: cap,
+        requests_per_user,
         step_seconds,
         warmup_seconds,
         cooldown_seconds,
@@ -236,6 +271,35 @@ fn vocabulary<T: std::str::FromStr>(r: &mut Reader, at: &str, names: &[&str]) ->
         r.push(at, format!("`{text}` is not one of {}", names.join(", ")));
     }
     value
+}
+
+/// `load.concurrencies`: a closed loop's users per provider, one step each.
+fn users(r: &mut Reader) -> Vec<StepTarget> {
+    for other in ["load.rates", "load.speedups"] {
+        if r.get(other).is_some() {
+            r.push(other, "a closed-loop step has users, not a rate: give `concurrencies`");
+        }
+    }
+    let key = "load.concurrencies";
+    let Some(value) = r.get(key) else {
+        r.push(key, "missing: the steps' users per provider, e.g. [1, 8, 32]");
+        return Vec::new();
+    };
+    let Some(list) = value.as_array().filter(|l| !l.is_empty()) else {
+        r.push(key, format!("expected a non-empty list of integers, found {}", shown(value)));
+        return Vec::new();
+    };
+    let mut steps = Vec::with_capacity(list.len());
+    for (index, item) in list.iter().enumerate() {
+        match item.as_u64().filter(|n| (1..=MAX_USERS).contains(n)) {
+            Some(n) => steps.push(StepTarget::Users(n as u32)),
+            None => r.push(
+                &format!("{key}[{index}]"),
+                format!("expected an integer from 1 to {MAX_USERS}, found {}", shown(item)),
+            ),
+        }
+    }
+    steps
 }
 
 /// `load.rates` (every process but a trace) or `load.speedups` (a trace, default `[1]`).

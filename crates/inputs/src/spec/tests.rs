@@ -451,6 +451,34 @@ fn a_trace_is_named_inside_the_spec_directory_and_replayed_at_its_speed_ups() {
     assert!(problems(&load_spec(escaping))[0].contains("load.trace: must be a path inside"));
 }
 
+#[test]
+fn a_closed_loop_has_users_and_their_requests_and_no_arrivals() {
+    let closed = json!({"mode": "closed_loop", "concurrencies": [1, 8], "requests_per_user": 5, "warmup_seconds": 1});
+    let plan = Spec::from_value(Path::new("s.yaml"), &load_spec(closed.clone())).unwrap().load.unwrap();
+    assert_eq!(plan.steps, [StepTarget::Users(1), StepTarget::Users(8)]);
+    assert_eq!(plan.requests_per_user, Some(5));
+    assert_eq!(plan.requests_per_provider(), 45.0);
+    let refused = |key: &str, value: Value, text: &str| {
+        let mut load = closed.clone();
+        if value.is_null() {
+            load.as_object_mut().unwrap().remove(key);
+        } else {
+            load[key] = value;
+        }
+        let found = problems(&load_spec(load));
+        assert!(found.iter().any(|p| p.contains(&format!("load.{key}")) && p.contains(text)), "{key}: {found:#?}");
+    };
+    refused("arrivals", json!("poisson"), "has none");
+    refused("step_seconds", json!(10), "has none");
+    refused("concurrencies", json!(null), "missing");
+    refused("concurrencies", json!([0]), "integer from 1");
+    refused("requests_per_user", json!(null), "missing");
+    refused("rates", json!([1]), "give `concurrencies`");
+    let found = problems(&load_spec(json!({"mode": "open_loop", "arrivals": "constant", "rates": [1],
+        "step_seconds": 5, "requests_per_user": 3})));
+    assert!(found.iter().any(|p| p.contains("load.requests_per_user: only a closed-loop step")), "{found:#?}");
+}
+
 /// Asserts that the load section with `key` set to `value` (or removed, for null) is refused
 /// with one problem on `at` containing `text`.
 fn load_refused(key: &str, value: Value, at_key: &str, text: &str) {
@@ -489,7 +517,7 @@ fn every_bad_load_value_is_refused_naming_its_key() {
     load_refused("speedups", json!([2]), "load.speedups", "only a trace replay");
     load_refused("concurrency_cap", json!(4), "load.concurrency_cap", "only the capped mode");
     load_refused("mode", json!("capped"), "load.concurrency_cap", "missing");
-    load_refused("mode", json!("closed_loop"), "load.mode", "not implemented yet");
+    load_refused("concurrencies", json!([2]), "load.concurrencies", "only a closed-loop step");
     load_refused("step_seconds", json!(0), "load.step_seconds", "greater than 0");
     load_refused("step_seconds", json!(null), "load.step_seconds", "missing");
     load_refused("warmup_seconds", json!(-1), "load.warmup_seconds", "0 or more");
