@@ -37,14 +37,8 @@ pub fn run(args: Args) -> Result<()> {
 
     // Validate every input and select, before anything is written.
     let providers = ProviderTable::of_spec(&spec)?;
-    if spec.load.is_some() {
-        // The load workflow's schedule and fetch are not part of this build: a run locked to
-        // its spec would be fetched as the closed-loop workflow, its load section ignored.
-        return Err(Error::bad(format!(
-            "{}: a load workflow's spec (its `load` section), which this build cannot run yet; no run was created",
-            spec_path.display()
-        ))
-        .into());
+    if let Some(load) = &spec.load {
+        load.read_trace().context("the load trace is invalid; no run was created")?;
     }
     let data = dataset::load(&dataset_dir, &spec, LoadOptions { sample })
         .with_context(|| format!("dataset {} is invalid; no run was created", dataset_dir.display()))?;
