@@ -151,3 +151,46 @@ fn write(path: &Path, value: &Value, header: &str) -> Result<()> {
     inferbench_store::atomic::write(path, text.as_bytes())?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(extra: &[&str]) -> Args {
+        let base = ["ib-load-spec", "--out", "/tmp/x", "--target", "http://127.0.0.1:8080/v1", "--model", "m"];
+        Args::parse_from(base.iter().chain(extra))
+    }
+
+    #[test]
+    fn lists_take_spaces_or_commas_and_refuse_what_is_not_a_number() {
+        assert_eq!(parse_list("4 8,16").unwrap(), [4.0, 8.0, 16.0]);
+        assert!(parse_list("4 fast").unwrap_err().to_string().contains("`fast` is not a number"));
+        assert!(parse_list(" , ").is_err());
+    }
+
+    #[test]
+    fn rates_make_an_open_loop_and_users_a_closed_one_checked_by_the_specs_reader() {
+        let template = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/load-sweep/spec.yaml");
+        let mut root: Value = serde_norway::from_str(&std::fs::read_to_string(&template).unwrap()).unwrap();
+        let open = args(&["--rates", "2 4", "--duration", "20"]);
+        set_load(&mut root, &open, &Steps::Rates(vec![2.0, 4.0]));
+        assert_eq!(root["load"]["mode"], "open_loop");
+        assert_eq!(
+            (root["load"]["warmup_seconds"].as_f64(), root["load"]["cooldown_seconds"].as_f64()),
+            (Some(2.0), Some(1.0))
+        );
+        let spec = Spec::from_value(&template, &root).unwrap();
+        assert_eq!(spec.load.unwrap().steps.len(), 2);
+        let closed = args(&["--concurrency", "1 8", "--requests-per-user", "5"]);
+        set_load(&mut root, &closed, &Steps::Users(vec![1.0, 8.0]));
+        let plan = Spec::from_value(&template, &root).unwrap().load.unwrap();
+        assert_eq!(plan.requests_per_user, Some(5));
+        set_load(&mut root, &closed, &Steps::Users(vec![1.5]));
+        let err = Spec::from_value(&template, &root).unwrap_err().to_string();
+        assert!(err.contains("load.concurrencies[0]"), "{err}");
+        let table = providers(&open, "low").unwrap();
+        assert_eq!(table["providers"][0]["endpoint"], "http://127.0.0.1:8080/v1/chat/completions");
+        assert_eq!(table["providers"][0]["auth"]["env"], "IB_LOAD_API_KEY");
+    }
+}
