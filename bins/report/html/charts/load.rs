@@ -1,6 +1,7 @@
 //! A load run's view: each provider's E2E p50 and p99, measured from the intended send time,
 //! against the throughput it sustained, one line per provider through its steps (where the line
-//! turns up, the provider has passed its capacity), and the table of every step's figures.
+//! turns up, the provider has passed its capacity); its goodput and accuracy against the rate
+//! offered; and the table of every step's figures.
 //! Every figure is `metrics.json`'s `load` section, marked with its pointer.
 use super::axes::{nice_max, Axes};
 use super::{colour, H, W};
@@ -25,7 +26,8 @@ pub fn load(page: &Page) -> Option<String> {
         }
         seen
     };
-    let body = format!("{}{}", chart(page, steps, &providers), table(page, steps));
+    let body =
+        format!("{}{}{}", chart(page, steps, &providers), goodput_chart(page, steps, &providers), table(page, steps));
     Some(view(
         "load",
         "How each provider holds up under load",
@@ -86,6 +88,63 @@ fn chart(page: &Page, steps: &[Value], providers: &[&str]) -> String {
                             page.label_of(provider),
                             steps[i]["step"],
                             key.replace("e2e_ms/", "E2E "),
+                            x
+                        ))),
+                );
+            }
+        }
+        s.push(g);
+    }
+    s.close()
+}
+
+/// Goodput (solid) and accuracy (dashed) against the offered rate, one line per provider.
+fn goodput_chart(page: &Page, steps: &[Value], providers: &[&str]) -> String {
+    let series: Vec<String> = providers.iter().map(|p| p.to_string()).collect();
+    let points = |provider: &str, key: &str| -> Vec<(usize, f64, f64)> {
+        steps
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r["provider"] == provider)
+            .filter_map(|(i, _)| Some((i, page.value(&at(i, "offered_rate"))?, page.value(&at(i, key))?)))
+            .collect()
+    };
+    let x_max = steps.iter().enumerate().filter_map(|(i, _)| page.value(&at(i, "offered_rate"))).fold(0.0, f64::max);
+    let (x1, xs) = nice_max(x_max);
+    let axes = Axes { x0: 0.0, x1, y0: 0.0, y1: 1.0, log: false };
+    let mut s =
+        svg::svg("load-goodput", &series, W, H, "Goodput and accuracy against the offered rate, one line per provider");
+    axes.draw(
+        &mut s,
+        (xs, Kind::Count, "offered requests per second"),
+        (0.2, Kind::Rate, "share of the step's requests"),
+    );
+    for (k, provider) in providers.iter().enumerate() {
+        let mut g = Element::new("g").a("data-series", *provider).a("stroke", colour(k)).a("fill", colour(k));
+        for (key, dash) in [("goodput", None), ("accuracy", Some("5 4"))] {
+            let pts = points(provider, key);
+            let mut line = svg::polyline(&pts.iter().map(|(_, x, y)| (axes.x(*x), axes.y(*y))).collect::<Vec<_>>())
+                .a("data-series", *provider);
+            if let Some(dash) = dash {
+                line = line.a("stroke-dasharray", dash);
+            }
+            g.push(line);
+            for (i, x, y) in pts {
+                let (px, py) = (at(i, "offered_rate"), at(i, key));
+                g.push(
+                    Element::new("circle")
+                        .a("cx", n(axes.x(x)))
+                        .a("cy", n(axes.y(y)))
+                        .a("r", "3.5")
+                        .a("data-metric-x", &px)
+                        .a("data-value-x", page.exact(&px))
+                        .a("data-metric-y", &py)
+                        .a("data-value-y", page.exact(&py))
+                        .child(Element::new("title").text(&format!(
+                            "{}, step {}: {key} {:.1}% at {:.2} req/s offered",
+                            page.label_of(provider),
+                            steps[i]["step"],
+                            100.0 * y,
                             x
                         ))),
                 );
