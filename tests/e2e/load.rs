@@ -111,6 +111,7 @@ fn a_paired_open_loop_sweep_is_sent_on_its_schedule_and_reported_per_step() {
     let html = std::fs::read_to_string(run.join("report.html")).unwrap();
     assert!(html.contains("id=\"view-load\"") && html.contains("data-chart=\"load-latency\""));
     assert!(html.contains("data-chart=\"load-goodput\""), "goodput and accuracy against the offered rate");
+    assert!(html.contains("data-chart=\"load-lag\""), "the send lag per step");
     drop(_timed);
     let files = |name: &str| run.join(name);
     crate::browser::assert_passes(

@@ -1,7 +1,7 @@
 //! A load run's view: each provider's E2E p50 and p99, measured from the intended send time,
 //! against the throughput it sustained, one line per provider through its steps (where the line
 //! turns up, the provider has passed its capacity); its goodput and accuracy against the rate
-//! offered; and the table of every step's figures.
+//! offered; the client's send lag per step; and the table of every step's figures.
 //! Every figure is `metrics.json`'s `load` section, marked with its pointer.
 use super::axes::{nice_max, Axes};
 use super::{colour, H, W};
@@ -26,8 +26,13 @@ pub fn load(page: &Page) -> Option<String> {
         }
         seen
     };
-    let body =
-        format!("{}{}{}", chart(page, steps, &providers), goodput_chart(page, steps, &providers), table(page, steps));
+    let charts = format!(
+        "{}{}{}",
+        chart(page, steps, &providers),
+        goodput_chart(page, steps, &providers),
+        lag_chart(page, steps)
+    );
+    let body = format!("{charts}{}", table(page, steps));
     Some(view(
         "load",
         "How each provider holds up under load",
@@ -152,6 +157,87 @@ fn goodput_chart(page: &Page, steps: &[Value], providers: &[&str]) -> String {
         }
         s.push(g);
     }
+    s.close()
+}
+
+/// The client's send lag per step: p50, p99 and the maximum (ms, on a log scale) of the
+/// provider whose p99 was highest; the 1 ms bound drawn across.
+fn lag_chart(page: &Page, steps: &[Value]) -> String {
+    // Per step, the row with the highest lag p99: the client is one, its worst is its bound.
+    let mut worst: Vec<(u64, usize)> = Vec::new();
+    for (i, row) in steps.iter().enumerate() {
+        let step = row["step"].as_u64().unwrap_or(0);
+        let p99 = |j: usize| page.value(&at(j, "send_lag_ms/p99")).unwrap_or(f64::NEG_INFINITY);
+        match worst.iter_mut().find(|(s, _)| *s == step) {
+            Some(entry) if p99(i) > p99(entry.1) => entry.1 = i,
+            Some(_) => {}
+            None => worst.push((step, i)),
+        }
+    }
+    let keys = [("send_lag_ms/p50", None), ("send_lag_ms/p99", Some("5 4")), ("send_lag_ms/max", Some("1 3"))];
+    let values: Vec<f64> = worst
+        .iter()
+        .flat_map(|(_, i)| keys.iter().filter_map(move |(k, _)| page.value(&at(*i, k))))
+        .filter(|v| *v > 0.0)
+        .collect();
+    let x1 = (worst.len().max(2) - 1) as f64;
+    // A log scale (lags run from microseconds to seconds): the axis is log10 of the lag in
+    // ms, whole decades from below the least value to above the most (1 ms, the bound, is 0).
+    let lo = values.iter().copied().fold(0.01, f64::min).log10().floor();
+    let hi = values.iter().copied().fold(1.0, f64::max).log10().ceil().max(lo + 1.0);
+    let ly = |v: f64| v.max(10f64.powf(lo)).log10();
+    let axes = Axes { x0: 0.0, x1, y0: lo, y1: hi, log: false };
+    let series = vec!["client".to_string()];
+    let mut s = svg::svg(
+        "load-lag",
+        &series,
+        W,
+        H,
+        "The client's send lag per step: p50, p99 and maximum of the worst provider, on a log scale",
+    );
+    axes.draw(&mut s, (1.0, Kind::Count, "step"), (1.0, Kind::Count, "send lag, log10 of ms (0 is 1 ms, −2 is 10 µs)"));
+    let bound = axes.y(ly(1.0));
+    s.push(
+        Element::new("line")
+            .a("x1", n(axes.x(0.0)))
+            .a("x2", n(axes.x(x1)))
+            .a("y1", n(bound))
+            .a("y2", n(bound))
+            .a("stroke", "#7a0019")
+            .a("stroke-dasharray", "2 2")
+            .child(Element::new("title").text("the client's bound: a send-lag p99 of 1 ms")),
+    );
+    let mut g = Element::new("g").a("data-series", "client").a("stroke", colour(0)).a("fill", colour(0));
+    for (key, dash) in keys {
+        let pts: Vec<(usize, f64, f64)> = worst
+            .iter()
+            .enumerate()
+            .filter_map(|(k, (_, i))| Some((*i, k as f64, page.value(&at(*i, key))?)))
+            .collect();
+        let mut line = svg::polyline(&pts.iter().map(|(_, x, y)| (axes.x(*x), axes.y(ly(*y)))).collect::<Vec<_>>())
+            .a("data-series", "client");
+        if let Some(dash) = dash {
+            line = line.a("stroke-dasharray", dash);
+        }
+        g.push(line);
+        for (i, x, y) in pts {
+            let py = at(i, key);
+            g.push(
+                Element::new("circle")
+                    .a("cx", n(axes.x(x)))
+                    .a("cy", n(axes.y(ly(y))))
+                    .a("r", "3")
+                    .a("data-metric", &py)
+                    .a("data-value", page.exact(&py))
+                    .child(Element::new("title").text(&format!(
+                        "step {}: send lag {} {y:.3} ms",
+                        steps[i]["step"],
+                        key.trim_start_matches("send_lag_ms/")
+                    ))),
+            );
+        }
+    }
+    s.push(g);
     s.close()
 }
 
