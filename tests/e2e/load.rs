@@ -112,6 +112,14 @@ fn a_paired_open_loop_sweep_is_sent_on_its_schedule_and_reported_per_step() {
     assert!(html.contains("id=\"view-load\"") && html.contains("data-chart=\"load-latency\""));
     assert!(html.contains("data-chart=\"load-goodput\""), "goodput and accuracy against the offered rate");
     assert!(html.contains("data-chart=\"load-lag\""), "the send lag per step");
+    // ib-compare reads a load run in the Hive layout as any other, under its own workflow.
+    let hive = ws.path("hive/workflow=load-sweep/run=load");
+    std::fs::create_dir_all(hive.parent().unwrap()).unwrap();
+    inferbench_testkit::reference_run::copy_tree(&run, &hive);
+    let out = ws.path("compared");
+    ok(std::process::Command::new(crate::compare::ib_compare()).arg("--out").arg(&out).arg(ws.path("hive/*/*")));
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("## Workflow `load-sweep`: 1 runs"), "{summary}");
     drop(_timed);
     let files = |name: &str| run.join(name);
     crate::browser::assert_passes(
