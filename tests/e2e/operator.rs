@@ -5,6 +5,7 @@
 use crate::bad_input::snapshot;
 use crate::ops::*;
 use crate::support::{ok, Sim, Workspace};
+use inferbench_testkit::reference_run::copy_tree;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;

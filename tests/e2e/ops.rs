@@ -229,20 +229,6 @@ pub fn assert_no_leftovers(run: &Path, after: &str) {
     assert!(left.is_empty(), "{after}: left {left:?} in the run");
 }
 
-/// Copies a directory tree (hidden files too, as `cp -a` would).
-pub fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
 /// The derived files a rescore rewrites.
 pub const DERIVED: [&str; 9] = [
     "responses.parquet",

@@ -9,6 +9,7 @@ pub fn fixture(rel: &str) -> PathBuf {
     crate::repo().join("tests/fixtures/reference").join(rel)
 }
 
+/// Copies a directory tree (hidden files too, as `cp -a` would).
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
