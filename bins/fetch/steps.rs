@@ -149,8 +149,7 @@ async fn run_closed_step(
             });
         }
     }
-    let cpu_before = cpu_ns();
-    let client_errors_before = log.client_resource_errors();
+    let account = StepAccount::start(log);
     let opened_t_ns = log.emit(Event::StepOpened(StepOpened { step, attempt, scheduled_requests: scheduled }))?;
     let mut in_flight = futures_util::stream::FuturesUnordered::new();
     let (mut sent, mut peak) = (0u64, 0u64);
@@ -177,15 +176,7 @@ async fn run_closed_step(
         }
     }
     progress.finish_and_clear();
-    log.emit(Event::StepClosed(StepClosed {
-        step,
-        attempt,
-        status: StepStatus::Complete,
-        requests_sent: sent,
-        peak_in_flight: peak,
-        cpu_ns: cpu_ns().zip(cpu_before).map(|(after, before)| after.saturating_sub(before)),
-        client_resource_errors: log.client_resource_errors() - client_errors_before,
-    }))?;
+    account.close(log, step, attempt, sent, peak)?;
     eprintln!("ib-fetch: step {step}: {sent} requests sent by {} users", queues.len());
     Ok(())
 }
@@ -210,8 +201,7 @@ async fn run_open_step(
     let mut prepared = spawn_preparer(plan_owner, state, log, ranges)?;
     // The rounds are built ahead; the first is ready before the step opens.
     let mut next: Option<PreparedRound> = prepared.recv().await.transpose()?;
-    let cpu_before = cpu_ns();
-    let client_errors_before = log.client_resource_errors();
+    let account = StepAccount::start(log);
     let opened_t_ns = log.emit(Event::StepOpened(StepOpened { step, attempt, scheduled_requests: scheduled }))?;
     let mut offsets = offsets.into_iter();
     let mut due = offsets.next().map(|o| opened_t_ns + o);
@@ -267,15 +257,7 @@ async fn run_open_step(
         anyhow::bail!("the thread that builds the requests stopped before step {step} was sent");
     }
     progress.finish_and_clear();
-    log.emit(Event::StepClosed(StepClosed {
-        step,
-        attempt,
-        status: StepStatus::Complete,
-        requests_sent: sent,
-        peak_in_flight: peak,
-        cpu_ns: cpu_ns().zip(cpu_before).map(|(after, before)| after.saturating_sub(before)),
-        client_resource_errors: log.client_resource_errors() - client_errors_before,
-    }))?;
+    account.close(log, step, attempt, sent, peak)?;
     eprintln!("ib-fetch: step {step}: {sent} requests sent, at most {peak} in flight");
     Ok(())
 }
@@ -437,6 +419,33 @@ fn progress_bar(step: u32, plan: &Plan, scheduled: u64) -> indicatif::ProgressBa
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     progress
+}
+
+/// What a step's `step_closed` says of the client, counted from the step's opening.
+struct StepAccount {
+    cpu_ns: Option<u64>,
+    client_resource_errors: u64,
+}
+
+impl StepAccount {
+    fn start(log: &EventLog) -> StepAccount {
+        StepAccount { cpu_ns: cpu_ns(), client_resource_errors: log.client_resource_errors() }
+    }
+
+    /// Closes the step as complete: what it sent, its peak in flight, the client's CPU time and
+    /// resource errors since it opened.
+    fn close(&self, log: &EventLog, step: u32, attempt: u32, sent: u64, peak: u64) -> Result<()> {
+        log.emit(Event::StepClosed(StepClosed {
+            step,
+            attempt,
+            status: StepStatus::Complete,
+            requests_sent: sent,
+            peak_in_flight: peak,
+            cpu_ns: cpu_ns().zip(self.cpu_ns).map(|(after, before)| after.saturating_sub(before)),
+            client_resource_errors: log.client_resource_errors() - self.client_resource_errors,
+        }))?;
+        Ok(())
+    }
 }
 
 /// The process's CPU time so far (user and system), ns; `None` when the OS does not say.

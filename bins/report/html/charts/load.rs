@@ -44,89 +44,78 @@ pub fn load(page: &Page) -> Option<String> {
     ))
 }
 
-fn chart(page: &Page, steps: &[Value], providers: &[&str]) -> String {
-    let series: Vec<String> = providers.iter().map(|p| p.to_string()).collect();
-    let points = |provider: &str, key: &str| -> Vec<(usize, f64, f64)> {
-        steps
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r["provider"] == provider)
-            .filter_map(|(i, _)| Some((i, page.value(&at(i, "completed_per_second"))?, page.value(&at(i, key))?)))
-            .collect()
-    };
-    let all: Vec<(usize, f64, f64)> =
-        providers.iter().flat_map(|p| [points(p, "e2e_ms/p50"), points(p, "e2e_ms/p99")]).flatten().collect();
-    let (x1, xs) = nice_max(all.iter().map(|t| t.1).fold(0.0, f64::max));
-    let (y1, ys) = nice_max(all.iter().map(|t| t.2).fold(0.0, f64::max));
-    let axes = Axes { x0: 0.0, x1, y0: 0.0, y1, log: false };
-    let mut s = svg::svg(
-        "load-latency",
-        &series,
-        W,
-        H,
-        "End-to-end latency p50 and p99 from the intended send against completions per second, one line per provider",
-    );
-    axes.draw(&mut s, (xs, Kind::Count, "completed requests per second"), (ys, Kind::Ms, "E2E from the intended send"));
-    for (k, provider) in providers.iter().enumerate() {
-        let mut g = Element::new("g").a("data-series", *provider).a("stroke", colour(k)).a("fill", colour(k));
-        for (key, dash) in [("e2e_ms/p50", None), ("e2e_ms/p99", Some("5 4"))] {
-            let pts = points(provider, key);
-            let mut line = svg::polyline(&pts.iter().map(|(_, x, y)| (axes.x(*x), axes.y(*y))).collect::<Vec<_>>())
-                .a("data-series", *provider);
-            if let Some(dash) = dash {
-                line = line.a("stroke-dasharray", dash);
-            }
-            g.push(line);
-            for (i, x, y) in pts {
-                let (px, py) = (at(i, "completed_per_second"), at(i, key));
-                g.push(
-                    Element::new("circle")
-                        .a("cx", n(axes.x(x)))
-                        .a("cy", n(axes.y(y)))
-                        .a("r", "3.5")
-                        .a("data-metric-x", &px)
-                        .a("data-value-x", page.exact(&px))
-                        .a("data-metric-y", &py)
-                        .a("data-value-y", page.exact(&py))
-                        .child(Element::new("title").text(&format!(
-                            "{}, step {}: {} at {:.2} completed/s",
-                            page.label_of(provider),
-                            steps[i]["step"],
-                            key.replace("e2e_ms/", "E2E "),
-                            x
-                        ))),
-                );
-            }
-        }
-        s.push(g);
-    }
-    s.close()
+/// What one per-provider chart plots: its name and label, the x key and title, the two y keys
+/// (solid, dashed) with their kind and title, and a fixed y range if it has one.
+struct ProviderChart {
+    name: &'static str,
+    label: &'static str,
+    x: (&'static str, &'static str),
+    y: [&'static str; 2],
+    y_kind: Kind,
+    y_title: &'static str,
+    /// The y range and tick step when fixed (a share runs from 0 to 1).
+    y_fixed: Option<(f64, f64)>,
 }
 
-/// Goodput (solid) and accuracy (dashed) against the offered rate, one line per provider.
+/// E2E p50 and p99 from the intended send against completions per second.
+fn chart(page: &Page, steps: &[Value], providers: &[&str]) -> String {
+    provider_lines(
+        page,
+        steps,
+        providers,
+        &ProviderChart {
+            name: "load-latency",
+            label:
+                "End-to-end latency p50 and p99 from the intended send against completions per second, one line per \
+                    provider",
+            x: ("completed_per_second", "completed requests per second"),
+            y: ["e2e_ms/p50", "e2e_ms/p99"],
+            y_kind: Kind::Ms,
+            y_title: "E2E from the intended send",
+            y_fixed: None,
+        },
+    )
+}
+
+/// Goodput (solid) and accuracy (dashed) against the offered rate.
 fn goodput_chart(page: &Page, steps: &[Value], providers: &[&str]) -> String {
+    provider_lines(
+        page,
+        steps,
+        providers,
+        &ProviderChart {
+            name: "load-goodput",
+            label: "Goodput and accuracy against the offered rate, one line per provider",
+            x: ("offered_rate", "offered requests per second"),
+            y: ["goodput", "accuracy"],
+            y_kind: Kind::Rate,
+            y_title: "share of the step's requests",
+            y_fixed: Some((1.0, 0.2)),
+        },
+    )
+}
+
+/// One line per provider through its steps for each of the chart's two y keys, a dot per step
+/// marked with the pointers of both its coordinates.
+fn provider_lines(page: &Page, steps: &[Value], providers: &[&str], c: &ProviderChart) -> String {
     let series: Vec<String> = providers.iter().map(|p| p.to_string()).collect();
     let points = |provider: &str, key: &str| -> Vec<(usize, f64, f64)> {
         steps
             .iter()
             .enumerate()
             .filter(|(_, r)| r["provider"] == provider)
-            .filter_map(|(i, _)| Some((i, page.value(&at(i, "offered_rate"))?, page.value(&at(i, key))?)))
+            .filter_map(|(i, _)| Some((i, page.value(&at(i, c.x.0))?, page.value(&at(i, key))?)))
             .collect()
     };
-    let x_max = steps.iter().enumerate().filter_map(|(i, _)| page.value(&at(i, "offered_rate"))).fold(0.0, f64::max);
-    let (x1, xs) = nice_max(x_max);
-    let axes = Axes { x0: 0.0, x1, y0: 0.0, y1: 1.0, log: false };
-    let mut s =
-        svg::svg("load-goodput", &series, W, H, "Goodput and accuracy against the offered rate, one line per provider");
-    axes.draw(
-        &mut s,
-        (xs, Kind::Count, "offered requests per second"),
-        (0.2, Kind::Rate, "share of the step's requests"),
-    );
+    let all: Vec<(usize, f64, f64)> = providers.iter().flat_map(|p| c.y.map(|key| points(p, key))).flatten().collect();
+    let (x1, xs) = nice_max(all.iter().map(|t| t.1).fold(0.0, f64::max));
+    let (y1, ys) = c.y_fixed.unwrap_or_else(|| nice_max(all.iter().map(|t| t.2).fold(0.0, f64::max)));
+    let axes = Axes { x0: 0.0, x1, y0: 0.0, y1, log: false };
+    let mut s = svg::svg(c.name, &series, W, H, c.label);
+    axes.draw(&mut s, (xs, Kind::Count, c.x.1), (ys, c.y_kind, c.y_title));
     for (k, provider) in providers.iter().enumerate() {
         let mut g = Element::new("g").a("data-series", *provider).a("stroke", colour(k)).a("fill", colour(k));
-        for (key, dash) in [("goodput", None), ("accuracy", Some("5 4"))] {
+        for (key, dash) in [(c.y[0], None), (c.y[1], Some("5 4"))] {
             let pts = points(provider, key);
             let mut line = svg::polyline(&pts.iter().map(|(_, x, y)| (axes.x(*x), axes.y(*y))).collect::<Vec<_>>())
                 .a("data-series", *provider);
@@ -135,7 +124,7 @@ fn goodput_chart(page: &Page, steps: &[Value], providers: &[&str]) -> String {
             }
             g.push(line);
             for (i, x, y) in pts {
-                let (px, py) = (at(i, "offered_rate"), at(i, key));
+                let (px, py) = (at(i, c.x.0), at(i, key));
                 g.push(
                     Element::new("circle")
                         .a("cx", n(axes.x(x)))
@@ -146,11 +135,11 @@ fn goodput_chart(page: &Page, steps: &[Value], providers: &[&str]) -> String {
                         .a("data-metric-y", &py)
                         .a("data-value-y", page.exact(&py))
                         .child(Element::new("title").text(&format!(
-                            "{}, step {}: {key} {:.1}% at {:.2} req/s offered",
+                            "{}, step {}: {key} {} at {x:.2} ({})",
                             page.label_of(provider),
                             steps[i]["step"],
-                            100.0 * y,
-                            x
+                            page.exact(&py),
+                            c.x.1
                         ))),
                 );
             }
