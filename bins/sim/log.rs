@@ -62,6 +62,10 @@ pub struct LogRecord {
     pub fault_event_offset_ms: Option<f64>,
     pub events_sent: usize,
     pub body_bytes: u64,
+    /// For a provider with `slots`: real ms the request waited for one (the offsets above
+    /// are from when it was served). Absent for a provider without.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queued_ms: Option<f64>,
 }
 
 impl LogRecord {

@@ -104,6 +104,9 @@ pub struct Profile {
     /// event has one (and the simulated model writes non-ASCII, see `answer::for_split_utf8`).
     pub split_utf8: bool,
     pub faults: Faults,
+    /// The requests the provider serves at once; a request over them waits in a FIFO queue
+    /// until one ends, and its TTFT is drawn from when it is served (`None`: no limit).
+    pub slots: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -201,6 +204,8 @@ struct RawProfile {
     split_utf8: bool,
     #[serde(default)]
     faults: Faults,
+    #[serde(default)]
+    slots: Option<i64>,
 }
 
 fn reasoning_content() -> String {
@@ -344,7 +349,13 @@ fn validate_profile(slug: String, rp: RawProfile, at: &dyn Fn(&str) -> String) -
             format!("must be at least {min} (the chunk around the filler), got {}", f.oversized_bytes),
         ));
     }
+    let slots = match rp.slots {
+        None => None,
+        Some(n @ 1..=1_000_000) => Some(n as u32),
+        Some(n) => return Err((at("slots"), format!("must be from 1 to 1000000 requests served at once, got {n}"))),
+    };
     Ok(Profile {
+        slots,
         slug,
         model: rp.model,
         ttft_ms: ttft,

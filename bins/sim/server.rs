@@ -43,6 +43,9 @@ struct Provider {
     drawer: Drawer,
     /// Requests received so far; part of every draw's key.
     counter: AtomicU64,
+    /// The profile's `slots`: a permit is held from when a request is served until its
+    /// stream ends, and tokio's semaphore hands permits out first come, first served.
+    slots: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 impl App {
@@ -52,7 +55,8 @@ impl App {
             .into_iter()
             .map(|(slug, profile)| {
                 let drawer = Drawer::new(seed, &slug, profiles.sampling);
-                (slug, Provider { profile, drawer, counter: AtomicU64::new(0) })
+                let slots = profile.slots.map(|n| Arc::new(tokio::sync::Semaphore::new(n as usize)));
+                (slug, Provider { profile, drawer, counter: AtomicU64::new(0), slots })
             })
             .collect();
         App { providers, dataset, time_scale, log }
@@ -134,6 +138,18 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: He
             "this simulator only streams: send \"stream\": true",
         );
     }
+    // A provider with slots queues the request here until one is free (a client that leaves
+    // meanwhile drops this future and its place in the queue); everything after is timed
+    // from when it is served.
+    let slot = match &provider.slots {
+        Some(slots) => match Arc::clone(slots).acquire_owned().await {
+            Ok(permit) => Some(permit),
+            Err(_) => return error(StatusCode::SERVICE_UNAVAILABLE, "server_error", "the simulator is stopping"),
+        },
+        None => None,
+    };
+    let queued_ms = slot.as_ref().map(|_| round3(received.elapsed().as_secs_f64() * 1000.0));
+    let received = if slot.is_some() { Instant::now() } else { received };
     let profile = &provider.profile;
     let counter = provider.counter.fetch_add(1, Ordering::SeqCst);
     let body_sha256: [u8; 32] = Sha256::digest(&body).into();
@@ -174,6 +190,7 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: He
         fault_event_offset_ms: None,
         events_sent: 0,
         body_bytes: 0,
+        queued_ms,
     };
     match draw.fault {
         Fault::Http429 => {
@@ -253,6 +270,7 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: He
     let headers_at = plan.headers_at_ms;
     tokio::spawn(async move {
         let played = play::play(steps, headers_at, received, time_scale, wire, head_tx, body_tx).await;
+        drop(slot);
         record.played(played);
         app_for_log.write_log(&record);
     });

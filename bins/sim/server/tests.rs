@@ -28,6 +28,11 @@ providers:
     ttft_ms: {median: 100, p99: 200}
     tokens_per_second: {median: 1000, p05: 500}
     usage_chunk: never
+  one-slot:
+    model: m
+    ttft_ms: {median: 3000, p99: 3001}
+    tokens_per_second: {median: 100000, p05: 99999}
+    slots: 1
   limited:
     model: m
     ttft_ms: {median: 100, p99: 200}
@@ -362,6 +367,41 @@ async fn streams_a_full_sse_sequence_on_time() {
     // The client saw the first answer no earlier than the drawn TTFT.
     let seen = reply.first_answer.unwrap().as_secs_f64() * 1000.0;
     assert!(seen >= scaled_ttft, "first answer after {seen} ms, drawn TTFT {scaled_ttft} ms");
+}
+
+#[tokio::test]
+async fn a_provider_with_slots_queues_what_is_over_them_first_come_first_served() {
+    let sim = start().await;
+    let body = chat_body(TICKET);
+    let sends = (0..3).map(|_| send(sim.addr, "/one-slot/v1/chat/completions", &body));
+    let replies = futures_util::future::join_all(sends).await;
+    assert!(replies.iter().all(|r| r.head.starts_with("HTTP/1.1 200")));
+    let mut lines = Vec::new();
+    for _ in 0..500 {
+        lines = log_lines(&sim).into_iter().filter(|v| v["provider"] == "one-slot").collect();
+        if lines.len() == 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Each request's service, in ms since the epoch: from the end of its wait to its last event.
+    let mut served: Vec<(f64, f64)> = lines
+        .iter()
+        .map(|v| {
+            let start = v["received_unix_ms"].as_f64().unwrap() + v["queued_ms"].as_f64().expect("its wait");
+            let last = v["answer_event_offsets_ms"].as_array().unwrap().last().unwrap().as_f64().unwrap();
+            (start, start + last)
+        })
+        .collect();
+    served.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // One at a time (ms resolution of the receipt times), and at least one waited a whole
+    // service of 30 ms: requests that arrive together are queued, not served at once.
+    assert!(served.windows(2).all(|w| w[1].0 >= w[0].1 - 1.0), "{served:?}");
+    let longest = lines.iter().map(|v| v["queued_ms"].as_f64().unwrap()).fold(0.0, f64::max);
+    assert!(longest >= 29.0, "{lines:#?}");
+    let free = send(sim.addr, "/z-ai/v1/chat/completions", &body).await;
+    assert!(free.head.starts_with("HTTP/1.1 200"));
+    assert!(logged(&sim, "z-ai").await.get("queued_ms").is_none(), "no slots, no queue, no field");
 }
 
 #[tokio::test]
