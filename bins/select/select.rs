@@ -38,6 +38,16 @@ pub fn run(args: Args) -> Result<()> {
     // Validate every input and select, before anything is written.
     let providers = ProviderTable::of_spec(&spec)?;
     if let Some(load) = &spec.load {
+        if load.search.is_some() {
+            // A search is many runs, one per probe, each locked with its own one-rate spec.
+            return Err(inferbench_contract::Error::bad(format!(
+                "{}: a capacity search (load.search) is not one run but one per measured rate: \
+                 run it with `make search SPEC={}` (ib-search); no run was created",
+                spec_path.display(),
+                spec_path.display()
+            ))
+            .into());
+        }
         load.read_trace().context("the load trace is invalid; no run was created")?;
     }
     let data = dataset::load(&dataset_dir, &spec, LoadOptions { sample })

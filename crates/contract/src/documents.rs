@@ -8,6 +8,7 @@
 //!   percentile metric's summary and flat keys, usage, cost.
 //! - [`comparisons`]: `comparisons.json`, the paired analysis over the run's rounds.
 //! - [`load`]: `metrics.json`'s `load` section, a load run's figures per step and provider.
+//! - [`search`]: `search.json`, a capacity search's probes and what they found.
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -16,11 +17,13 @@ mod comparisons;
 mod figures;
 mod load;
 mod metrics;
+mod search;
 
 pub use comparisons::*;
 pub use figures::*;
 pub use load::*;
 pub use metrics::*;
+pub use search::*;
 
 /// The format of both documents. Readers refuse any other.
 pub const METRICS_VERSION: &str = "inferbench-metrics-v1";

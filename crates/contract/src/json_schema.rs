@@ -20,6 +20,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("seal.schema.json", schema_for!(crate::seal::SealRecord)),
         ("metrics-json.schema.json", schema_for!(crate::documents::MetricsDocument)),
         ("comparisons.schema.json", schema_for!(crate::documents::ComparisonsDocument)),
+        ("search.schema.json", schema_for!(crate::documents::SearchDocument)),
     ]
 }
 

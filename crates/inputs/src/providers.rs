@@ -493,6 +493,7 @@ mod tests {
             trace: None,
             trace_name: None,
             steps: vec![StepTarget::Rate(rate)],
+            search: None,
             concurrency_cap: None,
             requests_per_user: None,
             step_seconds: 100.0,

@@ -19,6 +19,7 @@ mod check;
 mod keys;
 mod limits;
 mod load;
+mod search;
 mod transport;
 mod vendors;
 
@@ -38,6 +39,7 @@ pub use load::{
     seconds_ns, LoadPlan, Objectives, StepTarget, LOAD_KEY, MAX_RATE, MAX_REQUESTS as MAX_LOAD_REQUESTS,
     MAX_STEP_SECONDS,
 };
+pub use search::{CapacitySearch, MAX_PROBES, MIN_TOLERANCE, SEARCH_KEY};
 pub use transport::{HttpVersion, Transport, HTTP_VERSION_KEY};
 
 /// The task families inferbench knows how to score, in their schedule order.

@@ -193,6 +193,10 @@ const LOAD: &[Key] = &[
     opt("trace", Acted),
     opt("rates", Acted),
     opt("speedups", Acted),
+    opt(
+        "search",
+        Map(&[opt("min_rate", Acted), opt("max_rate", Acted), opt("tolerance", Acted), opt("max_probes", Acted)]),
+    ),
     opt("concurrency_cap", Acted),
     opt("concurrencies", Acted),
     opt("requests_per_user", Acted),

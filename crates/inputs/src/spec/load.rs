@@ -17,6 +17,7 @@
 //! A spec holds either `load` or the reference's `execution_plan`: a load workflow's plan is
 //! its `load` section.
 use super::check::{shown, Reader};
+use super::search::CapacitySearch;
 use inferbench_contract::vocab::{ArrivalProcess, LoadMode};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -45,8 +46,11 @@ pub struct LoadPlan {
     /// directory; its logical name, as written, is `trace_name`.
     pub trace: Option<PathBuf>,
     pub trace_name: Option<String>,
-    /// One entry per step, in order.
+    /// One entry per step, in order; none when the plan is a capacity search.
     pub steps: Vec<StepTarget>,
+    /// A capacity search in place of `steps`: `ib-search` runs its probes, each a one-step
+    /// load run of its own.
+    pub search: Option<CapacitySearch>,
     /// The most requests of one provider in flight (`LoadMode::Capped` only).
     pub concurrency_cap: Option<u32>,
     /// The requests each user of a closed-loop step sends (`LoadMode::ClosedLoop` only).
@@ -207,7 +211,12 @@ pub(super) fn read(r: &mut Reader, dir: &Path) -> Option<LoadPlan> {
         (ArrivalProcess::Trace, true) | (_, false) => {}
         (other, true) => r.push("load.trace", format!("only trace arrivals replay a trace, not {other}")),
     }
-    let steps = if closed { users(r) } else { steps(r, arrivals) };
+    let search = super::search::read(r, mode, arrivals);
+    let steps = match (closed, &search) {
+        (true, _) => users(r),
+        (false, Some(_)) => Vec::new(),
+        (false, None) => steps(r, arrivals),
+    };
     if !closed && r.get("load.concurrencies").is_some() {
         r.push("load.concurrencies", format!("only a closed-loop step has users, not {mode}: give `rates`"));
     }
@@ -239,7 +248,10 @@ pub(super) fn read(r: &mut Reader, dir: &Path) -> Option<LoadPlan> {
         (step.unwrap_or(1.0), warmup.unwrap_or(0.0), cooldown.unwrap_or(0.0));
     // Each provider is sent every arrival: the run's total is this times the providers
     // (checked against the provider table, `LoadPlan::requests_per_provider`).
-    let per_provider = requests_per_provider(&steps, step_seconds, requests_per_user);
+    let per_provider = match &search {
+        Some(search) => search.max_rate * step_seconds * f64::from(search.max_probes),
+        None => requests_per_provider(&steps, step_seconds, requests_per_user),
+    };
     if per_provider > MAX_REQUESTS {
         let what =
             format!("about {per_provider:.0} requests per provider (rates × step_seconds): at most {MAX_REQUESTS:.0}");
@@ -252,6 +264,7 @@ pub(super) fn read(r: &mut Reader, dir: &Path) -> Option<LoadPlan> {
         trace: trace_name.as_ref().map(|name| dir.join(name)),
         trace_name,
         steps,
+        search,
         concurrency_cap: cap,
         requests_per_user,
         step_seconds,
@@ -260,6 +273,13 @@ pub(super) fn read(r: &mut Reader, dir: &Path) -> Option<LoadPlan> {
         seed: r.integer("load.seed", 0, u64::MAX).unwrap_or(0),
         objectives: objectives(r),
     };
+    let o = &plan.objectives;
+    let timed = [o.ttft_ms, o.ttfa_ms, o.tpot_ms, o.itl_ms, o.e2e_ms].iter().any(Option::is_some);
+    if plan.search.is_some() && !timed {
+        let what = "a capacity search needs a latency objective to find where a provider breaks it: \
+                    give ttft_ms, ttfa_ms, tpot_ms, itl_ms or e2e_ms";
+        r.push("load.objectives", what);
+    }
     Some(plan)
 }
 

@@ -534,3 +534,41 @@ fn every_bad_load_value_is_refused_naming_its_key() {
     assert_eq!(found.len(), 1, "{found:#?}");
     assert!(found[0].contains("execution_plan: a load workflow's plan is its `load` section"), "{}", found[0]);
 }
+
+fn search() -> Value {
+    json!({"mode": "open_loop", "arrivals": "constant", "search": {"min_rate": 2, "max_rate": 64, "tolerance": 0.05},
+           "step_seconds": 10, "objectives": {"e2e_ms": 500, "correct": false, "goodput_target": 0.9}})
+}
+
+#[test]
+fn a_capacity_search_replaces_the_rates_with_its_bounds() {
+    let plan = Spec::from_value(Path::new("s.yaml"), &load_spec(search())).unwrap().load.unwrap();
+    assert!(plan.steps.is_empty(), "a search's probes choose their own rates");
+    let found = plan.search.expect("a search");
+    assert_eq!((found.min_rate, found.max_rate, found.tolerance, found.max_probes), (2.0, 64.0, 0.05, 16));
+    let refused = |edit: &dyn Fn(&mut Value), at_key: &str, text: &str| {
+        let mut load = search();
+        edit(&mut load);
+        let found = problems(&load_spec(load));
+        assert!(found.iter().any(|p| p.contains(&format!("{at_key}: ")) && p.contains(text)), "{at_key}: {found:#?}");
+    };
+    refused(&|l| l["search"]["max_rate"] = json!(2), "load.search.max_rate", "above min_rate");
+    refused(&|l| l["search"]["tolerance"] = json!(0.001), "load.search.tolerance", "from 0.01 to 1");
+    refused(&|l| l["search"]["max_probes"] = json!(1), "load.search.max_probes", "2");
+    refused(&|l| l["search"] = json!([1, 2]), "load.search", "expected a map");
+    refused(&|l| _ = l["search"].as_object_mut().unwrap().remove("min_rate"), "load.search.min_rate", "missing");
+    refused(&|l| l["rates"] = json!([1]), "load.rates", "not both");
+    refused(&|l| l["objectives"] = json!({"correct": false}), "load.objectives", "needs a latency objective");
+    refused(&|l| l["search"]["bogus"] = json!(1), "load.search.bogus", "");
+    refused(
+        &|l| {
+            l["mode"] = json!("closed_loop");
+            l["concurrencies"] = json!([1]);
+            l["requests_per_user"] = json!(1);
+            l.as_object_mut().unwrap().remove("step_seconds");
+            l.as_object_mut().unwrap().remove("arrivals");
+        },
+        "load.search",
+        "closed loop",
+    );
+}
