@@ -5,6 +5,8 @@
 #   make run                  the same against the providers of the spec's table (.env)
 #   make rescore RUN=<dir>    reconstruct → report again from the raw log, no network
 #   make import FROM=<dir> RUN=<dir>   a reference runner's run directory as a new run
+#   make load TARGET=<url> MODEL=<id> RATES="4 8 16"   one endpoint under load (SEARCH="1 256": its capacity)
+#   make search [SPEC=<spec>]   a capacity search (the spec's load.search) against simulated providers
 #   make watch RUN=<dir>      a live, read-only view of a run (q quits; WATCH_FLAGS=--once)
 #   make compare RUNS='runs/*/*' OUT=compare   many runs compared (ib-compare)
 #   make test                 every test
@@ -85,7 +87,7 @@ COMPARE_FLAGS ?=
 # selection makes ib-select check it (and refuse) rather than make call it up to date.
 INPUTS_MK    := runs/.deps/$(subst /,_,$(SPEC))+$(subst /,_,$(DATASET))+$(PER_FAMILY)$(SAMPLE).mk
 
-.PHONY: all run load rescore import watch test bench bins clean-sim data data-sample run-files compare bench-compare
+.PHONY: all run load search rescore import watch test bench bins clean-sim data data-sample run-files compare bench-compare
 
 all: bins
 	@$(MAKE) -f $(SELF) --no-print-directory run-files RUN=$(SIM_RUN) ENDPOINTS=simulated
@@ -111,21 +113,59 @@ ARRIVALS       ?= poisson
 MAX_TOKENS     ?=
 TIMEOUT        ?=
 CREDENTIAL_ENV ?= IB_LOAD_API_KEY
-# A new load run goes beside the others of its workflow, named by the time RUN was named.
+# A capacity search instead of RATES: its lowest and highest rate ("1 256"), how close a rate that
+# fails must come to one that holds (TOLERANCE, a share), and at most MAX_PROBES probes of
+# DURATION seconds each. OBJECTIVES sets the goodput's objectives over the template's, e.g.
+# "e2e_ms=2000 ttft_ms=500 correct=false goodput_target=0.9" (ttfa_ms=off drops one).
+SEARCH         ?=
+TOLERANCE      ?= 0.05
+MAX_PROBES     ?= 16
+OBJECTIVES     ?=
+# A new load run (or search) goes beside the others of its workflow, named by the time RUN was named.
 ifeq ($(origin RUN),file)
 LOAD_RUN       := $(subst $(RUNS_ROOT)/,runs/workflow=load/,$(RUN))
+SEARCH_RUN     := $(subst $(RUNS_ROOT)/,runs/workflow=search/,$(RUN))
 else
 LOAD_RUN       := $(RUN)
+SEARCH_RUN     := $(RUN)
 endif
+# A search's probes take every task of the dataset, unless told otherwise.
+SEARCH_DATASET    := $(if $(filter command line,$(origin DATASET)),$(DATASET),data/micro-single-task)
+SEARCH_PER_FAMILY := $(if $(filter command line,$(origin PER_FAMILY)),$(PER_FAMILY),200)
 load: bins
 	@[ -e '$(LOAD_RUN)/pipeline/spec.yaml' ] || $(BIN)/ib-load-spec --out '$(LOAD_RUN)/pipeline' --target '$(TARGET)' \
 	    --model '$(MODEL)' $(if $(RATES),--rates '$(RATES)') $(if $(CONCURRENCY),--concurrency '$(CONCURRENCY)' --requests-per-user '$(REQUESTS)') \
+	    $(if $(SEARCH),--search '$(SEARCH)' --tolerance '$(TOLERANCE)' --max-probes '$(MAX_PROBES)') \
+	    $(if $(OBJECTIVES),--objectives '$(OBJECTIVES)') \
 	    --duration '$(DURATION)' --arrivals '$(ARRIVALS)' --credential-env '$(CREDENTIAL_ENV)' \
 	    $(if $(MAX_TOKENS),--max-completion-tokens '$(MAX_TOKENS)') $(if $(TIMEOUT),--timeout-seconds '$(TIMEOUT)')
+ifneq ($(SEARCH),)
+	@$(CREDENTIAL_ENV)="$${$(CREDENTIAL_ENV):-unused}" $(BIN)/ib-search --run '$(LOAD_RUN)' \
+	    --probe-command '$(call probe_rules,run-files,data/micro-single-task,200,providers)'
+	@echo "report: $(LOAD_RUN)/report.md (each probe's: $(LOAD_RUN)/probes/*/report.html)"
+else
 	@$(CREDENTIAL_ENV)="$${$(CREDENTIAL_ENV):-unused}" $(MAKE) -f $(SELF) --no-print-directory run-files \
 	    RUN='$(LOAD_RUN)' SPEC='$(LOAD_RUN)/pipeline/spec.yaml' DATASET=data/micro-single-task PER_FAMILY=200 \
 	    ENDPOINTS=providers
 	@echo "report: $(LOAD_RUN)/report.md (as a page: $(LOAD_RUN)/report.html)"
+endif
+
+# A capacity search: SPEC's load section has `search` (lowest and highest rate, tolerance)
+# instead of `rates`. ib-search runs one probe per measured rate, each a one-step load run of
+# its own under RUN/probes/ made by this Makefile's rules, choosing the next rate from the
+# probes so far until every provider's capacity is bracketed; RUN/search.json and RUN/report.md
+# record the probes and what they found. Run the same command again to resume a stopped search.
+# Against the simulated providers unless ENDPOINTS=providers.
+SEARCH_SPEC    ?= pipelines/load-search/spec.yaml
+search: bins
+	$(BIN)/ib-search --spec '$(if $(filter command line,$(origin SPEC)),$(SPEC),$(SEARCH_SPEC))' --run '$(SEARCH_RUN)' \
+	    --probe-command '$(call probe_rules,run-files,$(SEARCH_DATASET),$(SEARCH_PER_FAMILY),$(ENDPOINTS))'
+	@echo "report: $(SEARCH_RUN)/report.md (each probe's: $(SEARCH_RUN)/probes/*/report.html)"
+
+# One probe of a search, as ib-search runs it ($(1) the goal: run-files, or rescore), with the
+# probe's run and spec from the environment ib-search gives the command.
+probe_rules = $(MAKE) -f $(SELF) --no-print-directory $(1) RUN="$$IB_PROBE_RUN" SPEC="$$IB_PROBE_SPEC" \
+    DATASET=$(2) PER_FAMILY=$(3) ENDPOINTS=$(4) SIM_PROFILES=$(SIM_PROFILES)
 
 ifneq ($(filter load,$(MAKECMDGOALS)),)
 ifeq ($(TARGET)$(MODEL),)
@@ -137,8 +177,14 @@ endif
 # what it was fetched for as sources (RESCORE, below), and every rule after the fetch made
 # unconditionally (--always-make), whatever order a copied run's mtimes are in.
 rescore: bins
+ifneq ($(IS_SEARCH),)
+	$(BIN)/ib-search --rescore --run '$(RUN)' \
+	    --probe-command '$(call probe_rules,rescore,$(SEARCH_DATASET),$(SEARCH_PER_FAMILY),$(ENDPOINTS))'
+	@echo "report: $(RUN)/report.md"
+else
 	@$(MAKE) -f $(SELF) --no-print-directory --always-make run-files RUN=$(RUN) RESCORE=1
 	@echo "report: $(RUN)/report.md (as a page: $(RUN)/report.html)"
+endif
 
 # A reference runner's run directory (FROM) as a new inferbench run (RUN), bound to SPEC and
 # DATASET; then `make rescore RUN=…` scores it. Nothing in FROM is modified.
@@ -166,16 +212,20 @@ $(error watch: which run? make watch RUN=<run directory> (make's own simulated r
 endif
 endif
 
-# Checked before anything is built, as one line.
+# Checked before anything is built, as one line. A capacity search's directory (search.json)
+# is re-scored probe by probe.
+IS_SEARCH := $(wildcard $(RUN)/search.json)
 ifneq ($(filter rescore,$(MAKECMDGOALS)),)
 ifeq ($(origin RUN),file)
 $(error rescore: which run? make rescore RUN=<run directory>)
 endif
+ifeq ($(IS_SEARCH),)
 ifeq ($(wildcard $(RUN)/events/*.jsonl $(RUN)/events/*.jsonl.zst),)
 $(error rescore: $(RUN) has no event log ($(RUN)/events/); there is nothing to re-score)
 endif
 ifeq ($(wildcard $(RUN)/events.parquet),)
 $(error rescore: $(RUN)'s fetch never finished (no events.parquet); make run RUN=$(RUN) resumes it)
+endif
 endif
 endif
 

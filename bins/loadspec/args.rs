@@ -6,7 +6,8 @@ use std::path::PathBuf;
 ///
 /// The pipeline written (spec.yaml, providers.yaml, prompts/) is the bundled load-sweep
 /// workflow's, with one provider, TARGET, serving MODEL, and one step per rate. Run it with the
-/// usual stages (`make load` does: ib-select --spec DIR/spec.yaml, then the rest).
+/// usual stages (`make load` does: ib-select --spec DIR/spec.yaml, then the rest), or, with
+/// --search, with ib-search (`make load SEARCH=…` does).
 #[derive(Debug, Parser)]
 #[command(name = "ib-load-spec", version, about, long_about, after_help = inferbench_cli::EXIT_CODES_HELP)]
 pub struct Args {
@@ -26,6 +27,22 @@ pub struct Args {
     /// Concurrent users per step, e.g. "1 8 32" (closed loop).
     #[arg(long, value_name = "USERS", conflicts_with = "rates")]
     pub concurrency: Option<String>,
+    /// A capacity search instead of fixed steps: its lowest and highest rate, e.g. "1 256";
+    /// `make search` (ib-search) runs it, one probe of --duration seconds per measured rate.
+    #[arg(long, value_name = "MIN MAX", conflicts_with_all = ["rates", "concurrency"])]
+    pub search: Option<String>,
+    /// The capacity search stops when a rate that fails is within this share of one that
+    /// holds (with --search).
+    #[arg(long, value_name = "SHARE", default_value_t = 0.05)]
+    pub tolerance: f64,
+    /// The most probes the capacity search runs (with --search).
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub max_probes: u32,
+    /// The objectives a request must meet to count in the goodput, over the template's, e.g.
+    /// "e2e_ms=2000 ttft_ms=500 correct=false goodput_target=0.9" (`ttfa_ms=off` drops one).
+    /// Keys: ttft_ms, ttfa_ms, tpot_ms, itl_ms, e2e_ms, correct, goodput_target.
+    #[arg(long, value_name = "KEY=VALUE ...")]
+    pub objectives: Option<String>,
     /// Requests each user sends in a closed-loop step (with --concurrency).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub requests_per_user: u32,

@@ -12,12 +12,17 @@ use std::path::Path;
 pub const PROVIDER: &str = "target";
 
 pub fn run(args: Args) -> Result<()> {
-    let steps = match (&args.rates, &args.concurrency) {
-        (_, Some(users)) => Steps::Users(parse_list(users).context("--concurrency")?),
-        (Some(rates), None) => Steps::Rates(parse_list(rates).context("--rates")?),
-        (None, None) => {
-            bail!("give the steps: --rates \"4 8 16\" (open loop) or --concurrency \"1 8 32\" (closed loop)")
-        }
+    let steps = match (&args.rates, &args.concurrency, &args.search) {
+        (_, Some(users), _) => Steps::Users(parse_list(users).context("--concurrency")?),
+        (Some(rates), None, _) => Steps::Rates(parse_list(rates).context("--rates")?),
+        (None, None, Some(bounds)) => match parse_list(bounds).context("--search")?[..] {
+            [min, max] => Steps::Search(min, max),
+            _ => bail!("--search: give two rates, the lowest and the highest, e.g. \"1 256\""),
+        },
+        (None, None, None) => bail!(
+            "give the steps: --rates \"4 8 16\" (open loop), --concurrency \"1 8 32\" (closed loop) \
+             or --search \"1 256\" (a capacity search)"
+        ),
     };
     let template = Spec::load(&args.template).with_context(|| format!("the template {}", args.template.display()))?;
     let text = std::fs::read_to_string(&args.template)?;
@@ -27,6 +32,9 @@ pub fn run(args: Args) -> Result<()> {
         bail!("{}: exists; choose a new directory", spec_path.display());
     }
     set_load(&mut root, &args, &steps);
+    if let Some(objectives) = &args.objectives {
+        set_objectives(&mut root["load"]["objectives"], objectives)?;
+    }
     root["benchmark"]["slug"] = json!("load");
     root["benchmark"]["name"] = json!(format!("Load sweep of {}", args.target));
     root["providers"]["table"] = json!("providers.yaml");
@@ -55,7 +63,12 @@ pub fn run(args: Args) -> Result<()> {
     );
     write(&args.out.join("providers.yaml"), &table, "# The one provider of this load workflow.\n")?;
     write(&spec_path, &root, &header)?;
-    eprintln!("ib-load-spec: {} ({} step(s) against {})", spec_path.display(), steps.len(), args.target);
+    match steps {
+        Steps::Search(min, max) => {
+            eprintln!("ib-load-spec: {} (a capacity search from {min} to {max} req/s against {})", spec_path.display(), args.target)
+        }
+        _ => eprintln!("ib-load-spec: {} ({} step(s) against {})", spec_path.display(), steps.len(), args.target),
+    }
     Ok(())
 }
 
@@ -76,12 +89,39 @@ fn parse_list(text: &str) -> Result<Vec<f64>> {
 enum Steps {
     Rates(Vec<f64>),
     Users(Vec<f64>),
+    /// A capacity search between two rates.
+    Search(f64, f64),
+}
+
+/// `--objectives`: `key=value` pairs set over the template's objectives (`key=off` removes
+/// one); the spec's reader checks the keys and values.
+fn set_objectives(objectives: &mut Value, text: &str) -> Result<()> {
+    if !objectives.is_object() {
+        *objectives = json!({});
+    }
+    for pair in text.split(|c: char| c.is_whitespace() || c == ',').filter(|s| !s.is_empty()) {
+        let Some((key, value)) = pair.split_once('=') else {
+            bail!("--objectives: `{pair}` is not key=value, e.g. e2e_ms=2000");
+        };
+        let value = match value {
+            "off" => {
+                objectives.as_object_mut().map(|m| m.remove(key));
+                continue;
+            }
+            "true" => json!(true),
+            "false" => json!(false),
+            number => json!(number.parse::<f64>().with_context(|| format!("--objectives: {key}: `{number}` is not a number"))?),
+        };
+        objectives[key] = value;
+    }
+    Ok(())
 }
 
 impl Steps {
     fn len(&self) -> usize {
         match self {
             Steps::Rates(list) | Steps::Users(list) => list.len(),
+            Steps::Search(..) => 0,
         }
     }
 }
@@ -101,6 +141,15 @@ fn set_load(root: &mut Value, args: &Args, steps: &Steps) {
             "warmup_seconds": round3(args.duration * 0.1),
             "cooldown_seconds": round3(args.duration * 0.05),
         }),
+        Steps::Search(min, max) => json!({
+            "description": format!("make load: a capacity search from {min} to {max} req/s, {} arrivals", args.arrivals),
+            "mode": "open_loop",
+            "arrivals": args.arrivals.as_str(),
+            "search": {"min_rate": min, "max_rate": max, "tolerance": args.tolerance, "max_probes": args.max_probes},
+            "step_seconds": args.duration,
+            "warmup_seconds": round3(args.duration * 0.1),
+            "cooldown_seconds": round3(args.duration * 0.05),
+        }),
         // The spec's reader refuses a count of users that is not a whole number.
         Steps::Users(users) => json!({
             "description": format!("make load: closed loop of {} user(s), {} request(s) each", shown(users), args.requests_per_user),
@@ -109,7 +158,7 @@ fn set_load(root: &mut Value, args: &Args, steps: &Steps) {
             "requests_per_user": args.requests_per_user,
         }),
     };
-    if matches!(steps, Steps::Rates(_)) && args.arrivals == ArrivalProcess::Gamma {
+    if matches!(steps, Steps::Rates(_) | Steps::Search(..)) && args.arrivals == ArrivalProcess::Gamma {
         load["burstiness"] = json!(args.burstiness.unwrap_or(1.0));
     }
     for key in ["seed", "objectives"] {
@@ -189,6 +238,15 @@ mod tests {
         set_load(&mut root, &closed, &Steps::Users(vec![1.5]));
         let err = Spec::from_value(&template, &root).unwrap_err().to_string();
         assert!(err.contains("load.concurrencies[0]"), "{err}");
+        let search = args(&["--search", "1 64", "--objectives", "e2e_ms=500 ttfa_ms=off correct=false"]);
+        set_load(&mut root, &search, &Steps::Search(1.0, 64.0));
+        set_objectives(&mut root["load"]["objectives"], search.objectives.as_deref().unwrap()).unwrap();
+        let plan = Spec::from_value(&template, &root).unwrap().load.unwrap();
+        let found = plan.search.expect("a search");
+        assert_eq!((found.min_rate, found.max_rate, found.tolerance), (1.0, 64.0, 0.05));
+        assert_eq!((plan.objectives.e2e_ms, plan.objectives.ttfa_ms, plan.objectives.correct), (Some(500.0), None, false));
+        let err = set_objectives(&mut json!({}), "e2e_ms=fast").unwrap_err().to_string();
+        assert!(err.contains("e2e_ms: `fast` is not a number"), "{err}");
         let table = providers(&open, "low").unwrap();
         assert_eq!(table["providers"][0]["endpoint"], "http://127.0.0.1:8080/v1/chat/completions");
         assert_eq!(table["providers"][0]["auth"]["env"], "IB_LOAD_API_KEY");
