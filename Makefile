@@ -173,6 +173,9 @@ $(error load: against what? make load TARGET=<base URL, e.g. http://127.0.0.1:80
 endif
 endif
 
+# A capacity search's directory (search.json) is re-scored probe by probe.
+IS_SEARCH := $(wildcard $(RUN)/search.json)
+
 # Re-score an archived run offline with the current code: the same rules, with the log and
 # what it was fetched for as sources (RESCORE, below), and every rule after the fetch made
 # unconditionally (--always-make), whatever order a copied run's mtimes are in.
@@ -212,9 +215,7 @@ $(error watch: which run? make watch RUN=<run directory> (make's own simulated r
 endif
 endif
 
-# Checked before anything is built, as one line. A capacity search's directory (search.json)
-# is re-scored probe by probe.
-IS_SEARCH := $(wildcard $(RUN)/search.json)
+# Checked before anything is built, as one line.
 ifneq ($(filter rescore,$(MAKECMDGOALS)),)
 ifeq ($(origin RUN),file)
 $(error rescore: which run? make rescore RUN=<run directory>)

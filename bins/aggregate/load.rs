@@ -1,7 +1,7 @@
 //! A load run's figures per step and provider (`metrics.json`'s `load` section; the
 //! definitions are in [`DEFINITIONS`], written into the document for its readers).
 use inferbench_contract::documents::{
-    ClientLimits, Knee, LoadMetrics, LoadObjectives, OutcomeCount, Quantiles, StepMetrics,
+    ClientLimits, Knee, LoadMetrics, LoadObjectives, OutcomeCount, Quantiles, StepMetrics, SEND_LAG_REASON,
 };
 use inferbench_contract::manifest::StepFacts;
 use inferbench_contract::tables::{ResponseRow, ScheduleRow};
@@ -32,7 +32,8 @@ pub const DEFINITIONS: &[&str] = &[
     "TPOT: (last answer token − first answer token) / (answer tokens − 1), per completed request of 2 tokens or more",
     "goodput: the share of the window's requests that completed and met every objective given (latencies from the \
      intended send; every ITL gap of the request for itl_ms) and, unless correct is false, answered correctly; a \
-     step holds when the goodput reaches the target",
+     step holds when the goodput reaches the target; goodput without lag: the same with the client's own send lag \
+     taken out of every latency (a capped step's queue wait stays in)",
     "client-bound: a step whose send-lag p99 exceeds 1 ms, whose achieved rate is under 99 % of the offered rate \
      (open loop), or in which the client ran out of a resource of its own (file descriptors, ports, memory); its \
      figures are the client's, not the provider's",
@@ -250,7 +251,11 @@ struct FromIntended {
 }
 
 fn from_intended(r: &LoadFacts) -> FromIntended {
-    let lag = (r.started_t_ns - r.intended_t_ns) as f64 / 1e6;
+    latencies_after(r, (r.started_t_ns - r.intended_t_ns) as f64 / 1e6)
+}
+
+/// One request's latencies with `lag` ms added to those from its actual send.
+fn latencies_after(r: &LoadFacts, lag: f64) -> FromIntended {
     FromIntended {
         ttft: r.ttfo_ms.map(|x| x + lag),
         ttfa: r.ttfa_ms.map(|x| x + lag),
@@ -266,9 +271,18 @@ fn tpot(r: &LoadFacts) -> Option<f64> {
     Some((last - first) / (r.visible_answer_tokens - 1) as f64)
 }
 
-/// Whether `r` met every objective.
+/// Whether `r` met every objective, its latencies measured from its intended send.
 fn good(r: &LoadFacts, o: &Objectives, correct: bool) -> bool {
-    let t = from_intended(r);
+    meets(r, &from_intended(r), o, correct)
+}
+
+/// Whether `r` met every objective without the client's own lag (the queue wait of a capped
+/// step stays in).
+fn good_without_lag(r: &LoadFacts, o: &Objectives, correct: bool) -> bool {
+    meets(r, &latencies_after(r, r.queued_ms()), o, correct)
+}
+
+fn meets(r: &LoadFacts, t: &FromIntended, o: &Objectives, correct: bool) -> bool {
     let within = |value: Option<f64>, bound: Option<f64>| bound.is_none_or(|b| value.is_some_and(|v| v <= b));
     r.complete
         && within(t.ttft, o.ttft_ms)
@@ -311,6 +325,7 @@ fn step_row(
     let completed: Vec<&&LoadFacts> = facts.iter().filter(|r| r.complete).collect();
     let is_correct = |r: &LoadFacts| correct.get(&r.request_id).copied().unwrap_or(false);
     let good_count = facts.iter().filter(|r| good(r, &plan.objectives, is_correct(r))).count();
+    let good_without_lag = facts.iter().filter(|r| good_without_lag(r, &plan.objectives, is_correct(r))).count();
     let per_second = |n: usize| n as f64 / window_seconds;
     let share = |n: usize| (requests > 0).then(|| n as f64 / requests as f64);
     let mut outcomes: BTreeMap<OperationalOutcome, u64> = OperationalOutcome::ALL.iter().map(|c| (*c, 0)).collect();
@@ -347,6 +362,7 @@ fn step_row(
         queued_ms: quantiles(facts.iter().map(|r| r.queued_ms()), false),
         outcomes: outcomes.into_iter().map(|(class, count)| OutcomeCount { class, count }).collect(),
         goodput,
+        goodput_without_lag: share(good_without_lag),
         goodput_per_second: per_second(good_count),
         accuracy: share(facts.iter().filter(|r| is_correct(r)).count()),
         holds: goodput.is_some_and(|g| g >= plan.objectives.goodput_target),
@@ -378,7 +394,7 @@ fn client_bound(
         Some(_) => {}
     }
     if let Some(p99) = step_lag.p99.filter(|p| *p > LIMITS.max_send_lag_p99_ms) {
-        reasons.push(format!("send lag p99 {p99:.3} ms exceeds {} ms", LIMITS.max_send_lag_p99_ms));
+        reasons.push(format!("{SEND_LAG_REASON} {p99:.3} ms exceeds {} ms", LIMITS.max_send_lag_p99_ms));
     }
     if plan.mode == LoadMode::OpenLoop
         && row.requests > 0
@@ -435,6 +451,7 @@ mod tests {
             trace: None,
             trace_name: None,
             steps: vec![StepTarget::Rate(10.0), StepTarget::Rate(20.0)],
+            search: None,
             concurrency_cap: None,
             requests_per_user: None,
             step_seconds: 10.0,
@@ -553,6 +570,12 @@ mod tests {
             a0.client_bound
         );
         assert!(a0.client_bound[1].contains("send lag p99 3.000 ms exceeds 1 ms"), "{:?}", a0.client_bound);
+        // 3 ms late against an E2E objective of 301 ms: the lag alone fails every request.
+        let mut tight = plan();
+        tight.objectives = Objectives { e2e_ms: Some(301.0), correct: false, ..Objectives::default() };
+        let (schedule, facts) = step_rows(0, "a", 0, 3, 300.0);
+        let m = compute(&tight, &["a".to_string()], &schedule, facts, &correct, &[run(0, 0)]);
+        assert_eq!((m.steps[0].goodput, m.steps[0].goodput_without_lag), (Some(0.0), Some(1.0)));
         assert!(m.knees.is_empty(), "a client-bound step is no knee");
         let none = compute(&plan(), &["a".to_string()], &schedule, Vec::new(), &correct, &[]);
         assert!(none.steps[0].client_bound.iter().any(|r| r.contains("no run of this step")));

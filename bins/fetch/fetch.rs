@@ -1,7 +1,7 @@
 //! The fetch stage, phase by phase: the plan checked before anything is sent, the log's state
 //! from earlier fetches, the rounds (or a load run's steps) that remain sent, and the log sealed.
 use crate::args::Args;
-use crate::{plan, resume, rounds, seal, steps};
+use crate::{plan, priority, resume, rounds, seal, steps};
 use anyhow::Result;
 use inferbench_cli::nofile;
 use inferbench_contract::Error;
@@ -47,6 +47,12 @@ fn load(plan: Arc<plan::Plan>, state: Arc<resume::LogState>) -> Result<()> {
     if !nothing_to_send {
         // A step's connections number as many as its requests in flight: as many files as allowed.
         nofile::raise().map_err(|e| Error::bad(format!("{e:#}")))?;
+        if !priority::raise() {
+            eprintln!(
+                "ib-fetch: at ordinary priority (a higher one needs root or CAP_SYS_NICE): on a busy machine the \
+                 send lag shows the wait for a core"
+            );
+        }
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         runtime.block_on(steps::execute(Arc::clone(&plan), state))?;
     }

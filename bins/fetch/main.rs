@@ -16,6 +16,7 @@ mod log;
 mod pacer;
 mod plan;
 mod prepared;
+mod priority;
 mod release;
 mod resume;
 mod rounds;

@@ -65,7 +65,11 @@ pub fn run(args: Args) -> Result<()> {
     write(&spec_path, &root, &header)?;
     match steps {
         Steps::Search(min, max) => {
-            eprintln!("ib-load-spec: {} (a capacity search from {min} to {max} req/s against {})", spec_path.display(), args.target)
+            eprintln!(
+                "ib-load-spec: {} (a capacity search from {min} to {max} req/s against {})",
+                spec_path.display(),
+                args.target
+            )
         }
         _ => eprintln!("ib-load-spec: {} ({} step(s) against {})", spec_path.display(), steps.len(), args.target),
     }
@@ -110,7 +114,9 @@ fn set_objectives(objectives: &mut Value, text: &str) -> Result<()> {
             }
             "true" => json!(true),
             "false" => json!(false),
-            number => json!(number.parse::<f64>().with_context(|| format!("--objectives: {key}: `{number}` is not a number"))?),
+            number => json!(number
+                .parse::<f64>()
+                .with_context(|| format!("--objectives: {key}: `{number}` is not a number"))?),
         };
         objectives[key] = value;
     }
@@ -244,7 +250,10 @@ mod tests {
         let plan = Spec::from_value(&template, &root).unwrap().load.unwrap();
         let found = plan.search.expect("a search");
         assert_eq!((found.min_rate, found.max_rate, found.tolerance), (1.0, 64.0, 0.05));
-        assert_eq!((plan.objectives.e2e_ms, plan.objectives.ttfa_ms, plan.objectives.correct), (Some(500.0), None, false));
+        assert_eq!(
+            (plan.objectives.e2e_ms, plan.objectives.ttfa_ms, plan.objectives.correct),
+            (Some(500.0), None, false)
+        );
         let err = set_objectives(&mut json!({}), "e2e_ms=fast").unwrap_err().to_string();
         assert!(err.contains("e2e_ms: `fast` is not a number"), "{err}");
         let table = providers(&open, "low").unwrap();

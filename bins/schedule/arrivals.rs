@@ -109,6 +109,7 @@ mod tests {
             trace: None,
             trace_name: None,
             steps,
+            search: None,
             concurrency_cap: None,
             requests_per_user: None,
             step_seconds: seconds,

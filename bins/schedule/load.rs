@@ -127,6 +127,7 @@ mod tests {
             trace: None,
             trace_name: None,
             steps: rates.iter().map(|r| StepTarget::Rate(*r)).collect(),
+            search: None,
             concurrency_cap: None,
             requests_per_user: None,
             step_seconds: seconds,

@@ -3,7 +3,7 @@
 //! `load.search`, and copies of the provider table and prompt templates it names), run to its
 //! report by the probe command, and read back from its `metrics.json`.
 use anyhow::{bail, Context, Result};
-use inferbench_contract::documents::{MetricsDocument, Probe, ProbeVerdict, Verdict};
+use inferbench_contract::documents::{MetricsDocument, Probe, ProbeVerdict, Verdict, SEND_LAG_REASON};
 use inferbench_inputs::spec::Spec;
 use serde_json::{json, Value};
 use std::path::{Component, Path, PathBuf};
@@ -21,13 +21,11 @@ impl SearchSpec {
     pub fn load(path: &Path) -> Result<SearchSpec> {
         let spec = Spec::load(path)?;
         if spec.load.as_ref().and_then(|l| l.search).is_none() {
-            bail!(
-                "{}: has no load.search section; a load spec with rates runs with `make run SPEC=…`",
-                path.display()
-            );
+            bail!("{}: has no load.search section; a load spec with rates runs with `make run SPEC=…`", path.display());
         }
         let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let root: Value = serde_norway::from_str(&text).with_context(|| format!("{}: not valid YAML", path.display()))?;
+        let root: Value =
+            serde_norway::from_str(&text).with_context(|| format!("{}: not valid YAML", path.display()))?;
         let mut named: Vec<String> = spec.families.iter().map(|f| f.prompt_template.clone()).collect();
         if let Some(table) = spec.provider_table_file() {
             let relative = table.strip_prefix(spec.dir()).unwrap_or(table);
@@ -173,12 +171,22 @@ impl ProbeRun {
         let doc: MetricsDocument =
             serde_json::from_str(&text).with_context(|| format!("{}: not a metrics document", path.display()))?;
         let Some(load) = doc.load else { bail!("{}: has no load section", path.display()) };
+        let target = load.objectives.goodput_target;
+        let lag_only = |reasons: &[String]| reasons.iter().all(|r| r.starts_with(SEND_LAG_REASON));
         let mut providers: Vec<ProbeVerdict> = load
             .steps
             .iter()
             .map(|s| ProbeVerdict {
                 provider: s.provider.clone(),
                 verdict: match (s.client_bound.is_empty(), s.goodput) {
+                    // Bound by its lag alone, the provider was offered the whole rate. Its
+                    // latencies are from the intended sends, which the lag only lengthened:
+                    // a step that held, held anyway; one that fails without the lag fails
+                    // because of its provider.
+                    (false, Some(_)) if lag_only(&s.client_bound) && s.holds => Verdict::Holds,
+                    (false, Some(_)) if lag_only(&s.client_bound) && s.goodput_without_lag < Some(target) => {
+                        Verdict::Fails
+                    }
                     (false, _) => Verdict::ClientBound,
                     (true, None) => Verdict::Unmeasured,
                     (true, Some(_)) if s.holds => Verdict::Holds,

@@ -98,8 +98,10 @@ fn markdown(doc: &SearchDocument) -> String {
     for probe in &doc.probes {
         for v in &probe.providers {
             let verdict = match v.verdict {
-                Verdict::Holds => "holds".to_string(),
-                Verdict::Fails => "fails".to_string(),
+                Verdict::Holds if v.client_bound.is_empty() => "holds".to_string(),
+                Verdict::Holds => format!("holds, despite the client's {}", v.client_bound.join("; ")),
+                Verdict::Fails if v.client_bound.is_empty() => "fails".to_string(),
+                Verdict::Fails => format!("fails, even without the client's {}", v.client_bound.join("; ")),
                 Verdict::ClientBound => format!("client-bound: {}", v.client_bound.join("; ")),
                 Verdict::Unmeasured => "unmeasured".to_string(),
             };

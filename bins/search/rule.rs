@@ -13,9 +13,15 @@
 //! geometric midpoint `√(holds_at × fails_at)` of the widest bracket (the largest
 //! `fails_at / holds_at`; ties to the provider first by name), rounded to four significant
 //! digits. Every provider is sent every probe (a paired step), so one probe narrows every
-//! bracket it falls in. The search stops when every provider is done, after `max_probes`
-//! probes, or at a probe that was client-bound or measured nothing for some provider: its
-//! figures are the client's (or nobody's), and a search past it would be built on them.
+//! bracket it falls in. A probe that was client-bound for some provider says nothing about
+//! the providers, so it counts in no bracket and its rate is measured again, up to
+//! [`ATTEMPTS`] times in all. Except when its only reason was the client's send lag: the
+//! provider was offered the whole rate, and its latencies, from the intended sends, were
+//! only lengthened by the lag, so a step that held holds, and one whose goodput falls short
+//! even without the lag (`goodput_without_lag`) fails. The search stops when every provider is done, after
+//! `max_probes` probes, or at a rate still client-bound after its attempts or that measured
+//! no request for some provider: a search past it would be built on the client's figures (or
+//! nobody's).
 use inferbench_contract::documents::{Probe, SearchResult, SearchStatus, Verdict};
 use inferbench_inputs::spec::CapacitySearch;
 
@@ -25,8 +31,12 @@ pub const RULE: &[&str] = &[
     "For each provider, fails_at is the lowest probed rate that failed and holds_at the highest probed rate below it that held (a rate that held above one that failed does not count).",
     "The first probe is min_rate. While a provider has not failed yet, the next rate doubles the highest probed one, up to max_rate; then the next is the geometric midpoint of the widest bracket (largest fails_at / holds_at), rounded to four significant digits.",
     "A provider's capacity is found when fails_at <= holds_at x (1 + tolerance); it is below the range when min_rate failed, and at least max_rate when max_rate held.",
-    "The search stops when every provider is done, after max_probes probes, or at a probe that was client-bound or measured no request for a provider (its figures would not be the provider's).",
+    "A probe that was client-bound for any provider counts in no bracket, and its rate is measured again, up to 3 times in all. Except when its only client-bound reason was the send lag: the provider was offered the whole rate and its latencies, measured from the intended sends, were only lengthened by the lag, so a step that held holds, and one whose goodput without the lag still misses the target fails.",
+    "The search stops when every provider is done, after max_probes probes, or at a rate still client-bound after 3 attempts or that measured no request for a provider (its figures would not be the provider's).",
 ];
+
+/// How many times a rate whose probe was client-bound is measured in all.
+pub const ATTEMPTS: usize = 3;
 
 /// What to do after the probes so far.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,8 +51,12 @@ pub fn next(search: &CapacitySearch, probes: &[Probe]) -> Next {
         return Next::Probe(search.min_rate);
     };
     if let Some(bad) = last.providers.iter().find(|p| matches!(p.verdict, Verdict::ClientBound | Verdict::Unmeasured)) {
+        let attempts = probes.iter().rev().take_while(|p| p.rate == last.rate && bad_probe(p)).count();
+        if bad.verdict == Verdict::ClientBound && attempts < ATTEMPTS && probes.len() < search.max_probes as usize {
+            return Next::Probe(last.rate);
+        }
         let why = match bad.verdict {
-            Verdict::ClientBound => format!("client-bound ({})", bad.client_bound.join("; ")),
+            Verdict::ClientBound => format!("client-bound {attempts} time(s) ({})", bad.client_bound.join("; ")),
             _ => "no request in the measured window (a longer step_seconds measures more)".to_string(),
         };
         return Next::Stop(format!("the probe at {} req/s was {why} for {}", last.rate, bad.provider));
@@ -80,16 +94,15 @@ pub fn results(search: &CapacitySearch, probes: &[Probe]) -> Vec<SearchResult> {
 }
 
 fn result(search: &CapacitySearch, probes: &[Probe], provider: &str) -> SearchResult {
-    let verdicts = probes
-        .iter()
-        .filter_map(|p| Some((p.rate, p.providers.iter().find(|v| v.provider == provider)?.verdict)));
+    let verdicts =
+        probes.iter().filter_map(|p| Some((p.rate, p.providers.iter().find(|v| v.provider == provider)?.verdict)));
     let fails_at = verdicts.clone().filter(|(_, v)| *v == Verdict::Fails).map(|(r, _)| r).reduce(f64::min);
     let holds_at = verdicts
         .clone()
         .filter(|(r, v)| *v == Verdict::Holds && fails_at.is_none_or(|f| *r < f))
         .map(|(r, _)| r)
         .reduce(f64::max);
-    let stopped = verdicts.clone().any(|(_, v)| matches!(v, Verdict::ClientBound | Verdict::Unmeasured));
+    let stopped = probes.last().is_some_and(bad_probe);
     let status = match (holds_at, fails_at) {
         (_, Some(f)) if f <= search.min_rate => SearchStatus::BelowMinRate,
         (Some(h), None) if h >= search.max_rate => SearchStatus::AtLeastMaxRate,
@@ -98,6 +111,11 @@ fn result(search: &CapacitySearch, probes: &[Probe], provider: &str) -> SearchRe
         _ => SearchStatus::ProbesExhausted,
     };
     SearchResult { provider: provider.to_string(), status, holds_at, fails_at }
+}
+
+/// Whether a probe's figures are some provider's client's (or nobody's).
+fn bad_probe(probe: &Probe) -> bool {
+    probe.providers.iter().any(|v| matches!(v.verdict, Verdict::ClientBound | Verdict::Unmeasured))
 }
 
 /// `x` to four significant digits: probe rates that read as written.
@@ -185,14 +203,21 @@ mod tests {
     }
 
     #[test]
-    fn a_client_bound_probe_stops_the_search_and_says_why() {
-        let probes = vec![
-            Probe { run: "1".into(), rate: 2.0, providers: vec![verdict("a", Verdict::Holds)] },
-            Probe { run: "2".into(), rate: 4.0, providers: vec![verdict("a", Verdict::ClientBound)] },
-        ];
+    fn a_client_bound_rate_is_measured_again_and_stops_the_search_the_third_time() {
+        let probe = |rate: f64, v: Verdict| Probe { run: "p".into(), rate, providers: vec![verdict("a", v)] };
+        let mut probes = vec![probe(2.0, Verdict::Holds), probe(4.0, Verdict::ClientBound)];
+        assert_eq!(next(&search(), &probes), Next::Probe(4.0), "measured again");
+        probes.push(probe(4.0, Verdict::Holds));
+        assert_eq!(next(&search(), &probes), Next::Probe(8.0), "a clean attempt counts, the bad one does not");
+        assert_eq!(results(&search(), &probes)[0].holds_at, Some(4.0));
+        probes.extend([probe(8.0, Verdict::ClientBound), probe(8.0, Verdict::ClientBound)]);
+        assert_eq!(next(&search(), &probes), Next::Probe(8.0));
+        probes.push(probe(8.0, Verdict::ClientBound));
         let Next::Stop(why) = next(&search(), &probes) else { panic!("it went on") };
-        assert!(why.contains("4 req/s") && why.contains("send lag p99 3 ms"), "{why}");
+        assert!(why.contains("8 req/s") && why.contains("3 time(s)") && why.contains("send lag p99 3 ms"), "{why}");
         assert_eq!(results(&search(), &probes)[0].status, SearchStatus::Stopped);
+        let unmeasured = vec![probe(2.0, Verdict::Unmeasured)];
+        assert!(matches!(next(&search(), &unmeasured), Next::Stop(_)), "nothing to gain from measuring nothing again");
     }
 
     #[test]

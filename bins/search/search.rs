@@ -47,8 +47,8 @@ pub fn run(args: Args) -> Result<()> {
 fn rescored_stop(search: &inferbench_inputs::spec::CapacitySearch, probes: &[Probe]) -> String {
     match rule::next(search, probes) {
         Next::Stop(why) => why,
-        Next::Probe(rate) => format!(
-            "re-scored: the rule would now probe {rate} req/s next (run the search again to go on)"
-        ),
+        Next::Probe(rate) => {
+            format!("re-scored: the rule would now probe {rate} req/s next (run the search again to go on)")
+        }
     }
 }

@@ -46,6 +46,11 @@ pub struct LoadObjectives {
     pub goodput_target: f64,
 }
 
+/// How a step's client-bound reason for its send lag begins: the one reason that leaves the
+/// providers' latencies measurable (they are taken from the intended send times, so the
+/// client's lag only adds to them).
+pub const SEND_LAG_REASON: &str = "send lag p99";
+
 /// The bounds an honest client keeps; a step past any of them is client-bound.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ClientLimits {
@@ -112,6 +117,10 @@ pub struct StepMetrics {
     pub outcomes: Vec<OutcomeCount>,
     /// The share of the window's requests that met every objective.
     pub goodput: Option<f64>,
+    /// The goodput with the client's own send lag taken out of every latency (a capped
+    /// step's queue wait stays in: it is the load's). A step client-bound by its lag alone
+    /// whose goodput falls short even so falls short because of its provider.
+    pub goodput_without_lag: Option<f64>,
     /// Requests that met every objective, per second of the window.
     pub goodput_per_second: f64,
     /// The share of the window's requests answered correctly.

@@ -36,7 +36,9 @@ pub(super) fn read(r: &mut Reader, mode: LoadMode, arrivals: ArrivalProcess) -> 
         return None;
     }
     match mode {
-        LoadMode::ClosedLoop => r.push(SEARCH_KEY, "a closed loop has users, not a rate to search: use open_loop or capped"),
+        LoadMode::ClosedLoop => {
+            r.push(SEARCH_KEY, "a closed loop has users, not a rate to search: use open_loop or capped")
+        }
         LoadMode::OpenLoop | LoadMode::Capped => {}
     }
     if arrivals == ArrivalProcess::Trace {
