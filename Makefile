@@ -141,7 +141,7 @@ load: bins
 	    $(if $(MAX_TOKENS),--max-completion-tokens '$(MAX_TOKENS)') $(if $(TIMEOUT),--timeout-seconds '$(TIMEOUT)')
 ifneq ($(SEARCH),)
 	@$(CREDENTIAL_ENV)="$${$(CREDENTIAL_ENV):-unused}" $(BIN)/ib-search --run '$(LOAD_RUN)' \
-	    --probe-command '$(call probe_rules,run-files,data/micro-single-task,200,providers)'
+	    --probe-command '$(call probe_rules,run-files,data/micro-single-task,200,providers,)'
 	@echo "report: $(LOAD_RUN)/report.md (each probe's: $(LOAD_RUN)/probes/*/report.html)"
 else
 	@$(CREDENTIAL_ENV)="$${$(CREDENTIAL_ENV):-unused}" $(MAKE) -f $(SELF) --no-print-directory run-files \
@@ -156,16 +156,18 @@ endif
 # probes so far until every provider's capacity is bracketed; RUN/search.json and RUN/report.md
 # record the probes and what they found. Run the same command again to resume a stopped search.
 # Against the simulated providers unless ENDPOINTS=providers.
-SEARCH_SPEC    ?= pipelines/load-search/spec.yaml
+# The simulated providers are those of sim-profiles.yaml beside the spec, unless SIM_PROFILES.
+SEARCH_SPEC    := $(if $(filter command line,$(origin SPEC)),$(SPEC),pipelines/load-search/spec.yaml)
+SEARCH_SIM     := $(if $(filter command line,$(origin SIM_PROFILES)),$(SIM_PROFILES),$(dir $(SEARCH_SPEC))sim-profiles.yaml)
 search: bins
-	$(BIN)/ib-search --spec '$(if $(filter command line,$(origin SPEC)),$(SPEC),$(SEARCH_SPEC))' --run '$(SEARCH_RUN)' \
-	    --probe-command '$(call probe_rules,run-files,$(SEARCH_DATASET),$(SEARCH_PER_FAMILY),$(ENDPOINTS))'
+	$(BIN)/ib-search --spec '$(SEARCH_SPEC)' --run '$(SEARCH_RUN)' \
+	    --probe-command '$(call probe_rules,run-files,$(SEARCH_DATASET),$(SEARCH_PER_FAMILY),$(ENDPOINTS),$(SEARCH_SIM))'
 	@echo "report: $(SEARCH_RUN)/report.md (each probe's: $(SEARCH_RUN)/probes/*/report.html)"
 
 # One probe of a search, as ib-search runs it ($(1) the goal: run-files, or rescore), with the
 # probe's run and spec from the environment ib-search gives the command.
 probe_rules = $(MAKE) -f $(SELF) --no-print-directory $(1) RUN="$$IB_PROBE_RUN" SPEC="$$IB_PROBE_SPEC" \
-    DATASET=$(2) PER_FAMILY=$(3) ENDPOINTS=$(4) SIM_PROFILES=$(SIM_PROFILES)
+    DATASET=$(2) PER_FAMILY=$(3) ENDPOINTS=$(4) SIM_PROFILES=$(5)
 
 ifneq ($(filter load,$(MAKECMDGOALS)),)
 ifeq ($(TARGET)$(MODEL),)
@@ -182,7 +184,7 @@ IS_SEARCH := $(wildcard $(RUN)/search.json)
 rescore: bins
 ifneq ($(IS_SEARCH),)
 	$(BIN)/ib-search --rescore --run '$(RUN)' \
-	    --probe-command '$(call probe_rules,rescore,$(SEARCH_DATASET),$(SEARCH_PER_FAMILY),$(ENDPOINTS))'
+	    --probe-command '$(call probe_rules,rescore,$(SEARCH_DATASET),$(SEARCH_PER_FAMILY),providers,)'
 	@echo "report: $(RUN)/report.md"
 else
 	@$(MAKE) -f $(SELF) --no-print-directory --always-make run-files RUN=$(RUN) RESCORE=1
