@@ -98,6 +98,7 @@ impl Req {
             step: None,
             intended_t_ns: 0,
             released_t_ns: None,
+            ended_t_ns: round * 1_000_000_000 + (e2e_ms * 1e6) as i64,
             answer_chunk_ms: Vec::new(),
             answer_chunk_tokens: Vec::new(),
         };

@@ -5,7 +5,7 @@ use inferbench_contract::documents::{
 };
 use inferbench_contract::manifest::StepFacts;
 use inferbench_contract::tables::{ResponseRow, ScheduleRow};
-use inferbench_contract::vocab::{LoadMode, OperationalOutcome, StepStatus};
+use inferbench_contract::vocab::{LoadMode, OperationalOutcome, Outcome, StepStatus};
 use inferbench_inputs::spec::{seconds_ns, LoadPlan, Objectives, StepTarget};
 use inferbench_judge::percentile::Samples;
 use std::collections::{BTreeMap, HashMap};
@@ -50,6 +50,7 @@ pub struct LoadFacts {
     pub provider: String,
     pub step: Option<i64>,
     pub operational_outcome: OperationalOutcome,
+    pub outcome: Outcome,
     pub complete: bool,
     pub ttfo_ms: Option<f64>,
     pub ttfa_ms: Option<f64>,
@@ -59,6 +60,7 @@ pub struct LoadFacts {
     pub started_t_ns: i64,
     pub intended_t_ns: i64,
     pub released_t_ns: Option<i64>,
+    pub ended_t_ns: i64,
     pub answer_chunk_ms: Vec<f64>,
     pub answer_chunk_tokens: Vec<i64>,
 }
@@ -70,6 +72,7 @@ impl From<ResponseRow> for LoadFacts {
             provider: r.provider,
             step: r.step,
             operational_outcome: r.operational_outcome,
+            outcome: r.outcome,
             complete: r.complete,
             ttfo_ms: r.ttfo_ms,
             ttfa_ms: r.ttfa_ms,
@@ -79,6 +82,7 @@ impl From<ResponseRow> for LoadFacts {
             started_t_ns: r.started_t_ns,
             intended_t_ns: r.intended_t_ns,
             released_t_ns: r.released_t_ns,
+            ended_t_ns: r.ended_t_ns,
             answer_chunk_ms: r.answer_chunk_ms,
             answer_chunk_tokens: r.answer_chunk_tokens,
         }
@@ -154,9 +158,16 @@ pub fn compute(
         }
     }
     let mut rows = Vec::new();
+    let mut timelines = Vec::new();
     for (index, target) in plan.steps.iter().enumerate() {
         let step = index as u32;
         let run = steps.iter().rev().find(|s| s.step == step);
+        let of_step: Vec<&LoadFacts> = in_step
+            .range((step, "")..(step + 1, ""))
+            .flat_map(|(_, ids)| ids.iter().filter_map(|id| responses.get(*id)))
+            .collect();
+        let first_send = of_step.iter().map(|r| r.started_t_ns).min().unwrap_or(0);
+        timelines.push(crate::timeline::timeline(step, run.map_or(first_send, |r| r.opened_t_ns as i64), &of_step));
         // A closed loop's window is by the log's own times: from its opening plus the warm-up
         // to its closing less the cool-down; its requests are those sent in it.
         let window = match (target, run) {
@@ -228,6 +239,7 @@ pub fn compute(
         definitions: DEFINITIONS.iter().map(|d| d.to_string()).collect(),
         steps: rows,
         knees,
+        timelines,
     }
 }
 
@@ -490,6 +502,7 @@ mod tests {
                 provider: p.into(),
                 step: Some(step),
                 operational_outcome: OperationalOutcome::Success,
+                outcome: Outcome::Completed,
                 complete: true,
                 ttfo_ms: Some(e2e_ms - 20.0),
                 ttfa_ms: Some(e2e_ms - 20.0),
@@ -499,6 +512,7 @@ mod tests {
                 started_t_ns: opened + offset + lag_ms * MS,
                 intended_t_ns: opened + offset,
                 released_t_ns: None,
+                ended_t_ns: opened + offset + lag_ms * MS + (e2e_ms * 1e6) as i64,
                 answer_chunk_ms: vec![e2e_ms - 20.0, e2e_ms],
                 answer_chunk_tokens: vec![1, 2],
             });

@@ -12,6 +12,7 @@ mod group;
 mod inputs;
 mod join;
 mod load;
+mod timeline;
 mod metrics;
 mod output;
 mod pooled;

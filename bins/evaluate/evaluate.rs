@@ -334,6 +334,7 @@ mod tests {
             step: None,
             intended_t_ns: 0,
             released_t_ns: None,
+            ended_t_ns: 0,
             answer_chunk_ms: Vec::new(),
             answer_chunk_tokens: Vec::new(),
         }

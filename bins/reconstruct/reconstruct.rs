@@ -29,6 +29,8 @@ struct Attempt {
     events: Vec<(u64, SseEvent)>,
     echoed: BTreeSet<String>,
     terminal: Option<RequestTerminal>,
+    /// The run-clock time of the terminal event.
+    ended_t_ns: u64,
     first_seq: u64,
     /// Logged by `ib-import` from a reference record, which does not time the response head.
     imported: bool,
@@ -426,6 +428,7 @@ fn collect(open: &mut Open, env: Envelope, imported: bool, anchor_ns: i128) -> O
             let mut attempt = found.unwrap_or_default();
             let ended = term.outcome != Outcome::Interrupted;
             attempt.terminal = Some(term);
+            attempt.ended_t_ns = t;
             if attempt.started.is_some() && ended {
                 return Some(attempt);
             }
@@ -528,6 +531,7 @@ fn row(a: Attempt, rules: Rules) -> Result<ResponseRow> {
         step: s.step.map(i64::from),
         intended_t_ns: s.intended_t_ns as i64,
         released_t_ns: s.released_t_ns.map(|t| t as i64),
+        ended_t_ns: a.ended_t_ns as i64,
         answer_chunk_ms: t.answer_chunks.iter().map(|c| c.offset_ms).collect(),
         answer_chunk_tokens: t.answer_chunks.iter().map(|c| c.tokens).collect(),
     })

@@ -157,6 +157,9 @@ pub struct ResponseRow {
     /// clock); from `intended_t_ns` to here it waited in the cap's queue, from here to
     /// `started_t_ns` is the client's own lag. Null elsewhere.
     pub released_t_ns: Option<i64>,
+    /// When the attempt's terminal outcome was logged (same clock): with `started_t_ns`, how
+    /// long the request was in flight, whatever its outcome.
+    pub ended_t_ns: i64,
     /// When each chunk of the answer arrived, in ms from the actual send (`timing::AnswerChunk`).
     pub answer_chunk_ms: Vec<f64>,
     /// How many of the answer's tokens each chunk completed (the answer tokenized whole, each

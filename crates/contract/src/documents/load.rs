@@ -32,6 +32,27 @@ pub struct LoadMetrics {
     pub steps: Vec<StepMetrics>,
     /// Per provider, the step of highest goodput among the steps that are not client-bound.
     pub knees: Vec<Knee>,
+    /// Each step's course over time, every provider together: one entry per step, in order.
+    pub timelines: Vec<StepTimeline>,
+}
+
+/// One step's course: its requests counted in bins of equal length from the step's first
+/// intended send (its first actual send in a closed loop) to its last request's end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StepTimeline {
+    pub step: u32,
+    /// The bins' length, s: the shortest of 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300,
+    /// 600, 1800 and 3600 that gives the step at most 120 bins (beyond 120 hours, the last
+    /// bin holds the rest).
+    pub bin_seconds: f64,
+    /// Requests sent in each bin (`started_t_ns`).
+    pub sent: Vec<u64>,
+    /// Requests that completed in each bin (`ended_t_ns`).
+    pub completed: Vec<u64>,
+    /// Requests that ended in any other outcome in each bin.
+    pub failed: Vec<u64>,
+    /// The most requests in flight at once during each bin (sent and not yet ended).
+    pub in_flight: Vec<u64>,
 }
 
 /// The spec's `load.objectives`, as applied.
