@@ -148,6 +148,7 @@ mod tests {
             host_sha256_16: "0".repeat(16),
             os: "linux".into(),
             arch: "x86_64".into(),
+            shard: None,
         };
         w.append(&env(0, Event::SegmentOpened(opened))).unwrap();
         w.append(&env(1, started("a", 1))).unwrap();

@@ -39,6 +39,7 @@ pub fn open(plan: &Plan, state: &LogState) -> Result<EventLog> {
         host_sha256_16: host_hash(),
         os: std::env::consts::OS.to_string(),
         arch: std::env::consts::ARCH.to_string(),
+        shard: None,
     })];
     opening.extend(state.open.iter().map(|(request_id, attempt)| {
         Event::RequestTerminal(RequestTerminal {
