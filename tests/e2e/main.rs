@@ -18,6 +18,7 @@ mod ops;
 mod pipeline;
 mod reference;
 mod resume;
+mod shards;
 mod support;
 mod synth;
 mod tidy;

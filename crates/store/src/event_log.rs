@@ -600,6 +600,9 @@ pub struct Checker {
     /// The next segment of an unsharded log (or of one whose sharding is not known yet).
     next_segment: u32,
     sharding: Sharding,
+    /// Segments taken before any `segment_opened` said whether the log is sharded, checked once
+    /// one does (a sharded log's first segment here need not be segment 1).
+    deferred: Vec<(u32, PathBuf)>,
 }
 
 /// What the log's `segment_opened` lines have said of its shards so far.
@@ -621,7 +624,14 @@ struct ShardRead {
 impl Checker {
     /// A checker for the log of the run whose lock names it `run_id`.
     pub fn new(run_id: &str) -> Checker {
-        Checker { run_id: run_id.to_string(), lines: 0, next_seq: 0, next_segment: 1, sharding: Sharding::Unknown }
+        Checker {
+            run_id: run_id.to_string(),
+            lines: 0,
+            next_seq: 0,
+            next_segment: 1,
+            sharding: Sharding::Unknown,
+            deferred: Vec::new(),
+        }
     }
 
     /// Lines checked so far: in an unsharded log, the `seq` the next line must carry.
@@ -665,6 +675,14 @@ impl Checker {
 
     /// Segment file `number` (at `path`) follows the segments checked so far.
     pub fn segment(&mut self, number: u32, path: &Path) -> Result<()> {
+        if let Sharding::Unknown = self.sharding {
+            self.deferred.push((number, path.to_path_buf()));
+            return Ok(());
+        }
+        self.take_segment(number, path)
+    }
+
+    fn take_segment(&mut self, number: u32, path: &Path) -> Result<()> {
         if let Sharding::Sharded { first, shards } = &mut self.sharding {
             let shard = Shard::of_segment(number, first.count);
             let read = shards.entry(shard.index).or_default();
@@ -751,17 +769,11 @@ impl Checker {
         };
         match (&mut self.sharding, shard) {
             (Sharding::Unknown, None) => self.sharding = Sharding::Unsharded,
+            (Sharding::Unknown, Some(opened)) => {
+                self.sharding = Sharding::Sharded { first: opened.clone(), shards: Default::default() }
+            }
             (Sharding::Unsharded, None) => {}
             (Sharding::Unsharded, Some(_)) | (Sharding::Sharded { .. }, None) => return Err(mixed()),
-            (Sharding::Unknown, Some(opened)) => {
-                // The segments taken so far were numbered 1, 2, … without a gap (checked as an
-                // unsharded log's): each is its shard's, in order.
-                let mut shards = std::collections::BTreeMap::<u32, ShardRead>::new();
-                for seen in 1..self.next_segment {
-                    shards.entry(Shard::of_segment(seen, opened.count).index).or_default().last_segment = Some(seen);
-                }
-                self.sharding = Sharding::Sharded { first: opened.clone(), shards };
-            }
             (Sharding::Sharded { first, .. }, Some(opened)) => {
                 if (opened.count, opened.unit, opened.origin_unix_ns) != (first.count, first.unit, first.origin_unix_ns) {
                     return Err(Error::bad(format!(
@@ -779,6 +791,9 @@ impl Checker {
                     )));
                 }
             }
+        }
+        for (number, path) in std::mem::take(&mut self.deferred) {
+            self.take_segment(number, &path)?;
         }
         if let (Sharding::Sharded { first, .. }, Some(opened)) = (&self.sharding, shard) {
             let by_number = Shard::of_segment(number, first.count);
