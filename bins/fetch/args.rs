@@ -80,7 +80,8 @@ pub fn parse_start_at(text: &str) -> Result<u64, String> {
     let [year, month, day] = numbers(date, '-')?[..] else { return Err(bad()) };
     let (clock, fraction) = time.split_once('.').unwrap_or((time, ""));
     let [hour, minute, second] = numbers(clock, ':')?[..] else { return Err(bad()) };
-    if !inferbench_contract::civil::is_date(year, month, day) || hour > 23 || minute > 59 || second > 59 || year < 1970 {
+    if !inferbench_contract::civil::is_date(year, month, day) || hour > 23 || minute > 59 || second > 59 || year < 1970
+    {
         return Err(bad());
     }
     let nanos = if fraction.is_empty() {

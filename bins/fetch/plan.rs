@@ -72,7 +72,11 @@ impl Plan {
 /// origin; each next one once the one before must be over: its last arrival plus the deadline
 /// (every request ends by its deadline), or in a closed-loop step each user's requests one
 /// after the other, each within the deadline; plus [`STEP_GAP_NS`].
-pub fn step_zeros(load: Option<&inferbench_inputs::spec::LoadPlan>, schedule: &[ScheduleRow], deadline: Duration) -> Vec<u64> {
+pub fn step_zeros(
+    load: Option<&inferbench_inputs::spec::LoadPlan>,
+    schedule: &[ScheduleRow],
+    deadline: Duration,
+) -> Vec<u64> {
     let Some(load) = load else { return Vec::new() };
     let deadline_ns = deadline.as_nanos() as u64;
     let mut zeros = Vec::with_capacity(load.steps.len());

@@ -59,7 +59,9 @@ pub fn seal_if_every_shard_is_done(run: &RunDir, run_id: &str, shard: Shard) -> 
     let _writer = loop {
         match run.lock_for_writing("ib-fetch") {
             Ok(lock) => break lock,
-            Err(Error::Busy(_)) if since.elapsed() < SEAL_WAIT => std::thread::sleep(std::time::Duration::from_millis(50)),
+            Err(Error::Busy(_)) if since.elapsed() < SEAL_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(50))
+            }
             Err(e) => {
                 eprintln!("ib-fetch: shard {shard} is done, and so is every shard, but the log could not be sealed now ({e}); run ib-fetch --seal-only");
                 return Ok(());

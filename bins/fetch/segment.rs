@@ -3,11 +3,11 @@
 //! as `interrupted` so that they are sent again.
 use crate::log::EventLog;
 use crate::plan::{Plan, ShardPlan};
-use inferbench_contract::shard::ShardOpened;
 use crate::resume::LogState;
 use anyhow::Result;
 use inferbench_contract::canonical::file_sha256;
 use inferbench_contract::event::{ErrorKind, Event, Outcome, RequestTerminal, SegmentOpened};
+use inferbench_contract::shard::ShardOpened;
 use inferbench_contract::CODE_VERSION;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -21,7 +21,9 @@ pub fn open(plan: &Plan, state: &LogState) -> Result<EventLog> {
     // from the first segment (a shard's: from the origin every shard was given, which it
     // waited for), and never before the last recorded instant.
     let base_ns = match (origin, state.anchor_wall_ns) {
-        (Some(origin), _) => wall.saturating_sub(origin).max(state.last_t_ns + u64::from(state.anchor_wall_ns.is_some())),
+        (Some(origin), _) => {
+            wall.saturating_sub(origin).max(state.last_t_ns + u64::from(state.anchor_wall_ns.is_some()))
+        }
         (None, Some(anchor)) => wall.saturating_sub(anchor).max(state.last_t_ns + 1),
         (None, None) => 0,
     };

@@ -97,7 +97,14 @@ const ON_TIME_NS: u64 = 1_000_000;
 /// that comes to a step after it (resumed after a kill, or still draining the step before)
 /// opens it at once, from now: its share of the step then runs on its own time, which the
 /// step's opening in its segment shows.
-async fn open_step(plan: &Plan, log: &EventLog, pacer: &mut Pacer, step: u32, attempt: u32, scheduled: u64) -> Result<u64> {
+async fn open_step(
+    plan: &Plan,
+    log: &EventLog,
+    pacer: &mut Pacer,
+    step: u32,
+    attempt: u32,
+    scheduled: u64,
+) -> Result<u64> {
     let opened = Event::StepOpened(StepOpened { step, attempt, scheduled_requests: scheduled });
     let Some(zero) = plan.shard.as_ref().and_then(|s| s.step_zeros.get(step as usize).copied()) else {
         return log.emit(opened);

@@ -150,7 +150,8 @@ fn two_shards_drive_one_closed_loop_run_and_every_stage_reads_them_as_one_log() 
     };
     assert_eq!(counts(&a), counts(&b), "requests, task success and failure rates per provider");
     // The manifest names each segment's shard.
-    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(sharded.join("manifest.json")).unwrap()).unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(sharded.join("manifest.json")).unwrap()).unwrap();
     let segments = &manifest["execution"]["segments"];
     assert_eq!(segments[1]["shard"], serde_json::json!({"index": 1, "count": 2}), "{segments}");
     // Rescoring a sharded run gives the same bytes.

@@ -15,8 +15,8 @@
 //!   them into one directory, and every reader reads the segments in number order as one log.
 //!   Each shard numbers its own lines (`seq` from 0, gap-free within the shard).
 use crate::tables::ScheduleRow;
-pub use crate::vocab::ShareUnit;
 use crate::vocab::LoadMode;
+pub use crate::vocab::ShareUnit;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -164,9 +164,8 @@ mod tests {
     #[test]
     fn every_row_is_in_exactly_one_share_by_its_unit() {
         let providers = ["a".to_string(), "b".to_string(), "c".to_string()];
-        let rows: Vec<ScheduleRow> = (0..5)
-            .flat_map(|round| providers.iter().map(move |p| row(round, p, Some(round % 2))))
-            .collect();
+        let rows: Vec<ScheduleRow> =
+            (0..5).flat_map(|round| providers.iter().map(move |p| row(round, p, Some(round % 2)))).collect();
         for unit in [ShareUnit::Provider, ShareUnit::Round, ShareUnit::User] {
             let shards = [Shard { index: 0, count: 2 }, Shard { index: 1, count: 2 }];
             for r in &rows {

@@ -611,7 +611,10 @@ enum Sharding {
     /// No `segment_opened` read yet.
     Unknown,
     Unsharded,
-    Sharded { first: ShardOpened, shards: std::collections::BTreeMap<u32, ShardRead> },
+    Sharded {
+        first: ShardOpened,
+        shards: std::collections::BTreeMap<u32, ShardRead>,
+    },
 }
 
 /// One shard of a sharded log, as checked so far.
@@ -665,7 +668,8 @@ impl Checker {
         if missing.is_empty() {
             return Ok(());
         }
-        let names: Vec<String> = missing.iter().map(|s| format!("shard {s} (segments {}, {}, …)", s.segment(1), s.segment(2))).collect();
+        let names: Vec<String> =
+            missing.iter().map(|s| format!("shard {s} (segments {}, {}, …)", s.segment(1), s.segment(2))).collect();
         Err(Error::bad(format!(
             "{}: the log has no segment of {}: a shard that has not run, or whose events/ files were not copied here",
             events.display(),
@@ -775,7 +779,8 @@ impl Checker {
             (Sharding::Unsharded, None) => {}
             (Sharding::Unsharded, Some(_)) | (Sharding::Sharded { .. }, None) => return Err(mixed()),
             (Sharding::Sharded { first, .. }, Some(opened)) => {
-                if (opened.count, opened.unit, opened.origin_unix_ns) != (first.count, first.unit, first.origin_unix_ns) {
+                if (opened.count, opened.unit, opened.origin_unix_ns) != (first.count, first.unit, first.origin_unix_ns)
+                {
                     return Err(Error::bad(format!(
                         "{}: shard: shard {} was started as one of {} shards by {:?} from origin {} ns, the log's first \
                          shard as one of {} by {:?} from {} ns; every shard of a run is given the same --shard N and \

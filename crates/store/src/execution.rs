@@ -61,18 +61,21 @@ impl Facts {
                     arch: s.arch.clone(),
                 });
             }
-            Event::StepOpened(s) => self.steps.push((self.shard, StepFacts {
-                step: s.step,
-                attempt: s.attempt,
-                opened_t_ns: env.t_ns,
-                closed_t_ns: None,
-                status: None,
-                scheduled_requests: s.scheduled_requests,
-                requests_sent: 0,
-                peak_in_flight: 0,
-                cpu_ns: None,
-                client_resource_errors: 0,
-            })),
+            Event::StepOpened(s) => self.steps.push((
+                self.shard,
+                StepFacts {
+                    step: s.step,
+                    attempt: s.attempt,
+                    opened_t_ns: env.t_ns,
+                    closed_t_ns: None,
+                    status: None,
+                    scheduled_requests: s.scheduled_requests,
+                    requests_sent: 0,
+                    peak_in_flight: 0,
+                    cpu_ns: None,
+                    client_resource_errors: 0,
+                },
+            )),
             Event::StepClosed(c) => {
                 let shard = self.shard;
                 let run = self

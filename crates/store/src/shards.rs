@@ -51,7 +51,10 @@ impl ShardProgress {
             Some(SegmentStatus::Complete) => format!("its last segment {last} closed as complete"),
             Some(status) => format!("its last segment {last} closed as {status} (rerun it to resume)"),
         };
-        format!("shard {shard}: {} of its {} requests terminal, {} in flight; {state}", self.terminal, self.requests, self.open)
+        format!(
+            "shard {shard}: {} of its {} requests terminal, {} in flight; {state}",
+            self.terminal, self.requests, self.open
+        )
     }
 }
 
