@@ -233,3 +233,67 @@ fn two_shards_send_one_load_step_on_one_clock() {
     assert_eq!(responses_whole.len(), 16);
     let _ = parquet_io::read::<ResponseRow>(&sharded.join("responses.parquet")).unwrap();
 }
+
+#[test]
+fn a_shard_killed_mid_run_resumes_its_own_share_alone() {
+    let _timed = timed_section();
+    let ws = Workspace::new();
+    let run = ws.run("sharded-killed");
+    ok(ws.stage("ib-select", &run).args(["--per-family", "2", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    let sim = Sim::start(&ws);
+    let start_at = soon();
+    let fetch = |which: &str, start_at: Option<&str>| {
+        let mut cmd = ws.stage("ib-fetch", &run);
+        cmd.args(["--endpoint-base", &sim.url, "--deadline-seconds", "1.0", "--shard", which]);
+        if let Some(start_at) = start_at {
+            cmd.args(["--start-at", start_at]);
+        }
+        cmd.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null());
+        cmd
+    };
+    let mut first = fetch("0/2", Some(&start_at)).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let second = fetch("1/2", Some(&start_at)).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    // Shard 0's segment is events/0001.jsonl: killed once a round closed and another is in flight.
+    let started = std::time::Instant::now();
+    while !crate::resume::mid_run(&run) {
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "shard 0 never reached its second round");
+        assert!(first.try_wait().unwrap().is_none(), "shard 0 finished before it could be killed");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    first.kill().unwrap(); // SIGKILL
+    first.wait().unwrap();
+    // Rerun without --start-at: the log records the origin. It writes its next segment, 3.
+    let resumed = fetch("0/2", None).output().unwrap();
+    let other = second.wait_with_output().unwrap();
+    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    assert!(other.status.success(), "{}", String::from_utf8_lossy(&other.stderr));
+    if !run.join("events/seal.json").exists() {
+        ok(ws.stage("ib-fetch", &run).arg("--seal-only"));
+    }
+    drop(sim);
+    let numbers: Vec<u32> = segment_openings(&run).iter().map(|(n, _)| *n).collect();
+    assert_eq!(numbers, [1, 2, 3], "shard 0's segments 1 and 3, shard 1's 2");
+    let run_dir = inferbench_store::run::RunDir::new(&run);
+    let lock = inferbench_store::lock::read(&run_dir.lock()).unwrap();
+    let log = inferbench_store::event_log::read(&run_dir, &lock.run_id).unwrap();
+    let interrupted: Vec<(u32, String)> = log
+        .iter()
+        .flat_map(|s| {
+            s.records.iter().filter_map(move |e| match &e.event {
+                Event::RequestTerminal(t) if t.outcome == inferbench_contract::vocab::Outcome::Interrupted => {
+                    Some((s.number, t.request_id.clone()))
+                }
+                _ => None,
+            })
+        })
+        .collect();
+    assert!(!interrupted.is_empty(), "the killed shard's attempts in flight were closed");
+    assert!(interrupted.iter().all(|(n, _)| *n == 3), "by its own next segment, never by the other shard");
+    derive(&ws, &run);
+    let responses = every_request_once(&run);
+    for (_, id) in &interrupted {
+        let row = responses.iter().find(|r| &r.request_id == id).unwrap();
+        assert!(row.attempt >= 2, "{id} was sent again: {row:?}");
+    }
+}
