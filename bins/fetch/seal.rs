@@ -44,7 +44,16 @@ const SEAL_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
 /// the run directory is done, the log is sealed (by whichever shard finds it so first; sealing
 /// again changes nothing); otherwise it says which shards are not done yet.
 pub fn seal_if_every_shard_is_done(run: &RunDir, run_id: &str, shard: Shard) -> Result<()> {
-    let waiting: Vec<String> = not_done(run, run_id)?;
+    // Read without the lock, which the other shards may hold: one of them may be sealing the
+    // log meanwhile (compressing the segments under this read), and then has done the work.
+    let waiting: Vec<String> = match not_done(run, run_id) {
+        Ok(waiting) => waiting,
+        Err(_) if run.seal_record().exists() => {
+            eprintln!("ib-fetch: shard {shard} is done; another shard sealed the log");
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
     if !waiting.is_empty() {
         eprintln!(
             "ib-fetch: shard {shard} is done; the log is sealed once every shard is (by the last one to finish in this \
