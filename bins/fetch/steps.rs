@@ -87,16 +87,19 @@ pub async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> 
 /// How often the log is forced to stable storage while a step runs.
 const FLUSH_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// How late past its planned opening a shard may open a step and still open it at the plan:
-/// the pacer wakes microseconds late; a shard later than this was resumed or still draining.
-const ON_TIME_NS: u64 = 1_000_000;
+/// How late past its planned opening a shard may come to a step and still open it at the plan:
+/// a busy machine wakes the pacer milliseconds late, and the arrivals due meanwhile are then
+/// sent at once, their lateness counted as send lag (the client's, which marks the step
+/// client-bound). A shard later than this was resumed after a kill, or was still draining the
+/// step before: sending a whole step's overdue arrivals at once would measure nothing.
+const ON_TIME_NS: u64 = 1_000_000_000;
 
 /// Opens a step (`step_opened`), returning its zero, the instant its intended send times count
 /// from. Unsharded, that is now. A shard waits for the step's planned opening
-/// ([`crate::plan::step_zeros`]), the same in every shard, and stamps the step with it; a shard
-/// that comes to a step after it (resumed after a kill, or still draining the step before)
-/// opens it at once, from now: its share of the step then runs on its own time, which the
-/// step's opening in its segment shows.
+/// ([`crate::plan::step_zeros`]), the same in every shard, and stamps the step with it (also
+/// when it came up to [`ON_TIME_NS`] late, so that its lines' times may then step back once); a
+/// shard that comes to a step later than that opens it at once, from now: its share of the step
+/// then runs on its own time, which the step's opening in its segment shows.
 async fn open_step(
     plan: &Plan,
     log: &EventLog,
