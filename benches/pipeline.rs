@@ -137,6 +137,7 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
             host_sha256_16: "0".repeat(16),
             os: "linux".into(),
             arch: "x86_64".into(),
+            shard: None,
         }),
         0,
     );

@@ -6,6 +6,7 @@ use crate::client::{Limits, ProviderClient};
 use crate::credentials::{read_env_file, Credentials};
 use anyhow::Result;
 use inferbench_contract::event::EndpointMode;
+use inferbench_contract::shard::{Shard, ShareUnit};
 use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::Error;
 use inferbench_inputs::dataset::Dataset;
@@ -29,8 +30,77 @@ pub struct Plan {
     pub endpoint_mode: EndpointMode,
     /// The run id, from the lock: a copied or renamed run directory resumes as the same run.
     pub run_id: String,
-    /// Held for the whole fetch: a second fetch (or any stage) on this run refuses at once.
-    _writer: WriterLock,
+    /// Requests in the whole schedule (`schedule` holds only a shard's share).
+    pub scheduled_total: u64,
+    /// With `--shard`: which shard, and when its steps open.
+    pub shard: Option<ShardPlan>,
+    /// Held for the whole fetch: a second fetch (or any stage) on this run refuses at once. A
+    /// shard lets it go before it looks whether it can seal ([`Plan::release`]).
+    writer: std::sync::Mutex<Option<WriterLock>>,
+}
+
+/// One shard's part: its place, what the run is shared out by, and its origin (`--start-at`,
+/// or the one the log records).
+pub struct ShardPlan {
+    pub shard: Shard,
+    pub unit: ShareUnit,
+    /// `None` until the log is scanned when `--start-at` was not given ([`ShardPlan::origin`]).
+    pub start_at_unix_ns: Option<u64>,
+    /// A load run's steps' planned openings on the run clock (ns from the origin).
+    pub step_zeros: Vec<u64>,
+}
+
+/// How long after the origin a sharded load run's first step opens: time for every shard to
+/// open its segment and build its first rounds.
+pub const FIRST_STEP_NS: u64 = 1_000_000_000;
+
+/// What a sharded step's planned span is padded with beyond the deadline of its last request.
+pub const STEP_GAP_NS: u64 = 1_000_000_000;
+
+impl Plan {
+    /// Lets the run's writer lock go (a shard's, once its segment is closed).
+    pub fn release(&self) {
+        if let Ok(mut writer) = self.writer.lock() {
+            writer.take();
+        }
+    }
+}
+
+/// The planned opening of each step of a sharded load run, on the run clock: the shards open
+/// every step at the same instant without talking to each other, so each step's requests have
+/// the same intended times as in one process. The first opens [`FIRST_STEP_NS`] after the
+/// origin; each next one once the one before must be over: its last arrival plus the deadline
+/// (every request ends by its deadline), or in a closed-loop step each user's requests one
+/// after the other, each within the deadline; plus [`STEP_GAP_NS`].
+pub fn step_zeros(
+    load: Option<&inferbench_inputs::spec::LoadPlan>,
+    schedule: &[ScheduleRow],
+    deadline: Duration,
+) -> Vec<u64> {
+    let Some(load) = load else { return Vec::new() };
+    let deadline_ns = deadline.as_nanos() as u64;
+    let mut zeros = Vec::with_capacity(load.steps.len());
+    let mut zero = FIRST_STEP_NS;
+    for (index, target) in load.steps.iter().enumerate() {
+        zeros.push(zero);
+        let span = match target {
+            inferbench_inputs::spec::StepTarget::Users(_) => {
+                u64::from(load.requests_per_user.unwrap_or(1).max(1)) * deadline_ns
+            }
+            _ => {
+                let last = schedule
+                    .iter()
+                    .filter(|r| r.step == Some(index as i64))
+                    .filter_map(|r| r.intended_offset_ns)
+                    .max()
+                    .unwrap_or(0)
+                    .max(0) as u64;
+                last + deadline_ns
+            }
+        };
+        zero += span + STEP_GAP_NS;
+    }
+    zeros
 }
 
 /// Everything is checked here, before the first byte is sent.
@@ -44,11 +114,17 @@ pub fn prepare(args: Args) -> Result<Plan> {
         send_credentials_to_simulator,
         env_file,
         deadline_seconds,
+        shard,
+        start_at,
+        seal_only: _,
     } = args;
     let mut pipeline = Pipeline::open(&run, &spec_path)?;
-    let writer = pipeline.run.lock_for_writing("ib-fetch")?;
+    let writer = match shard {
+        Some(shard) => pipeline.run.lock_shard_for_writing("ib-fetch", shard)?,
+        None => pipeline.run.lock_for_writing("ib-fetch")?,
+    };
     let data = pipeline.dataset(dataset_dir.as_deref())?;
-    let schedule: Vec<ScheduleRow> = pipeline.table(&pipeline.run.schedule(), "ib-schedule")?;
+    let mut schedule: Vec<ScheduleRow> = pipeline.table(&pipeline.run.schedule(), "ib-schedule")?;
     let Pipeline { run, spec, providers, lock, .. } = pipeline;
     let names: Vec<&str> = lock.providers.iter().map(String::as_str).collect();
     let env_values =
@@ -117,7 +193,27 @@ pub fn prepare(args: Args) -> Result<Plan> {
         max_response_bytes: stream_limits.max_response_bytes,
     };
     let run_id = lock.run_id.clone();
-    Ok(Plan { run, spec, data, schedule, clients, deadline, limits, endpoint_mode, run_id, _writer: writer })
+    let scheduled_total = schedule.len() as u64;
+    let shard = shard.map(|shard| {
+        let unit = ShareUnit::of_run(spec.load.as_ref().map(|l| l.mode));
+        let step_zeros = step_zeros(spec.load.as_ref(), &schedule, deadline);
+        schedule.retain(|row| shard.owns(unit, row, &lock.providers));
+        ShardPlan { shard, unit, start_at_unix_ns: start_at, step_zeros }
+    });
+    Ok(Plan {
+        run,
+        spec,
+        data,
+        schedule,
+        clients,
+        deadline,
+        limits,
+        endpoint_mode,
+        run_id,
+        scheduled_total,
+        shard,
+        writer: std::sync::Mutex::new(Some(writer)),
+    })
 }
 
 /// An imported run's log is the reference runner's record of its fetch: nothing is ever sent

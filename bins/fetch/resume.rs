@@ -4,6 +4,8 @@
 //! steps are done.
 use anyhow::Result;
 use inferbench_contract::event::{EndpointMode, Event, Outcome, StepStatus};
+use inferbench_contract::shard::Shard;
+use inferbench_contract::Error;
 use inferbench_store::event_log;
 use inferbench_store::run::RunDir;
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,17 +32,45 @@ pub struct LogState {
     pub steps_open: Vec<(u32, u32)>,
     /// Load step → the highest attempt at it the log holds.
     pub step_attempts: BTreeMap<u32, u32>,
+    /// The run-clock origin the log's shards were given, if it is sharded.
+    pub shard_origin_ns: Option<u64>,
 }
 
 /// Scans the log of `run`, whose lock names it `run_id` (the directory may have been copied
 /// or renamed since). A log that is not gap-free and this run's alone is refused.
-pub fn scan(run: &RunDir, run_id: &str) -> Result<LogState> {
+///
+/// A shard's fetch (`shard`) continues its own shard: its segments, `seq`, clock, open
+/// attempts and steps are those of its shard's segments alone (the other shards' attempts in
+/// flight are theirs to close). Its fetch and the log must agree on being sharded, and on N.
+pub fn scan(run: &RunDir, run_id: &str, shard: Option<Shard>) -> Result<LogState> {
     let mut state = LogState { next_segment: 1, ..LogState::default() };
     let mut ended: BTreeSet<(String, u32)> = BTreeSet::new();
     let mut started: Vec<(String, u32)> = Vec::new();
     let mut log = event_log::LogReader::open(run, run_id)?;
+    // Whether the segment being read is this fetch's shard's (every segment when unsharded).
+    let mut mine = true;
     while let Some(entry) = log.next() {
         let entry = entry?;
+        if let Event::SegmentOpened(s) = &entry.env.event {
+            let theirs = s.shard.as_ref().map(|o| o.shard());
+            if theirs.map(|t| t.count) != shard.map(|s| s.count) {
+                let log_is = theirs.map_or("unsharded".to_string(), |t| format!("fetched by {} shards", t.count));
+                let this = shard.map_or("an unsharded fetch".to_string(), |s| format!("shard {s}"));
+                return Err(Error::LockMismatch(format!(
+                    "{}: segment {} of this run's log is {log_is}; {this} cannot add to it (every fetch of a run is \
+                     unsharded, or one of the same N shards)",
+                    run.events_dir().display(),
+                    s.segment
+                ))
+                .into());
+            }
+            state.shard_origin_ns = s.shard.as_ref().map(|o| o.origin_unix_ns);
+            state.endpoint_mode.get_or_insert(s.endpoint_mode);
+            mine = theirs == shard;
+        }
+        if !mine {
+            continue;
+        }
         state.next_segment = state.next_segment.max(entry.segment + 1);
         let env = entry.env;
         state.next_seq = env.seq + 1;
@@ -48,7 +78,6 @@ pub fn scan(run: &RunDir, run_id: &str) -> Result<LogState> {
         match env.event {
             Event::SegmentOpened(s) => {
                 state.anchor_wall_ns.get_or_insert(s.wall_clock_unix_ns);
-                state.endpoint_mode.get_or_insert(s.endpoint_mode);
             }
             Event::RequestStarted(s) => {
                 let highest = state.attempts.entry(s.request_id.clone()).or_insert(0);
@@ -75,10 +104,18 @@ pub fn scan(run: &RunDir, run_id: &str) -> Result<LogState> {
             _ => {}
         }
     }
+    let mut last_own: Option<u32> = None;
     for segment in log.segments() {
+        if shard.is_some_and(|s| !s.writes(segment.number)) {
+            continue;
+        }
         // An empty segment file (a fetch killed before its first line) still takes its number.
         state.next_segment = state.next_segment.max(segment.number + 1);
+        last_own = last_own.max(Some(segment.number));
         state.torn_lines += usize::from(segment.torn_tail.is_some());
+    }
+    if let Some(shard) = shard {
+        state.next_segment = shard.next_segment(last_own);
     }
     state.open = started.into_iter().filter(|key| !ended.contains(key)).collect();
     Ok(state)
@@ -148,6 +185,7 @@ mod tests {
             host_sha256_16: "0".repeat(16),
             os: "linux".into(),
             arch: "x86_64".into(),
+            shard: None,
         };
         w.append(&env(0, Event::SegmentOpened(opened))).unwrap();
         w.append(&env(1, started("a", 1))).unwrap();
@@ -164,7 +202,7 @@ mod tests {
                 f.write_all(b"{\"v\":1,\"torn").unwrap()
             })
             .unwrap();
-        let state = scan(&run, "run-x").unwrap();
+        let state = scan(&run, "run-x", None).unwrap();
         assert_eq!(state.terminal, BTreeSet::from(["a".to_string()]));
         assert_eq!(state.open, vec![("b".to_string(), 1)]);
         assert_eq!(state.attempts["c"], 1);

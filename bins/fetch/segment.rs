@@ -2,11 +2,12 @@
 //! under, and where it runs), then the attempts an earlier fetch left without an end, closed
 //! as `interrupted` so that they are sent again.
 use crate::log::EventLog;
-use crate::plan::Plan;
+use crate::plan::{Plan, ShardPlan};
 use crate::resume::LogState;
 use anyhow::Result;
 use inferbench_contract::canonical::file_sha256;
 use inferbench_contract::event::{ErrorKind, Event, Outcome, RequestTerminal, SegmentOpened};
+use inferbench_contract::shard::ShardOpened;
 use inferbench_contract::CODE_VERSION;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -15,12 +16,24 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub fn open(plan: &Plan, state: &LogState) -> Result<EventLog> {
     std::fs::create_dir_all(plan.run.events_dir())?;
     let wall = wall_clock_ns();
+    let origin = plan.shard.as_ref().map(|shard| origin(shard, state));
     // The run clock continues across processes: this segment starts at its wall-clock offset
-    // from the first segment, and never before the last recorded instant.
-    let base_ns = match state.anchor_wall_ns {
-        Some(anchor) => wall.saturating_sub(anchor).max(state.last_t_ns + 1),
-        None => 0,
+    // from the first segment (a shard's: from the origin every shard was given, which it
+    // waited for), and never before the last recorded instant.
+    let base_ns = match (origin, state.anchor_wall_ns) {
+        (Some(origin), _) => {
+            wall.saturating_sub(origin).max(state.last_t_ns + u64::from(state.anchor_wall_ns.is_some()))
+        }
+        (None, Some(anchor)) => wall.saturating_sub(anchor).max(state.last_t_ns + 1),
+        (None, None) => 0,
     };
+    let shard = plan.shard.as_ref().zip(origin).map(|(shard, origin_unix_ns)| ShardOpened {
+        index: shard.shard.index,
+        count: shard.shard.count,
+        unit: shard.unit,
+        requests: plan.schedule.len() as u64,
+        origin_unix_ns,
+    });
     // The segment's first lines: what this fetch runs under, then every attempt an earlier
     // fetch left without an end, closed.
     let mut opening = vec![Event::SegmentOpened(SegmentOpened {
@@ -28,7 +41,7 @@ pub fn open(plan: &Plan, state: &LogState) -> Result<EventLog> {
         wall_clock_unix_ns: wall,
         code_version: CODE_VERSION.to_string(),
         schedule_sha256: file_sha256(&plan.run.schedule())?,
-        scheduled_requests: plan.schedule.len() as u64,
+        scheduled_requests: plan.scheduled_total,
         already_terminal: state.terminal.len() as u64,
         endpoint_mode: plan.endpoint_mode,
         deadline_ms: plan.deadline.as_millis() as u64,
@@ -39,6 +52,7 @@ pub fn open(plan: &Plan, state: &LogState) -> Result<EventLog> {
         host_sha256_16: host_hash(),
         os: std::env::consts::OS.to_string(),
         arch: std::env::consts::ARCH.to_string(),
+        shard,
     })];
     opening.extend(state.open.iter().map(|(request_id, attempt)| {
         Event::RequestTerminal(RequestTerminal {
@@ -58,6 +72,23 @@ pub fn open(plan: &Plan, state: &LogState) -> Result<EventLog> {
         log.emit(event)?;
     }
     Ok(log)
+}
+
+/// A shard's run-clock origin: the one its run's log records (every shard's is the same), else
+/// `--start-at`; `fetch::run` checked that they agree and that one is given.
+pub fn origin(shard: &ShardPlan, state: &LogState) -> u64 {
+    state.shard_origin_ns.or(shard.start_at_unix_ns).unwrap_or(0)
+}
+
+/// Waits until the wall clock reaches `origin_unix_ns`, so that a shard's segment opens at or
+/// after its run clock's zero.
+pub fn wait_for(origin_unix_ns: u64) {
+    let now = wall_clock_ns();
+    if origin_unix_ns > now {
+        let wait = std::time::Duration::from_nanos(origin_unix_ns - now);
+        eprintln!("ib-fetch: waiting {:.1} s for --start-at", wait.as_secs_f64());
+        std::thread::sleep(wait);
+    }
 }
 
 /// The host name, hashed: runs record where they ran without naming the machine.

@@ -87,6 +87,45 @@ pub async fn execute(plan_owner: Arc<Plan>, state: Arc<LogState>) -> Result<()> 
 /// How often the log is forced to stable storage while a step runs.
 const FLUSH_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
+/// How late past its planned opening a shard may come to a step and still open it at the plan:
+/// a busy machine wakes the pacer milliseconds late, and the arrivals due meanwhile are then
+/// sent at once, their lateness counted as send lag (the client's, which marks the step
+/// client-bound). A shard later than this was resumed after a kill, or was still draining the
+/// step before: sending a whole step's overdue arrivals at once would measure nothing.
+const ON_TIME_NS: u64 = 1_000_000_000;
+
+/// Opens a step (`step_opened`), returning its zero, the instant its intended send times count
+/// from. Unsharded, that is now. A shard waits for the step's planned opening
+/// ([`crate::plan::step_zeros`]), the same in every shard, and stamps the step with it (also
+/// when it came up to [`ON_TIME_NS`] late, so that its lines' times may then step back once); a
+/// shard that comes to a step later than that opens it at once, from now: its share of the step
+/// then runs on its own time, which the step's opening in its segment shows.
+async fn open_step(
+    plan: &Plan,
+    log: &EventLog,
+    pacer: &mut Pacer,
+    step: u32,
+    attempt: u32,
+    scheduled: u64,
+) -> Result<u64> {
+    let opened = Event::StepOpened(StepOpened { step, attempt, scheduled_requests: scheduled });
+    let Some(zero) = plan.shard.as_ref().and_then(|s| s.step_zeros.get(step as usize).copied()) else {
+        return log.emit(opened);
+    };
+    if log.now() < zero {
+        pacer.until(log.instant_at(zero)).await.context("the pacer's timer")?;
+    }
+    if log.now() <= zero + ON_TIME_NS {
+        log.emit_at(zero, opened)?;
+        return Ok(zero);
+    }
+    eprintln!(
+        "ib-fetch: step {step} opens {:.3} s after its planned opening; this shard's share of it runs on its own time",
+        (log.now() - zero) as f64 / 1e9
+    );
+    log.emit(opened)
+}
+
 /// A round launched and not yet ended: what its `round_closed` says.
 struct OpenRound {
     round_id: String,
@@ -108,7 +147,7 @@ async fn run_step(
 ) -> Result<()> {
     let closed = plan_owner.spec.load.as_ref().is_some_and(|l| matches!(l.steps[step as usize], StepTarget::Users(_)));
     if closed {
-        run_closed_step(plan_owner, state, log, flushes, step, attempt).await
+        run_closed_step(plan_owner, state, log, pacer, flushes, step, attempt).await
     } else {
         run_open_step(plan_owner, state, log, pacer, flushes, step, attempt).await
     }
@@ -122,6 +161,7 @@ async fn run_closed_step(
     plan_owner: &Arc<Plan>,
     state: &Arc<LogState>,
     log: &Arc<EventLog>,
+    pacer: &mut Pacer,
     flushes: &mut Flushes,
     step: u32,
     attempt: u32,
@@ -150,7 +190,7 @@ async fn run_closed_step(
         }
     }
     let account = StepAccount::start(log);
-    let opened_t_ns = log.emit(Event::StepOpened(StepOpened { step, attempt, scheduled_requests: scheduled }))?;
+    let opened_t_ns = open_step(plan, log, pacer, step, attempt, scheduled).await?;
     let mut in_flight = futures_util::stream::FuturesUnordered::new();
     let (mut sent, mut peak) = (0u64, 0u64);
     for queue in queues.values_mut() {
@@ -202,7 +242,7 @@ async fn run_open_step(
     // The rounds are built ahead; the first is ready before the step opens.
     let mut next: Option<PreparedRound> = prepared.recv().await.transpose()?;
     let account = StepAccount::start(log);
-    let opened_t_ns = log.emit(Event::StepOpened(StepOpened { step, attempt, scheduled_requests: scheduled }))?;
+    let opened_t_ns = open_step(plan, log, pacer, step, attempt, scheduled).await?;
     let mut offsets = offsets.into_iter();
     let mut due = offsets.next().map(|o| opened_t_ns + o);
     let mut in_flight = futures_util::stream::FuturesUnordered::new();

@@ -284,6 +284,7 @@ pub fn log(source: &Source, origin: &Origin) -> (Vec<Envelope>, Counts) {
             host_sha256_16: source.lock.hostname_hash.clone().unwrap_or_default(),
             os: origin.os.clone(),
             arch: origin.arch.clone(),
+            shard: None,
             http_version: Some("1.1".to_string()),
         }),
     ));

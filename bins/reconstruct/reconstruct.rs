@@ -31,6 +31,7 @@ struct Attempt {
     terminal: Option<RequestTerminal>,
     /// The run-clock time of the terminal event.
     ended_t_ns: u64,
+    /// Where its `request_started` is in the log: its segment `<< 40 | seq` (see `collect`).
     first_seq: u64,
     /// Logged by `ib-import` from a reference record, which does not time the response head.
     imported: bool,
@@ -69,6 +70,8 @@ pub fn run(args: Args) -> Result<()> {
     let rules = args.rules.rules;
     let mut sorter = Sorter::new(&run);
     let execution = judge_log(&mut log, first, &schedule_sha256, rules, &mut sorter)?;
+    // A sharded log without one of its shards would give the others' responses as the run's.
+    log.checker().require_every_shard(&run.events_dir())?;
     for segment in log.segments() {
         inputs.insert(RunDir::segment_name(segment.number), segment.sha256.clone());
     }
@@ -348,7 +351,8 @@ fn read_log(
     let mut anchor_ns: i128 = 0;
     let mut first = first.map(Ok);
     while let Some(entry) = first.take().or_else(|| log.next()) {
-        let env = entry?.env;
+        let entry = entry?;
+        let (segment, env) = (entry.segment, entry.env);
         facts.observe(&env);
         if let Event::SegmentOpened(opened) = &env.event {
             if opened.schedule_sha256 != schedule_sha256 {
@@ -364,7 +368,7 @@ fn read_log(
             imported = opened.endpoint_mode == inferbench_contract::vocab::EndpointMode::Imported;
             anchor_ns = i128::from(opened.wall_clock_unix_ns) - i128::from(env.t_ns);
         }
-        if let Some(done) = collect(&mut open, env, imported, anchor_ns) {
+        if let Some(done) = collect(&mut open, segment, env, imported, anchor_ns) {
             if jobs.send(done).is_err() {
                 break;
             }
@@ -395,12 +399,14 @@ fn attempt<'a>(open: &'a mut Open, request_id: &str, number: u32) -> &'a mut Att
 
 /// Adds one line to its attempt; returns the attempt when the line ended it other than
 /// `interrupted` (an interrupted attempt is dropped: it is never scored).
-fn collect(open: &mut Open, env: Envelope, imported: bool, anchor_ns: i128) -> Option<Attempt> {
+fn collect(open: &mut Open, segment: u32, env: Envelope, imported: bool, anchor_ns: i128) -> Option<Attempt> {
     let (t, seq) = (env.t_ns, env.seq);
     match env.event {
         Event::RequestStarted(s) => {
             let a = attempt(open, &s.request_id, s.attempt);
-            a.first_seq = seq;
+            // Its place in the log: in segment order, then line order. An unsharded log's seq
+            // alone gives the same order; a sharded log's shards each count their own.
+            a.first_seq = (u64::from(segment) << 40) | seq;
             a.imported = imported;
             a.wall_anchor_ns = anchor_ns;
             a.started_at_us = ((anchor_ns + i128::from(t)) / 1000) as i64;

@@ -138,6 +138,7 @@ fn segment_opened(pipeline: &Pipeline, schedule: &[ScheduleRow], deadline_ns: u6
         host_sha256_16: inferbench_contract::canonical::sha256_hex(b"ib-synth")[..16].to_string(),
         os: std::env::consts::OS.to_string(),
         arch: std::env::consts::ARCH.to_string(),
+        shard: None,
     })
 }
 

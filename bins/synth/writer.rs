@@ -118,6 +118,7 @@ mod tests {
                 host_sha256_16: "h".into(),
                 os: "linux".into(),
                 arch: "x86_64".into(),
+                shard: None,
             }),
         )
         .unwrap();

@@ -55,19 +55,29 @@ impl Follower {
     /// `each` with its segment number, in log order.
     pub fn poll(&mut self, mut each: impl FnMut(u32, Envelope) -> Result<()>) -> Result<()> {
         let listed = self.run.segments().map_err(|e| Error::unreadable(self.run.events_dir(), e))?;
-        for (known, found) in self.segments.iter().zip(listed.iter().map(|(n, _)| *n).chain(std::iter::repeat(0))) {
-            if known.number != found {
-                return Err(Error::bad(format!(
-                    "{}: disappeared while the log was being read (the log is append-only)",
-                    known.path.display()
-                )));
+        let numbers: std::collections::BTreeSet<u32> = listed.iter().map(|(n, _)| *n).collect();
+        if let Some(gone) = self.segments.iter().find(|known| !numbers.contains(&known.number)) {
+            return Err(Error::bad(format!(
+                "{}: disappeared while the log was being read (the log is append-only)",
+                gone.path.display()
+            )));
+        }
+        // New segments, in number order, each taken (and checked to follow its shard's last)
+        // just before it is read: a sharded log's shards add theirs side by side, so a new one
+        // may come before one already followed, and which shard a number is is known once the
+        // log's first segment_opened is read.
+        let known = self.segments.len();
+        let followed: std::collections::BTreeSet<u32> = self.segments.iter().map(|s| s.number).collect();
+        let mut fresh = listed.into_iter().filter(|(n, _)| !followed.contains(n));
+        let mut at = 0;
+        loop {
+            if at >= known {
+                let Some((number, path)) = fresh.next() else { break };
+                self.checker.segment(number, &path)?;
+                self.segments.push(Followed { number, path, offset: 0, lines: 0, torn: 0, finished: false });
             }
-        }
-        for (number, path) in listed.into_iter().skip(self.segments.len()) {
-            self.checker.segment(number, &path)?;
-            self.segments.push(Followed { number, path, offset: 0, lines: 0, torn: 0, finished: false });
-        }
-        for segment in &mut self.segments {
+            let segment = &mut self.segments[at];
+            at += 1;
             if segment.finished {
                 continue;
             }

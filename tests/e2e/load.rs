@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Two simulated providers of the e2e fixtures that answer every request.
-const TABLE: &str = r#"providers:
+pub const TABLE: &str = r#"providers:
   - name: steady
     endpoint: https://steady.example/v1/chat/completions
     auth: {kind: bearer, env: STEADY_KEY}
@@ -27,7 +27,7 @@ const TABLE: &str = r#"providers:
 "#;
 
 /// The bundled spec with its execution plan replaced by `load` (YAML, indented by two).
-fn load_workspace(load: &str) -> Workspace {
+pub fn load_workspace(load: &str) -> Workspace {
     let load = load.to_string();
     Workspace::with_table(TABLE, "sim-profiles.yaml", move |spec| {
         let start = spec.find("execution_plan:\n").expect("the bundled spec has an execution plan");
@@ -36,11 +36,11 @@ fn load_workspace(load: &str) -> Workspace {
     })
 }
 
-fn table<T: Table>(path: &Path) -> Vec<T> {
+pub fn table<T: Table>(path: &Path) -> Vec<T> {
     parquet_io::read::<T>(path).unwrap().rows
 }
 
-fn metrics(run: &Path) -> MetricsDocument {
+pub fn metrics(run: &Path) -> MetricsDocument {
     serde_json::from_slice(&std::fs::read(run.join("metrics.json")).unwrap()).unwrap()
 }
 

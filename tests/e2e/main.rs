@@ -19,6 +19,7 @@ mod pipeline;
 mod reference;
 mod resume;
 mod search;
+mod shards;
 mod support;
 mod synth;
 mod tidy;

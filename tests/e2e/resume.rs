@@ -22,7 +22,7 @@ fn events(run: &Path) -> Vec<Envelope> {
 }
 
 /// True once a round has closed and a later request is in flight.
-fn mid_run(run: &Path) -> bool {
+pub fn mid_run(run: &Path) -> bool {
     let Ok(segments) = inferbench_store::run::RunDir::new(run).segments() else { return false };
     let Some((_, path)) = segments.first() else { return false };
     let Ok(log) = jsonl::read::<Envelope>(path) else { return false };

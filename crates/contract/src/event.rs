@@ -192,6 +192,11 @@ pub struct SegmentOpened {
     pub host_sha256_16: String,
     pub os: String,
     pub arch: String,
+    /// The shard this segment's fetch sent (`ib-fetch --shard i/N`): its place, its share and
+    /// the run clock's origin every shard was given. Absent in an unsharded fetch, whose lines
+    /// are then exactly what they were before shards existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::ShardOpened>,
 }
 
 /// The round's shared barrier opened.

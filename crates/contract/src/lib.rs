@@ -12,7 +12,7 @@
 //! - [`tables`]: the rows of every Parquet table, and the [`tables::Table`] trait that names one.
 //! - [`documents`]: `metrics.json` and `comparisons.json`; [`manifest`]: `manifest.json`;
 //!   [`lock`]: `lock.json`; [`seal`]: `events/seal.json`; [`provenance`]: what a derived
-//!   file records of its inputs.
+//!   file records of its inputs; [`shard`]: how `ib-fetch --shard i/N` shares a run out.
 //! - [`metrics`]: the metric catalogue: every reported metric's name, unit, direction,
 //!   percentiles and label.
 //! - [`vocab`]: the enums of every outcome, classification and family value the files hold.
@@ -34,6 +34,7 @@ pub mod manifest;
 pub mod metrics;
 pub mod provenance;
 pub mod seal;
+pub mod shard;
 pub mod tables;
 #[cfg(any(test, feature = "testutil"))]
 pub mod testutil;

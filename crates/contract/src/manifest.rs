@@ -75,6 +75,9 @@ pub struct StepFacts {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SegmentFacts {
     pub segment: u32,
+    /// The shard whose fetch wrote it (`ib-fetch --shard i/N`); absent when unsharded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Shard>,
     /// UTC time the segment opened, `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     pub opened_at: String,
     pub code_version: String,

@@ -27,12 +27,26 @@ pub fn segment_opened(segment: u32) -> SegmentOpened {
         host_sha256_16: "h".into(),
         os: "linux".into(),
         arch: "x86_64".into(),
+        shard: None,
     }
 }
 
 /// [`segment_opened`] as an event.
 pub fn opened(segment: u32) -> Event {
     Event::SegmentOpened(segment_opened(segment))
+}
+
+/// [`segment_opened`] of segment `segment` as shard `index` of `count` (of one request each,
+/// shared by round, from an origin one second before [`segment_opened`]'s wall clock).
+pub fn shard_opened(segment: u32, index: u32, count: u32) -> Event {
+    let shard = crate::shard::ShardOpened {
+        index,
+        count,
+        unit: crate::shard::ShareUnit::Round,
+        requests: 1,
+        origin_unix_ns: 1_699_999_999_000_000_000,
+    };
+    Event::SegmentOpened(SegmentOpened { shard: Some(shard), ..segment_opened(segment) })
 }
 
 /// The envelope of `event` as line `seq` of run [`RUN_ID`], `seq` milliseconds into the run.

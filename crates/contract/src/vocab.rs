@@ -305,6 +305,18 @@ string_enum! {
 }
 
 string_enum! {
+    /// What `ib-fetch --shard i/N` shares a run's schedule out by (`crate::shard`).
+    ShareUnit {
+        /// The provider's position in the lock's provider list (the launch order).
+        Provider => "provider",
+        /// The round: a load step's arrival, the same item for every provider.
+        Round => "round",
+        /// A closed-loop load step's user.
+        User => "user",
+    }
+}
+
+string_enum! {
     /// How a fetch segment ended: `segment_closed.status`.
     SegmentStatus {
         /// Every scheduled request is terminal.

@@ -12,6 +12,7 @@
 use crate::inventory::Inventory;
 use crate::run::RunDir;
 use inferbench_contract::event::{Envelope, Event};
+use inferbench_contract::shard::{Shard, ShardOpened};
 use inferbench_contract::{Error, Result, FORMAT_VERSION};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -149,6 +150,11 @@ impl LogReader {
     /// The segments read to their end so far (all of them once the iterator is exhausted).
     pub fn segments(&self) -> &[SegmentRead] {
         &self.done
+    }
+
+    /// The checks made so far; after the last line, the log's sharding and any shard missing.
+    pub fn checker(&self) -> &Checker {
+        &self.checker
     }
 
     /// The segment being read, if any.
@@ -576,26 +582,130 @@ pub struct Segment {
 /// The checks every reader of the log applies, segment by segment and line by line, so that
 /// [`read`] (the whole log at once) and a reader following a live log (`ib-watch`) refuse
 /// exactly the same logs with the same messages.
+///
+/// A sharded log (`ib-fetch --shard i/N`) is N logs in one directory, each checked as an
+/// unsharded log is: shard `i` writes segments `i + 1`, `i + 1 + N`, … (no gap among them),
+/// numbers its own lines from 0 without a gap or a repeat, and opens each segment with its own
+/// `segment_opened`, which names the shard. Every shard must name the same N, share unit and
+/// run-clock origin, and a log is either sharded or not, never both. Whether a shard is
+/// missing altogether is for the reader to ask ([`Checker::missing_shards`]): while a run is
+/// fetched, a shard may not have begun.
 #[derive(Debug, Clone)]
 pub struct Checker {
     run_id: String,
+    /// Lines checked, in every shard.
+    lines: u64,
+    /// An unsharded log's next `seq`.
     next_seq: u64,
+    /// The next segment of an unsharded log (or of one whose sharding is not known yet).
     next_segment: u32,
+    sharding: Sharding,
+    /// Segments taken before any `segment_opened` said whether the log is sharded, checked once
+    /// one does (a sharded log's first segment here need not be segment 1).
+    deferred: Vec<(u32, PathBuf)>,
+}
+
+/// What the log's `segment_opened` lines have said of its shards so far.
+#[derive(Debug, Clone)]
+enum Sharding {
+    /// No `segment_opened` read yet.
+    Unknown,
+    Unsharded,
+    Sharded {
+        first: ShardOpened,
+        shards: std::collections::BTreeMap<u32, ShardRead>,
+    },
+}
+
+/// One shard of a sharded log, as checked so far.
+#[derive(Debug, Clone, Default)]
+struct ShardRead {
+    next_seq: u64,
+    last_segment: Option<u32>,
 }
 
 impl Checker {
     /// A checker for the log of the run whose lock names it `run_id`.
     pub fn new(run_id: &str) -> Checker {
-        Checker { run_id: run_id.to_string(), next_seq: 0, next_segment: 1 }
+        Checker {
+            run_id: run_id.to_string(),
+            lines: 0,
+            next_seq: 0,
+            next_segment: 1,
+            sharding: Sharding::Unknown,
+            deferred: Vec::new(),
+        }
     }
 
-    /// The `seq` the next line must carry.
+    /// Lines checked so far: in an unsharded log, the `seq` the next line must carry.
     pub fn next_seq(&self) -> u64 {
-        self.next_seq
+        self.lines
+    }
+
+    /// The log's shard count, once a `segment_opened` named one; `None` while unsharded.
+    pub fn shard_count(&self) -> Option<u32> {
+        match &self.sharding {
+            Sharding::Sharded { first, .. } => Some(first.count),
+            _ => None,
+        }
+    }
+
+    /// The shards of a sharded log with no segment read: a shard that never ran, or whose files
+    /// were not brought into this run's `events/`.
+    pub fn missing_shards(&self) -> Vec<Shard> {
+        match &self.sharding {
+            Sharding::Sharded { first, shards } => (0..first.count)
+                .filter(|i| shards.get(i).is_none_or(|s| s.last_segment.is_none()))
+                .map(|index| Shard { index, count: first.count })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// [`Checker::missing_shards`] as an error naming them, for a reader that needs the whole log.
+    pub fn require_every_shard(&self, events: &Path) -> Result<()> {
+        let missing = self.missing_shards();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<String> =
+            missing.iter().map(|s| format!("shard {s} (segments {}, {}, …)", s.segment(1), s.segment(2))).collect();
+        Err(Error::bad(format!(
+            "{}: the log has no segment of {}: a shard that has not run, or whose events/ files were not copied here",
+            events.display(),
+            names.join(", ")
+        )))
     }
 
     /// Segment file `number` (at `path`) follows the segments checked so far.
     pub fn segment(&mut self, number: u32, path: &Path) -> Result<()> {
+        if let Sharding::Unknown = self.sharding {
+            self.deferred.push((number, path.to_path_buf()));
+            return Ok(());
+        }
+        self.take_segment(number, path)
+    }
+
+    fn take_segment(&mut self, number: u32, path: &Path) -> Result<()> {
+        if let Sharding::Sharded { first, shards } = &mut self.sharding {
+            let shard = Shard::of_segment(number, first.count);
+            let read = shards.entry(shard.index).or_default();
+            let expected = shard.next_segment(read.last_segment);
+            if number != expected {
+                return Err(Error::bad(match read.last_segment {
+                    Some(last) => format!(
+                        "{}: segment {number} of shard {shard} follows its segment {last}; segment {expected} is missing",
+                        path.display()
+                    ),
+                    None => format!(
+                        "{}: segment {number} is shard {shard}'s first; its segment {expected} is missing",
+                        path.display()
+                    ),
+                }));
+            }
+            read.last_segment = Some(number);
+            return Ok(());
+        }
         if number != self.next_segment {
             return Err(Error::bad(format!(
                 "{}: segment {number} follows segment {}; a segment file is missing",
@@ -621,14 +731,20 @@ impl Checker {
                 self.run_id
             )));
         }
-        if env.seq != self.next_seq {
-            let what = if env.seq < self.next_seq { "a repeated or duplicated line" } else { "lines are missing" };
-            return Err(Error::bad(format!(
-                "{}: seq: {} where {} was expected ({what})",
-                at(),
-                env.seq,
-                self.next_seq
-            )));
+        if let (Event::SegmentOpened(s), 1) = (&env.event, line) {
+            if s.segment == number {
+                self.sharding(path, number, line, s.shard.as_ref())?;
+            }
+        }
+        let next_seq = match &mut self.sharding {
+            Sharding::Sharded { first, shards } => {
+                &mut shards.entry(Shard::of_segment(number, first.count).index).or_default().next_seq
+            }
+            _ => &mut self.next_seq,
+        };
+        if env.seq != *next_seq {
+            let what = if env.seq < *next_seq { "a repeated or duplicated line" } else { "lines are missing" };
+            return Err(Error::bad(format!("{}: seq: {} where {} was expected ({what})", at(), env.seq, *next_seq)));
         }
         match (&env.event, line) {
             (Event::SegmentOpened(s), 1) if s.segment == number => {}
@@ -638,7 +754,62 @@ impl Checker {
             }
             _ => {}
         }
-        self.next_seq += 1;
+        *next_seq += 1;
+        self.lines += 1;
+        Ok(())
+    }
+
+    /// Takes what segment `number`'s `segment_opened` says of its shard: the log's sharding,
+    /// once known, must stay the same, and the segment must be its shard's by its number.
+    fn sharding(&mut self, path: &Path, number: u32, line: usize, shard: Option<&ShardOpened>) -> Result<()> {
+        let at = || format!("{}:{line}", path.display());
+        let mixed = || {
+            Error::bad(format!(
+                "{}: shard: a log is fetched either whole or by shards (ib-fetch --shard), never both; this segment \
+                 is {}, the ones before it are not",
+                at(),
+                if shard.is_some() { "a shard's" } else { "unsharded" }
+            ))
+        };
+        match (&mut self.sharding, shard) {
+            (Sharding::Unknown, None) => self.sharding = Sharding::Unsharded,
+            (Sharding::Unknown, Some(opened)) => {
+                self.sharding = Sharding::Sharded { first: opened.clone(), shards: Default::default() }
+            }
+            (Sharding::Unsharded, None) => {}
+            (Sharding::Unsharded, Some(_)) | (Sharding::Sharded { .. }, None) => return Err(mixed()),
+            (Sharding::Sharded { first, .. }, Some(opened)) => {
+                if (opened.count, opened.unit, opened.origin_unix_ns) != (first.count, first.unit, first.origin_unix_ns)
+                {
+                    return Err(Error::bad(format!(
+                        "{}: shard: shard {} was started as one of {} shards by {:?} from origin {} ns, the log's first \
+                         shard as one of {} by {:?} from {} ns; every shard of a run is given the same --shard N and \
+                         --start-at",
+                        at(),
+                        opened.shard(),
+                        opened.count,
+                        opened.unit,
+                        opened.origin_unix_ns,
+                        first.count,
+                        first.unit,
+                        first.origin_unix_ns
+                    )));
+                }
+            }
+        }
+        for (number, path) in std::mem::take(&mut self.deferred) {
+            self.take_segment(number, &path)?;
+        }
+        if let (Sharding::Sharded { first, .. }, Some(opened)) = (&self.sharding, shard) {
+            let by_number = Shard::of_segment(number, first.count);
+            if by_number != opened.shard() {
+                return Err(Error::bad(format!(
+                    "{}: shard: segment {number} is shard {by_number}'s by its number, but it names shard {}",
+                    at(),
+                    opened.shard()
+                )));
+            }
+        }
         Ok(())
     }
 }
@@ -764,6 +935,62 @@ mod tests {
                 .collect();
             assert_eq!(block, alone, "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_sharded_log_reads_as_one_each_shard_checked_as_a_log_of_its_own() {
+        use inferbench_contract::testutil::shard_opened;
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        // Shard 0 wrote segments 1 and 3 (it was resumed), shard 1 segment 2; each counts its
+        // own lines from 0.
+        write(&run, 1, &[("run-a", 0, shard_opened(1, 0, 2)), ("run-a", 1, closed())]);
+        write(&run, 2, &[("run-a", 0, shard_opened(2, 1, 2)), ("run-a", 1, closed()), ("run-a", 2, closed())]);
+        write(&run, 3, &[("run-a", 2, shard_opened(3, 0, 2))]);
+        let mut reader = LogReader::open(&run, "run-a").unwrap();
+        let lines: Vec<(u32, u64)> = reader.by_ref().map(|e| e.map(|e| (e.segment, e.env.seq)).unwrap()).collect();
+        assert_eq!(lines, [(1, 0), (1, 1), (2, 0), (2, 1), (2, 2), (3, 2)], "segment by segment, in number order");
+        assert_eq!(reader.checker().shard_count(), Some(2));
+        assert!(reader.checker().missing_shards().is_empty());
+        assert_eq!(reader.checker().next_seq(), 6, "lines checked in every shard");
+
+        // A gap in one shard's lines, or in its segments, is that shard's.
+        write(&run, 3, &[("run-a", 4, closed())]);
+        let err = read_err(&run);
+        assert!(err.ends_with("0003.jsonl:2: seq: 4 where 3 was expected (lines are missing)"), "{err}");
+        std::fs::remove_file(run.segment(3)).unwrap();
+        write(&run, 5, &[("run-a", 2, shard_opened(5, 0, 2))]);
+        let err = read_err(&run);
+        assert!(err.contains("segment 5 of shard 0/2 follows its segment 1; segment 3 is missing"), "{err}");
+        std::fs::remove_file(run.segment(5)).unwrap();
+
+        // A segment that names another shard than its number's, another N, or no shard.
+        write(&run, 3, &[("run-a", 3, shard_opened(3, 1, 2))]);
+        assert!(read_err(&run).contains("segment 3 is shard 0/2's by its number, but it names shard 1/2"));
+        std::fs::remove_file(run.segment(3)).unwrap();
+        write(&run, 3, &[("run-a", 2, shard_opened(3, 0, 3))]);
+        assert!(read_err(&run).contains("every shard of a run is given the same --shard N and --start-at"));
+        std::fs::remove_file(run.segment(3)).unwrap();
+        write(&run, 3, &[("run-a", 2, opened(3))]);
+        assert!(read_err(&run).contains("a log is fetched either whole or by shards"));
+        std::fs::remove_file(run.segment(3)).unwrap();
+
+        // A shard none of whose segments is here is named by whoever needs the whole log.
+        std::fs::remove_file(run.segment(2)).unwrap();
+        let mut reader = LogReader::open(&run, "run-a").unwrap();
+        assert_eq!(reader.by_ref().count(), 2);
+        assert_eq!(reader.checker().missing_shards(), [Shard { index: 1, count: 2 }]);
+        let err = reader.checker().require_every_shard(&run.events_dir()).unwrap_err().to_string();
+        assert!(err.contains("no segment of shard 1/2 (segments 2, 4, …)"), "{err}");
+    }
+
+    #[test]
+    fn an_unsharded_segment_after_shards_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        write(&run, 1, &[("run-a", 0, opened(1))]);
+        write(&run, 2, &[("run-a", 0, inferbench_contract::testutil::shard_opened(2, 1, 2))]);
+        assert!(read_err(&run).contains("0002.jsonl:1: shard: a log is fetched either whole or by shards"));
     }
 
     #[test]

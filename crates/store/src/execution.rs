@@ -11,6 +11,7 @@ use crate::run::RunDir;
 use inferbench_contract::civil;
 use inferbench_contract::event::{Envelope, Event};
 use inferbench_contract::manifest::{Execution, Period, SegmentFacts, StepFacts};
+use inferbench_contract::vocab::StepStatus;
 use inferbench_contract::Result;
 
 /// The key of `responses.parquet`'s metadata that holds the [`Execution`] facts as JSON.
@@ -27,7 +28,11 @@ pub struct Facts {
     last_t_ns: u64,
     resumed_rounds: u64,
     resent_attempts: u64,
-    steps: Vec<StepFacts>,
+    /// Each run of a step, with the shard whose segment it was logged in.
+    steps: Vec<(Option<u32>, StepFacts)>,
+    /// The shard of the segment being read (lines come a segment at a time, each opening with
+    /// its `segment_opened`).
+    shard: Option<u32>,
 }
 
 impl Facts {
@@ -36,9 +41,16 @@ impl Facts {
         self.last_t_ns = self.last_t_ns.max(env.t_ns);
         match &env.event {
             Event::SegmentOpened(s) => {
-                self.anchor_ns.get_or_insert(s.wall_clock_unix_ns - env.t_ns.min(s.wall_clock_unix_ns));
+                // Every shard counts its `t_ns` from the origin all of them were given.
+                let anchor = match &s.shard {
+                    Some(shard) => shard.origin_unix_ns,
+                    None => s.wall_clock_unix_ns - env.t_ns.min(s.wall_clock_unix_ns),
+                };
+                self.anchor_ns.get_or_insert(anchor);
+                self.shard = s.shard.as_ref().map(|shard| shard.index);
                 self.segments.push(SegmentFacts {
                     segment: s.segment,
+                    shard: s.shard.as_ref().map(|shard| shard.shard()),
                     opened_at: civil::utc_millis(s.wall_clock_unix_ns),
                     code_version: s.code_version.clone(),
                     endpoint_mode: s.endpoint_mode.clone(),
@@ -49,20 +61,29 @@ impl Facts {
                     arch: s.arch.clone(),
                 });
             }
-            Event::StepOpened(s) => self.steps.push(StepFacts {
-                step: s.step,
-                attempt: s.attempt,
-                opened_t_ns: env.t_ns,
-                closed_t_ns: None,
-                status: None,
-                scheduled_requests: s.scheduled_requests,
-                requests_sent: 0,
-                peak_in_flight: 0,
-                cpu_ns: None,
-                client_resource_errors: 0,
-            }),
+            Event::StepOpened(s) => self.steps.push((
+                self.shard,
+                StepFacts {
+                    step: s.step,
+                    attempt: s.attempt,
+                    opened_t_ns: env.t_ns,
+                    closed_t_ns: None,
+                    status: None,
+                    scheduled_requests: s.scheduled_requests,
+                    requests_sent: 0,
+                    peak_in_flight: 0,
+                    cpu_ns: None,
+                    client_resource_errors: 0,
+                },
+            )),
             Event::StepClosed(c) => {
-                let run = self.steps.iter_mut().rev().find(|s| s.step == c.step && s.attempt == c.attempt);
+                let shard = self.shard;
+                let run = self
+                    .steps
+                    .iter_mut()
+                    .rev()
+                    .find(|(sh, s)| *sh == shard && s.step == c.step && s.attempt == c.attempt)
+                    .map(|(_, run)| run);
                 if let Some(run) = run {
                     run.closed_t_ns = Some(env.t_ns);
                     run.status = Some(c.status);
@@ -88,9 +109,46 @@ impl Facts {
             clock: CLOCK.to_string(),
             resumed_rounds: self.resumed_rounds,
             resent_attempts: self.resent_attempts,
-            steps: self.steps,
+            steps: combine_shards(self.steps),
         }
     }
+}
+
+/// The step runs of the log: as logged when it is unsharded; when sharded, one run per step,
+/// each shard's last run of it combined (the shards open a step at the same planned instant
+/// and send their shares of it side by side, so together they are one run of it): opened at
+/// the earliest opening, closed at the latest closing (open while any shard's is), complete
+/// when every shard's is, its counts and CPU time summed, its peak in flight the sum of the
+/// shards' peaks (a bound: they need not have coincided).
+fn combine_shards(runs: Vec<(Option<u32>, StepFacts)>) -> Vec<StepFacts> {
+    if runs.iter().all(|(shard, _)| shard.is_none()) {
+        return runs.into_iter().map(|(_, run)| run).collect();
+    }
+    let mut last: std::collections::BTreeMap<(u32, Option<u32>), StepFacts> = Default::default();
+    for (shard, run) in runs {
+        last.insert((run.step, shard), run);
+    }
+    let mut steps: Vec<StepFacts> = Vec::new();
+    for ((step, _), run) in last {
+        match steps.last_mut().filter(|s| s.step == step) {
+            None => steps.push(run),
+            Some(all) => {
+                all.attempt = all.attempt.max(run.attempt);
+                all.opened_t_ns = all.opened_t_ns.min(run.opened_t_ns);
+                all.closed_t_ns = all.closed_t_ns.zip(run.closed_t_ns).map(|(a, b)| a.max(b));
+                all.status = match (all.status, run.status) {
+                    (Some(StepStatus::Complete), other) => other,
+                    (status, _) => status,
+                };
+                all.scheduled_requests += run.scheduled_requests;
+                all.requests_sent += run.requests_sent;
+                all.peak_in_flight += run.peak_in_flight;
+                all.cpu_ns = all.cpu_ns.zip(run.cpu_ns).map(|(a, b)| a + b);
+                all.client_resource_errors += run.client_resource_errors;
+            }
+        }
+    }
+    steps
 }
 
 /// The facts of `run`'s whole log (whose lock names it `run_id`), read and checked line by

@@ -5,7 +5,8 @@
 //! derived file records what it was derived from ([`provenance`]). The raw event log is
 //! appended by `ib-fetch`, listed and hashed ([`inventory`]), read back whole or a block at a
 //! time ([`event_log`]), and sealed into zstd segments and the `events.parquet` table
-//! ([`sealed`], [`events_table`]); [`execution`] reads what a fetch recorded of itself. The
+//! ([`sealed`], [`events_table`]); [`execution`] reads what a fetch recorded of itself, and
+//! [`shards`] where each shard of a sharded fetch stands. The
 //! store stands on the contract, the judge (the events table holds each chunk's parsed
 //! fields) and the inputs (a lock binds them); it never touches the network.
 
@@ -22,6 +23,7 @@ pub mod pipeline;
 pub mod provenance;
 pub mod run;
 pub mod sealed;
+pub mod shards;
 pub mod table_lines;
 #[cfg(any(test, feature = "testutil"))]
 pub mod testutil;

@@ -186,7 +186,7 @@ pub const WRITER_LOCK: &str = ".writer.lock";
 /// `ib-fetch` on one run would send every request twice and corrupt the log).
 #[derive(Debug)]
 pub struct WriterLock {
-    _file: std::fs::File,
+    _files: Vec<std::fs::File>,
 }
 
 /// Who holds a writer lock, as its holder recorded it.
@@ -236,7 +236,64 @@ impl RunDir {
         let written = file.set_len(0).and_then(|()| file.rewind()).and_then(|()| file.write_all(&record));
         written.map_err(|e| inferbench_contract::Error::io(&path, e))?;
         crate::atomic::recover(&self.root)?;
-        Ok(WriterLock { _file: file })
+        Ok(WriterLock { _files: vec![file] })
+    }
+
+    /// The right of one shard's fetch (`ib-fetch --shard i/N`) to append its segments: the
+    /// run's writer lock shared with the other shards, so that no other stage writes the run
+    /// while any shard fetches (each takes it exclusively), and the shard's own lock
+    /// (`.writer-shard-<i>.lock`) exclusively, so that each shard has one process. A shard only
+    /// appends to its own segment files, so it finishes no other writer's commit: whoever
+    /// takes the run's lock exclusively next does.
+    pub fn lock_shard_for_writing(
+        &self,
+        program: &str,
+        shard: inferbench_contract::shard::Shard,
+    ) -> inferbench_contract::Result<WriterLock> {
+        use std::io::{Seek, Write};
+        let open = |path: &Path| {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)
+                .map_err(|e| inferbench_contract::Error::io(path, e))
+        };
+        let path = self.root.join(WRITER_LOCK);
+        let run = open(&path)?;
+        match run.try_lock_shared() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(inferbench_contract::Error::Busy(format!(
+                    "{}: another stage is writing this run; {program} (shard {shard}) wrote nothing. Wait for it to \
+                     finish, or stop it and rerun",
+                    self.root.display()
+                )))
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(inferbench_contract::Error::io(&path, e)),
+        }
+        let path = self.root.join(format!(".writer-shard-{}.lock", shard.index));
+        let mut own = open(&path)?;
+        match own.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(inferbench_contract::Error::Busy(format!(
+                    "{}: another process is fetching shard {shard} of this run; {program} wrote nothing",
+                    self.root.display()
+                )))
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(inferbench_contract::Error::io(&path, e)),
+        }
+        let since_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        let holder = Holder { program: format!("{program} --shard {shard}"), pid: std::process::id(), since_unix_ms };
+        let record = serde_json::to_vec(&holder).unwrap_or_default();
+        let written = own.set_len(0).and_then(|()| own.rewind()).and_then(|()| own.write_all(&record));
+        written.map_err(|e| inferbench_contract::Error::io(&path, e))?;
+        Ok(WriterLock { _files: vec![run, own] })
     }
 }
 
@@ -316,6 +373,24 @@ mod tests {
         assert!(text.contains(&format!("ib-fetch (pid {}) is writing this run", std::process::id())), "{text}");
         drop(first);
         run.lock_for_writing("ib-reconstruct").unwrap();
+    }
+
+    #[test]
+    fn shards_write_side_by_side_and_no_other_writer_with_them() {
+        use inferbench_contract::shard::Shard;
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir::new(dir.path());
+        let first = run.lock_shard_for_writing("ib-fetch", Shard { index: 0, count: 2 }).unwrap();
+        let second = run.lock_shard_for_writing("ib-fetch", Shard { index: 1, count: 2 }).unwrap();
+        let again = run.lock_shard_for_writing("ib-fetch", Shard { index: 1, count: 2 }).unwrap_err();
+        assert!(again.to_string().contains("another process is fetching shard 1/2"), "{again}");
+        let other = run.lock_for_writing("ib-reconstruct").unwrap_err();
+        assert!(matches!(other, inferbench_contract::Error::Busy(_)), "{other}");
+        drop((first, second));
+        let whole = run.lock_for_writing("ib-fetch").unwrap();
+        let shard = run.lock_shard_for_writing("ib-fetch", Shard { index: 0, count: 2 }).unwrap_err();
+        assert!(shard.to_string().contains("another stage is writing this run"), "{shard}");
+        drop(whole);
     }
 
     #[test]
