@@ -12,10 +12,10 @@ mod group;
 mod inputs;
 mod join;
 mod load;
-mod timeline;
 mod metrics;
 mod output;
 mod pooled;
+mod timeline;
 
 use clap::Parser;
 use std::process::ExitCode;

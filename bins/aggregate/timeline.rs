@@ -5,8 +5,11 @@ use inferbench_contract::documents::StepTimeline;
 use inferbench_contract::vocab::Outcome;
 
 /// The bin lengths a timeline may take, s: the shortest that leaves at most [`MAX_BINS`].
-const BIN_SECONDS: &[f64] = &[0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0];
-pub const MAX_BINS: usize = 120;
+const BIN_SECONDS: &[f64] =
+    &[0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0];
+/// Few enough that a bin holds several requests at the rates a step is likely to run at (a
+/// finer bin shows the arrivals' spacing, not the step's course), enough to see it change.
+pub const MAX_BINS: usize = 40;
 
 /// The timeline of one step from `opened_t_ns` (its `step_opened`, or its first send),
 /// over the step's requests.
@@ -18,7 +21,7 @@ pub fn timeline(step: u32, opened_t_ns: i64, requests: &[&LoadFacts]) -> StepTim
         .copied()
         .find(|b| (span / b).floor() as usize + 1 <= MAX_BINS)
         .unwrap_or(*BIN_SECONDS.last().unwrap_or(&3600.0));
-    // Past 120 hours the last bin holds the rest.
+    // Past 40 hours the last bin holds the rest.
     let bins = ((span / bin_seconds).floor() as usize + 1).min(MAX_BINS);
     let bin_ns = (bin_seconds * 1e9).round() as i64;
     let bin_of = |t: i64| (((t - opened_t_ns).max(0) / bin_ns) as usize).min(bins - 1);
@@ -102,7 +105,7 @@ mod tests {
         ];
         let refs: Vec<&LoadFacts> = rs.iter().collect();
         let t = timeline(3, 1_000_000_000, &refs);
-        assert_eq!((t.step, t.bin_seconds, t.sent.len()), (3, 0.1, 26));
+        assert_eq!((t.step, t.bin_seconds, t.sent.len()), (3, 0.1, 26), "26 bins of 0.1 s fit in 40");
         assert_eq!(&t.sent[..3], [2, 1, 1]);
         assert_eq!((t.failed[1], t.completed[2], t.completed[3], t.completed[25]), (1, 1, 1, 1));
         assert_eq!(&t.in_flight[..4], [2, 3, 2, 1], "the end at 1.25 s comes before the send at 1.25 s");
@@ -116,7 +119,7 @@ mod tests {
         let rs = [request(0, 10, Outcome::Completed), request(3_599_000, 3_600_000, Outcome::Completed)];
         let refs: Vec<&LoadFacts> = rs.iter().collect();
         let t = timeline(0, 0, &refs);
-        assert_eq!(t.bin_seconds, 60.0, "an hour in minutes");
+        assert_eq!(t.bin_seconds, 120.0, "an hour in two-minute bins: minutes would be 61");
         assert!(t.sent.len() <= MAX_BINS);
         let empty = timeline(1, 5, &[]);
         assert_eq!((empty.sent, empty.in_flight), (vec![0], vec![0]));

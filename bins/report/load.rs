@@ -166,7 +166,52 @@ pub fn section(load: &LoadMetrics) -> Vec<String> {
         ]);
     }
     out.extend(table.lines());
+    out.extend(over_time(load));
     out
+}
+
+/// The most rows a step's course over time takes in the report (report.html draws every bin).
+const TIME_ROWS: usize = 12;
+
+/// Each step's course: its timeline's bins merged into at most [`TIME_ROWS`] rows.
+fn over_time(load: &LoadMetrics) -> Vec<String> {
+    let mut out = vec![
+        String::new(),
+        "### Each step over time".to_string(),
+        String::new(),
+        "Every provider together, from the step's opening to its last request's end: requests sent, completed and \
+         failed per second, and the most in flight at once (metrics.json `load.timelines`, in finer bins; drawn in \
+         report.html)."
+            .to_string(),
+    ];
+    for line in &load.timelines {
+        let bins = line.sent.len();
+        let per_row = bins.div_ceil(TIME_ROWS).max(1);
+        let mut table = Table::new(&["Seconds", "Sent/s", "Completed/s", "Failed/s", "Most in flight"]);
+        for start in (0..bins).step_by(per_row) {
+            let end = (start + per_row).min(bins);
+            let span = (end - start) as f64 * line.bin_seconds;
+            let rate = |v: &[u64]| fixed(v[start..end].iter().sum::<u64>() as f64 / span, 2);
+            table.row(vec![
+                format!("{}–{}", trim(start as f64 * line.bin_seconds), trim(end as f64 * line.bin_seconds)),
+                rate(&line.sent),
+                rate(&line.completed),
+                rate(&line.failed),
+                line.in_flight[start..end].iter().max().copied().unwrap_or(0).to_string(),
+            ]);
+        }
+        out.push(String::new());
+        out.push(format!("Step {}:", line.step));
+        out.push(String::new());
+        out.extend(table.lines());
+    }
+    out
+}
+
+/// Seconds as short as they can be written exactly to a tenth.
+fn trim(seconds: f64) -> String {
+    let text = format!("{seconds:.1}");
+    text.strip_suffix(".0").map(str::to_string).unwrap_or(text)
 }
 
 /// The objectives in one sentence.

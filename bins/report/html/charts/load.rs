@@ -1,7 +1,8 @@
 //! A load run's view: each provider's E2E p50 and p99, measured from the intended send time,
 //! against the throughput it sustained, one line per provider through its steps (where the line
 //! turns up, the provider has passed its capacity); its goodput and accuracy against the rate
-//! offered; the client's send lag per step; and the table of every step's figures.
+//! offered; the client's send lag per step; each step's course over time (`load_timeline`);
+//! and the table of every step's figures.
 //! Every figure is `metrics.json`'s `load` section, marked with its pointer.
 use super::axes::{nice_max, Axes};
 use super::{colour, H, W};
@@ -27,10 +28,11 @@ pub fn load(page: &Page) -> Option<String> {
         seen
     };
     let charts = format!(
-        "{}{}{}",
+        "{}{}{}{}",
         chart(page, steps, &providers),
         goodput_chart(page, steps, &providers),
-        lag_chart(page, steps)
+        lag_chart(page, steps),
+        super::load_timeline::timelines(page)
     );
     let body = format!("{charts}{}", table(page, steps));
     Some(view(

@@ -14,6 +14,7 @@
 mod axes;
 mod distributions;
 mod load;
+mod load_timeline;
 mod outcomes;
 pub mod pairs;
 mod speed;

@@ -42,7 +42,7 @@ pub struct LoadMetrics {
 pub struct StepTimeline {
     pub step: u32,
     /// The bins' length, s: the shortest of 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300,
-    /// 600, 1800 and 3600 that gives the step at most 120 bins (beyond 120 hours, the last
+    /// 600, 1800 and 3600 that gives the step at most 40 bins (beyond 40 hours, the last
     /// bin holds the rest).
     pub bin_seconds: f64,
     /// Requests sent in each bin (`started_t_ns`).
