@@ -7,6 +7,8 @@
 //! - [`answer`]: the answer to a request, the gold rendered as the model writes it or a
 //!   plausible wrong answer of the same schema, and the reasoning, split into real o200k_base
 //!   tokens for streaming.
+//! - [`synthetic`]: text of an exact o200k_base length, a load workflow's synthetic prompts
+//!   and the simulated model's answers of a requested length.
 //! - [`rng`]: the one seeded generator (SplitMix64) every draw of these three tools comes
 //!   from, the stream key of a name, and the normal quantile function.
 //!
@@ -17,3 +19,4 @@
 pub mod answer;
 pub mod dataset;
 pub mod rng;
+pub mod synthetic;
