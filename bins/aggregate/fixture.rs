@@ -98,6 +98,8 @@ impl Req {
             step: None,
             intended_t_ns: 0,
             released_t_ns: None,
+            target_input_tokens: None,
+            target_output_tokens: None,
             answer_chunk_ms: Vec::new(),
             answer_chunk_tokens: Vec::new(),
         };
@@ -192,6 +194,9 @@ pub fn rows(reqs: &[Req]) -> Rows {
             step: None,
             intended_offset_ns: None,
             user: None,
+            target_input_tokens: None,
+            target_output_tokens: None,
+            prompt: None,
         })
         .collect();
     Rows {

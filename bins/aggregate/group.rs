@@ -76,6 +76,10 @@ pub fn compute(input: &GroupInput) -> GroupMetrics {
     let summaries = summaries(obs);
     let (usage, cost) = usage_and_cost(obs, input.price);
     let reasoning = emission(obs);
+    // Synthetic prompts are not scored: their success rate is not 0 but undefined, every
+    // response outside its denominator.
+    let scored = input.family != TaskFamily::Synthetic.as_str();
+    let success = if scored { rate_detail(correct, submitted, 0) } else { rate_detail(0, 0, submitted) };
     GroupMetrics {
         provider: input.provider.to_string(),
         task_family: input.family.to_string(),
@@ -86,8 +90,8 @@ pub fn compute(input: &GroupInput) -> GroupMetrics {
         failed_request_count: failed,
         invalid_result_count: count(Classification::InvalidResult),
         incorrect_result_count: count(Classification::IncorrectResult),
-        task_success_rate: rate(correct, submitted),
-        task_success_rate_detail: rate_detail(correct, submitted, 0),
+        task_success_rate: success.value,
+        task_success_rate_detail: success,
         failure_rate: rate(failed, submitted),
         failure_rate_detail: rate_detail(failed, submitted, 0),
         failures,
