@@ -99,8 +99,12 @@ run: bins
 # workflow for TARGET (an OpenAI-compatible base URL) serving MODEL into RUN/pipeline/, one
 # step of DURATION seconds per rate of RATES (requests per second; ARRIVALS poisson, constant
 # or gamma; MAX_TOKENS the answers' cap; TIMEOUT each request's deadline in seconds), and the
-# pipeline runs to its report. The API key is read from CREDENTIAL_ENV (IB_LOAD_API_KEY unless named); an
-# endpoint that needs none is sent the placeholder `unused`.
+# pipeline runs to its report. INPUT_TOKENS and OUTPUT_TOKENS (a number, or MIN-MAX drawn
+# uniformly) send synthetic prompts of that many o200k_base tokens asking for that many answer
+# tokens instead of the dataset's items; PREFIX_TOKENS makes the first tokens of every prompt
+# the same, and IGNORE_EOS=1 asks the server to answer to length (vLLM, SGLang). The API key
+# is read from CREDENTIAL_ENV (IB_LOAD_API_KEY unless named); an endpoint that needs none is
+# sent the placeholder `unused`.
 TARGET         ?=
 MODEL          ?=
 RATES          ?=
@@ -110,6 +114,10 @@ DURATION       ?= 30
 ARRIVALS       ?= poisson
 MAX_TOKENS     ?=
 TIMEOUT        ?=
+INPUT_TOKENS   ?=
+OUTPUT_TOKENS  ?=
+PREFIX_TOKENS  ?=
+IGNORE_EOS     ?=
 CREDENTIAL_ENV ?= IB_LOAD_API_KEY
 # A new load run goes beside the others of its workflow, named by the time RUN was named.
 ifeq ($(origin RUN),file)
@@ -121,7 +129,9 @@ load: bins
 	@[ -e '$(LOAD_RUN)/pipeline/spec.yaml' ] || $(BIN)/ib-load-spec --out '$(LOAD_RUN)/pipeline' --target '$(TARGET)' \
 	    --model '$(MODEL)' $(if $(RATES),--rates '$(RATES)') $(if $(CONCURRENCY),--concurrency '$(CONCURRENCY)' --requests-per-user '$(REQUESTS)') \
 	    --duration '$(DURATION)' --arrivals '$(ARRIVALS)' --credential-env '$(CREDENTIAL_ENV)' \
-	    $(if $(MAX_TOKENS),--max-completion-tokens '$(MAX_TOKENS)') $(if $(TIMEOUT),--timeout-seconds '$(TIMEOUT)')
+	    $(if $(MAX_TOKENS),--max-completion-tokens '$(MAX_TOKENS)') $(if $(TIMEOUT),--timeout-seconds '$(TIMEOUT)') \
+	    $(if $(INPUT_TOKENS),--input-tokens '$(INPUT_TOKENS)') $(if $(OUTPUT_TOKENS),--output-tokens '$(OUTPUT_TOKENS)') \
+	    $(if $(PREFIX_TOKENS),--prefix-tokens '$(PREFIX_TOKENS)') $(if $(IGNORE_EOS),--ignore-eos)
 	@$(CREDENTIAL_ENV)="$${$(CREDENTIAL_ENV):-unused}" $(MAKE) -f $(SELF) --no-print-directory run-files \
 	    RUN='$(LOAD_RUN)' SPEC='$(LOAD_RUN)/pipeline/spec.yaml' DATASET=data/micro-single-task PER_FAMILY=200 \
 	    ENDPOINTS=providers
