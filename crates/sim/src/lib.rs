@@ -1,6 +1,7 @@
 //! What the simulated model knows and says, shared by `ib-sim` (which serves it) and
-//! `ib-synth` (which writes the log a fetch against it would have written), and the seeded
-//! generator that they and `ib-data` draw from.
+//! `ib-synth` (which writes the log a fetch against it would have written), the seeded
+//! generator that they, `ib-data` and `ib-schedule` draw from, and the exact-length text of a
+//! load workflow's synthetic prompts.
 //!
 //! - [`dataset`]: the dataset, loaded and validated by the contract's loader, with each
 //!   item's gold in a typed form and a lookup by user prompt.
