@@ -101,8 +101,12 @@ run: bins
 # workflow for TARGET (an OpenAI-compatible base URL) serving MODEL into RUN/pipeline/, one
 # step of DURATION seconds per rate of RATES (requests per second; ARRIVALS poisson, constant
 # or gamma; MAX_TOKENS the answers' cap; TIMEOUT each request's deadline in seconds), and the
-# pipeline runs to its report. The API key is read from CREDENTIAL_ENV (IB_LOAD_API_KEY unless named); an
-# endpoint that needs none is sent the placeholder `unused`.
+# pipeline runs to its report. INPUT_TOKENS and OUTPUT_TOKENS (a number, or MIN-MAX drawn
+# uniformly) send synthetic prompts of that many o200k_base tokens asking for that many answer
+# tokens instead of the dataset's items; PREFIX_TOKENS makes the first tokens of every prompt
+# the same, and IGNORE_EOS=1 asks the server to answer to length (vLLM, SGLang). The API key
+# is read from CREDENTIAL_ENV (IB_LOAD_API_KEY unless named); an endpoint that needs none is
+# sent the placeholder `unused`.
 TARGET         ?=
 MODEL          ?=
 RATES          ?=
@@ -112,6 +116,10 @@ DURATION       ?= 30
 ARRIVALS       ?= poisson
 MAX_TOKENS     ?=
 TIMEOUT        ?=
+INPUT_TOKENS   ?=
+OUTPUT_TOKENS  ?=
+PREFIX_TOKENS  ?=
+IGNORE_EOS     ?=
 CREDENTIAL_ENV ?= IB_LOAD_API_KEY
 # A capacity search instead of RATES: its lowest and highest rate ("1 256"), how close a rate that
 # fails must come to one that holds (TOLERANCE, a share), and at most MAX_PROBES probes of
@@ -138,7 +146,9 @@ load: bins
 	    $(if $(SEARCH),--search '$(SEARCH)' --tolerance '$(TOLERANCE)' --max-probes '$(MAX_PROBES)') \
 	    $(if $(OBJECTIVES),--objectives '$(OBJECTIVES)') \
 	    --duration '$(DURATION)' --arrivals '$(ARRIVALS)' --credential-env '$(CREDENTIAL_ENV)' \
-	    $(if $(MAX_TOKENS),--max-completion-tokens '$(MAX_TOKENS)') $(if $(TIMEOUT),--timeout-seconds '$(TIMEOUT)')
+	    $(if $(MAX_TOKENS),--max-completion-tokens '$(MAX_TOKENS)') $(if $(TIMEOUT),--timeout-seconds '$(TIMEOUT)') \
+	    $(if $(INPUT_TOKENS),--input-tokens '$(INPUT_TOKENS)') $(if $(OUTPUT_TOKENS),--output-tokens '$(OUTPUT_TOKENS)') \
+	    $(if $(PREFIX_TOKENS),--prefix-tokens '$(PREFIX_TOKENS)') $(if $(IGNORE_EOS),--ignore-eos)
 ifneq ($(SEARCH),)
 	@$(CREDENTIAL_ENV)="$${$(CREDENTIAL_ENV):-unused}" $(BIN)/ib-search --run '$(LOAD_RUN)' \
 	    --probe-command '$(call probe_rules,run-files,data/micro-single-task,200,providers,)'

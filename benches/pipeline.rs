@@ -109,6 +109,9 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
             step: None,
             intended_offset_ns: None,
             user: None,
+            target_input_tokens: None,
+            target_output_tokens: None,
+            prompt: None,
         })
         .collect();
     let provenance = [("lock.json".to_string(), file_sha256(&run.lock()).unwrap())].into();
@@ -155,6 +158,8 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
             body: serde_json::json!({"model": "m", "stream": true}),
             headers: Default::default(),
             step: None,
+            target_input_tokens: None,
+            target_output_tokens: None,
             released_t_ns: None,
             intended_t_ns: r * 10_000_000,
         };

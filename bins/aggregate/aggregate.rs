@@ -4,12 +4,15 @@
 use crate::args::Args;
 use crate::{error, inputs, join, load, metrics, output};
 use inferbench_contract::documents::Provenance;
+use inferbench_contract::vocab::TaskFamily;
 use inferbench_store::run::RunDir;
 use inferbench_store::{atomic, execution, parquet_io};
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let inputs = inputs::load(&args)?;
-    let families = inputs.spec.task_families();
+    // A synthetic load workload's requests are all of the one family that is not the dataset's.
+    let synthetic = inputs.spec.load.as_ref().is_some_and(|l| l.workload.synthetic().is_some());
+    let families = if synthetic { vec![TaskFamily::Synthetic] } else { inputs.spec.task_families() };
     let joined = join::join(inputs.tables, &families, &inputs.table.names()).map_err(error::invalid)?;
     let computed = metrics::compute_with(
         inputs.rules,

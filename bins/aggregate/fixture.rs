@@ -99,6 +99,8 @@ impl Req {
             intended_t_ns: 0,
             released_t_ns: None,
             ended_t_ns: round * 1_000_000_000 + (e2e_ms * 1e6) as i64,
+            target_input_tokens: None,
+            target_output_tokens: None,
             answer_chunk_ms: Vec::new(),
             answer_chunk_tokens: Vec::new(),
         };
@@ -193,6 +195,9 @@ pub fn rows(reqs: &[Req]) -> Rows {
             step: None,
             intended_offset_ns: None,
             user: None,
+            target_input_tokens: None,
+            target_output_tokens: None,
+            prompt: None,
         })
         .collect();
     Rows {

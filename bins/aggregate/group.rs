@@ -76,6 +76,10 @@ pub fn compute(input: &GroupInput) -> GroupMetrics {
     let summaries = summaries(obs);
     let (usage, cost) = usage_and_cost(obs, input.price);
     let reasoning = emission(obs);
+    // Only the responses to prompts a rubric scores count in the success rate: a synthetic
+    // prompt's are outside its denominator (so a synthetic group's rate is undefined, not 0).
+    let scored = obs.iter().filter(|o| o.response.task_family.is_scored()).count() as i64;
+    let success = rate_detail(correct, scored, submitted - scored);
     GroupMetrics {
         provider: input.provider.to_string(),
         task_family: input.family.to_string(),
@@ -86,8 +90,8 @@ pub fn compute(input: &GroupInput) -> GroupMetrics {
         failed_request_count: failed,
         invalid_result_count: count(Classification::InvalidResult),
         incorrect_result_count: count(Classification::IncorrectResult),
-        task_success_rate: rate(correct, submitted),
-        task_success_rate_detail: rate_detail(correct, submitted, 0),
+        task_success_rate: success.value,
+        task_success_rate_detail: success,
         failure_rate: rate(failed, submitted),
         failure_rate_detail: rate_detail(failed, submitted, 0),
         failures,
@@ -248,6 +252,22 @@ mod tests {
         assert_eq!(m.task_success_rate, Some(0.5));
         assert_eq!(m.reasoning_emission_rate, Some(0.25));
         assert_eq!(m.summaries.of(E2E_LATENCY).unwrap().population_count, 4);
+    }
+
+    #[test]
+    fn synthetic_answers_have_no_success_rate_and_do_not_make_their_provider_ineligible() {
+        let synthetic = inferbench_contract::vocab::TaskFamily::Synthetic;
+        let reqs = vec![
+            Req::ok(0, synthetic, "a", 100.0).judged(Classification::NotScored),
+            Req::ok(1, synthetic, "a", 100.0).judged(Classification::NotScored),
+            Req::failed(2, synthetic, "a", "timeout"),
+        ];
+        let m = metrics(synthetic.as_str(), &observations(reqs));
+        assert_eq!((m.correct_count, m.failed_request_count, m.task_success_rate), (0, 1, None));
+        assert_eq!(
+            m.task_success_rate_detail,
+            RateDetail { value: None, numerator: 0, denominator: 0, missing_sample_count: 3 }
+        );
     }
 
     #[test]

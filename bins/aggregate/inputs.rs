@@ -3,7 +3,7 @@
 use crate::args::Args;
 use crate::join::Tables;
 use inferbench_contract::lock::Lock;
-use inferbench_contract::tables::{EvaluationRow, ResponseRow};
+use inferbench_contract::tables::{EvaluationRow, ResponseRow, ScheduleRow};
 use inferbench_inputs::providers::ProviderTable;
 use inferbench_inputs::spec::Spec;
 use inferbench_judge::rules::Rules;
@@ -33,7 +33,13 @@ pub fn load(args: &Args) -> anyhow::Result<RunInputs> {
     let mut pipeline = Pipeline::open(&args.run, &args.spec)?;
     let run = pipeline.run.clone();
     let writer = run.lock_for_writing("ib-aggregate")?;
-    let schedule = pipeline.table(&run.schedule(), "ib-schedule")?;
+    // A synthetic request's prompt is no figure's input: dropped as each batch is decoded, so
+    // the schedule held costs the same per request whatever the prompts' lengths.
+    let schedule_reader = pipeline.reader::<ScheduleRow>(&run.schedule(), "ib-schedule")?;
+    let mut schedule = Vec::with_capacity(usize::try_from(schedule_reader.total_rows).unwrap_or(0));
+    for batch in schedule_reader {
+        schedule.extend(batch?.into_iter().map(|row| ScheduleRow { prompt: None, ..row }));
+    }
     // Each batch of rows is reduced to what the metrics read as soon as it is decoded.
     let responses_reader = pipeline.reader::<ResponseRow>(&run.responses(), "ib-reconstruct")?;
     let evaluations_reader = pipeline.reader::<EvaluationRow>(&run.evaluations(), "ib-evaluate")?;

@@ -1,11 +1,12 @@
 //! A load run's figures per step and provider (`metrics.json`'s `load` section; the
 //! definitions are in [`DEFINITIONS`], written into the document for its readers).
 use inferbench_contract::documents::{
-    ClientLimits, Knee, LoadMetrics, LoadObjectives, OutcomeCount, Quantiles, StepMetrics, SEND_LAG_REASON,
+    ClientLimits, Knee, LoadMetrics, LoadObjectives, LoadWorkload, OutcomeCount, Quantiles, StepMetrics,
+    SEND_LAG_REASON,
 };
 use inferbench_contract::manifest::StepFacts;
 use inferbench_contract::tables::{ResponseRow, ScheduleRow};
-use inferbench_contract::vocab::{LoadMode, OperationalOutcome, Outcome, StepStatus};
+use inferbench_contract::vocab::{LoadMode, OperationalOutcome, Outcome, StepStatus, WorkloadKind};
 use inferbench_inputs::spec::{seconds_ns, LoadPlan, Objectives, StepTarget};
 use inferbench_judge::percentile::Samples;
 use std::collections::{BTreeMap, HashMap};
@@ -234,12 +235,28 @@ pub fn compute(
         step_seconds: plan.step_seconds,
         warmup_seconds: plan.warmup_seconds,
         cooldown_seconds: plan.cooldown_seconds,
+        workload: workload(plan),
         objectives: objectives(&plan.objectives),
         client_limits: LIMITS,
         definitions: DEFINITIONS.iter().map(|d| d.to_string()).collect(),
         steps: rows,
         knees,
         timelines,
+    }
+}
+
+/// The spec's workload, as `metrics.json` states it.
+fn workload(plan: &LoadPlan) -> LoadWorkload {
+    match plan.workload.synthetic() {
+        None => LoadWorkload::default(),
+        Some(w) => LoadWorkload {
+            kind: WorkloadKind::Synthetic,
+            input_tokens: w.input_tokens.clone(),
+            output_tokens: w.output_tokens.clone(),
+            sizes_from_trace: plan.arrivals == inferbench_contract::vocab::ArrivalProcess::Trace,
+            shared_prefix_tokens: w.shared_prefix_tokens,
+            ignore_eos: w.ignore_eos,
+        },
     }
 }
 
@@ -376,7 +393,8 @@ fn step_row(
         goodput,
         goodput_without_lag: share(good_without_lag),
         goodput_per_second: per_second(good_count),
-        accuracy: share(facts.iter().filter(|r| is_correct(r)).count()),
+        // No rubric scores a synthetic answer: its accuracy is not 0, it does not exist.
+        accuracy: share(facts.iter().filter(|r| is_correct(r)).count()).filter(|_| plan.workload.synthetic().is_none()),
         holds: goodput.is_some_and(|g| g >= plan.objectives.goodput_target),
         client_bound: Vec::new(),
         client_cpu_seconds: run.and_then(|s| s.cpu_ns).map(|ns| ns as f64 / 1e9),
@@ -470,6 +488,7 @@ mod tests {
             warmup_seconds: 2.0,
             cooldown_seconds: 1.0,
             seed: 0,
+            workload: Default::default(),
             objectives: Objectives { e2e_ms: Some(500.0), ..Objectives::default() },
         }
     }
@@ -496,6 +515,9 @@ mod tests {
                 step: Some(step),
                 intended_offset_ns: Some(offset),
                 user: None,
+                target_input_tokens: None,
+                target_output_tokens: None,
+                prompt: None,
             });
             facts.push(LoadFacts {
                 request_id: id,

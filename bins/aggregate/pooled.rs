@@ -183,10 +183,12 @@ fn reasons(m: &GroupMetrics, identity: &ModelIdentity, complete: bool) -> (Vec<S
     let n = m.submitted_count;
     let mut reasons = Vec::new();
     let mut details = Vec::new();
-    // correct/n < 95% ⇔ 100·correct < 95·n: no float rounding at the boundary.
-    if n == 0 || 100 * m.correct_count < MIN_SUCCESS_PERCENT * n {
+    // correct/n < 95% ⇔ 100·correct < 95·n: no float rounding at the boundary. Only scored
+    // responses count: a provider sent synthetic prompts alone has no success rate to fall short.
+    let scored = m.task_success_rate_detail.denominator;
+    if n == 0 || (scored > 0 && 100 * m.correct_count < MIN_SUCCESS_PERCENT * scored) {
         reasons.push(LOW_SUCCESS.to_string());
-        details.push(format!("{LOW_SUCCESS}: {} of {n} correct", m.correct_count));
+        details.push(format!("{LOW_SUCCESS}: {} of {scored} correct", m.correct_count));
     }
     if n == 0 || 100 * m.failed_request_count > MAX_FAILURE_PERCENT * n {
         reasons.push(HIGH_FAILURE.to_string());
@@ -258,6 +260,20 @@ mod tests {
         assert_eq!(a.metrics.value(E2E_LATENCY.at(50)), Some(200.0));
         assert_eq!(a.metrics.value(E2E_LATENCY.at(99)), Some(300.0));
         assert_eq!((a.rank, ranking), (Some(1), vec!["a".to_string()]));
+    }
+
+    #[test]
+    fn a_provider_sent_synthetic_prompts_alone_has_no_success_rate_to_fall_short_of() {
+        use inferbench_contract::vocab::{Classification, TaskFamily};
+        let synthetic = TaskFamily::Synthetic;
+        let reqs: Vec<Req> =
+            (0..3).map(|i| Req::ok(i, synthetic, "a", 100.0).judged(Classification::NotScored)).collect();
+        let table = fixture::provider_table();
+        let joined = crate::join::join(fixture::tables(&reqs), &[synthetic], &table.names()).unwrap();
+        let computed = metrics::compute(&joined, &[synthetic], &table);
+        let a = row(&computed.pooled, "a");
+        assert_eq!(a.metrics.task_success_rate, None);
+        assert!(a.eligible, "{:?}", a.ineligibility_details);
     }
 
     #[test]
@@ -386,6 +402,12 @@ mod tests {
             correct_count: correct,
             failed_request_count: failed,
             submitted_count: 100,
+            task_success_rate_detail: inferbench_contract::documents::RateDetail {
+                value: Some(correct as f64 / 100.0),
+                numerator: correct,
+                denominator: 100,
+                missing_sample_count: 0,
+            },
             ..row_template()
         };
         let identity = ModelIdentity {

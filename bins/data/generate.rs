@@ -38,6 +38,8 @@ pub fn family_items(family: TaskFamily, seed: u64, n: usize, band: UserBand) -> 
         TaskFamily::MeetingNotesLookup => meeting::generate(seed, n, band),
         TaskFamily::TicketTriage => ticket::generate(seed, n, band),
         TaskFamily::ContractTermsExtraction => contract::generate(seed, n, band),
+        // No spec lists it as a dataset family (the spec's reader knows only the three).
+        TaskFamily::Synthetic => Vec::new(),
     }
 }
 

@@ -17,6 +17,9 @@ use inferbench_store::pipeline::Pipeline;
 use std::collections::HashSet;
 use std::path::Path;
 
+/// How many classifications there are.
+const CLASSES: usize = Classification::ALL.len();
+
 /// At most this many row problems are listed; a systematic mismatch (say, the wrong dataset)
 /// would otherwise print one line per response.
 const MAX_PROBLEMS_SHOWN: usize = 20;
@@ -74,12 +77,12 @@ struct Checker<'a> {
     problems: Vec<String>,
     hidden: usize,
     /// Rows of each classification, in `Classification::ALL` order.
-    counts: [usize; 4],
+    counts: [usize; CLASSES],
 }
 
 impl<'a> Checker<'a> {
     fn new(path: &'a Path) -> Checker<'a> {
-        Checker { path, offset: 0, seen: HashSet::new(), problems: Vec::new(), hidden: 0, counts: [0; 4] }
+        Checker { path, offset: 0, seen: HashSet::new(), problems: Vec::new(), hidden: 0, counts: [0; CLASSES] }
     }
 
     fn problem(&mut self, text: String) {
@@ -127,7 +130,7 @@ impl<'a> Checker<'a> {
     }
 
     /// The classification counts, or every problem found.
-    fn finish(self) -> Result<[usize; 4], Error> {
+    fn finish(self) -> Result<[usize; CLASSES], Error> {
         if self.problems.is_empty() {
             return Ok(self.counts);
         }
@@ -159,9 +162,14 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
         return Err(format!("outcome: `{}` contradicts operational_outcome `{class}`", response.outcome));
     }
     let family = response.task_family;
-    let item = dataset.item(family, &response.item_id).ok_or_else(|| {
-        format!("item_id: `{}` is not a {family} item of the dataset {}", response.item_id, dataset.dir.display())
-    })?;
+    // A synthetic prompt is no item of the dataset: it has no gold, and its answer is not
+    // scored (below).
+    let item = match family.is_scored() {
+        true => Some(dataset.item(family, &response.item_id).ok_or_else(|| {
+            format!("item_id: `{}` is not a {family} item of the dataset {}", response.item_id, dataset.dir.display())
+        })?),
+        false => None,
+    };
 
     let mut row = EvaluationRow {
         request_id: response.request_id.clone(),
@@ -184,6 +192,12 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
         row.evaluation_error_type = Some(EvaluationError::CredentialEcho);
         return Ok(row);
     }
+    let Some(item) = item else {
+        // Answered, but nothing to score it against: neither correct nor wrong.
+        row.classification = Classification::NotScored;
+        row.evaluation_error_type = None;
+        return Ok(row);
+    };
     let verdict = rubric::evaluate(family, &response.answer, &item.gold, &item.aliases)
         .map_err(|e| format!("gold of item `{}` in {}.jsonl: {e}", item.id, item.family))?;
     row.classification = verdict.outcome.classification();
@@ -204,7 +218,7 @@ fn evaluate_row(response: &ResponseRow, dataset: &Dataset) -> Result<EvaluationR
 }
 
 /// One line: how many rows of each classification were written, and where.
-fn summary(counts: &[usize; 4], out: &Path) -> String {
+fn summary(counts: &[usize; CLASSES], out: &Path) -> String {
     let each: Vec<String> = Classification::ALL.iter().zip(counts).map(|(c, n)| format!("{c} {n}")).collect();
     format!("{} evaluations written to {} ({})", counts.iter().sum::<usize>(), out.display(), each.join(", "))
 }
@@ -335,6 +349,8 @@ mod tests {
             intended_t_ns: 0,
             released_t_ns: None,
             ended_t_ns: 0,
+            target_input_tokens: None,
+            target_output_tokens: None,
             answer_chunk_ms: Vec::new(),
             answer_chunk_tokens: Vec::new(),
         }

@@ -114,6 +114,8 @@ pub fn evaluate(family: Family, answer: &str, gold: &Value, aliases: &[String]) 
             let gold = contract_gold(gold)?;
             Ok(score(answer, |parsed| contract(parsed, gold)))
         }
+        // The stage marks a synthetic answer `not_scored` before it would ask for a rubric.
+        Family::Synthetic => Err(GoldError("a synthetic prompt has no gold and no rubric".into())),
     }
 }
 

@@ -132,6 +132,9 @@ pub struct Unit {
     pub body: Value,
     /// A load run's step.
     pub step: Option<u32>,
+    /// A synthetic request's prompt length and requested answer length (the schedule's).
+    pub target_input_tokens: Option<u32>,
+    pub target_output_tokens: Option<u32>,
 }
 
 /// What the attempt has received so far.
@@ -235,6 +238,8 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
         body: unit.body.clone(),
         headers: logged_headers,
         step: unit.step,
+        target_input_tokens: unit.target_input_tokens,
+        target_output_tokens: unit.target_output_tokens,
         // Both filled in at the release.
         released_t_ns: None,
         intended_t_ns: 0,

@@ -355,6 +355,8 @@ mod tests {
             body,
             headers: [("Authorization".to_string(), "<redacted>".to_string())].into(),
             step: None,
+            target_input_tokens: None,
+            target_output_tokens: None,
             released_t_ns: None,
             intended_t_ns: 0,
         }

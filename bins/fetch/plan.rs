@@ -8,6 +8,7 @@ use anyhow::Result;
 use inferbench_contract::event::EndpointMode;
 use inferbench_contract::shard::{Shard, ShareUnit};
 use inferbench_contract::tables::ScheduleRow;
+use inferbench_contract::vocab::TaskFamily;
 use inferbench_contract::Error;
 use inferbench_inputs::dataset::Dataset;
 use inferbench_inputs::providers::simulated_endpoint;
@@ -175,10 +176,22 @@ pub fn prepare(args: Args) -> Result<Plan> {
             );
         }
     }
+    let synthetic = spec.load.as_ref().is_some_and(|l| l.workload.synthetic().is_some());
     for row in &schedule {
-        if data.item(row.task_family, &row.item_id).is_none() || !clients.contains_key(&row.provider) {
+        // A synthetic request carries its prompt and lengths (`ib-schedule` wrote them from
+        // this spec); a dataset request names an item of the dataset.
+        let sendable = match row.task_family {
+            TaskFamily::Synthetic => {
+                synthetic
+                    && row.prompt.is_some()
+                    && row.target_input_tokens.is_some_and(|n| n > 0)
+                    && row.target_output_tokens.is_some_and(|n| (1..=i64::from(u32::MAX)).contains(&n))
+            }
+            family => !synthetic && data.item(family, &row.item_id).is_some(),
+        };
+        if !sendable || !clients.contains_key(&row.provider) {
             return Err(Error::bad(format!(
-                "{}: request {}: unknown item or provider",
+                "{}: request {}: unknown item or provider, or a synthetic request this spec does not send",
                 run.schedule().display(),
                 row.request_id
             ))

@@ -99,9 +99,20 @@ fn prepare_round(plan: &Arc<Plan>, state: &LogState, log: &EventLog, round: &[Sc
 }
 
 /// What request `row` sends: its body for its provider, as its attempt after those the log holds.
+/// A synthetic request's prompt is the schedule's, byte for byte.
 fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
-    let item = plan.data.item(row.task_family, &row.item_id).expect("checked in plan::prepare");
     let provider = &plan.clients[&row.provider].provider;
+    let target = |n: Option<i64>| n.map(|n| n as u32);
+    let body = match (&row.prompt, target(row.target_output_tokens)) {
+        (Some(prompt), Some(output)) => {
+            let ignore_eos = plan.spec.load.as_ref().and_then(|l| l.workload.synthetic()).is_some_and(|w| w.ignore_eos);
+            provider.synthetic_body(&plan.spec, prompt, output, ignore_eos)
+        }
+        _ => {
+            let item = plan.data.item(row.task_family, &row.item_id).expect("checked in plan::prepare");
+            provider.body(&plan.spec, &item.system, &item.user)
+        }
+    };
     Unit {
         request_id: row.request_id.clone(),
         round_id: row.round_id.clone(),
@@ -110,7 +121,9 @@ fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
         task_family: row.task_family,
         item_id: row.item_id.clone(),
         attempt: state.attempts.get(&row.request_id).copied().unwrap_or(0) + 1,
-        body: provider.body(&plan.spec, &item.system, &item.user),
+        body,
         step: row.step.map(|s| s as u32),
+        target_input_tokens: target(row.target_input_tokens),
+        target_output_tokens: target(row.target_output_tokens),
     }
 }

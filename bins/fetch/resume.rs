@@ -144,6 +144,8 @@ mod tests {
             body: serde_json::json!({}),
             headers: Default::default(),
             step: None,
+            target_input_tokens: None,
+            target_output_tokens: None,
             released_t_ns: None,
             intended_t_ns: 0,
         })

@@ -134,6 +134,8 @@ fn request_events(record: &Record, base: u64, position: usize, counts: &mut Coun
             body: record.body.clone(),
             headers: record.headers.iter().cloned().collect(),
             step: None,
+            target_input_tokens: None,
+            target_output_tokens: None,
             released_t_ns: None,
             intended_t_ns: start,
         }),

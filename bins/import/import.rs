@@ -330,6 +330,9 @@ fn schedule_rows(source: &Source) -> Vec<ScheduleRow> {
             step: None,
             intended_offset_ns: None,
             user: None,
+            target_input_tokens: None,
+            target_output_tokens: None,
+            prompt: None,
         })
         .collect()
 }

@@ -71,6 +71,21 @@ pub struct Args {
     /// (the bundled providers' list price unless given).
     #[arg(long, value_name = "INPUT OUTPUT", default_value = "0.15 0.50")]
     pub price_usd_per_million_tokens: String,
+    /// Synthetic prompts of this many o200k_base tokens instead of the dataset's items: a
+    /// number, or MIN-MAX for lengths drawn uniformly (needs --output-tokens).
+    #[arg(long, value_name = "TOKENS", requires = "output_tokens")]
+    pub input_tokens: Option<String>,
+    /// The answer tokens each synthetic prompt asks for (sent as the token limit): a number, or
+    /// MIN-MAX (needs --input-tokens).
+    #[arg(long, value_name = "TOKENS", requires = "input_tokens")]
+    pub output_tokens: Option<String>,
+    /// The first TOKENS tokens of every synthetic prompt are the same (a shared prefix).
+    #[arg(long, value_name = "TOKENS", requires = "input_tokens")]
+    pub prefix_tokens: Option<u32>,
+    /// Send `"ignore_eos": true` with each synthetic prompt, so that a server that honours it
+    /// (vLLM, SGLang) answers to the requested length.
+    #[arg(long, requires = "input_tokens")]
+    pub ignore_eos: bool,
     /// The workflow whose tasks, prompts and settings the spec takes.
     #[arg(long, value_name = "PATH", default_value = "pipelines/load-sweep/spec.yaml")]
     pub template: PathBuf,

@@ -31,7 +31,7 @@ pub fn run(args: Args) -> Result<()> {
     if spec_path.exists() {
         bail!("{}: exists; choose a new directory", spec_path.display());
     }
-    set_load(&mut root, &args, &steps);
+    set_load(&mut root, &args, &steps)?;
     if let Some(objectives) = &args.objectives {
         set_objectives(&mut root["load"]["objectives"], objectives)?;
     }
@@ -133,7 +133,7 @@ impl Steps {
 }
 
 /// The load section: the template's objectives and seed, the command line's steps.
-fn set_load(root: &mut Value, args: &Args, steps: &Steps) {
+fn set_load(root: &mut Value, args: &Args, steps: &Steps) -> Result<()> {
     let template = root.get("load").cloned().unwrap_or_else(|| json!({}));
     let shown = |list: &[f64]| list.iter().map(f64::to_string).collect::<Vec<_>>().join(", ");
     let mut load = match steps {
@@ -172,10 +172,43 @@ fn set_load(root: &mut Value, args: &Args, steps: &Steps) {
             load[key] = value.clone();
         }
     }
+    if let Some(workload) = synthetic(args)? {
+        load["description"] = json!(format!("{} of synthetic prompts", load["description"].as_str().unwrap_or("")));
+        load["workload"] = workload;
+        // No rubric scores a synthetic answer: goodput is the latency objectives'.
+        if let Some(objectives) = load.get_mut("objectives").and_then(Value::as_object_mut) {
+            objectives.remove("correct");
+        }
+    }
     if let Some(map) = root.as_object_mut() {
         map.remove("execution_plan");
         map.insert("load".into(), load);
     }
+    Ok(())
+}
+
+/// The synthetic workload the command line asks for, if any: lengths as a number or MIN-MAX.
+fn synthetic(args: &Args) -> Result<Option<Value>> {
+    let (Some(input), Some(output)) = (&args.input_tokens, &args.output_tokens) else { return Ok(None) };
+    let lengths = |text: &str, flag: &str| -> Result<Value> {
+        let number = |s: &str| s.trim().parse::<u64>().with_context(|| format!("{flag}: `{s}` is not a whole number"));
+        Ok(match text.split_once('-') {
+            Some((min, max)) => json!({"distribution": "uniform", "min": number(min)?, "max": number(max)?}),
+            None => json!(number(text)?),
+        })
+    };
+    let mut workload = json!({
+        "kind": "synthetic",
+        "input_tokens": lengths(input, "--input-tokens")?,
+        "output_tokens": lengths(output, "--output-tokens")?,
+    });
+    if let Some(prefix) = args.prefix_tokens {
+        workload["shared_prefix_tokens"] = json!(prefix);
+    }
+    if args.ignore_eos {
+        workload["ignore_eos"] = json!(true);
+    }
+    Ok(Some(workload))
 }
 
 fn round3(x: f64) -> f64 {
@@ -229,7 +262,7 @@ mod tests {
         let template = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/load-sweep/spec.yaml");
         let mut root: Value = serde_norway::from_str(&std::fs::read_to_string(&template).unwrap()).unwrap();
         let open = args(&["--rates", "2 4", "--duration", "20"]);
-        set_load(&mut root, &open, &Steps::Rates(vec![2.0, 4.0]));
+        set_load(&mut root, &open, &Steps::Rates(vec![2.0, 4.0])).unwrap();
         assert_eq!(root["load"]["mode"], "open_loop");
         assert_eq!(
             (root["load"]["warmup_seconds"].as_f64(), root["load"]["cooldown_seconds"].as_f64()),
@@ -238,14 +271,14 @@ mod tests {
         let spec = Spec::from_value(&template, &root).unwrap();
         assert_eq!(spec.load.unwrap().steps.len(), 2);
         let closed = args(&["--concurrency", "1 8", "--requests-per-user", "5"]);
-        set_load(&mut root, &closed, &Steps::Users(vec![1.0, 8.0]));
+        set_load(&mut root, &closed, &Steps::Users(vec![1.0, 8.0])).unwrap();
         let plan = Spec::from_value(&template, &root).unwrap().load.unwrap();
         assert_eq!(plan.requests_per_user, Some(5));
-        set_load(&mut root, &closed, &Steps::Users(vec![1.5]));
+        set_load(&mut root, &closed, &Steps::Users(vec![1.5])).unwrap();
         let err = Spec::from_value(&template, &root).unwrap_err().to_string();
         assert!(err.contains("load.concurrencies[0]"), "{err}");
         let search = args(&["--search", "1 64", "--objectives", "e2e_ms=500 ttfa_ms=off correct=false"]);
-        set_load(&mut root, &search, &Steps::Search(1.0, 64.0));
+        set_load(&mut root, &search, &Steps::Search(1.0, 64.0)).unwrap();
         set_objectives(&mut root["load"]["objectives"], search.objectives.as_deref().unwrap()).unwrap();
         let plan = Spec::from_value(&template, &root).unwrap().load.unwrap();
         let found = plan.search.expect("a search");
@@ -259,5 +292,42 @@ mod tests {
         let table = providers(&open, "low").unwrap();
         assert_eq!(table["providers"][0]["endpoint"], "http://127.0.0.1:8080/v1/chat/completions");
         assert_eq!(table["providers"][0]["auth"]["env"], "IB_LOAD_API_KEY");
+    }
+
+    #[test]
+    fn input_and_output_tokens_make_a_synthetic_workload_checked_by_the_specs_reader() {
+        use inferbench_contract::vocab::LengthDistribution;
+        let template = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/load-sweep/spec.yaml");
+        let mut root: Value = serde_norway::from_str(&std::fs::read_to_string(&template).unwrap()).unwrap();
+        let a =
+            args(&["--rates", "4 8", "--input-tokens", "512", "--output-tokens", "64-256", "--prefix-tokens", "100"]);
+        set_load(&mut root, &a, &Steps::Rates(vec![4.0, 8.0])).unwrap();
+        assert!(root["load"]["objectives"].get("correct").is_none(), "a synthetic answer is not scored");
+        let plan = Spec::from_value(&template, &root).unwrap().load.unwrap();
+        let w = plan.workload.synthetic().expect("a synthetic workload");
+        assert_eq!((w.input_tokens.as_ref().unwrap().min, w.shared_prefix_tokens, w.ignore_eos), (512, 100, false));
+        let output = w.output_tokens.as_ref().unwrap();
+        assert_eq!((output.distribution, output.min, output.max), (LengthDistribution::Uniform, 64, 256));
+        let bad = args(&["--rates", "4", "--input-tokens", "many", "--output-tokens", "8"]);
+        let err = set_load(&mut root, &bad, &Steps::Rates(vec![4.0])).unwrap_err().to_string();
+        assert!(err.contains("--input-tokens: `many` is not a whole number"), "{err}");
+        let eos = args(&["--rates", "4", "--input-tokens", "16", "--output-tokens", "8", "--ignore-eos"]);
+        set_load(&mut root, &eos, &Steps::Rates(vec![4.0])).unwrap();
+        assert!(Spec::from_value(&template, &root).unwrap().load.unwrap().workload.synthetic().unwrap().ignore_eos);
+        assert!(
+            Args::try_parse_from([
+                "ib-load-spec",
+                "--out",
+                "x",
+                "--target",
+                "t",
+                "--model",
+                "m",
+                "--input-tokens",
+                "5"
+            ])
+            .is_err(),
+            "an input length needs an output length"
+        );
     }
 }

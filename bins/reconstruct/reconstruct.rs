@@ -538,6 +538,8 @@ fn row(a: Attempt, rules: Rules) -> Result<ResponseRow> {
         intended_t_ns: s.intended_t_ns as i64,
         released_t_ns: s.released_t_ns.map(|t| t as i64),
         ended_t_ns: a.ended_t_ns as i64,
+        target_input_tokens: s.target_input_tokens.map(i64::from),
+        target_output_tokens: s.target_output_tokens.map(i64::from),
         answer_chunk_ms: t.answer_chunks.iter().map(|c| c.offset_ms).collect(),
         answer_chunk_tokens: t.answer_chunks.iter().map(|c| c.tokens).collect(),
     })
@@ -561,6 +563,8 @@ mod tests {
             body: serde_json::json!({}),
             headers: Default::default(),
             step: None,
+            target_input_tokens: None,
+            target_output_tokens: None,
             released_t_ns: None,
             intended_t_ns: 0,
         };

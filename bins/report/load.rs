@@ -2,8 +2,8 @@
 //! each provider's figures per step (latencies from the intended send time), the knees, and
 //! every step whose figures are the client's rather than the provider's, with the reason.
 use crate::format::{figure, fixed, percent, seconds, Table};
-use inferbench_contract::documents::{LoadMetrics, Quantiles, StepMetrics};
-use inferbench_contract::vocab::{ArrivalProcess, LoadMode, OperationalOutcome};
+use inferbench_contract::documents::{LoadMetrics, LoadWorkload, Quantiles, StepMetrics, TokenLengths};
+use inferbench_contract::vocab::{ArrivalProcess, LengthDistribution, LoadMode, OperationalOutcome, WorkloadKind};
 
 /// The scope sentence of a load run's header.
 pub fn scope(load: &LoadMetrics, providers: usize, model: &str) -> String {
@@ -27,9 +27,13 @@ pub fn scope(load: &LoadMetrics, providers: usize, model: &str) -> String {
         ArrivalProcess::Gamma => format!("gamma (burstiness {})", load.burstiness.unwrap_or(1.0)),
         ArrivalProcess::Trace => format!("replayed from the trace {}", load.trace.as_deref().unwrap_or("")),
     };
+    let sent = match load.workload.kind {
+        WorkloadKind::Dataset => "the same item",
+        WorkloadKind::Synthetic => "the same synthetic prompt",
+    };
     format!(
         "What was measured: {providers} providers serving {model}, under load in {steps} step(s) of {} each, {mode}. \
-         Arrivals were {arrivals}, and every provider was sent the same item at the same intended time (paired \
+         Arrivals were {arrivals}, and every provider was sent {sent} at the same intended time (paired \
          steps). A step's figures are those of the requests intended after its first {} and before its last {}; \
          each step started once every request of the one before had ended. Every latency below is measured from \
          the request's intended send time, so a client or a queue that falls behind is counted, not hidden; the \
@@ -42,7 +46,8 @@ pub fn scope(load: &LoadMetrics, providers: usize, model: &str) -> String {
 
 /// The section.
 pub fn section(load: &LoadMetrics) -> Vec<String> {
-    let mut out = vec!["## Under load".to_string(), String::new(), objectives(load), String::new()];
+    let mut out = vec!["## Under load".to_string(), String::new(), workload(&load.workload), String::new()];
+    out.extend([objectives(load), String::new()]);
     out.push("### The client, per step".to_string());
     out.push(String::new());
     out.push(
@@ -141,7 +146,10 @@ pub fn section(load: &LoadMetrics) -> Vec<String> {
             p(&r.itl_ms, "p99"),
             p(&r.tpot_ms, "p50"),
             format!("{failures}/{}", r.requests),
-            percent(r.accuracy),
+            match load.workload.kind {
+                WorkloadKind::Dataset => percent(r.accuracy),
+                WorkloadKind::Synthetic => "not scored".to_string(),
+            },
             percent(r.goodput),
             if r.holds { "yes".to_string() } else { "no".to_string() },
         ]);
@@ -212,6 +220,55 @@ fn over_time(load: &LoadMetrics) -> Vec<String> {
 fn trim(seconds: f64) -> String {
     let text = format!("{seconds:.1}");
     text.strip_suffix(".0").map(str::to_string).unwrap_or(text)
+}
+
+/// What the steps sent, in one paragraph.
+fn workload(w: &LoadWorkload) -> String {
+    if w.kind == WorkloadKind::Dataset {
+        return "Workload: the dataset's items, its task families taking turns, every answer scored by its \
+                family's rubric."
+            .to_string();
+    }
+    let trace = if w.sizes_from_trace { "as the replayed trace gives them, else " } else { "" };
+    let lengths = |l: &Option<TokenLengths>| match l {
+        None => "as the replayed trace gives them".to_string(),
+        Some(l) => format!("{trace}{}", lengths(l)),
+    };
+    let prefix = match w.shared_prefix_tokens {
+        0 => "no two sharing a prefix by design".to_string(),
+        n => format!("the first {n} the same in every prompt (a shared prefix)"),
+    };
+    let eos = if w.ignore_eos {
+        "each asked the server to ignore its end of sequence (`ignore_eos`), so that answers run to that length"
+    } else {
+        "an answer may end before that length (no `ignore_eos` was sent)"
+    };
+    format!(
+        "Workload: synthetic prompts of {} o200k_base tokens, {prefix}, each asking for {} answer tokens (sent as \
+         the token limit); {eos}. No rubric scores a synthetic answer: accuracy does not apply, and goodput counts \
+         the latency objectives alone.",
+        lengths(&w.input_tokens),
+        lengths(&w.output_tokens),
+    )
+}
+
+/// One length's distribution in words.
+fn lengths(l: &TokenLengths) -> String {
+    let (mean, sd) = (l.mean.unwrap_or(0.0), l.stddev.unwrap_or(0.0));
+    match l.distribution {
+        LengthDistribution::Constant => format!("exactly {}", l.min),
+        LengthDistribution::Uniform => format!("{} to {} (uniform)", l.min, l.max),
+        LengthDistribution::Normal => {
+            format!("normally distributed (mean {}, sd {}) within {} to {}", fixed(mean, 0), fixed(sd, 0), l.min, l.max)
+        }
+        LengthDistribution::Lognormal => format!(
+            "log-normally distributed (mean {}, sd {}) within {} to {}",
+            fixed(mean, 0),
+            fixed(sd, 0),
+            l.min,
+            l.max
+        ),
+    }
 }
 
 /// The objectives in one sentence.

@@ -4,7 +4,7 @@
 use crate::format::seconds;
 use crate::inputs::ReportInputs;
 use crate::{failures, labels, leaderboard, paired, results, speed};
-use inferbench_contract::vocab::EndpointMode;
+use inferbench_contract::vocab::{EndpointMode, WorkloadKind};
 
 /// The report's text, ending with exactly one newline.
 pub fn render(inputs: &ReportInputs) -> String {
@@ -12,10 +12,17 @@ pub fn render(inputs: &ReportInputs) -> String {
     let required = &inputs.spec.required_columns;
     let m = &inputs.metrics;
     if let Some(load) = &m.load {
+        // Synthetic prompts have no task family to report by: the load tables are their results.
+        let by_family = match load.workload.kind {
+            WorkloadKind::Dataset => {
+                results::family_sections(&m.task_family_metrics, &families, required, &inputs.table)
+            }
+            WorkloadKind::Synthetic => Vec::new(),
+        };
         return join([
             header(inputs, &families),
             crate::load::section(load),
-            results::family_sections(&m.task_family_metrics, &families, required, &inputs.table),
+            by_family,
             failures::section(&m.combined_provider_metrics, &inputs.responses, &inputs.table),
             provenance(inputs),
             column_names(required),
@@ -60,6 +67,9 @@ fn header(inputs: &ReportInputs, families: &[String]) -> Vec<String> {
     let rounds = inputs.comparisons.fastest_provider_wins.first().map_or(0, |w| w.total_round_count);
     let spec = &inputs.spec;
     let scope = match &inputs.metrics.load {
+        Some(load) if load.workload.kind == WorkloadKind::Synthetic => {
+            crate::load::scope(load, pooled.len(), &spec.model)
+        }
         Some(load) => {
             crate::load::scope(load, pooled.len(), &spec.model)
                 + " The task-family results after the load section pool every request of every step, warm-up and \

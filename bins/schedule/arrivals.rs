@@ -116,6 +116,7 @@ mod tests {
             warmup_seconds: 0.0,
             cooldown_seconds: 0.0,
             seed: 42,
+            workload: Default::default(),
             objectives: Objectives::default(),
         }
     }

@@ -8,12 +8,17 @@
 //! answer is still scored by its family's rubric). Arrival `g` of the run (counted across its
 //! steps) takes item `g mod n`, so a step's items follow from where the step before ended.
 //!
+//! A synthetic workload sends no item of the selection: arrival `i` of step `s` is the
+//! synthetic request `synthetic-s-i` (`workload.rs`), its prompt written into every provider's
+//! row, so that `ib-fetch` sends what the schedule holds, byte for byte.
+//!
 //! Ids are content hashes as in the closed-loop schedule, with the step and the arrival's
 //! index in them: `round-`/`req-` and 24 hex digits of a SHA-256 over the version of the
 //! selection, [`ALGORITHM`], the step, the arrival, the family and the item (and the provider,
 //! for a request).
 use crate::arrivals::{self, Offsets};
 use crate::rounds::short_hash;
+use crate::workload::{self, Prompts};
 use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::vocab::TaskFamily;
 use inferbench_inputs::spec::{LoadPlan, StepTarget};
@@ -42,6 +47,26 @@ pub fn build(
     let per_family = families.iter().map(|(_, ids)| ids.len()).min().unwrap_or(0);
     let items: Vec<(TaskFamily, &str)> =
         (0..per_family).flat_map(|i| families.iter().map(move |(family, ids)| (*family, ids[i].as_str()))).collect();
+    let prompts = plan.workload.synthetic().map(|w| Prompts::new(plan.seed, w));
+    // What arrival `arrival` (the run's count) sends, the `index`-th of its step.
+    let what = |step: usize, index: usize, arrival: usize| -> Option<Sent> {
+        match &prompts {
+            Some(prompts) => {
+                let recorded = trace.filter(|_| matches!(plan.steps[step], StepTarget::Speedup(_)));
+                let request = prompts.request(step, index, recorded.and_then(|t| t.arrivals.get(index)));
+                Some(Sent {
+                    family: TaskFamily::Synthetic,
+                    item_id: format!("synthetic-{step}-{index}"),
+                    request: Some(request),
+                })
+            }
+            None if items.is_empty() => None,
+            None => {
+                let (family, item_id) = items[arrival % items.len()];
+                Some(Sent { family, item_id: item_id.to_string(), request: None })
+            }
+        }
+    };
     let mut rows = Vec::new();
     let mut summaries = Vec::with_capacity(plan.steps.len());
     let mut arrival = 0usize;
@@ -50,48 +75,49 @@ pub fn build(
             // A closed loop: request k of user u is round k × users + u, its item the next.
             let per_user = plan.requests_per_user.unwrap_or(0) as usize;
             summaries.push(StepSummary { arrivals: per_user * users as usize, cut: 0 });
-            for _ in 0..per_user {
-                for user in 0..users as usize {
-                    if items.is_empty() {
-                        continue;
-                    }
-                    let (family, item_id) = items[arrival % items.len()];
-                    let parts = [version, ALGORITHM, &step.to_string(), &arrival.to_string(), family.as_str(), item_id];
-                    push_round(&mut rows, &parts, arrival, providers, step, None, Some(user as i64), (family, item_id));
-                    arrival += 1;
-                }
+            for index in 0..per_user * users as usize {
+                let Some(sent) = what(step, index, arrival) else { continue };
+                let user = (index % users as usize) as i64;
+                push_round(&mut rows, version, arrival, providers, step, None, Some(user), sent);
+                arrival += 1;
             }
             continue;
         }
         let Offsets { ns, cut } = arrivals::step(plan, step, trace);
         summaries.push(StepSummary { arrivals: ns.len(), cut });
-        if items.is_empty() {
-            continue;
-        }
         rows.reserve(ns.len() * providers.len());
-        for offset in ns {
-            let (family, item_id) = items[arrival % items.len()];
-            let parts = [version, ALGORITHM, &step.to_string(), &arrival.to_string(), family.as_str(), item_id];
-            push_round(&mut rows, &parts, arrival, providers, step, Some(offset as i64), None, (family, item_id));
+        for (index, offset) in ns.into_iter().enumerate() {
+            let Some(sent) = what(step, index, arrival) else { break };
+            push_round(&mut rows, version, arrival, providers, step, Some(offset as i64), None, sent);
             arrival += 1;
         }
     }
     (rows, summaries)
 }
 
+/// What one round sends: a dataset item, or a synthetic request.
+struct Sent {
+    family: TaskFamily,
+    item_id: String,
+    request: Option<workload::Request>,
+}
+
 /// One round's rows: the item to every provider, the launch order rotated by the round.
 #[allow(clippy::too_many_arguments)]
 fn push_round(
     rows: &mut Vec<ScheduleRow>,
-    parts: &[&str],
+    version: &str,
     arrival: usize,
     providers: &[String],
     step: usize,
     intended_offset_ns: Option<i64>,
     user: Option<i64>,
-    (family, item_id): (TaskFamily, &str),
+    sent: Sent,
 ) {
-    let round_id = short_hash("round", parts);
+    let Sent { family, item_id, request } = sent;
+    let (step_text, arrival_text) = (step.to_string(), arrival.to_string());
+    let parts = [version, ALGORITHM, &step_text, &arrival_text, family.as_str(), &item_id];
+    let round_id = short_hash("round", &parts);
     let rotation = arrival % providers.len().max(1);
     let launch_order = providers[rotation..].iter().chain(&providers[..rotation]);
     for (launch_index, provider) in launch_order.enumerate() {
@@ -101,13 +127,16 @@ fn push_round(
             round_index: arrival as i64,
             round_id: round_id.clone(),
             task_family: family,
-            item_id: item_id.to_string(),
+            item_id: item_id.clone(),
             provider: provider.clone(),
             launch_index: launch_index as i64,
             request_id: short_hash("req", &request_parts),
             step: Some(step as i64),
             intended_offset_ns,
             user,
+            target_input_tokens: request.as_ref().map(|r| i64::from(r.input_tokens)),
+            target_output_tokens: request.as_ref().map(|r| i64::from(r.output_tokens)),
+            prompt: request.as_ref().map(|r| r.prompt.clone()),
         });
     }
 }
@@ -134,12 +163,13 @@ mod tests {
             warmup_seconds: 0.0,
             cooldown_seconds: 0.0,
             seed: 3,
+            workload: Default::default(),
             objectives: Objectives::default(),
         }
     }
 
     fn families() -> Vec<(TaskFamily, Vec<String>)> {
-        TaskFamily::ALL.iter().map(|f| (*f, (0..2).map(|i| format!("{f}-{i}")).collect())).collect()
+        TaskFamily::DATASET.iter().map(|f| (*f, (0..2).map(|i| format!("{f}-{i}")).collect())).collect()
     }
 
     fn providers() -> Vec<String> {
@@ -208,5 +238,50 @@ mod tests {
         let (b, _) = build("w", &p, None, &families(), &providers());
         assert_ne!(a[0].request_id, b[0].request_id);
         assert_eq!(a[0].intended_offset_ns, b[0].intended_offset_ns);
+    }
+
+    #[test]
+    fn a_synthetic_round_sends_every_provider_the_same_prompt_of_its_lengths() {
+        use inferbench_contract::documents::TokenLengths;
+        use inferbench_contract::vocab::LengthDistribution;
+        use inferbench_inputs::spec::{Synthetic, Workload};
+        let mut p = plan(ArrivalProcess::Poisson, &[4.0, 8.0], 2.0);
+        let uniform =
+            |min, max| TokenLengths { distribution: LengthDistribution::Uniform, min, max, mean: None, stddev: None };
+        p.workload = Workload::Synthetic(Synthetic {
+            input_tokens: Some(uniform(20, 60)),
+            output_tokens: Some(uniform(3, 9)),
+            shared_prefix_tokens: 10,
+            ignore_eos: false,
+        });
+        let (rows, steps) = build("v", &p, None, &families(), &providers());
+        assert_eq!(rows.len(), steps.iter().map(|s| s.arrivals).sum::<usize>() * 3);
+        for round in rows.chunks(3) {
+            let first = &round[0];
+            assert_eq!(first.task_family, TaskFamily::Synthetic);
+            let index = first.round_index - rows.iter().find(|r| r.step == first.step).unwrap().round_index;
+            assert_eq!(first.item_id, format!("synthetic-{}-{index}", first.step.unwrap()));
+            assert!(round.iter().all(|r| (&r.prompt, r.target_input_tokens, r.target_output_tokens, &r.item_id)
+                == (&first.prompt, first.target_input_tokens, first.target_output_tokens, &first.item_id)));
+            let prompt = first.prompt.as_deref().unwrap();
+            assert_eq!(inferbench_judge::tokenizer::count(prompt) as i64, first.target_input_tokens.unwrap());
+            assert!((3..=9).contains(&first.target_output_tokens.unwrap()));
+        }
+        let prefix: Vec<&str> = rows.iter().map(|r| r.prompt.as_deref().unwrap()).collect();
+        let shared = inferbench_judge::tokenizer::decode_bytes(&inferbench_judge::tokenizer::encode(prefix[0])[..10]);
+        assert!(prefix.iter().all(|p| p.as_bytes().starts_with(&shared)), "the first 10 tokens are every prompt's");
+        let (again, _) = build("v", &p, None, &families(), &providers());
+        assert_eq!(again, rows, "a function of the plan");
+        // A replayed trace's sizes are sent where its lines give them.
+        let trace = Trace::read(
+            "{\"offset_ms\": 0, \"input_tokens\": 500, \"output_tokens\": 7}\n{\"offset_ms\": 10}".as_bytes(),
+            "t",
+        )
+        .unwrap();
+        p.arrivals = ArrivalProcess::Trace;
+        p.steps = vec![StepTarget::Speedup(1.0)];
+        let (rows, _) = build("v", &p, Some(&trace), &families(), &providers());
+        assert_eq!((rows[0].target_input_tokens, rows[0].target_output_tokens), (Some(500), Some(7)));
+        assert!((20..=60).contains(&rows[3].target_input_tokens.unwrap()), "the spec's, for a line without");
     }
 }

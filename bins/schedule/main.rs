@@ -9,6 +9,7 @@ mod arrivals;
 mod load;
 mod rounds;
 mod schedule;
+mod workload;
 
 use clap::Parser;
 

@@ -46,6 +46,9 @@ pub fn build(version: &str, families: &[(TaskFamily, Vec<String>)], providers: &
                     step: None,
                     intended_offset_ns: None,
                     user: None,
+                    target_input_tokens: None,
+                    target_output_tokens: None,
+                    prompt: None,
                 });
             }
             round_index += 1;

@@ -52,6 +52,11 @@ pub fn run(args: Args) -> Result<()> {
     };
     // A replayed trace is an input of the schedule.
     inputs.extend(hashes.into_iter().filter(|(name, _)| plan.trace_name.as_ref() == Some(name)));
+    if plan.workload.synthetic().is_some() {
+        // Every prompt's exact length rests on its words being single tokens: checked with the
+        // tokenizer before any prompt is written.
+        inferbench_sim::synthetic::check_words().map_err(anyhow::Error::msg)?;
+    }
     let (rows, steps) = load::build(version, plan, trace.as_ref(), &families, &lock.providers);
     if rows.is_empty() {
         bail!(
@@ -74,6 +79,25 @@ fn announce_load(plan: &LoadPlan, steps: &[load::StepSummary], providers: usize,
         steps.len(),
         plan.step_seconds
     );
+    if let Some(w) = plan.workload.synthetic() {
+        let shown = |l: Option<&inferbench_contract::documents::TokenLengths>| match l {
+            None => "the trace's".to_string(),
+            Some(l) if l.min == l.max => l.min.to_string(),
+            Some(l) => match (l.mean, l.stddev) {
+                (Some(mean), Some(sd)) => {
+                    format!("{} (mean {mean}, sd {sd}) in [{}, {}]", l.distribution, l.min, l.max)
+                }
+                _ => format!("{} in [{}, {}]", l.distribution, l.min, l.max),
+            },
+        };
+        eprintln!(
+            "  synthetic prompts: {} o200k_base tokens ({} shared), asking for {} answer tokens{}",
+            shown(w.input_tokens.as_ref()),
+            w.shared_prefix_tokens,
+            shown(w.output_tokens.as_ref()),
+            if w.ignore_eos { ", ignore_eos" } else { "" }
+        );
+    }
     for (index, (target, step)) in plan.steps.iter().zip(steps).enumerate() {
         let target = match target {
             StepTarget::Rate(rate) => format!("{rate} req/s per provider"),

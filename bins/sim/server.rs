@@ -228,7 +228,13 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: He
     }
 
     let tokens_per_chunk = profile.tokens_per_chunk;
-    let mut text = answer::answer(item, draw.correct, &app.dataset, &mut draw.rng);
+    let mut text = match (item, filler_tokens(&request)) {
+        // A prompt of no dataset item (a load workflow's synthetic prompt) asking the server to
+        // ignore its end of sequence is answered, as such a server does, with exactly its token
+        // limit: words of one o200k_base token each.
+        (None, Some(tokens)) => inferbench_sim::synthetic::text(tokens, &mut draw.rng),
+        _ => answer::answer(item, draw.correct, &app.dataset, &mut draw.rng),
+    };
     if profile.split_utf8 {
         text = answer::for_split_utf8(&text);
     }
@@ -298,6 +304,17 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: He
 }
 
 /// The text of the (last) user message: a string, or the concatenated text parts.
+/// The answer tokens of a request with `"ignore_eos": true`: its token limit (`max_tokens`
+/// or `max_completion_tokens`), at most [`MAX_FILLER_TOKENS`].
+fn filler_tokens(request: &Value) -> Option<usize> {
+    (request.get("ignore_eos") == Some(&Value::Bool(true))).then_some(())?;
+    let limit = ["max_completion_tokens", "max_tokens"].iter().find_map(|k| request.get(*k)?.as_u64())?;
+    Some(limit.min(MAX_FILLER_TOKENS) as usize)
+}
+
+/// The longest answer the simulator writes to a request ignoring its end of sequence.
+const MAX_FILLER_TOKENS: u64 = 262_144;
+
 fn user_text(request: &Value) -> Option<String> {
     let messages = request.get("messages")?.as_array()?;
     let msg = messages.iter().rev().find(|m| m.get("role").and_then(Value::as_str) == Some("user"))?;

@@ -208,6 +208,8 @@ impl<'a> Rounds<'a> {
                 body: provider.body(self.spec, &this.item.system, &this.item.user),
                 headers: request_headers(provider),
                 step: None,
+                target_input_tokens: None,
+                target_output_tokens: None,
                 released_t_ns: None,
                 intended_t_ns: self.clock,
             }),

@@ -529,6 +529,8 @@ mod tests {
                 body: serde_json::json!({}),
                 headers: Default::default(),
                 step: Some(1),
+                target_input_tokens: None,
+                target_output_tokens: None,
                 released_t_ns: None,
                 intended_t_ns: (250 * k) * 1_000_000,
             };

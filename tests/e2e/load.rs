@@ -338,3 +338,100 @@ fn a_closed_loop_keeps_each_user_to_one_request_at_a_time() {
     assert_eq!(load.steps.iter().map(|s| s.users).collect::<Vec<_>>(), [Some(1), Some(1), Some(2), Some(2)]);
     assert!(load.steps.iter().all(|s| s.completed == s.requests), "{:?}", load.steps);
 }
+
+/// A paired sweep of synthetic prompts: every prompt exactly its drawn o200k_base length, the
+/// same bytes to both providers of a round, the first tokens shared by every prompt, and the
+/// requested answer lengths drawn from the spec's distribution, sent as the token limit and
+/// (ib-sim ignoring its end of sequence when asked) answered to the token. No answer is scored.
+#[test]
+fn a_synthetic_sweep_sends_exact_lengths_paired_with_a_shared_prefix() {
+    use inferbench_contract::tables::{EvaluationRow, EventRow};
+    use inferbench_contract::vocab::{Classification, TaskFamily, WorkloadKind};
+    use inferbench_judge::tokenizer;
+    let _timed = timed_section();
+    let section = "  mode: open_loop\n  arrivals: poisson\n  rates: [4, 8]\n  step_seconds: 2\n  seed: 11\n  \
+                workload:\n    kind: synthetic\n    input_tokens: {distribution: uniform, min: 40, max: 300}\n    \
+                output_tokens: {distribution: normal, mean: 24, stddev: 6, min: 8, max: 40}\n    \
+                shared_prefix_tokens: 32\n    ignore_eos: true\n  objectives: {e2e_ms: 5000}\n";
+    let ws = load_workspace(section);
+    let run = ws.run("synthetic");
+    run_load(&ws, &run);
+    let schedule: Vec<ScheduleRow> = table(&run.join("schedule.parquet"));
+    let responses: Vec<ResponseRow> = table(&run.join("responses.parquet"));
+    assert!(schedule.len() >= 2 * 10, "about 24 arrivals to each of 2 providers: {}", schedule.len());
+    assert_eq!(responses.len(), schedule.len(), "every request answered");
+    // Exact lengths, paired rounds, one shared prefix.
+    let prefix = {
+        let first = schedule[0].prompt.as_deref().unwrap();
+        tokenizer::decode_bytes(&tokenizer::encode(first)[..32])
+    };
+    let mut rounds: BTreeMap<i64, Vec<&ScheduleRow>> = BTreeMap::new();
+    for s in &schedule {
+        assert_eq!(s.task_family, TaskFamily::Synthetic);
+        let prompt = s.prompt.as_deref().expect("a synthetic request's prompt is in the schedule");
+        assert_eq!(tokenizer::count(prompt) as i64, s.target_input_tokens.unwrap(), "{}", s.request_id);
+        assert!((40..=300).contains(&s.target_input_tokens.unwrap()));
+        assert!((8..=40).contains(&s.target_output_tokens.unwrap()));
+        assert!(prompt.as_bytes().starts_with(&prefix), "the first 32 tokens are every prompt's");
+        assert_eq!(tokenizer::encode(prompt)[..32], tokenizer::encode(std::str::from_utf8(&prefix).unwrap())[..]);
+        rounds.entry(s.round_index).or_default().push(s);
+    }
+    for round in rounds.values() {
+        assert_eq!(round.len(), 2);
+        let (a, b) = (round[0], round[1]);
+        assert_ne!(a.provider, b.provider);
+        assert_eq!(
+            (&a.prompt, a.target_input_tokens, a.target_output_tokens, a.intended_offset_ns),
+            (&b.prompt, b.target_input_tokens, b.target_output_tokens, b.intended_offset_ns)
+        );
+    }
+    let distinct: std::collections::BTreeSet<&str> = rounds.values().map(|r| r[0].prompt.as_deref().unwrap()).collect();
+    assert_eq!(distinct.len(), rounds.len(), "every round its own prompt");
+    let outputs: std::collections::BTreeSet<i64> = schedule.iter().map(|s| s.target_output_tokens.unwrap()).collect();
+    assert!(outputs.len() > 3, "the answer lengths are drawn, not constant: {outputs:?}");
+    // What was sent is what the schedule holds: the log's bodies, byte for byte.
+    let by_id: BTreeMap<&str, &ScheduleRow> = schedule.iter().map(|s| (s.request_id.as_str(), s)).collect();
+    let events: Vec<EventRow> = table(&run.join("events.parquet"));
+    let started: Vec<serde_json::Value> = events
+        .iter()
+        .filter(|e| e.kind == "request_started")
+        .map(|e| serde_json::from_str(e.data.as_deref().unwrap()).unwrap())
+        .collect();
+    assert_eq!(started.len(), schedule.len());
+    for data in &started {
+        let s = by_id[data["request_id"].as_str().unwrap()];
+        let body = &data["body"];
+        assert_eq!(body["messages"], serde_json::json!([{"role": "user", "content": s.prompt.as_deref().unwrap()}]));
+        assert_eq!(body["max_tokens"].as_i64(), s.target_output_tokens);
+        assert_eq!(body["ignore_eos"], true);
+        assert!(body.get("response_format").is_none());
+        assert_eq!(data["target_input_tokens"].as_i64(), s.target_input_tokens);
+    }
+    // The answers ran to their requested length; none was scored.
+    let evaluations: Vec<EvaluationRow> = table(&run.join("evaluations.parquet"));
+    for r in &responses {
+        let s = by_id[r.request_id.as_str()];
+        assert_eq!((r.target_input_tokens, r.target_output_tokens), (s.target_input_tokens, s.target_output_tokens));
+        assert!(r.complete, "{}: {:?}", r.request_id, r.outcome);
+        assert_eq!(Some(r.visible_answer_tokens), r.target_output_tokens, "{}", r.request_id);
+    }
+    assert!(evaluations.iter().all(|e| e.classification == Classification::NotScored && !e.correct));
+    let load = metrics(&run).load.unwrap();
+    assert_eq!(load.workload.kind, WorkloadKind::Synthetic);
+    assert_eq!(load.workload.shared_prefix_tokens, 32);
+    assert!(!load.objectives.correct);
+    for step in &load.steps {
+        assert_eq!(step.accuracy, None, "no rubric, no accuracy");
+        assert!(step.tpot_ms.p50.is_some() && step.output_tokens_per_second > 0.0, "{step:?}");
+    }
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(report.contains("synthetic prompts"), "{report}");
+    // A synthetic workload's answers cannot be required correct: refused before anything is locked.
+    let refused = load_workspace(&section.replace("{e2e_ms: 5000}", "{e2e_ms: 5000, correct: true}"));
+    let bad = refused.run("refused");
+    let out = refused.stage("ib-select", &bad).args(["--per-family", "2", "--sample"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("load.objectives.correct"), "{stderr}");
+    assert!(!bad.join("lock.json").exists(), "nothing locked");
+}

@@ -71,6 +71,8 @@ async fn attempt(response: Vec<u8>, limits: Limits, http_version: HttpVersion) -
         attempt: 1,
         body: serde_json::json!({}),
         step: None,
+        target_input_tokens: None,
+        target_output_tokens: None,
     };
     execute(&log, &client, &unit, 0, Duration::from_secs(10), limits).await.unwrap();
     drop(log);
@@ -428,6 +430,8 @@ async fn a_completed_exchange_hands_its_connection_to_the_next_request_and_an_ab
             attempt: 1,
             body: serde_json::json!({}),
             step: None,
+            target_input_tokens: None,
+            target_output_tokens: None,
         };
         execute(&log, &client, &unit, 0, Duration::from_millis(300), limits).await.unwrap();
         assert_eq!(accepted.load(SeqCst), connections, "connections after request {i}");

@@ -228,6 +228,13 @@ pub struct RequestStarted {
     /// `intended_t_ns`, which `ib-fetch` writes last, at the send.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<u32>,
+    /// A synthetic request: its prompt's exact o200k_base length and the answer tokens it asks
+    /// for (the schedule's); absent for a dataset item. (Before `intended_t_ns`, which
+    /// `ib-fetch` writes last, at the send.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_input_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_output_tokens: Option<u32>,
     /// A capped load step: when a slot of its provider's cap freed for the request (run clock,
     /// ns). From `intended_t_ns` to here it waited in the cap's queue, which counts in its
     /// latency; from here to the send is the client's own lag. Absent elsewhere. (Before

@@ -23,9 +23,11 @@ pub const CONTRACT_FIELDS: [&str; 10] = [
     "security_incident_notice_hours",
 ];
 
-/// The output schema each family's rows must declare.
+/// The output schema each family's rows must declare; a synthetic prompt has none (an empty
+/// object: no field is asked for, none is scored).
 pub fn output_schema(family: TaskFamily) -> Value {
     match family {
+        TaskFamily::Synthetic => json!({}),
         TaskFamily::MeetingNotesLookup => json!({"answer": "string"}),
         TaskFamily::TicketTriage => json!({"category": "enum", "priority": "enum"}),
         TaskFamily::ContractTermsExtraction => json!({

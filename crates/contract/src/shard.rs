@@ -137,6 +137,9 @@ mod tests {
             step: None,
             intended_offset_ns: None,
             user,
+            prompt: None,
+            target_input_tokens: None,
+            target_output_tokens: None,
         }
     }
 

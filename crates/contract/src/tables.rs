@@ -62,6 +62,19 @@ pub struct ScheduleRow {
     /// next the moment the one before ended. Null elsewhere.
     #[serde(default)]
     pub user: Option<i64>,
+    /// A synthetic request (`task_family` `synthetic`): its prompt's length in o200k_base
+    /// tokens, exactly what `prompt` encodes to. Null for a dataset item.
+    #[serde(default)]
+    pub target_input_tokens: Option<i64>,
+    /// A synthetic request: the answer tokens it asks for, sent as the provider's token limit
+    /// (`max_tokens` or `max_completion_tokens`). Null for a dataset item.
+    #[serde(default)]
+    pub target_output_tokens: Option<i64>,
+    /// A synthetic request: the prompt sent as its one user message, byte for byte; every
+    /// provider of a round has the same, and its first `load.workload.shared_prefix_tokens`
+    /// tokens are the same in every round. Null for a dataset item (its text is the dataset's).
+    #[serde(default)]
+    pub prompt: Option<String>,
 }
 impl Table for ScheduleRow {
     const NAME: &'static str = "schedule";
@@ -157,6 +170,10 @@ pub struct ResponseRow {
     /// clock); from `intended_t_ns` to here it waited in the cap's queue, from here to
     /// `started_t_ns` is the client's own lag. Null elsewhere.
     pub released_t_ns: Option<i64>,
+    /// A synthetic request: its prompt's exact o200k_base length and the answer tokens it asked
+    /// for (`schedule.parquet`'s, as `request_started` logged them). Null for a dataset item.
+    pub target_input_tokens: Option<i64>,
+    pub target_output_tokens: Option<i64>,
     /// When the attempt's terminal outcome was logged (same clock): with `started_t_ns`, how
     /// long the request was in flight, whatever its outcome.
     pub ended_t_ns: i64,
@@ -278,6 +295,8 @@ impl ParsedOutput {
     /// is a JSON object. Built from the family's contract, so a field the contract adds is a
     /// field here (the column types, tested against the contract, must follow).
     pub fn of(family: TaskFamily, parsed: &Value) -> Option<ParsedOutput> {
+        // A synthetic answer has no contract (and is never parsed).
+        family.is_scored().then_some(())?;
         let object = parsed.as_object()?;
         let contract = crate::family::output_schema(family);
         let typed: Map<String, Value> = contract
@@ -302,6 +321,7 @@ impl ParsedOutput {
             TaskFamily::ContractTermsExtraction => {
                 out.contract_terms_extraction = Some(serde_json::from_value(typed).expect(TYPED))
             }
+            TaskFamily::Synthetic => return None,
         }
         Some(out)
     }

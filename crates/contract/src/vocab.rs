@@ -257,6 +257,9 @@ string_enum! {
         InvalidResult => "invalid_result",
         /// An operational failure: no answer was judged.
         FailedRequest => "failed_request",
+        /// A 2xx answer to a synthetic prompt: no rubric scores it, so it is neither correct
+        /// nor wrong (and counts in no accuracy).
+        NotScored => "not_scored",
     }
 }
 
@@ -281,11 +284,27 @@ string_enum! {
 }
 
 string_enum! {
-    /// The task families inferbench scores, in their schedule order.
+    /// What a request asks: one of the task families inferbench scores, in their schedule
+    /// order, or a load workflow's synthetic prompt.
     TaskFamily {
         MeetingNotesLookup => "meeting-notes-lookup",
         TicketTriage => "ticket-triage",
         ContractTermsExtraction => "contract-terms-extraction",
+        /// A synthetic prompt of a load workflow (`load.workload.kind: synthetic`): words of an
+        /// exact o200k_base length, not a dataset item. No rubric scores its answer (its
+        /// evaluation is `not_scored`).
+        Synthetic => "synthetic",
+    }
+}
+
+impl TaskFamily {
+    /// The dataset's families, each scored by its rubric, in their schedule order.
+    pub const DATASET: &'static [TaskFamily] =
+        &[TaskFamily::MeetingNotesLookup, TaskFamily::TicketTriage, TaskFamily::ContractTermsExtraction];
+
+    /// Whether a rubric scores this family's answers (every family but `synthetic`).
+    pub const fn is_scored(self) -> bool {
+        !matches!(self, TaskFamily::Synthetic)
     }
 }
 
@@ -378,6 +397,34 @@ string_enum! {
         Gamma => "gamma",
         /// The arrival offsets of a trace file, replayed (optionally sped up).
         Trace => "trace",
+    }
+}
+
+string_enum! {
+    /// What a load run sends (`load.workload.kind`).
+    WorkloadKind {
+        /// The dataset's items, families taking turns, every answer scored by its rubric.
+        Dataset => "dataset",
+        /// Synthetic prompts of exact o200k_base input lengths asking for given output lengths,
+        /// optionally sharing a prefix; no rubric scores their answers.
+        Synthetic => "synthetic",
+    }
+}
+
+string_enum! {
+    /// How a synthetic workload draws a request's token count (`load.workload.input_tokens`,
+    /// `output_tokens`): every draw is rounded to a whole number of tokens and kept within
+    /// `[min, max]`.
+    LengthDistribution {
+        /// The same count for every request (the key given as an integer).
+        Constant => "constant",
+        /// Every whole number of `[min, max]` equally likely.
+        Uniform => "uniform",
+        /// Normal of `mean` and `stddev`, clipped to `[min, max]`.
+        Normal => "normal",
+        /// Log-normal whose own mean and standard deviation are `mean` and `stddev` (long
+        /// right tail, as measured prompt and answer lengths have), clipped to `[min, max]`.
+        Lognormal => "lognormal",
     }
 }
 

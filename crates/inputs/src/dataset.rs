@@ -127,6 +127,8 @@ fn check_gold(family: TaskFamily, gold: &Value, aliases: &Value, problems: &mut 
                 }
             }
         }
+        // A dataset's families are the spec's, which never name `synthetic`.
+        TaskFamily::Synthetic => bad("gold", "a synthetic prompt has no gold"),
     }
 }
 

@@ -20,19 +20,39 @@ impl Provider {
     /// output mode, the provider's reasoning fields, its extra fields, and the usage option.
     pub fn body(&self, spec: &Spec, system: &str, user: &str) -> Value {
         let inf = &spec.inference;
+        let messages = json!([{"role": "system", "content": system}, {"role": "user", "content": user}]);
+        let format = json!({"type": inf.structured_output.mode});
+        self.build(spec, messages, u64::from(inf.max_completion_tokens), Some(format), false)
+    }
+
+    /// A synthetic request's body (`load.workload.kind: synthetic`): the prompt as its one
+    /// message (no system prompt, no structured output: there is no task, only a length), the
+    /// answer tokens it asks for as the provider's token limit, and, when asked,
+    /// `"ignore_eos": true` so that a server that honours it (vLLM, SGLang) answers to that
+    /// length. The sampling settings, reasoning fields, extra fields and usage option are the
+    /// dataset requests'. No `min_tokens` is sent.
+    pub fn synthetic_body(&self, spec: &Spec, prompt: &str, output_tokens: u32, ignore_eos: bool) -> Value {
+        let messages = json!([{"role": "user", "content": prompt}]);
+        self.build(spec, messages, u64::from(output_tokens), None, ignore_eos)
+    }
+
+    fn build(&self, spec: &Spec, messages: Value, limit: u64, format: Option<Value>, ignore_eos: bool) -> Value {
+        let inf = &spec.inference;
         let mut body = Map::new();
         body.insert("model".into(), json!(self.model_id));
-        body.insert(
-            "messages".into(),
-            json!([{"role": "system", "content": system}, {"role": "user", "content": user}]),
-        );
+        body.insert("messages".into(), messages);
         body.insert("stream".into(), json!(true));
         body.insert("temperature".into(), number(inf.temperature));
         body.insert("top_p".into(), number(inf.top_p));
         body.insert("presence_penalty".into(), number(inf.presence_penalty));
         body.insert("frequency_penalty".into(), number(inf.frequency_penalty));
-        body.insert(self.token_limit_field.clone(), json!(inf.max_completion_tokens));
-        body.insert("response_format".into(), json!({"type": inf.structured_output.mode}));
+        body.insert(self.token_limit_field.clone(), json!(limit));
+        if let Some(format) = format {
+            body.insert("response_format".into(), format);
+        }
+        if ignore_eos {
+            body.insert("ignore_eos".into(), json!(true));
+        }
         for (k, v) in self.reasoning.iter().chain(self.extra.iter()) {
             body.insert(k.clone(), v.clone());
         }
@@ -329,6 +349,18 @@ mod tests {
         let modal = table.get("modal").unwrap();
         assert_eq!(modal.credential_names(), vec!["MODAL_PROXY_TOKEN_ID", "MODAL_PROXY_TOKEN_SECRET"]);
         assert!(table.providers.iter().all(|p| p.body(&spec, "s", "u").get("stop").is_none()));
+        // A synthetic request: the prompt alone, its own token limit, no structured output.
+        let synthetic = baseten_synthetic(&table, &spec, false);
+        assert_eq!(synthetic["messages"], json!([{"role": "user", "content": "w w w"}]));
+        assert!(synthetic.get("response_format").is_none() && synthetic.get("ignore_eos").is_none());
+        let limit = table.get("baseten").unwrap().token_limit_field.clone();
+        assert_eq!(synthetic[&limit], json!(77));
+        assert_eq!((synthetic["top_k"].clone(), synthetic["stream"].clone()), (json!(-1), json!(true)));
+        assert_eq!(baseten_synthetic(&table, &spec, true)["ignore_eos"], json!(true));
+    }
+
+    fn baseten_synthetic(table: &ProviderTable, spec: &Spec, ignore_eos: bool) -> Value {
+        table.get("baseten").unwrap().synthetic_body(spec, "w w w", 77, ignore_eos)
     }
 
     #[test]
@@ -500,6 +532,7 @@ mod tests {
             warmup_seconds: 0.0,
             cooldown_seconds: 0.0,
             seed: 0,
+            workload: Default::default(),
             objectives: Objectives::default(),
         };
         // 10 providers × 100 s: 20,000 req/s is exactly the bound, a little more is over it.

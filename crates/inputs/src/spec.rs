@@ -22,6 +22,7 @@ mod load;
 mod search;
 mod transport;
 mod vendors;
+mod workload;
 
 use crate::provider::ProviderTable;
 use inferbench_contract::vocab::TaskFamily;
@@ -41,9 +42,15 @@ pub use load::{
 };
 pub use search::{CapacitySearch, MAX_PROBES, MIN_TOLERANCE, SEARCH_KEY};
 pub use transport::{HttpVersion, Transport, HTTP_VERSION_KEY};
+pub use workload::{Synthetic, Workload, MAX_INPUT_TOKENS, MAX_OUTPUT_TOKENS, MAX_PROMPT_TOKENS, WORKLOAD_KEY};
 
-/// The task families inferbench knows how to score, in their schedule order.
-pub const FAMILIES: &[&str] = TaskFamily::NAMES;
+/// The task families inferbench knows how to score, in their schedule order (`synthetic`, a
+/// load workflow's prompts, is no family of a dataset).
+pub const FAMILIES: &[&str] = &[
+    TaskFamily::MeetingNotesLookup.as_str(),
+    TaskFamily::TicketTriage.as_str(),
+    TaskFamily::ContractTermsExtraction.as_str(),
+];
 
 /// The per-provider metric columns `ib-aggregate` computes that the reference's spec can
 /// name (its 23, in its order, from the metric catalogue);
@@ -270,7 +277,7 @@ fn families(r: &mut Reader, per_family: Option<u64>) -> Vec<FamilySpec> {
         }
     }
     let mut families = Vec::new();
-    for &name in TaskFamily::ALL {
+    for &name in TaskFamily::DATASET {
         let at = format!("dataset.task_families.{name}");
         let available = r.integer(&format!("{at}.available_items"), 1, 100_000_000).unwrap_or(0);
         if let Some(per_family) = per_family.filter(|n| available > 0 && *n > available) {

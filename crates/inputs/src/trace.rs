@@ -43,12 +43,27 @@ pub struct Trace {
 impl Trace {
     /// Reads and checks the trace at `path`.
     pub fn load(path: &Path) -> Result<Trace> {
+        Self::load_with(path, |_| Ok(()))
+    }
+
+    /// [`Trace::load`], each arrival also checked by `check` (which says what is wrong with
+    /// it), so a refusal names its line.
+    pub fn load_with(path: &Path, check: impl Fn(&Arrival) -> std::result::Result<(), String>) -> Result<Trace> {
         let file = std::fs::File::open(path).map_err(|e| Error::unreadable(path, e))?;
-        Self::read(std::io::BufReader::new(file), &path.display().to_string())
+        Self::read_with(std::io::BufReader::new(file), &path.display().to_string(), check)
     }
 
     /// Reads and checks a trace; `name` names it in messages.
-    pub fn read(mut reader: impl BufRead, name: &str) -> Result<Trace> {
+    pub fn read(reader: impl BufRead, name: &str) -> Result<Trace> {
+        Self::read_with(reader, name, |_| Ok(()))
+    }
+
+    /// [`Trace::read`], each arrival also checked by `check`.
+    pub fn read_with(
+        mut reader: impl BufRead,
+        name: &str,
+        check: impl Fn(&Arrival) -> std::result::Result<(), String>,
+    ) -> Result<Trace> {
         let bad = |line: usize, what: String| Error::bad(format!("{name}: line {line}: {what}"));
         let mut arrivals: Vec<Arrival> = Vec::new();
         let mut buf = Vec::new();
@@ -91,6 +106,7 @@ impl Trace {
                     ),
                 ));
             }
+            check(&arrival).map_err(|why| bad(line, why))?;
             if arrivals.len() == MAX_ARRIVALS {
                 return Err(bad(line, format!("more than {MAX_ARRIVALS} arrivals")));
             }

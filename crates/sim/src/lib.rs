@@ -1,12 +1,15 @@
 //! What the simulated model knows and says, shared by `ib-sim` (which serves it) and
-//! `ib-synth` (which writes the log a fetch against it would have written), and the seeded
-//! generator that they and `ib-data` draw from.
+//! `ib-synth` (which writes the log a fetch against it would have written), the seeded
+//! generator that they, `ib-data` and `ib-schedule` draw from, and the exact-length text of a
+//! load workflow's synthetic prompts.
 //!
 //! - [`dataset`]: the dataset, loaded and validated by the contract's loader, with each
 //!   item's gold in a typed form and a lookup by user prompt.
 //! - [`answer`]: the answer to a request, the gold rendered as the model writes it or a
 //!   plausible wrong answer of the same schema, and the reasoning, split into real o200k_base
 //!   tokens for streaming.
+//! - [`synthetic`]: text of an exact o200k_base length, a load workflow's synthetic prompts
+//!   and the simulated model's answers of a requested length.
 //! - [`rng`]: the one seeded generator (SplitMix64) every draw of these three tools comes
 //!   from, the stream key of a name, and the normal quantile function.
 //!
@@ -17,3 +20,4 @@
 pub mod answer;
 pub mod dataset;
 pub mod rng;
+pub mod synthetic;

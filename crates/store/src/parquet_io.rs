@@ -509,9 +509,9 @@ mod tests {
         let parsed = fields.iter().find(|f| f.name() == "parsed_output").unwrap();
         let DataType::Struct(families) = parsed.data_type() else { panic!("{parsed:?}") };
         let names: Vec<&str> = families.iter().map(|f| f.name().as_str()).collect();
-        let expected: Vec<String> = TaskFamily::ALL.iter().map(|f| parsed_output_field(*f)).collect();
+        let expected: Vec<String> = TaskFamily::DATASET.iter().map(|f| parsed_output_field(*f)).collect();
         assert_eq!(names, expected);
-        for (family, field) in TaskFamily::ALL.iter().zip(families.iter()) {
+        for (family, field) in TaskFamily::DATASET.iter().zip(families.iter()) {
             let DataType::Struct(columns) = field.data_type() else { panic!("{field:?}") };
             let contract = inferbench_contract::family::output_schema(*family);
             let contract: Vec<(&str, DataType)> = contract

@@ -5,7 +5,7 @@
 //! falls behind its schedule shows the queue it built instead of hiding it; the same latency
 //! from the actual send is kept beside it. A step's figures are its measured window's: the
 //! requests whose intended send time falls after its warm-up and before its cool-down.
-use crate::vocab::{ArrivalProcess, LoadMode, OperationalOutcome};
+use crate::vocab::{ArrivalProcess, LengthDistribution, LoadMode, OperationalOutcome, WorkloadKind};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +22,10 @@ pub struct LoadMetrics {
     pub step_seconds: f64,
     pub warmup_seconds: f64,
     pub cooldown_seconds: f64,
+    /// What was sent: the dataset's items or synthetic prompts (a document written before
+    /// synthetic workloads existed reads as the dataset's).
+    #[serde(default)]
+    pub workload: LoadWorkload,
     pub objectives: LoadObjectives,
     /// When a step's figures are the client's, not the providers' (see [`StepMetrics::client_bound`]).
     pub client_limits: ClientLimits,
@@ -53,6 +57,51 @@ pub struct StepTimeline {
     pub failed: Vec<u64>,
     /// The most requests in flight at once during each bin (sent and not yet ended).
     pub in_flight: Vec<u64>,
+}
+
+/// The spec's `load.workload`, as applied.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LoadWorkload {
+    pub kind: WorkloadKind,
+    /// A synthetic workload's prompt lengths in o200k_base tokens; null for the dataset's, and
+    /// when a replayed trace gives every request's.
+    pub input_tokens: Option<TokenLengths>,
+    /// A synthetic workload's requested answer lengths (the token limit sent); null as above.
+    pub output_tokens: Option<TokenLengths>,
+    /// A replayed trace's own `input_tokens` and `output_tokens` were sent where its lines
+    /// give them (the distributions above stand in for a line without).
+    pub sizes_from_trace: bool,
+    /// The tokens every synthetic prompt begins with, the same in every request (0: none).
+    pub shared_prefix_tokens: u32,
+    /// Each synthetic request asked the server to ignore its end-of-sequence token
+    /// (`ignore_eos: true`, vLLM's and SGLang's extension), so that answers run to their
+    /// requested length.
+    pub ignore_eos: bool,
+}
+
+impl Default for LoadWorkload {
+    fn default() -> Self {
+        LoadWorkload {
+            kind: WorkloadKind::Dataset,
+            input_tokens: None,
+            output_tokens: None,
+            sizes_from_trace: false,
+            shared_prefix_tokens: 0,
+            ignore_eos: false,
+        }
+    }
+}
+
+/// How a synthetic workload drew one length: its distribution and parameters (a constant has
+/// `min` = `max`; normal and log-normal have `mean` and `stddev`), every draw rounded and kept
+/// in `[min, max]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TokenLengths {
+    pub distribution: LengthDistribution,
+    pub min: u32,
+    pub max: u32,
+    pub mean: Option<f64>,
+    pub stddev: Option<f64>,
 }
 
 /// The spec's `load.objectives`, as applied.

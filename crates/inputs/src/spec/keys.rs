@@ -205,6 +205,18 @@ const LOAD: &[Key] = &[
     opt("cooldown_seconds", Acted),
     opt("seed", Acted),
     opt(
+        "workload",
+        Map(&[
+            opt("description", Text),
+            req("kind", Acted),
+            // Each an integer or a distribution's mapping, checked by spec/workload.rs.
+            opt("input_tokens", Acted),
+            opt("output_tokens", Acted),
+            opt("shared_prefix_tokens", Acted),
+            opt("ignore_eos", Acted),
+        ]),
+    ),
+    opt(
         "objectives",
         Map(&[
             opt("ttft_ms", Acted),

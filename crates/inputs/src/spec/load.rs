@@ -18,6 +18,7 @@
 //! its `load` section.
 use super::check::{shown, Reader};
 use super::search::CapacitySearch;
+use super::workload::{self, Workload};
 use inferbench_contract::vocab::{ArrivalProcess, LoadMode};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -58,8 +59,11 @@ pub struct LoadPlan {
     pub step_seconds: f64,
     pub warmup_seconds: f64,
     pub cooldown_seconds: f64,
-    /// Seeds the arrival times (Poisson, gamma); the schedule is a function of the lock.
+    /// Seeds the arrival times (Poisson, gamma) and a synthetic workload's lengths and words;
+    /// the schedule is a function of the lock.
     pub seed: u64,
+    /// What the steps send: the dataset's items or synthetic prompts.
+    pub workload: Workload,
     pub objectives: Objectives,
 }
 
@@ -93,7 +97,8 @@ pub struct Objectives {
     pub itl_ms: Option<f64>,
     /// End-to-end latency, in ms from the intended send.
     pub e2e_ms: Option<f64>,
-    /// Whether the answer must also be correct (scored by the family's rubric).
+    /// Whether the answer must also be correct (scored by the family's rubric); false for a
+    /// synthetic workload, whose answers no rubric scores.
     pub correct: bool,
     /// The share of a step's requests that must meet every objective for the step to hold:
     /// 0.95 asks that the 95th percentile of each latency meets its objective, jointly.
@@ -128,8 +133,18 @@ impl LoadPlan {
     }
 
     /// The trace the plan replays, read and checked; `None` for the other arrival processes.
+    /// A synthetic workload sends each line's sizes: a line whose sizes cannot be sent (and
+    /// that the spec's lengths do not stand in for) is refused, naming it.
     pub fn read_trace(&self) -> inferbench_contract::Result<Option<crate::trace::Trace>> {
-        self.trace.as_deref().map(crate::trace::Trace::load).transpose()
+        let Some(path) = self.trace.as_deref() else { return Ok(None) };
+        let synthetic = self.workload.synthetic();
+        let check = |a: &crate::trace::Arrival| match synthetic {
+            Some(s) => s
+                .check_sizes(a.input_tokens, a.output_tokens)
+                .map_err(|why| format!("{why} (a synthetic workload sends each line's sizes)")),
+            None => Ok(()),
+        };
+        crate::trace::Trace::load_with(path, check).map(Some)
     }
 
     /// A step's length in ns.
@@ -217,6 +232,7 @@ pub(super) fn read(r: &mut Reader, dir: &Path) -> Option<LoadPlan> {
         (false, Some(_)) => Vec::new(),
         (false, None) => steps(r, arrivals),
     };
+    let workload = workload::read(r, !closed && arrivals == ArrivalProcess::Trace);
     if !closed && r.get("load.concurrencies").is_some() {
         r.push("load.concurrencies", format!("only a closed-loop step has users, not {mode}: give `rates`"));
     }
@@ -257,6 +273,18 @@ pub(super) fn read(r: &mut Reader, dir: &Path) -> Option<LoadPlan> {
             format!("about {per_provider:.0} requests per provider (rates × step_seconds): at most {MAX_REQUESTS:.0}");
         r.push("load.rates", what);
     }
+    if let Some(input) = workload.synthetic().and_then(|s| s.input_tokens.as_ref()) {
+        let tokens = per_provider * workload::mean(input);
+        if tokens > workload::MAX_PROMPT_TOKENS {
+            let what = format!(
+                "about {tokens:.0} prompt tokens per provider (requests × mean length): at most {:.0}, as the \
+                 schedule holds every prompt",
+                workload::MAX_PROMPT_TOKENS
+            );
+            r.push("load.workload.input_tokens", what);
+        }
+    }
+    let synthetic = workload.synthetic().is_some();
     let plan = LoadPlan {
         mode,
         arrivals,
@@ -271,7 +299,8 @@ pub(super) fn read(r: &mut Reader, dir: &Path) -> Option<LoadPlan> {
         warmup_seconds,
         cooldown_seconds,
         seed: r.integer("load.seed", 0, u64::MAX).unwrap_or(0),
-        objectives: objectives(r),
+        workload,
+        objectives: objectives(r, synthetic),
     };
     let o = &plan.objectives;
     let timed = [o.ttft_ms, o.ttfa_ms, o.tpot_ms, o.itl_ms, o.e2e_ms].iter().any(Option::is_some);
@@ -358,10 +387,16 @@ fn steps(r: &mut Reader, arrivals: ArrivalProcess) -> Vec<StepTarget> {
     steps
 }
 
-fn objectives(r: &mut Reader) -> Objectives {
+fn objectives(r: &mut Reader, synthetic: bool) -> Objectives {
     let ms = |r: &mut Reader, key: &str| r.number(&format!("load.objectives.{key}"), positive_at_most(3_600_000.0));
     let correct = match r.get("load.objectives.correct") {
-        None => true,
+        None => !synthetic,
+        Some(Value::Bool(true)) if synthetic => {
+            let what = "a synthetic workload's answers are not scored (no rubric, no gold): set it to false or \
+                        leave it out";
+            r.push("load.objectives.correct", what);
+            false
+        }
         Some(Value::Bool(b)) => *b,
         Some(other) => {
             r.push("load.objectives.correct", format!("expected true or false, found {}", shown(other)));

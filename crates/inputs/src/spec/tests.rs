@@ -572,3 +572,182 @@ fn a_capacity_search_replaces_the_rates_with_its_bounds() {
         "closed loop",
     );
 }
+
+/// The Poisson load section with a synthetic workload.
+fn synthetic() -> Value {
+    let mut load = poisson();
+    load["objectives"] = json!({"e2e_ms": 8000});
+    load["workload"] = json!({"kind": "synthetic", "input_tokens": 512,
+        "output_tokens": {"distribution": "normal", "mean": 128, "stddev": 32, "min": 16, "max": 256},
+        "shared_prefix_tokens": 100, "ignore_eos": true});
+    load
+}
+
+#[test]
+fn a_synthetic_workload_has_its_lengths_prefix_and_no_scoring() {
+    use inferbench_contract::documents::TokenLengths;
+    use inferbench_contract::vocab::LengthDistribution;
+    let plan = Spec::from_value(Path::new("s.yaml"), &load_spec(synthetic())).unwrap().load.unwrap();
+    let s = plan.workload.synthetic().expect("synthetic");
+    let constant =
+        TokenLengths { distribution: LengthDistribution::Constant, min: 512, max: 512, mean: None, stddev: None };
+    assert_eq!(s.input_tokens, Some(constant));
+    let normal = TokenLengths {
+        distribution: LengthDistribution::Normal,
+        min: 16,
+        max: 256,
+        mean: Some(128.0),
+        stddev: Some(32.0),
+    };
+    assert_eq!(s.output_tokens, Some(normal));
+    assert_eq!((s.shared_prefix_tokens, s.ignore_eos), (100, true));
+    assert!(!plan.objectives.correct, "a synthetic answer is never scored");
+    // A lognormal may leave its bounds out; a uniform has only its bounds.
+    let mut load = synthetic();
+    load["workload"]["input_tokens"] = json!({"distribution": "lognormal", "mean": 700, "stddev": 300, "min": 101});
+    load["workload"]["output_tokens"] = json!({"distribution": "uniform", "min": 1, "max": 8});
+    let plan = Spec::from_value(Path::new("s.yaml"), &load_spec(load)).unwrap().load.unwrap();
+    let s = plan.workload.synthetic().unwrap();
+    assert_eq!((s.input_tokens.as_ref().unwrap().min, s.input_tokens.as_ref().unwrap().max), (101, MAX_INPUT_TOKENS));
+    load = synthetic();
+    load["workload"]["output_tokens"] = json!({"distribution": "lognormal", "mean": 70, "stddev": 30});
+    let plan = Spec::from_value(Path::new("s.yaml"), &load_spec(load)).unwrap().load.unwrap();
+    assert_eq!(plan.workload.synthetic().unwrap().output_tokens.as_ref().unwrap().min, 1, "min defaults to 1");
+    assert_eq!(s.output_tokens.as_ref().unwrap().distribution, LengthDistribution::Uniform);
+    // Without a workload, and with `kind: dataset`, the dataset's items are sent and scored.
+    let plan = Spec::from_value(Path::new("s.yaml"), &load_spec(poisson())).unwrap().load.unwrap();
+    assert_eq!(plan.workload, Workload::Dataset);
+    let mut dataset = poisson();
+    dataset["workload"] = json!({"kind": "dataset"});
+    let plan = Spec::from_value(Path::new("s.yaml"), &load_spec(dataset)).unwrap().load.unwrap();
+    assert_eq!((plan.workload, plan.objectives.correct), (Workload::Dataset, true));
+}
+
+/// Asserts that the synthetic load section with `key` set to `value` (or removed, for null)
+/// is refused with one problem on `at` containing `text`.
+fn synthetic_refused(key: &str, value: Value, at_key: &str, text: &str) {
+    let mut load = synthetic();
+    if value.is_null() {
+        let (parent, last) = key.rsplit_once('.').unwrap_or(("", key));
+        let map = if parent.is_empty() { &mut load } else { at(&mut load, parent) };
+        map.as_object_mut().unwrap().remove(last);
+    } else {
+        *at(&mut load, key) = value.clone();
+    }
+    let found = problems(&load_spec(load));
+    assert_eq!(found.len(), 1, "{key} = {value}: {found:#?}");
+    let prefix = format!("spec.yaml: {at_key}: ");
+    assert!(found[0].starts_with(&prefix) && found[0].contains(text), "{key} = {value}: {}", found[0]);
+}
+
+#[test]
+fn every_bad_workload_value_is_refused_naming_its_key() {
+    let w = "load.workload";
+    synthetic_refused("workload.kind", json!("random"), &format!("{w}.kind"), "not one of dataset, synthetic");
+    synthetic_refused("workload.kind", json!(null), &format!("{w}.kind"), "missing");
+    synthetic_refused("workload.input_tokens", json!(null), &format!("{w}.input_tokens"), "missing");
+    synthetic_refused("workload.input_tokens", json!(0), &format!("{w}.input_tokens"), "integer from 1 to 262144");
+    synthetic_refused("workload.input_tokens", json!(12.5), &format!("{w}.input_tokens"), "integer from 1");
+    synthetic_refused(
+        "workload.input_tokens",
+        json!("512"),
+        &format!("{w}.input_tokens"),
+        "an integer or a distribution",
+    );
+    synthetic_refused(
+        "workload.output_tokens",
+        json!(300_000),
+        &format!("{w}.output_tokens"),
+        "integer from 1 to 262144",
+    );
+    synthetic_refused(
+        "workload.output_tokens.distribution",
+        json!("zipf"),
+        &format!("{w}.output_tokens.distribution"),
+        "uniform, normal, lognormal",
+    );
+    synthetic_refused(
+        "workload.output_tokens.distribution",
+        json!("constant"),
+        &format!("{w}.output_tokens.distribution"),
+        "written as an integer",
+    );
+    synthetic_refused(
+        "workload.output_tokens.distribution",
+        json!(null),
+        &format!("{w}.output_tokens.distribution"),
+        "missing",
+    );
+    synthetic_refused("workload.output_tokens.mean", json!(null), &format!("{w}.output_tokens.mean"), "missing");
+    synthetic_refused("workload.output_tokens.mean", json!(0), &format!("{w}.output_tokens.mean"), "greater than 0");
+    synthetic_refused(
+        "workload.output_tokens.mean",
+        json!(300),
+        &format!("{w}.output_tokens.mean"),
+        "outside [min, max]",
+    );
+    synthetic_refused("workload.output_tokens.stddev", json!(-1), &format!("{w}.output_tokens.stddev"), "0 or more");
+    synthetic_refused("workload.output_tokens.min", json!(300), &format!("{w}.output_tokens.min"), "above max 256");
+    synthetic_refused("workload.output_tokens.stdev", json!(3), &format!("{w}.output_tokens.stdev"), "unknown key");
+    synthetic_refused(
+        "workload.input_tokens",
+        json!({"distribution": "uniform", "min": 200}),
+        &format!("{w}.input_tokens.max"),
+        "missing",
+    );
+    synthetic_refused(
+        "workload.input_tokens",
+        json!({"distribution": "uniform", "min": 200, "max": 300, "mean": 250}),
+        &format!("{w}.input_tokens.mean"),
+        "a uniform distribution has none",
+    );
+    synthetic_refused(
+        "workload.shared_prefix_tokens",
+        json!(512),
+        &format!("{w}.shared_prefix_tokens"),
+        "leaves nothing of a 512-token prompt",
+    );
+    synthetic_refused(
+        "workload.shared_prefix_tokens",
+        json!(-1),
+        &format!("{w}.shared_prefix_tokens"),
+        "integer from 0",
+    );
+    synthetic_refused("workload.ignore_eos", json!("yes"), &format!("{w}.ignore_eos"), "true or false");
+    synthetic_refused("workload.seed", json!(1), &format!("{w}.seed"), "unknown key");
+    synthetic_refused("objectives.correct", json!(true), "load.objectives.correct", "not scored");
+    synthetic_refused("rates", json!([100_000, 100_000]), "load.workload.input_tokens", "prompt tokens per provider");
+    let mut dataset = poisson();
+    dataset["workload"] = json!({"kind": "dataset", "input_tokens": 5});
+    let found = problems(&load_spec(dataset));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].contains("load.workload.input_tokens: only a synthetic workload"), "{}", found[0]);
+}
+
+#[test]
+fn a_synthetic_trace_replay_sends_its_lines_sizes_or_the_specs_and_refuses_a_line_without() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.jsonl"),
+        "{\"offset_ms\": 0, \"input_tokens\": 40, \"output_tokens\": 9}\n\n{\"offset_ms\": 5}\n",
+    )
+    .unwrap();
+    let mut load = json!({"mode": "open_loop", "arrivals": "trace", "trace": "t.jsonl", "step_seconds": 2,
+        "workload": {"kind": "synthetic"}});
+    let spec_path = dir.path().join("spec.yaml");
+    let plan = Spec::from_value(&spec_path, &load_spec(load.clone())).unwrap().load.unwrap();
+    assert_eq!(plan.workload.synthetic().unwrap().input_tokens, None, "a trace may give every length");
+    let err = plan.read_trace().unwrap_err().to_string();
+    assert!(err.contains("t.jsonl: line 3: no input_tokens, and the spec's load.workload gives none"), "{err}");
+    load["workload"]["input_tokens"] = json!(64);
+    load["workload"]["output_tokens"] = json!(16);
+    let plan = Spec::from_value(&spec_path, &load_spec(load.clone())).unwrap().load.unwrap();
+    assert_eq!(plan.read_trace().unwrap().unwrap().arrivals.len(), 2);
+    load["workload"]["shared_prefix_tokens"] = json!(40);
+    let plan = Spec::from_value(&spec_path, &load_spec(load)).unwrap().load.unwrap();
+    let err = plan.read_trace().unwrap_err().to_string();
+    assert!(
+        err.contains("line 1: input_tokens 40: a synthetic prompt has more tokens than its shared prefix (40)"),
+        "{err}"
+    );
+}
