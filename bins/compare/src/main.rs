@@ -8,8 +8,10 @@ mod compare;
 mod discover;
 mod load;
 mod render;
+mod search;
 mod stage;
 mod tables;
+mod under_load;
 
 use clap::Parser;
 use std::process::ExitCode;
