@@ -10,8 +10,8 @@ pub const SEARCH_JSON: &str = "search.json";
 
 /// Why a search directory is not compared as a run.
 pub const NOT_A_RUN: &str =
-    "a capacity search (search.json), not a run: its probes are load runs, compared when named \
-                             (`<dir>/probes/*`)";
+    "a capacity search's directory, holding search.json, not a run: its probes are load runs, compared when named as \
+     `<dir>/probes/*`";
 
 /// One search, read.
 #[derive(Debug, Clone, PartialEq)]
