@@ -1,6 +1,7 @@
 //! `summary.md` and `summary.html`: the comparison for a reader. Both say the same things in
-//! the same order; the page adds a line chart per headline metric and is self-contained
-//! (inline style and SVG, no script, nothing fetched).
+//! the same order; the page adds a line chart per headline metric (and, for a workflow with
+//! load runs, of each provider's highest rate held) and is self-contained (inline style and
+//! SVG, no script, nothing fetched).
 use crate::bootstrap::Settings;
 use crate::compare::{p50, HeadToHead, RunResult, Trend, PAIRED};
 use crate::discover::format_utc;
