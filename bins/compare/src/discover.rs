@@ -36,7 +36,7 @@ pub fn expand(patterns: &[String]) -> Result<Found> {
             if !literal.is_dir() {
                 return Err(Error::bad(format!("{pattern}: no such run directory")).into());
             }
-            if search::is_search(literal) {
+            if search::is_search(literal) && !RunDir::new(literal).responses().is_file() {
                 if searches.insert(literal.to_path_buf()) {
                     skipped.push((literal.to_path_buf(), search::NOT_A_RUN.to_string()));
                 }

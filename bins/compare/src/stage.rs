@@ -60,8 +60,9 @@ pub fn run(args: Args) -> Result<()> {
     inferbench_store::atomic::write(&args.out.join("summary.md"), render::markdown(&summary).as_bytes())?;
     inferbench_store::atomic::write(&args.out.join("summary.html"), render::html(&summary).as_bytes())?;
     let pair_count: usize = runs.iter().map(|r| r.pairs.len()).sum();
+    let load_runs = runs.iter().filter(|r| r.load.is_some()).count();
     println!(
-        "ib-compare: {} runs, {} responses, {pair_count} paired intervals -> {}",
+        "ib-compare: {} runs ({load_runs} under load), {} responses, {pair_count} paired intervals -> {}",
         runs.len(),
         runs.iter().map(|r| r.response_rows).sum::<usize>(),
         args.out.join("summary.md").display()
