@@ -61,7 +61,7 @@ pub fn scored_run(ws: &Workspace, sim: &Sim, rel: &str, per_family: &str) -> Pat
 
 /// A Parquet file's columns by name, as text, numbers or flags (whichever the column holds).
 #[derive(Debug, Clone, PartialEq)]
-enum Values {
+pub enum Values {
     Text(Vec<Option<String>>),
     Number(Vec<Option<f64>>),
     Integer(Vec<Option<i64>>),
@@ -70,7 +70,7 @@ enum Values {
     Other,
 }
 
-fn table(path: &Path) -> (BTreeMap<String, Values>, BTreeMap<String, String>) {
+pub fn table(path: &Path) -> (BTreeMap<String, Values>, BTreeMap<String, String>) {
     let builder = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(path).unwrap()).unwrap();
     let metadata: BTreeMap<String, String> = builder
         .metadata()
@@ -123,24 +123,31 @@ fn table(path: &Path) -> (BTreeMap<String, Values>, BTreeMap<String, String>) {
     (out, metadata)
 }
 
-fn text(t: &BTreeMap<String, Values>, name: &str) -> Vec<String> {
+pub fn text(t: &BTreeMap<String, Values>, name: &str) -> Vec<String> {
     match &t[name] {
         Values::Text(v) => v.iter().map(|s| s.clone().unwrap()).collect(),
         other => panic!("{name} is not text: {other:?}"),
     }
 }
 
-fn numbers(t: &BTreeMap<String, Values>, name: &str) -> Vec<Option<f64>> {
+pub fn numbers(t: &BTreeMap<String, Values>, name: &str) -> Vec<Option<f64>> {
     match &t[name] {
         Values::Number(v) => v.clone(),
         other => panic!("{name} is not a float column: {other:?}"),
     }
 }
 
-fn integers(t: &BTreeMap<String, Values>, name: &str) -> Vec<Option<i64>> {
+pub fn integers(t: &BTreeMap<String, Values>, name: &str) -> Vec<Option<i64>> {
     match &t[name] {
         Values::Integer(v) => v.clone(),
         other => panic!("{name} is not an integer column: {other:?}"),
+    }
+}
+
+pub fn flags(t: &BTreeMap<String, Values>, name: &str) -> Vec<bool> {
+    match &t[name] {
+        Values::Flag(v) => v.iter().map(|f| f.unwrap()).collect(),
+        other => panic!("{name} is not a boolean column: {other:?}"),
     }
 }
 
@@ -212,10 +219,18 @@ fn ib_compare_over_hive_partitioned_runs_matches_a_naive_bootstrap() {
         "trends.parquet",
         "head_to_head.parquet",
         "paired_bootstrap.parquet",
+        "load_steps.parquet",
         "summary.md",
         "summary.html",
     ] {
         assert!(out.join(file).is_file(), "{file} is written");
+    }
+    // Closed-loop runs have no steps: the table is there, with its columns and no row.
+    let steps =
+        ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(out.join("load_steps.parquet")).unwrap()).unwrap();
+    assert_eq!(steps.metadata().file_metadata().num_rows(), 0);
+    for column in ["provider", "offered_rate", "knee", "client_bound_reasons"] {
+        assert!(steps.schema().field_with_name(column).is_ok(), "load_steps.parquet has `{column}`");
     }
 
     // runs.parquet: both runs, named by their partitions, dated from their manifests.

@@ -2,10 +2,12 @@
 //! their schedule, re-derived and reported; a trace replayed at its offsets; a fetch killed
 //! mid-step resumed by running the step again whole.
 use crate::support::{ok, timed_section, Sim, Workspace};
-use inferbench_contract::documents::MetricsDocument;
+use inferbench_contract::documents::{
+    LoadMetrics, MetricsDocument, Provenance, SearchDocument, SearchResult, SearchStatus, StepMetrics, SEARCH_VERSION,
+};
 use inferbench_contract::tables::{ResponseRow, ScheduleRow, Table};
 use inferbench_store::parquet_io;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Two simulated providers of the e2e fixtures that answer every request.
@@ -102,7 +104,12 @@ fn a_paired_open_loop_sweep_is_sent_on_its_schedule_and_reported_per_step() {
     assert_eq!(first.completed, 8);
     assert!(first.e2e_ms.p50.unwrap() >= first.e2e_from_send_ms.p50.unwrap());
     assert_eq!(first.e2e_ms.too_few_samples, ["p90", "p95", "p99"], "8 samples resolve a p50 only");
-    assert_eq!(load.knees.len() + load.steps.iter().filter(|s| !s.client_bound.is_empty()).count().min(2), 2);
+    // A provider has a knee exactly when one of its steps is not client-bound (on a loaded
+    // machine a step may be: its send lag p99 over 1 ms).
+    for provider in ["reasoner-ai", "steady"] {
+        let measured = load.steps.iter().any(|s| s.provider == provider && s.client_bound.is_empty());
+        assert_eq!(load.knees.iter().any(|k| k.provider == provider), measured, "{provider}");
+    }
     let report = std::fs::read_to_string(run.join("report.md")).unwrap();
     assert!(report.contains("## Under load"), "{report}");
     assert!(report.contains("### Knees"));
@@ -116,10 +123,19 @@ fn a_paired_open_loop_sweep_is_sent_on_its_schedule_and_reported_per_step() {
     let hive = ws.path("hive/workflow=load-sweep/run=load");
     std::fs::create_dir_all(hive.parent().unwrap()).unwrap();
     inferbench_testkit::reference_run::copy_tree(&run, &hive);
+    // Beside it, a capacity search's directory: no run, skipped with its reason, its result listed.
+    let search = ws.path("hive/workflow=load-sweep/run=search");
+    std::fs::create_dir_all(&search).unwrap();
+    std::fs::write(search.join("search.json"), serde_json::to_vec(&search_record()).unwrap()).unwrap();
     let out = ws.path("compared");
-    ok(std::process::Command::new(crate::compare::ib_compare()).arg("--out").arg(&out).arg(ws.path("hive/*/*")));
+    let compared =
+        ok(std::process::Command::new(crate::compare::ib_compare()).arg("--out").arg(&out).arg(ws.path("hive/*/*")));
+    let stderr = String::from_utf8_lossy(&compared.stderr);
+    assert!(stderr.contains("run=search: a capacity search's directory, holding search.json, not a run"), "{stderr}");
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(summary.contains("## Workflow `load-sweep`: 1 runs"), "{summary}");
+    assert!(summary.contains("## Capacity searches: 1") && summary.contains("| steady | 12.00 | 16.00 | found |"));
+    compared_load_run(&out, &summary, &load);
     drop(_timed);
     let files = |name: &str| run.join(name);
     crate::browser::assert_passes(
@@ -129,6 +145,99 @@ fn a_paired_open_loop_sweep_is_sent_on_its_schedule_and_reported_per_step() {
         &files("comparisons.json"),
         &ws.path("browser"),
     );
+}
+
+/// A capacity search's record, as `ib-search` writes one.
+fn search_record() -> SearchDocument {
+    SearchDocument {
+        version: SEARCH_VERSION.into(),
+        provenance: Provenance::new(&BTreeMap::new()),
+        min_rate: 4.0,
+        max_rate: 64.0,
+        tolerance: 0.5,
+        max_probes: 6,
+        goodput_target: 0.9,
+        rule: vec![],
+        probes: vec![],
+        results: vec![SearchResult {
+            provider: "steady".into(),
+            status: SearchStatus::Found,
+            holds_at: Some(12.0),
+            fails_at: Some(16.0),
+        }],
+        stopped: "every provider's capacity is found".into(),
+    }
+}
+
+/// ib-compare's view of the load run: `load_steps.parquet` is the run's `load` section row for
+/// row, and the summary gives each provider's knee and highest rate held as the section does.
+fn compared_load_run(out: &Path, summary: &str, load: &LoadMetrics) {
+    use crate::compare::{flags, integers, numbers, table, text};
+    // metrics.json's numbers as two JSON readers parse them: the same, or one ulp apart.
+    let same = |got: Option<f64>, want: Option<f64>, column: &str| match (got, want) {
+        (Some(g), Some(w)) => assert!(g.to_bits().abs_diff(w.to_bits()) <= 1, "{column}: {g} vs {w}"),
+        (g, w) => assert_eq!(g, w, "{column}"),
+    };
+    let (steps, _) = table(&out.join("load_steps.parquet"));
+    assert_eq!(text(&steps, "provider").len(), load.steps.len(), "one row per step and provider");
+    for (i, s) in load.steps.iter().enumerate() {
+        assert_eq!(
+            (text(&steps, "run_workflow")[i].as_str(), text(&steps, "run_name")[i].as_str()),
+            ("load-sweep", "load")
+        );
+        assert_eq!(
+            (text(&steps, "provider")[i].as_str(), integers(&steps, "step")[i]),
+            (s.provider.as_str(), Some(s.step.into()))
+        );
+        same(numbers(&steps, "target_rate")[i], s.target_rate, "target_rate");
+        same(numbers(&steps, "offered_rate")[i], Some(s.offered_rate), "offered_rate");
+        same(numbers(&steps, "achieved_rate")[i], Some(s.achieved_rate), "achieved_rate");
+        same(numbers(&steps, "completed_per_second")[i], Some(s.completed_per_second), "completed_per_second");
+        same(numbers(&steps, "ttft_p50_ms")[i], s.ttft_ms.p50, "ttft_p50_ms");
+        same(numbers(&steps, "e2e_latency_p99_ms")[i], s.e2e_ms.p99, "e2e_latency_p99_ms");
+        same(numbers(&steps, "send_lag_p99_ms")[i], s.send_lag_ms.p99, "send_lag_p99_ms");
+        same(numbers(&steps, "goodput")[i], s.goodput, "goodput");
+        same(numbers(&steps, "accuracy")[i], s.accuracy, "accuracy");
+        assert_eq!(flags(&steps, "holds")[i], s.holds);
+        assert_eq!(flags(&steps, "client_bound")[i], !s.client_bound.is_empty());
+        let knee = load.knees.iter().any(|k| k.provider == s.provider && k.step == s.step);
+        assert_eq!(flags(&steps, "knee")[i], knee, "{} step {}", s.provider, s.step);
+    }
+    let section =
+        &summary[summary.find("### Under load: each provider's capacity across 1 load runs").expect(summary)..];
+    let providers: BTreeSet<&str> = load.steps.iter().map(|s| s.provider.as_str()).collect();
+    for provider in providers {
+        let line = section.lines().find(|l| l.starts_with(&format!("| {provider} | "))).expect(section);
+        let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
+        let rows: Vec<&StepMetrics> = load.steps.iter().filter(|s| s.provider == provider).collect();
+        // The knee is metrics.json's, by its rate, offered rate and goodput per second.
+        match load.knees.iter().find(|k| k.provider == provider) {
+            Some(knee) => {
+                let row = rows.iter().find(|s| s.step == knee.step).unwrap();
+                let expected = [
+                    format!("{} req/s", row.target_rate.unwrap()),
+                    format!("{:.2}", knee.offered_rate),
+                    format!("{:.2}", knee.goodput_per_second),
+                ];
+                assert_eq!(cells[4..7], expected, "{line}");
+            }
+            None => assert_eq!(cells[4], "— (every step client-bound)", "{line}"),
+        }
+        // The highest offered rate held, never a client-bound step's.
+        let held =
+            rows.iter().filter(|s| s.holds && s.client_bound.is_empty()).map(|s| s.offered_rate).max_by(f64::total_cmp);
+        match held {
+            Some(rate) => assert_eq!(cells[7], format!("{rate:.2}"), "{line}"),
+            None => assert!(cells[7].starts_with("— (every step") || cells[7] == "none held", "{line}"),
+        }
+        let bound = rows.iter().filter(|s| !s.client_bound.is_empty()).count();
+        assert_eq!(cells[9], if bound == 0 { "2".to_string() } else { format!("2 ({bound} client-bound)") }, "{line}");
+    }
+    // Every client-bound step is listed apart, with its reasons.
+    for s in load.steps.iter().filter(|s| !s.client_bound.is_empty()) {
+        let listed = format!("| {} req/s | {} |", s.target_rate.unwrap(), s.provider);
+        assert!(section.contains(&listed) && section.contains(&s.client_bound.join("; ")), "{listed}\n{section}");
+    }
 }
 
 #[test]

@@ -139,6 +139,24 @@ fn a_capacity_search_finds_a_servers_known_capacity_within_ten_percent() {
         }
     }
 
+    // ib-compare over the runs skips the search's directory (no run), lists what it found, and
+    // compares its probes, named, as the load runs they are: one step each, at the probe's rate.
+    let out = scratch.path().join("compared");
+    let compared = Command::new(crate::compare::ib_compare())
+        .arg("--out")
+        .arg(&out)
+        .arg(scratch.path().join("runs/*/*"))
+        .arg(run.join("probes/*"))
+        .output()
+        .unwrap();
+    assert!(compared.status.success(), "{}", String::from_utf8_lossy(&compared.stderr));
+    assert!(String::from_utf8_lossy(&compared.stderr).contains("a capacity search's directory"));
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    let listed = format!("| {} | {} | {holds:.2} | {fails:.2} | found |", doc.probes.len(), found.provider);
+    assert!(summary.contains(&listed), "{listed}\n{summary}");
+    assert!(summary.contains(&format!("## Workflow `load`: {} runs", doc.probes.len())), "{summary}");
+    assert!(summary.contains(&format!("capacity across {} load runs", doc.probes.len())), "{summary}");
+
     // A rescore of the search re-scores every probe and rewrites the record byte for byte.
     let before = std::fs::read(run.join("search.json")).unwrap();
     make(&["rescore".into(), format!("RUN={}", run.display())]);

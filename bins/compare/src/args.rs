@@ -13,11 +13,14 @@ use std::path::PathBuf;
 pub struct Args {
     /// Run directories, or glob patterns matching them (quote them to pass them to ib-compare
     /// rather than the shell), e.g. 'runs/*/*'. A glob's matches without responses.parquet
-    /// are skipped and listed; a directory named outright must be a scored run.
+    /// are skipped and listed; a directory named outright must be a scored run. A capacity
+    /// search's directory (search.json) is no run: it is skipped, and what it found is listed
+    /// (its probes are runs: 'DIR/probes/*').
     #[arg(required = true, value_name = "RUN")]
     pub runs: Vec<String>,
     /// Where to write the comparison (created if missing): runs.parquet, leaderboard.parquet,
-    /// trends.parquet, head_to_head.parquet, paired_bootstrap.parquet, summary.md, summary.html.
+    /// trends.parquet, head_to_head.parquet, paired_bootstrap.parquet, load_steps.parquet (load
+    /// runs' steps), summary.md, summary.html.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// The bootstrap's seed: the same runs and seed give the same intervals.

@@ -4,6 +4,7 @@
 use crate::bootstrap::{Interval, RankTable, Settings};
 use crate::discover::RunInfo;
 use crate::load::{self, Pooled, Samples, HEADLINE};
+use crate::under_load::{self, LoadRun};
 use anyhow::{Context, Result};
 use inferbench_contract::metrics::{Column, Metric, E2E_LATENCY, TTFA};
 use inferbench_store::run::RunDir;
@@ -26,7 +27,11 @@ pub struct RunResult {
     pub pooled: Vec<Pooled>,
     pub pairs: Vec<PairResult>,
     pub response_rows: usize,
-    /// SHA-256 of the files read: responses, the pooled table, the manifest (when present).
+    /// A load run's figures per step and provider (`metrics.json`'s `load` section); `None`
+    /// for a closed-loop run.
+    pub load: Option<LoadRun>,
+    /// SHA-256 of the files read: responses, the pooled table, the manifest and `metrics.json`
+    /// (when present).
     pub inputs: BTreeMap<String, String>,
 }
 
@@ -92,15 +97,16 @@ fn one(path: &Path, settings: &Settings, tables: &Tables) -> Result<RunResult> {
             }
         }
     }
+    let load = under_load::read(path).with_context(|| format!("reading {}", path.display()))?;
     let mut inputs = BTreeMap::new();
     let pooled_file = if pooled_source == load::POOLED_TABLE { RunDir::POOLED } else { RunDir::METRICS_PARQUET };
-    for file in [RunDir::RESPONSES, pooled_file, RunDir::MANIFEST] {
+    for file in [RunDir::RESPONSES, pooled_file, RunDir::MANIFEST, RunDir::METRICS_JSON] {
         let full = path.join(file);
         if full.is_file() {
             inputs.insert(file.to_string(), inferbench_contract::canonical::file_sha256(&full)?);
         }
     }
-    Ok(RunResult { info, pooled_source, pooled, pairs, response_rows, inputs })
+    Ok(RunResult { info, pooled_source, pooled, pairs, response_rows, load, inputs })
 }
 
 /// Every run of `paths`, read on `threads` threads, in (start time, path) order.
@@ -277,6 +283,7 @@ pub mod tests {
             pooled,
             pairs: vec![pair(E2E_LATENCY), pair(TTFA)],
             response_rows: 20,
+            load: None,
             inputs: BTreeMap::new(),
         }
     }

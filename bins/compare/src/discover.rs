@@ -1,5 +1,6 @@
 //! Which run directories to compare, what each one is (workflow, name, where it came from)
 //! and when it ran.
+use crate::search;
 use anyhow::{Context, Result};
 use inferbench_contract::civil;
 use inferbench_contract::vocab::EndpointMode;
@@ -9,18 +10,37 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+/// What the patterns matched.
+#[derive(Debug, Default, PartialEq)]
+pub struct Found {
+    /// The run directories, in path order.
+    pub runs: Vec<PathBuf>,
+    /// The other directories matched, each with why it is not compared.
+    pub skipped: Vec<(PathBuf, String)>,
+    /// The capacity searches among them (also in `skipped`): the summary lists what each found.
+    pub searches: Vec<PathBuf>,
+}
+
 /// The run directories named by `patterns`: each a directory, or a glob (`runs/*/*`,
 /// `runs/workflow=micro-single-task/*`) whose matches are the directories holding a
-/// `responses.parquet`; a glob's other matches (`runs/.deps`, a run still fetching) are
-/// returned as skipped, with the reason. A directory named outright must be a run.
-pub fn expand(patterns: &[String]) -> Result<(Vec<PathBuf>, Vec<(PathBuf, String)>)> {
+/// `responses.parquet`; a glob's other matches (`runs/.deps`, a run still fetching, a capacity
+/// search's directory) are returned as skipped, with the reason. A directory named outright
+/// must be a run, or a capacity search (skipped as a glob's would be).
+pub fn expand(patterns: &[String]) -> Result<Found> {
     let mut runs = BTreeSet::new();
     let mut skipped = Vec::new();
+    let mut searches = BTreeSet::new();
     for pattern in patterns {
         let literal = Path::new(pattern);
         if literal.is_dir() || !pattern.contains(['*', '?', '[']) {
             if !literal.is_dir() {
                 return Err(Error::bad(format!("{pattern}: no such run directory")).into());
+            }
+            if search::is_search(literal) && !RunDir::new(literal).responses().is_file() {
+                if searches.insert(literal.to_path_buf()) {
+                    skipped.push((literal.to_path_buf(), search::NOT_A_RUN.to_string()));
+                }
+                continue;
             }
             if !RunDir::new(literal).responses().is_file() {
                 return Err(Error::bad(format!(
@@ -44,6 +64,10 @@ pub fn expand(patterns: &[String]) -> Result<(Vec<PathBuf>, Vec<(PathBuf, String
             any = true;
             if RunDir::new(&path).responses().is_file() {
                 runs.insert(path);
+            } else if search::is_search(&path) {
+                if searches.insert(path.clone()) {
+                    skipped.push((path, search::NOT_A_RUN.to_string()));
+                }
             } else {
                 skipped.push((path, "no responses.parquet (not a run, or not scored yet)".to_string()));
             }
@@ -53,10 +77,18 @@ pub fn expand(patterns: &[String]) -> Result<(Vec<PathBuf>, Vec<(PathBuf, String
         }
     }
     if runs.is_empty() {
-        return Err(Error::bad(format!("no run directory with a responses.parquet in {}", patterns.join(" "))).into());
+        let hint = match searches.first() {
+            Some(search) => {
+                format!(" ({} is a capacity search: its runs are {}/probes/*)", search.display(), search.display())
+            }
+            None => String::new(),
+        };
+        return Err(
+            Error::bad(format!("no run directory with a responses.parquet in {}{hint}", patterns.join(" "))).into()
+        );
     }
     skipped.sort();
-    Ok((runs.into_iter().collect(), skipped))
+    Ok(Found { runs: runs.into_iter().collect(), skipped, searches: searches.into_iter().collect() })
 }
 
 /// What one run is, from its path, `manifest.json` and `lock.json`.
@@ -213,15 +245,35 @@ mod tests {
         }
         std::fs::write(root.join("workflow=w/run=a/responses.parquet"), b"").unwrap();
         let pattern = format!("{}/*/*", root.display());
-        let (runs, skipped) = expand(&[pattern]).unwrap();
+        let Found { runs, skipped, searches } = expand(&[pattern]).unwrap();
         assert_eq!(runs, [root.join("workflow=w/run=a")]);
         assert_eq!(skipped.len(), 1);
         assert_eq!(skipped[0].0, root.join("workflow=w/run=b"));
+        assert!(searches.is_empty());
         let named = root.join("workflow=w/run=b").display().to_string();
         let err = expand(&[named]).unwrap_err();
         assert_eq!(inferbench_cli::exit_for(&err), inferbench_cli::Exit::BadInput);
         assert!(err.to_string().contains("no responses.parquet"), "{err}");
         let none = format!("{}/nothing-*", root.display());
         assert!(expand(&[none]).unwrap_err().to_string().contains("matches no directory"));
+    }
+
+    #[test]
+    fn a_capacity_search_is_skipped_with_its_reason_and_listed_whether_globbed_or_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("runs");
+        let search = root.join("workflow=load/run=search");
+        std::fs::create_dir_all(search.join("probes/01")).unwrap();
+        std::fs::create_dir_all(root.join("workflow=w/run=a")).unwrap();
+        std::fs::write(root.join("workflow=w/run=a/responses.parquet"), b"").unwrap();
+        std::fs::write(search.join("search.json"), b"{}").unwrap();
+        let named = search.display().to_string();
+        let found = expand(&[format!("{}/*/*", root.display()), named.clone()]).unwrap();
+        assert_eq!(found.runs, [root.join("workflow=w/run=a")]);
+        assert_eq!(found.searches, [search.clone()], "listed once");
+        assert_eq!(found.skipped, [(search.clone(), search::NOT_A_RUN.to_string())]);
+        // With no run beside it, the error says where the search's runs are.
+        let err = expand(&[named]).unwrap_err().to_string();
+        assert!(err.contains("is a capacity search") && err.contains("probes/*"), "{err}");
     }
 }

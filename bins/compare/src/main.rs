@@ -1,15 +1,18 @@
 //! `ib-compare`: many run directories (inferbench's own and imported ones, of any age) as one
 //! dataset: the leaderboard over time, each headline metric's trend per provider, provider
-//! against provider across runs, and a seeded paired bootstrap interval for every pair of
-//! providers in every run. Reads only; writes into `--out`. See `--help`.
+//! against provider across runs, a seeded paired bootstrap interval for every pair of
+//! providers in every run, and a load run's figures per step and provider with each
+//! provider's capacity across runs. Reads only; writes into `--out`. See `--help`.
 mod args;
 mod bootstrap;
 mod compare;
 mod discover;
 mod load;
 mod render;
+mod search;
 mod stage;
 mod tables;
+mod under_load;
 
 use clap::Parser;
 use std::process::ExitCode;

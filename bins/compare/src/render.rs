@@ -1,12 +1,16 @@
 //! `summary.md` and `summary.html`: the comparison for a reader. Both say the same things in
-//! the same order; the page adds a line chart per headline metric and is self-contained
-//! (inline style and SVG, no script, nothing fetched).
+//! the same order; the page adds a line chart per headline metric (and, for a workflow with
+//! load runs, of each provider's highest rate held) and is self-contained (inline style and
+//! SVG, no script, nothing fetched).
 use crate::bootstrap::Settings;
 use crate::compare::{p50, HeadToHead, RunResult, Trend, PAIRED};
 use crate::discover::format_utc;
 use crate::load::HEADLINE;
+use crate::search::{self, Search};
+use crate::under_load::{self, LoadRun};
+use inferbench_contract::documents::StepMetrics;
 use inferbench_contract::metrics::{Column, Unit, E2E_LATENCY, TASK_SUCCESS};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::PathBuf;
 
@@ -16,6 +20,7 @@ pub const RECENT: usize = 30;
 pub struct Summary<'a> {
     pub runs: &'a [RunResult],
     pub skipped: &'a [(PathBuf, String)],
+    pub searches: &'a [Search],
     pub trends: &'a [Trend],
     pub pairs: &'a [HeadToHead],
     pub settings: &'a Settings,
@@ -37,15 +42,40 @@ fn signed(value: Option<f64>, unit: Unit) -> String {
     }
 }
 
+/// A rate, requests per second, as the tables show it.
+fn rate(value: Option<f64>) -> String {
+    value.map_or("—".into(), |v| format!("{v:.2}"))
+}
+
 /// One table, as rows of cells: the first row is the heading.
 type Table = Vec<Vec<String>>;
+
+/// A line chart by run date: one line per provider of (start µs, value) points.
+struct Chart {
+    /// What is drawn, in a sentence's words (the chart's label).
+    label: String,
+    /// Decimals of the values written on it.
+    decimals: usize,
+    series: Vec<(String, Vec<(i64, f64)>)>,
+}
+
+impl Chart {
+    fn metric(metric: Column, series: Vec<(String, Vec<(i64, f64)>)>) -> Chart {
+        let decimals = if metric.metric.unit == Unit::Fraction { 3 } else { 1 };
+        Chart { label: metric.in_sentence(), decimals, series }
+    }
+
+    fn value(&self, v: f64) -> String {
+        format!("{v:.*}", self.decimals)
+    }
+}
 
 struct Section {
     heading: String,
     level: usize,
     text: Vec<String>,
     table: Option<Table>,
-    chart: Option<(Column, Vec<(String, Vec<(i64, f64)>)>)>,
+    chart: Option<Chart>,
 }
 
 impl Section {
@@ -74,7 +104,8 @@ fn sections(s: &Summary) -> Vec<Section> {
     ));
     intro.text.push(
         "Every table in full: `runs.parquet`, `leaderboard.parquet` (one row per run and provider: the trend data), \
-         `trends.parquet`, `head_to_head.parquet`, `paired_bootstrap.parquet`."
+         `trends.parquet`, `head_to_head.parquet`, `paired_bootstrap.parquet`, `load_steps.parquet` (one row per load \
+         run, step and provider)."
             .to_string(),
     );
     if !s.skipped.is_empty() {
@@ -103,6 +134,7 @@ fn sections(s: &Summary) -> Vec<Section> {
     for workflow in workflows(s.runs) {
         let runs: Vec<&RunResult> = s.runs.iter().filter(|r| r.info.workflow == workflow).collect();
         out.push(Section::new(2, format!("Workflow `{workflow}`: {} runs", runs.len())));
+        load_sections(&runs, &mut out);
 
         let mut board = Section::new(3, "Leaderboard over time");
         let shown = &runs[runs.len().saturating_sub(RECENT)..];
@@ -177,7 +209,8 @@ fn sections(s: &Summary) -> Vec<Section> {
                 ]);
             }
             section.table = Some(table);
-            section.chart = Some((metric, trends.iter().map(|t| (t.provider.clone(), t.points.clone())).collect()));
+            section.chart =
+                Some(Chart::metric(metric, trends.iter().map(|t| (t.provider.clone(), t.points.clone())).collect()));
             out.push(section);
         }
 
@@ -244,7 +277,195 @@ fn sections(s: &Summary) -> Vec<Section> {
         intervals.table = Some(table);
         out.push(intervals);
     }
+    if !s.searches.is_empty() {
+        out.push(searches(s.searches));
+    }
     out
+}
+
+/// How many client-bound steps the summary lists per workflow; `load_steps.parquet` has all.
+pub const CLIENT_BOUND_ROWS: usize = 60;
+
+/// A workflow's load runs: each provider's knee and highest rate held per run, by provider
+/// then date, and the client-bound steps that neither may come from.
+fn load_sections(runs: &[&RunResult], out: &mut Vec<Section>) {
+    let load_runs: Vec<(&RunResult, &LoadRun)> = runs.iter().filter_map(|r| r.load.as_ref().map(|l| (*r, l))).collect();
+    if load_runs.is_empty() {
+        return;
+    }
+    let first_shown = load_runs.len().saturating_sub(RECENT);
+    let mut section =
+        Section::new(3, format!("Under load: each provider's capacity across {} load runs", load_runs.len()));
+    if first_shown > 0 {
+        section
+            .text
+            .push(format!("The newest {RECENT} load runs; every step of every run is in `load_steps.parquet`."));
+    }
+    section.text.push(
+        "From each run's `metrics.json` `load` section; every step and provider is in `load_steps.parquet`. The knee is \
+         the provider's step of highest goodput per second among its steps that are not client-bound; held is the \
+         highest offered rate at which a step of the provider held (its goodput reached the run's target), again among \
+         the steps that are not client-bound; change is that rate's change since the provider's previous load run. A \
+         client-bound step's figures are the client's, not the provider's: it is counted in the last column, listed \
+         below, and never taken as the knee or as held."
+            .into(),
+    );
+    let mut table = vec![[
+        "provider",
+        "started (UTC)",
+        "run",
+        "goodput target",
+        "knee",
+        "knee offered (req/s)",
+        "knee goodput (req/s)",
+        "held: highest offered (req/s)",
+        "change",
+        "steps",
+    ]
+    .map(String::from)
+    .to_vec()];
+    let mut rows: Vec<(String, i64, Vec<String>)> = Vec::new();
+    let mut previous: BTreeMap<&str, Option<f64>> = BTreeMap::new();
+    let mut series: BTreeMap<String, Vec<(i64, f64)>> = BTreeMap::new();
+    for (i, (run, load)) in load_runs.iter().enumerate() {
+        for c in load.capacities() {
+            let held = c.held.map(|s| s.offered_rate);
+            let before = previous.insert(c.provider, held).flatten();
+            if i < first_shown {
+                continue;
+            }
+            if let Some(h) = held {
+                series.entry(c.provider.to_string()).or_default().push((run.info.started_at_us, h));
+            }
+            let every_step_bound = c.steps > 0 && c.client_bound.len() == c.steps;
+            rows.push((
+                c.provider.to_string(),
+                run.info.started_at_us,
+                vec![
+                    c.provider.to_string(),
+                    format_utc(run.info.started_at_us),
+                    run.info.name.clone(),
+                    format!("{:.2}", load.goodput_target),
+                    match c.knee {
+                        Some(k) => under_load::setting(k),
+                        None if every_step_bound => "— (every step client-bound)".into(),
+                        None => "—".into(),
+                    },
+                    rate(c.knee.map(|k| k.offered_rate)),
+                    rate(c.knee.map(|k| k.goodput_per_second)),
+                    match held {
+                        Some(h) => rate(Some(h)),
+                        None if every_step_bound => "— (every step client-bound)".into(),
+                        None => "none held".into(),
+                    },
+                    match (held, before) {
+                        (Some(now), Some(then)) if now > then => format!("+{}", rate(Some(now - then))),
+                        (Some(now), Some(then)) => rate(Some(now - then)),
+                        _ => "—".into(),
+                    },
+                    match c.client_bound.len() {
+                        0 => c.steps.to_string(),
+                        n => format!("{} ({n} client-bound)", c.steps),
+                    },
+                ],
+            ));
+        }
+    }
+    rows.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    table.extend(rows.into_iter().map(|r| r.2));
+    section.table = Some(table);
+    section.chart = Some(Chart {
+        label: "the highest offered rate held (req/s)".into(),
+        decimals: 2,
+        series: series.into_iter().collect(),
+    });
+    out.push(section);
+
+    let bound: Vec<(&RunResult, &StepMetrics)> = load_runs[first_shown..]
+        .iter()
+        .flat_map(|(run, load)| load.steps.iter().filter(|s| !s.client_bound.is_empty()).map(move |s| (*run, s)))
+        .collect();
+    if bound.is_empty() {
+        return;
+    }
+    let mut section = Section::new(3, "Under load: client-bound steps (the client's figures, not the provider's)");
+    section.text.push(format!(
+        "{} steps of these runs are client-bound: the client fell behind its schedule or ran out of a resource of its \
+         own, so what they measured is the client.{}",
+        bound.len(),
+        if bound.len() > CLIENT_BOUND_ROWS {
+            format!(" The first {CLIENT_BOUND_ROWS}; every one is in `load_steps.parquet` (`client_bound`).")
+        } else {
+            String::new()
+        }
+    ));
+    let mut table = vec![[
+        "started (UTC)",
+        "run",
+        "step",
+        "provider",
+        "offered (req/s)",
+        "achieved (req/s)",
+        "send lag p99 (ms)",
+        "why",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for (run, s) in bound.iter().take(CLIENT_BOUND_ROWS) {
+        table.push(vec![
+            format_utc(run.info.started_at_us),
+            run.info.name.clone(),
+            under_load::setting(s),
+            s.provider.clone(),
+            rate(Some(s.offered_rate)),
+            rate(Some(s.achieved_rate)),
+            number(s.send_lag_ms.p99, Unit::Ms),
+            s.client_bound.join("; "),
+        ]);
+    }
+    section.table = Some(table);
+    out.push(section);
+}
+
+/// The capacity searches among the directories matched: what each found, per provider.
+fn searches(searches: &[Search]) -> Section {
+    let mut section = Section::new(2, format!("Capacity searches: {}", searches.len()));
+    section.text.push(
+        "A directory holding a `search.json` (`ib-search`'s record) is not a run; its probes (`probes/NN/`, one load run \
+         per measured rate) are, compared when named (`<dir>/probes/*`). Holds at: the highest probed rate that held below \
+         every failing one, the capacity found; fails at: the lowest probed rate that failed."
+            .into(),
+    );
+    let mut table = vec![[
+        "search",
+        "workflow",
+        "first probe (UTC)",
+        "probes",
+        "provider",
+        "holds at (req/s)",
+        "fails at (req/s)",
+        "status",
+        "stopped",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for found in searches {
+        for r in &found.doc.results {
+            table.push(vec![
+                found.path.display().to_string(),
+                found.workflow.clone(),
+                found.started_at_us.map_or("—".into(), format_utc),
+                found.doc.probes.len().to_string(),
+                r.provider.clone(),
+                rate(r.holds_at),
+                rate(r.fails_at),
+                search::status(r.status),
+                found.doc.stopped.clone(),
+            ]);
+        }
+    }
+    section.table = Some(table);
+    section
 }
 
 fn md_cell(text: &str) -> String {
@@ -302,8 +523,9 @@ fn inline(text: &str) -> String {
 const PALETTE: [&str; 10] =
     ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"];
 
-/// A line chart of one metric: x the run date, y the value, one line per provider.
-fn chart(metric: Column, series: &[(String, Vec<(i64, f64)>)]) -> String {
+/// A line chart: x the run date, y the value, one line per provider.
+fn chart(c: &Chart) -> String {
+    let series = &c.series;
     let points: Vec<(i64, f64)> = series.iter().flat_map(|(_, p)| p.iter().copied()).collect();
     if points.is_empty() {
         return String::new();
@@ -316,7 +538,7 @@ fn chart(metric: Column, series: &[(String, Vec<(i64, f64)>)]) -> String {
     let y = |v: f64| top + (1.0 - (v - v0) / (v1 - v0)) * (h - top - bottom);
     let mut svg = format!(
         "<svg class=\"chart\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"{} by run date\">",
-        esc(&metric.in_sentence())
+        esc(&c.label)
     );
     let _ = write!(
         svg,
@@ -332,7 +554,7 @@ fn chart(metric: Column, series: &[(String, Vec<(i64, f64)>)]) -> String {
             svg,
             "<text x=\"{}\" y=\"{anchor}\" text-anchor=\"end\" font-size=\"11\">{}</text>",
             left - 4.0,
-            esc(&number(Some(v), metric.metric.unit))
+            esc(&c.value(v))
         );
     }
     for (t, anchor) in [(t0, "start"), (t1, "end")] {
@@ -361,7 +583,7 @@ fn chart(metric: Column, series: &[(String, Vec<(i64, f64)>)]) -> String {
                 x(*t),
                 y(*v),
                 esc(provider),
-                esc(&number(Some(*v), metric.metric.unit)),
+                esc(&c.value(*v)),
                 esc(&format_utc(*t))
             );
         }
@@ -392,8 +614,8 @@ pub fn html(s: &Summary) -> String {
         for text in &section.text {
             let _ = writeln!(page, "<p>{}</p>", inline(text));
         }
-        if let Some((metric, series)) = &section.chart {
-            page.push_str(&chart(*metric, series));
+        if let Some(c) = &section.chart {
+            page.push_str(&chart(c));
             page.push('\n');
         }
         if let Some(table) = &section.table {
@@ -414,7 +636,7 @@ pub fn html(s: &Summary) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
     use crate::compare::tests::run;
 
@@ -427,7 +649,14 @@ mod tests {
         let pairs = crate::compare::head_to_head(&runs);
         let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
         let skipped = vec![(PathBuf::from("runs/.deps"), "not a run".to_string())];
-        let s = Summary { runs: &runs, skipped: &skipped, trends: &trends, pairs: &pairs, settings: &settings };
+        let s = Summary {
+            runs: &runs,
+            skipped: &skipped,
+            searches: &[],
+            trends: &trends,
+            pairs: &pairs,
+            settings: &settings,
+        };
         let md = markdown(&s);
         assert!(md.starts_with("# Comparison of 35 runs\n"), "{md}");
         assert!(md.contains("The newest 30 run dates"));
@@ -438,5 +667,76 @@ mod tests {
         let html = html(&s);
         assert_eq!(html.matches("<svg").count(), HEADLINE.len(), "a chart per headline metric");
         assert!(html.contains("<code>runs/.deps</code>") && !html.contains("src="));
+        assert!(!md.contains("Under load") && !md.contains("Capacity searches"), "no load run, no search");
+    }
+
+    /// Two closed-loop runs of workflow `w`, and two load runs of `load-sweep` a day apart:
+    /// in the second, `a` holds up to 16 req/s and `b`'s step at 16 is client-bound again.
+    pub fn mixed_runs() -> Vec<RunResult> {
+        let mut runs = vec![run("c1", 0, &[("a", Some(1), 100.0)], None), run("c2", 1, &[("a", Some(1), 90.0)], None)];
+        for (name, day) in [("l1", 2), ("l2", 3)] {
+            let mut r = run(name, day, &[("a", Some(1), 100.0), ("b", Some(2), 120.0)], None);
+            r.info.workflow = "load-sweep".into();
+            let mut load = crate::under_load::tests::sweep();
+            if name == "l2" {
+                load.steps[4].holds = true;
+                load.steps[4].goodput = Some(0.95);
+                load.steps[4].goodput_per_second = 15.2;
+                load.knees[0].step = 2;
+            }
+            r.load = Some(load);
+            runs.push(r);
+        }
+        runs
+    }
+
+    #[test]
+    fn a_workflow_of_load_runs_shows_each_providers_knee_and_rate_held_across_runs() {
+        let runs = mixed_runs();
+        let trends = crate::compare::trends(&runs);
+        let pairs = crate::compare::head_to_head(&runs);
+        let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
+        let mut found = crate::search::Search {
+            path: "runs/workflow=load/run=search".into(),
+            workflow: "load".into(),
+            name: "search".into(),
+            started_at_us: Some(0),
+            doc: crate::search::tests::document(),
+        };
+        found.doc.stopped = "bracketed".into();
+        let searches = [found];
+        let s = Summary {
+            runs: &runs,
+            skipped: &[],
+            searches: &searches,
+            trends: &trends,
+            pairs: &pairs,
+            settings: &settings,
+        };
+        let md = markdown(&s);
+        let load_part = &md[md.find("## Workflow `load-sweep`").unwrap()..];
+        let closed_part = &md[md.find("## Workflow `w`").unwrap()..];
+        assert!(!closed_part.contains("Under load"), "closed-loop runs have no load section:\n{md}");
+        assert!(load_part.contains("### Under load: each provider's capacity across 2 load runs"), "{md}");
+        // By provider, then date: a's knee moved from 8 to 16 req/s and so did the rate it held.
+        let a1 = "| a | 1970-01-03 00:00:00 | l1 | 0.90 | 8 req/s | 8.00 | 7.60 | 8.00 | — | 3 |";
+        let a2 = "| a | 1970-01-04 00:00:00 | l2 | 0.90 | 16 req/s | 16.00 | 15.20 | 16.00 | +8.00 | 3 |";
+        let b2 = "| b | 1970-01-04 00:00:00 | l2 | 0.90 | 8 req/s | 8.00 | 7.20 | 8.00 | 0.00 | 3 (1 client-bound) |";
+        for row in [a1, a2, b2] {
+            assert!(load_part.contains(row), "{row}\n{md}");
+        }
+        assert!(md.find(a2).unwrap() < md.find(b2).unwrap());
+        // b's step at 16 req/s held with the best goodput, but is listed as the client's.
+        assert!(load_part.contains("### Under load: client-bound steps"));
+        assert!(load_part.contains(
+            "| 1970-01-04 00:00:00 | l2 | 16 req/s | b | 16.00 | 16.00 | 0.5 | send lag p99 3.2 ms > 1 ms |"
+        ));
+        assert!(md.contains("## Capacity searches: 1"));
+        assert!(md.contains("| runs/workflow=load/run=search | load | 1970-01-01 00:00:00 | 1 | a | 8.00 | — | at_least_max_rate | bracketed |"), "{md}");
+        assert!(md.contains("| b | — | 8.00 | below_min_rate |"));
+        let html = html(&s);
+        assert_eq!(html.matches("<svg").count(), 2 * HEADLINE.len() + 1, "and the rate held by run date");
+        assert!(html.contains("aria-label=\"the highest offered rate held (req/s) by run date\""));
+        assert!(html.contains("<title>a: 16.00 (1970-01-04 00:00:00)</title>"));
     }
 }

@@ -1,14 +1,26 @@
-//! The stage: find the runs and read them, compare them across runs, then write the tables
-//! and the two summaries into `--out`.
+//! The stage: find the runs (and any capacity search among the directories matched) and read
+//! them, compare them across runs, then write the tables and the two summaries into `--out`.
 use crate::args::Args;
-use crate::{bootstrap, compare, discover, render, tables};
+use crate::{bootstrap, compare, discover, render, search, tables};
 use anyhow::{Context, Result};
 
 pub fn run(args: Args) -> Result<()> {
     let settings =
         bootstrap::Settings { seed: args.seed, resamples: args.resamples as usize, confidence: args.confidence };
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    let (paths, skipped) = discover::expand(&args.runs)?;
+    let discover::Found { runs: paths, mut skipped, searches } = discover::expand(&args.runs)?;
+    // A search whose record cannot be read is still no run: its reason says why it is not listed.
+    let mut read_searches = Vec::new();
+    for dir in &searches {
+        match search::read(dir) {
+            Ok(found) => read_searches.push(found),
+            Err(why) => {
+                if let Some(entry) = skipped.iter_mut().find(|(p, _)| p == dir) {
+                    entry.1 = format!("{}; {why}", entry.1);
+                }
+            }
+        }
+    }
     for (path, why) in &skipped {
         eprintln!("ib-compare: skipping {}: {why}", path.display());
     }
@@ -26,23 +38,31 @@ pub fn run(args: Args) -> Result<()> {
         ("inferbench.bootstrap".to_string(), tables::method_json(&settings).to_string()),
         ("inferbench.inputs".to_string(), serde_json::to_string(&inputs)?),
     ];
-    let outputs: [(&str, polars::prelude::DataFrame); 5] = [
+    let outputs: [(&str, polars::prelude::DataFrame); 6] = [
         ("runs.parquet", tables::runs(&runs)?),
         ("leaderboard.parquet", tables::leaderboard(&runs)?),
         ("trends.parquet", tables::trends(&trends)?),
         ("head_to_head.parquet", tables::head_to_head(&pairs)?),
         ("paired_bootstrap.parquet", tables::paired_bootstrap(&runs, &settings)?),
+        ("load_steps.parquet", tables::load_steps(&runs)?),
     ];
     for (name, mut df) in outputs {
         tables::write(&args.out.join(name), &mut df, &metadata)?;
     }
-    let summary =
-        render::Summary { runs: &runs, skipped: &skipped, trends: &trends, pairs: &pairs, settings: &settings };
+    let summary = render::Summary {
+        runs: &runs,
+        skipped: &skipped,
+        searches: &read_searches,
+        trends: &trends,
+        pairs: &pairs,
+        settings: &settings,
+    };
     inferbench_store::atomic::write(&args.out.join("summary.md"), render::markdown(&summary).as_bytes())?;
     inferbench_store::atomic::write(&args.out.join("summary.html"), render::html(&summary).as_bytes())?;
     let pair_count: usize = runs.iter().map(|r| r.pairs.len()).sum();
+    let load_runs = runs.iter().filter(|r| r.load.is_some()).count();
     println!(
-        "ib-compare: {} runs, {} responses, {pair_count} paired intervals -> {}",
+        "ib-compare: {} runs ({load_runs} under load), {} responses, {pair_count} paired intervals -> {}",
         runs.len(),
         runs.iter().map(|r| r.response_rows).sum::<usize>(),
         args.out.join("summary.md").display()

@@ -3,7 +3,9 @@
 use crate::bootstrap::Settings;
 use crate::compare::{p50, HeadToHead, RunResult, Trend, PAIRED};
 use crate::load::HEADLINE;
+use crate::under_load::LoadRun;
 use anyhow::Result;
+use inferbench_contract::documents::StepMetrics;
 use inferbench_contract::Error;
 use polars::prelude::*;
 use std::path::Path;
@@ -160,6 +162,69 @@ pub fn paired_bootstrap(runs: &[RunResult], settings: &Settings) -> Result<DataF
     ])?)
 }
 
+/// `load_steps.parquet`: one row per load run, step and provider (`metrics.json`'s `load`
+/// section), in date order, then as the run lists them (steps in order, providers by name);
+/// closed-loop runs have none. Latencies are from the intended send, as the section's.
+pub fn load_steps(runs: &[RunResult]) -> Result<DataFrame> {
+    let rows: Vec<(&RunResult, &LoadRun, &StepMetrics)> = runs
+        .iter()
+        .filter_map(|r| r.load.as_ref().map(|l| (r, l)))
+        .flat_map(|(r, l)| l.steps.iter().map(move |s| (r, l, s)))
+        .collect();
+    let number = |name: &str, f: &dyn Fn(&StepMetrics) -> Option<f64>| {
+        Column::new(name.into(), rows.iter().map(|(_, _, s)| f(s)).collect::<Vec<Option<f64>>>())
+    };
+    let count = |name: &str, f: &dyn Fn(&StepMetrics) -> Option<i64>| {
+        Column::new(name.into(), rows.iter().map(|(_, _, s)| f(s)).collect::<Vec<Option<i64>>>())
+    };
+    let reasons: Vec<Series> = rows
+        .iter()
+        .map(|(_, _, s)| Series::new("".into(), s.client_bound.iter().map(String::as_str).collect::<Vec<&str>>()))
+        .collect();
+    let reasons =
+        Series::new("client_bound_reasons".into(), reasons).cast(&DataType::List(Box::new(DataType::String)))?;
+    Ok(DataFrame::new_infer_height(vec![
+        datetime("started_at", rows.iter().map(|(r, _, _)| r.info.started_at_us).collect())?,
+        strings("run_path", rows.iter().map(|(r, _, _)| r.info.path.to_str().unwrap_or_default())),
+        strings("run_workflow", rows.iter().map(|(r, _, _)| r.info.workflow.as_str())),
+        strings("run_name", rows.iter().map(|(r, _, _)| r.info.name.as_str())),
+        strings("run_id", rows.iter().map(|(_, l, _)| l.run_id.as_str())),
+        strings("mode", rows.iter().map(|(_, l, _)| l.mode.as_str())),
+        count("step", &|s| Some(s.step.into())),
+        strings("provider", rows.iter().map(|(_, _, s)| s.provider.as_str())),
+        number("target_rate", &|s| s.target_rate),
+        number("speedup", &|s| s.speedup),
+        count("users", &|s| s.users.map(i64::from)),
+        count("attempt", &|s| Some(s.attempt.into())),
+        number("window_seconds", &|s| Some(s.window_seconds)),
+        number("offered_rate", &|s| Some(s.offered_rate)),
+        number("achieved_rate", &|s| Some(s.achieved_rate)),
+        count("request_count", &|s| Some(s.requests as i64)),
+        count("completed_count", &|s| Some(s.completed as i64)),
+        number("completed_per_second", &|s| Some(s.completed_per_second)),
+        number("output_tokens_per_second", &|s| Some(s.output_tokens_per_second)),
+        number("ttft_p50_ms", &|s| s.ttft_ms.p50),
+        number("ttft_p99_ms", &|s| s.ttft_ms.p99),
+        count("ttft_sample_count", &|s| Some(s.ttft_ms.n as i64)),
+        number("e2e_latency_p50_ms", &|s| s.e2e_ms.p50),
+        number("e2e_latency_p99_ms", &|s| s.e2e_ms.p99),
+        count("e2e_latency_sample_count", &|s| Some(s.e2e_ms.n as i64)),
+        number("send_lag_p99_ms", &|s| s.send_lag_ms.p99),
+        number("goodput", &|s| s.goodput),
+        number("goodput_without_lag", &|s| s.goodput_without_lag),
+        number("goodput_per_second", &|s| Some(s.goodput_per_second)),
+        Column::new("goodput_target".into(), rows.iter().map(|(_, l, _)| l.goodput_target).collect::<Vec<f64>>()),
+        number("accuracy", &|s| s.accuracy),
+        Column::new("holds".into(), rows.iter().map(|(_, _, s)| s.holds).collect::<Vec<bool>>()),
+        Column::new(
+            "client_bound".into(),
+            rows.iter().map(|(_, _, s)| !s.client_bound.is_empty()).collect::<Vec<bool>>(),
+        ),
+        reasons.into(),
+        Column::new("knee".into(), rows.iter().map(|(_, l, s)| l.is_knee(s)).collect::<Vec<bool>>()),
+    ])?)
+}
+
 /// The bootstrap's settings as one JSON object (Parquet metadata, summaries).
 pub fn method_json(settings: &Settings) -> serde_json::Value {
     let (low, high) = settings.bound_ranks();
@@ -185,4 +250,38 @@ pub fn write(path: &Path, df: &mut DataFrame, metadata: &[(String, String)]) -> 
         .map_err(|e| Error::Parquet { path: path.to_path_buf(), message: e.to_string() })?;
     inferbench_store::atomic::write(path, &bytes)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_steps_have_a_row_per_load_run_step_and_provider_and_closed_loop_runs_none() {
+        let runs = crate::render::tests::mixed_runs();
+        let mut df = load_steps(&runs).unwrap();
+        assert_eq!(df.height(), 12, "2 load runs × 3 steps × 2 providers; the closed-loop runs none");
+        let text = |name: &str| {
+            df.column(name).unwrap().str().unwrap().iter().map(|v| v.unwrap().to_string()).collect::<Vec<_>>()
+        };
+        assert_eq!(text("run_name")[..7], ["l1", "l1", "l1", "l1", "l1", "l1", "l2"]);
+        assert_eq!(text("provider")[..3], ["a", "b", "a"]);
+        assert!(text("mode").iter().all(|m| m == "open_loop"));
+        let flags =
+            |name: &str| df.column(name).unwrap().bool().unwrap().iter().map(|v| v.unwrap()).collect::<Vec<_>>();
+        assert_eq!(flags("knee")[..6], [false, false, true, true, false, false]);
+        assert_eq!(flags("client_bound")[..6], [false, false, false, false, false, true]);
+        assert_eq!(df.column("e2e_latency_p99_ms").unwrap().f64().unwrap().get(4), Some(3200.0));
+        assert_eq!(df.column("goodput_target").unwrap().f64().unwrap().get(0), Some(0.9));
+        let reasons = df.column("client_bound_reasons").unwrap().list().unwrap().get_as_series(5).unwrap();
+        assert_eq!(reasons.str().unwrap().get(0), Some("send lag p99 3.2 ms > 1 ms"));
+        assert_eq!(df.column("client_bound_reasons").unwrap().list().unwrap().get_as_series(0).unwrap().len(), 0);
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("load_steps.parquet"), &mut df, &[]).unwrap();
+        // With no load run the table is written, empty, with the same columns.
+        let mut empty = load_steps(&runs[..2]).unwrap();
+        assert_eq!((empty.height(), empty.get_column_names()), (0, df.get_column_names()));
+        assert_eq!(empty.schema(), df.schema());
+        write(&dir.path().join("empty.parquet"), &mut empty, &[]).unwrap();
+    }
 }
