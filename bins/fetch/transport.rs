@@ -426,8 +426,14 @@ impl Transport {
             .await
             .map_err(|e| SendError::Connect(format!("TLS handshake with {}: {}", shown(), error_text(&e))))?;
         if tls.get_ref().1.alpn_protocol() == Some(b"h2") {
-            let (sender, connection) =
-                http2::Builder::new(TokioExecutor::new()).handshake(TokioIo::new(tls)).await.map_err(handshake)?;
+            let (sender, connection) = http2::Builder::new(TokioExecutor::new())
+                // hyper's defaults let a server send 2 MiB per stream (5 MiB per connection)
+                // before the client has read any: per stream, the bound of HTTP/1.1's buffer.
+                .initial_stream_window_size(READ_BUFFER_BYTES as u32)
+                .initial_connection_window_size(16 * READ_BUFFER_BYTES as u32)
+                .handshake(TokioIo::new(tls))
+                .await
+                .map_err(handshake)?;
             tokio::spawn(async move {
                 // Its errors reach the requests on it.
                 let _ = connection.await;
@@ -503,11 +509,17 @@ impl Outgoing {
     }
 }
 
+/// The most of a response body the transport holds before the stream reads it, per stream.
+pub const READ_BUFFER_BYTES: usize = 64 * 1024;
+
 async fn h1<T>(io: TokioIo<T>) -> hyper::Result<Sender>
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let (sender, connection) = http1::Builder::new().handshake::<_, Body>(io).await?;
+    // hyper's read buffer grows to about 400 KiB on a body that arrives faster than it is
+    // read (a provider writing a ten-megabyte line): 64 KiB holds a stream's memory to the
+    // event cap plus this, and still reads a fast stream in few calls.
+    let (sender, connection) = http1::Builder::new().max_buf_size(READ_BUFFER_BYTES).handshake::<_, Body>(io).await?;
     tokio::spawn(async move {
         // Its errors reach the request on it.
         let _ = connection.await;

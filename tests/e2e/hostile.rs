@@ -153,16 +153,7 @@ fn hostile_providers_are_classified_and_never_gain() {
 
 /// The fetch recorded its own peak resident memory when it closed its segment.
 fn check_fetch_memory(run: &Path) {
-    let log = crate::ops::segment_text(&run, 1);
-    let closed = log
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Envelope>(l).ok())
-        .find_map(|e| match e.event {
-            Event::SegmentClosed(c) => Some(c),
-            _ => None,
-        })
-        .expect("the segment was closed");
-    if let Some(peak) = closed.peak_rss_bytes {
+    if let Some(peak) = fetch_peak_rss(run) {
         eprintln!("hostile run: ib-fetch peak RSS {:.1} MiB", peak as f64 / (1 << 20) as f64);
         assert!(peak < MAX_FETCH_RSS, "ib-fetch peaked at {} MiB", peak >> 20);
     }
@@ -196,4 +187,65 @@ fn simulated_providers_are_sent_placeholders_not_the_real_credentials() {
         assert!(!log.contains(&digest), "a real credential was sent to the simulator");
     }
     assert!(log.contains(&inferbench_contract::canonical::sha256_hex(b"simulated")), "placeholders were");
+}
+
+/// How many hostile streams run at once in the memory check: ten-megabyte lines and lines
+/// that never end, every one of them at the same time.
+const STREAMS: usize = 80;
+
+#[test]
+fn many_hostile_streams_at_once_take_a_bounded_share_of_memory_each() {
+    let _one_at_a_time = crate::support::timed_section();
+    let mut table = String::from("providers:\n");
+    let mut profiles = String::from("time_scale: 1.0\nproviders:\n");
+    for i in 0..STREAMS {
+        let (name, fault) = if i % 2 == 0 {
+            (format!("long-{i}"), "{oversized_line: 1.0, oversized_bytes: 10000000}")
+        } else {
+            (format!("endless-{i}"), "{unterminated_line: 1.0}")
+        };
+        table.push_str(&format!(
+            "  - name: {name}\n    endpoint: https://{name}.invalid/v1/chat/completions\n    auth: {{kind: bearer, env: \
+             IB_HOSTILE_KEY}}\n    model_id: m\n    token_limit_field: max_tokens\n    reasoning: {{reasoning_effort: \
+             low}}\n    price_usd_per_million_tokens: {{input: 0.15, output: 0.50}}\n"
+        ));
+        profiles.push_str(&format!(
+            "  {name}:\n    model: m\n    ttft_ms: {{median: 60, p99: 70}}\n    tokens_per_second: {{median: 400, p05: \
+             380}}\n    faults: {fault}\n"
+        ));
+    }
+    let ws = Workspace::with_table(&table, "hostile-sim-profiles.yaml", |spec| spec);
+    std::fs::write(ws.path("pipeline/sim-profiles.yaml"), profiles).unwrap();
+    let sim = Sim::start(&ws);
+    let run = ws.run("run-many-hostile");
+    ok(ws.stage("ib-select", &run).args(["--per-family", "1", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    ok(ws.stage("ib-fetch", &run).arg("--endpoint-base").arg(&sim.url).env("IB_HOSTILE_KEY", "k"));
+    drop(sim);
+    ok(&mut ws.stage("ib-reconstruct", &run));
+    let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
+    assert_eq!(responses.len(), 3 * STREAMS, "one round per family, every provider in each");
+    assert!(
+        responses.iter().all(|r| r.error_type == Some(ErrorKind::EventTooLarge)),
+        "every stream is refused at the event cap: {:?}",
+        responses.iter().map(|r| r.error_type).collect::<Vec<_>>()
+    );
+    // Each stream holds at most one event (the spec's max_event_bytes, 1 MiB), the transport's
+    // read buffer (64 KiB) and its request and bookkeeping; the process itself, a debug build,
+    // about 50 MiB. Measured: 150 MiB; 211 MiB when a long line grew as one vector (its
+    // smaller buffers freed but kept by the allocator), more with hyper's own 400 KiB buffer.
+    let bound = (64 << 20) + STREAMS as u64 * ((1 << 20) + (320 << 10));
+    let peak = fetch_peak_rss(&run).expect("Linux reports the peak");
+    eprintln!("{STREAMS} hostile streams at once: ib-fetch peak RSS {:.1} MiB", peak as f64 / (1 << 20) as f64);
+    assert!(peak < bound, "ib-fetch peaked at {} MiB, over {} MiB", peak >> 20, bound >> 20);
+}
+
+/// The fetch's peak resident memory, as it recorded it when it closed its first segment.
+fn fetch_peak_rss(run: &Path) -> Option<u64> {
+    crate::ops::segment_text(run, 1).lines().filter_map(|l| serde_json::from_str::<Envelope>(l).ok()).find_map(|e| {
+        match e.event {
+            Event::SegmentClosed(c) => c.peak_rss_bytes,
+            _ => None,
+        }
+    })
 }
