@@ -197,6 +197,17 @@ struct Holder {
     since_unix_ms: u64,
 }
 
+impl Holder {
+    /// This process, as `program`, from now.
+    fn now(program: String) -> Holder {
+        let since_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        Holder { program, pid: std::process::id(), since_unix_ms }
+    }
+}
+
 impl RunDir {
     /// Takes the run's writer lock (the directory must exist), then finishes a group commit a
     /// killed writer left half done and removes its temporary files. Refuses at once, writing
@@ -227,11 +238,7 @@ impl RunDir {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(inferbench_contract::Error::io(&path, e)),
         }
-        let since_unix_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
-        let holder = Holder { program: program.to_string(), pid: std::process::id(), since_unix_ms };
+        let holder = Holder::now(program.to_string());
         let record = serde_json::to_vec(&holder).unwrap_or_default();
         let written = file.set_len(0).and_then(|()| file.rewind()).and_then(|()| file.write_all(&record));
         written.map_err(|e| inferbench_contract::Error::io(&path, e))?;
@@ -285,11 +292,7 @@ impl RunDir {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(inferbench_contract::Error::io(&path, e)),
         }
-        let since_unix_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
-        let holder = Holder { program: format!("{program} --shard {shard}"), pid: std::process::id(), since_unix_ms };
+        let holder = Holder::now(format!("{program} --shard {shard}"));
         let record = serde_json::to_vec(&holder).unwrap_or_default();
         let written = own.set_len(0).and_then(|()| own.rewind()).and_then(|()| own.write_all(&record));
         written.map_err(|e| inferbench_contract::Error::io(&path, e))?;
