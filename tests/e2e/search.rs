@@ -9,7 +9,7 @@ use inferbench_contract::documents::{MetricsDocument, SearchDocument, SearchStat
 use inferbench_contract::tables::{ResponseRow, ScheduleRow};
 use inferbench_contract::vocab::Outcome;
 use inferbench_store::parquet_io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command};
 
 const SLOTS: u32 = 4;
@@ -162,5 +162,19 @@ fn a_capacity_search_finds_a_servers_known_capacity_within_ten_percent() {
     make(&["rescore".into(), format!("RUN={}", run.display())]);
     assert_eq!(std::fs::read(run.join("search.json")).unwrap(), before, "search.json after a rescore");
     drop(server);
-    let _: PathBuf = run;
+
+    // The search's spec is many runs, not one: ib-select refuses it, locking nothing.
+    let single = run.parent().unwrap().join("run=single");
+    let out = Command::new(crate::support::bin("ib-select"))
+        .current_dir(repo())
+        .arg("--run")
+        .arg(&single)
+        .arg("--spec")
+        .arg(run.join("pipeline/spec.yaml"))
+        .args(["--dataset", "data/micro-single-task"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("make search") && !single.join("lock.json").exists(), "{stderr}");
 }
