@@ -318,6 +318,9 @@ def step_figures(step: Path, tool: str, rate: float, sim: list[dict]) -> dict:
     }
     got = [r for r in sim if m["started_unix"] <= r["received_unix_ms"] / 1e3 <= m["ended_unix"] + 1]
     fig["server_received"] = len(got)
+    if len(got) >= 2:
+        times = sorted(r["received_unix_ms"] for r in got)
+        fig["server_achieved"] = (len(got) - 1) / max((times[-1] - times[0]) / 1e3, 1e-9)
     if got:
         fig["server_answer_tokens_mean"] = sum(r["answer_tokens"] for r in got) / len(got)
         fig["server_events_mean"] = sum(r["events_sent"] for r in got) / len(got)
@@ -375,10 +378,10 @@ def cmd_summarize(out: Path) -> None:
         f"{meta['duration']:g} s per step; target rates {', '.join(f'{r:g}' for r in meta['rates'])} req/s;"
         f" constant arrivals; {meta['tools_versions']}",
         "",
-        "| tool | target req/s | sent | completed | server got | achieved req/s | lag p50 ms | lag p99 ms"
+        "| tool | target req/s | started | completed | server got | achieved req/s (client) | (server) | lag p50 ms | lag p99 ms"
         " | lag max ms | tool's own p99 ms | client CPU-s / 1,000 req (sending) | (whole run) | server CPU-s / 1,000"
         " | wall s | load avg before |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for f in figures:
         lag = f.get("lag_ms") or {}
@@ -386,14 +389,14 @@ def cmd_summarize(out: Path) -> None:
         note = " (timed out)" if f["timed_out"] else (f" (exit {f['exit']})" if f["exit"] else "")
         lines.append(
             f"| {f['tool']}{note} | {f['rate']:g} | {f['sent']} | {f['completed']} | {f['server_received']}"
-            f" | {fmt(f.get('achieved'))} | {fmt(lag.get('p50'), 3)} | {fmt(lag.get('p99'), 3)} | {fmt(lag.get('max'), 2)}"
+            f" | {fmt(f.get('achieved'))} | {fmt(f.get('server_achieved'))} | {fmt(lag.get('p50'), 3)} | {fmt(lag.get('p99'), 3)} | {fmt(lag.get('max'), 2)}"
             f" | {fmt(own.get('p99'), 3)} | {fmt(f.get('cpu_per_1k_window'), 2)} | {fmt(f.get('cpu_per_1k_whole'), 2)}"
             f" | {fmt(f.get('server_cpu_per_1k_window'), 2)} | {fmt(f['wall_s'])} | {f['loadavg_before'].split(' ')[0] if f['loadavg_before'] else '—'} |"
         )
     lines += [
         "",
-        "Ratios, each peer against inferbench at the same target (achieved: inferbench ÷ peer;"
-        " lag and CPU: peer ÷ inferbench; above 1 is inferbench's advantage):",
+        "Ratios, each peer against inferbench at the same target (achieved, at the server:"
+        " inferbench ÷ peer; lag and CPU: peer ÷ inferbench; above 1 is inferbench's advantage):",
         "",
         "| target req/s | peer | achieved | lag p50 | lag p99 | CPU / 1,000 (sending) | CPU / 1,000 (whole run) |",
         "|---|---|---|---|---|---|---|",
@@ -408,7 +411,7 @@ def cmd_summarize(out: Path) -> None:
             if not p:
                 continue
             lines.append(
-                f"| {rate:g} | {peer} | {ratio(ib.get('achieved'), p.get('achieved'))}"
+                f"| {rate:g} | {peer} | {ratio(ib.get('server_achieved'), p.get('server_achieved'))}"
                 f" | {ratio((p.get('lag_ms') or {}).get('p50'), (ib.get('lag_ms') or {}).get('p50'))}"
                 f" | {ratio((p.get('lag_ms') or {}).get('p99'), (ib.get('lag_ms') or {}).get('p99'))}"
                 f" | {ratio(p.get('cpu_per_1k_window'), ib.get('cpu_per_1k_window'))}"

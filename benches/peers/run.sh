@@ -20,13 +20,15 @@
 # What each tool is given:
 #   - ib-sim: one simulated provider at zero latency (`ib-sim generate-fleet --zero-latency`),
 #     which answers every request whose user message is a dataset item with that item's answer
-#     (tens of tokens, one token per SSE event) and a usage chunk when asked for one. Started
-#     once, warmed with three requests, its request log (--log) kept: each tool's requests are
-#     counted there too.
+#     (tens of tokens, one token per SSE event), with `usage_chunk: never` added to its profile:
+#     both peers ask for a usage chunk and inferbench does not, and counting a prompt's tokens
+#     for one costs ib-sim more than the rest of the request (the prompts here are about a
+#     thousand tokens), so that with it the server, not a client, would set the highest rate.
+#     Started once, warmed with three requests, its request log (--log) kept: each tool's
+#     requests are counted there too.
 #   - inferbench: the spec `make load` writes (`ib-load-spec --arrivals constant`, one step at
-#     the rate), with `stream_usage: true` added to its provider so that its streams carry the
-#     usage chunk the peers ask for; ib-select, ib-schedule, then ib-fetch, measured;
-#     ib-reconstruct after it, measured apart (it is where inferbench computes its figures).
+#     the rate); ib-select, ib-schedule, then ib-fetch, measured; ib-reconstruct after it,
+#     measured apart (it is where inferbench computes its figures).
 #   - AIPerf: `aiperf profile` at its defaults but for the endpoint, `--request-rate` with
 #     `--arrival-pattern constant`, `--benchmark-duration`, the run's prompts (system and user
 #     message of each item, in the order of inferbench's schedule) as a multi_turn file,
@@ -97,6 +99,7 @@ fi
 # --- the server --------------------------------------------------------------------------
 "$BIN/ib-sim" generate-fleet --providers 1 --zero-latency --out "$OUT/fleet" \
     --spec "$ROOT/pipelines/micro-single-task/spec.yaml" >/dev/null
+echo "    usage_chunk: never" >>"$OUT/fleet/sim-profiles.yaml"
 rm -f "$OUT/sim-url"
 "$BIN/ib-sim" --profiles "$OUT/fleet/sim-profiles.yaml" --spec "$OUT/fleet/spec.yaml" --dataset "$DATASET" \
     --port-file "$OUT/sim-url" --log "$OUT/sim.jsonl" >/dev/null 2>"$OUT/sim.err" &
@@ -113,7 +116,8 @@ done
 export PEERS_SERVER_PID=$SIM
 export PEERS_TIMEOUT=$(( SECONDS_PER_STEP * 4 + 120 ))
 
-ib_commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The last commit that changed inferbench's code (this bench adds none).
+ib_commit=$(git log -1 --format=%h -- crates bins Cargo.toml Cargo.lock 2>/dev/null || echo unknown)
 "$PY" - "$OUT/meta.json" <<EOF
 import json, platform, sys, subprocess
 json.dump({
@@ -138,7 +142,6 @@ for rate in $RATES; do
     mkdir -p "$ib"
     "$BIN/ib-load-spec" --out "$ib/pipeline" --target "$BASE/sim-0001/v1" --model "$MODEL" --rates "$rate" \
         --duration "$SECONDS_PER_STEP" --arrivals constant --template "$ROOT/pipelines/load-sweep/spec.yaml" >/dev/null
-    echo "  stream_usage: true" >>"$ib/pipeline/providers.yaml"
     "$BIN/ib-select" --run "$ib/run" --spec "$ib/pipeline/spec.yaml" --dataset "$DATASET" --per-family 200 >/dev/null
     "$BIN/ib-schedule" --run "$ib/run" --spec "$ib/pipeline/spec.yaml" >/dev/null
     "$PY" "$HELPER" prompts "$ib/run" "$DATASET" "$step/prompts" >/dev/null
