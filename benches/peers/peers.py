@@ -217,6 +217,22 @@ def cmd_measure(out: Path, argv: list[str], timeout: float, server: int | None) 
 # --- summarize ---------------------------------------------------------------------------
 
 
+TORN: dict[str, int] = {}
+
+
+def jsonl(path: Path) -> list[dict]:
+    """The lines of a JSONL file that parse; the others are counted in TORN by file."""
+    rows = []
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            TORN[str(path)] = TORN.get(str(path), 0) + 1
+    return rows
+
+
 def pct(values: list[float], p: float) -> float | None:
     """Nearest-rank percentile."""
     if not values:
@@ -247,7 +263,7 @@ def requests_aiperf(step: Path, rate: float) -> tuple[list[tuple[float, float, b
     path = step / "artifacts" / "profile_export.jsonl"
     if not path.exists():
         return [], []
-    recs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    recs = jsonl(path)
     recs = [r for r in recs if r.get("metadata", {}).get("benchmark_phase", "profiling") == "profiling"]
     recs.sort(key=lambda r: r["metadata"]["credit_issued_ns"])
     if not recs:
@@ -366,14 +382,14 @@ def ratio(a, b) -> str:
 
 def cmd_summarize(out: Path) -> None:
     meta = json.loads((out / "meta.json").read_text())
-    sim = [json.loads(line) for line in (out / "sim.jsonl").read_text().splitlines() if line.strip()]
+    sim = jsonl(out / "sim.jsonl")
     figures = []
     for rate in meta["rates"]:
         for tool in meta["tools"]:
             step = out / "steps" / f"{rate:g}" / tool
             if (step / "measure.json").exists():
                 figures.append(step_figures(step, tool, rate, sim))
-    (out / "summary.json").write_text(json.dumps({"meta": meta, "steps": figures}, indent=1))
+    (out / "summary.json").write_text(json.dumps({"meta": meta, "steps": figures, "unreadable_lines": TORN}, indent=1))
     lines = [
         f"{meta['duration']:g} s per step; target rates {', '.join(f'{r:g}' for r in meta['rates'])} req/s;"
         f" constant arrivals; {meta['tools_versions']}",
@@ -439,6 +455,8 @@ def cmd_summarize(out: Path) -> None:
             f" | {fmt(f.get('server_events_mean'), 2)} | {fmt(f.get('server_body_bytes_mean'))}"
             f" | {f.get('server_usage_chunks', '—')} |"
         )
+    for path, count in TORN.items():
+        lines += ["", f"{count} line(s) of {Path(path).relative_to(out)} could not be read (not JSON); left out."]
     text = "\n".join(lines) + "\n"
     (out / "summary.md").write_text(text)
     print(text)
