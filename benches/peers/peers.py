@@ -346,6 +346,7 @@ def step_figures(step: Path, tool: str, rate: float, sim: list[dict]) -> dict:
         first, last = reqs[0][1], reqs[-1][1]
         due = sorted(r[0] for r in reqs)
         fig["send_span_s"] = last - first
+        fig["startup_s"] = first - m["started_unix"]
         fig["due_span_s"] = due[-1] - due[0]
         fig["achieved"] = (n - 1) / max(last - first, due[-1] - due[0])
         lags = [(r[1] - r[0]) * 1e3 for r in reqs]
@@ -442,6 +443,18 @@ def cmd_summarize(out: Path) -> None:
             + ", ".join(f"{f['offline_cpu_per_1k']:.2f}" for f in ib_offline)
             + " CPU-s per 1,000 requests for the steps above, in order.",
         ]
+    lines += [
+        "",
+        "The client's process tree (sampled every 50 ms):",
+        "",
+        "| tool | target req/s | processes | peak resident memory, summed over its processes (MiB) | start to first request (s) |",
+        "|---|---|---|---|---|",
+    ]
+    for f in figures:
+        lines.append(
+            f"| {f['tool']} | {f['rate']:g} | {f['peak_processes']} | {fmt(f['peak_tree_rss_mib'])}"
+            f" | {fmt(f.get('startup_s'), 2)} |"
+        )
     lines += [
         "",
         "Work per request at the server (ib-sim's log, every request received during each tool's run):",
