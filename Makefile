@@ -87,7 +87,7 @@ COMPARE_FLAGS ?=
 # selection makes ib-select check it (and refuse) rather than make call it up to date.
 INPUTS_MK    := runs/.deps/$(subst /,_,$(SPEC))+$(subst /,_,$(DATASET))+$(PER_FAMILY)$(SAMPLE).mk
 
-.PHONY: all run load search rescore import watch test bench bins clean-sim data data-sample run-files compare bench-compare
+.PHONY: all run load search rescore import watch test bench bins clean-sim data data-sample run-files compare bench-compare bench-peers
 
 all: bins
 	@$(MAKE) -f $(SELF) --no-print-directory run-files RUN=$(SIM_RUN) ENDPOINTS=simulated
@@ -320,6 +320,16 @@ bench-compare:
 	/usr/bin/time -f 'ib-compare: %e s wall, peak RSS %M KB' \
 	    $(BIN)/ib-compare --out target/bench/compare-out 'target/bench/compare-runs/*/*'
 	rm -rf target/bench/compare-runs
+
+# inferbench's load client beside two peer load generators, AIPerf and GuideLLM, against one
+# ib-sim at zero latency on the same machine, at each rate of PEERS_RATES for PEERS_SECONDS
+# (benches/peers/run.sh; results in target/bench/peers/<time>/summary.md). Not part of
+# `make bench`: its first run installs both peers from PyPI into target/peers-venv (about
+# 6.5 GB: GuideLLM requires torch, whose wheel pulls the CUDA libraries).
+PEERS_RATES   ?= 50 200 500 2000
+PEERS_SECONDS ?= 15
+bench-peers: bins
+	PEERS_RATES='$(PEERS_RATES)' PEERS_SECONDS='$(PEERS_SECONDS)' BIN='$(BIN)' benches/peers/run.sh
 
 clean-sim:
 	rm -rf $(SIM_RUN)
