@@ -176,10 +176,13 @@ impl Parser {
             frames.push(Frame::Comment(comment.strip_prefix(' ').unwrap_or(comment).to_string()));
             return;
         }
-        let (field, value) = match text.split_once(':') {
-            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
-            None => (text.as_str(), ""),
+        // The value as a slice of the line (empty at its end when there is no colon): a data
+        // line is turned into the data in place, from where its value starts.
+        let (field_end, value_start) = match text.find(':') {
+            Some(colon) => (colon, colon + 1 + usize::from(text[colon + 1..].starts_with(' '))),
+            None => (text.len(), text.len()),
         };
+        let (field, value) = (&text[..field_end], &text[value_start..]);
         match field {
             "data" => match &mut self.data {
                 Some(data) => {
@@ -195,8 +198,7 @@ impl Parser {
                 }
                 None => {
                     // The line becomes the data in place: a long one is not copied beside itself.
-                    let start = value.as_ptr() as usize - text.as_ptr() as usize;
-                    text.replace_range(..start, "");
+                    text.replace_range(..value_start, "");
                     self.data = Some(text);
                 }
             },
@@ -346,6 +348,17 @@ mod tests {
     fn ok((frames, too_large): (Vec<Frame>, Option<TooLarge>)) -> Vec<Frame> {
         assert_eq!(too_large, None);
         frames
+    }
+
+    #[test]
+    fn a_data_line_without_a_colon_is_empty_data() {
+        // `data` alone names the field with an empty value (WHATWG). Its value was once taken
+        // as an offset from an unrelated empty string: a panic in a debug build, a wrapped
+        // index (and a panic) in a release one, from a provider's single line.
+        let mut p = Parser::new(1 << 20);
+        assert_eq!(ok(p.feed(b"data\n\ndata\ndata: a\n\n")), vec![data(""), data("\na")]);
+        assert_eq!(p.feed(b"data"), (vec![], None));
+        assert_eq!(p.finish(), vec![data("")]);
     }
 
     #[test]
