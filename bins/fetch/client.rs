@@ -432,10 +432,14 @@ async fn read_stream(
         let bytes = match chunk {
             Ok(Some(bytes)) => bytes,
             Ok(None) => {
-                let frames = parser.finish();
+                let (frames, oversized) = parser.finish();
                 let rec = Recorder { log, client, unit, t_ns, limits };
                 if let Some(end) = rec.frames(p, frames, &mut judge)? {
                     return Ok((end, None));
+                }
+                // The body ended inside an event over the cap: refused as with its blank line.
+                if oversized.is_some() {
+                    return Ok((too_large(ErrorKind::EventTooLarge, limits.max_event_bytes as u64), None));
                 }
                 let mut end = judge.closed();
                 if end.error_type == Some(ErrorKind::EmptyStream) {
@@ -501,7 +505,7 @@ async fn drain_after_end(
             Ok(Ok(Some(bytes))) => bytes,
             Ok(Ok(None)) => {
                 let rec = Recorder { log, client, unit, t_ns: log.now(), limits };
-                rec.after_end(p, drain.parser.finish())?;
+                rec.after_end(p, drain.parser.finish().0)?;
                 return Ok(());
             }
             _ => return Ok(()),

@@ -5,9 +5,12 @@
 //! incremental: feed it bytes as they arrive and it returns the frames each chunk completed,
 //! so each frame can be stamped with the arrival time of the bytes that completed it.
 //!
-//! Memory is bounded: one line, and one event's joined data, may hold at most `max_event_bytes`;
-//! past that the parser refuses the stream ([`TooLarge`]) instead of growing without end (a
-//! provider that never sends a newline would otherwise fill the machine).
+//! Memory is bounded: the line being read and the pending event's fields (its joined data, its
+//! `event`, `id` and `retry`) together hold at most `max_event_bytes`, counted as the capacity
+//! of their buffers between two reads; past that the parser refuses the stream ([`TooLarge`])
+//! instead of growing without end (a provider that never sends a newline would otherwise fill
+//! the machine). The end of the body is held to the same cap: an event the body's end
+//! dispatches is refused as it would be with its blank line.
 
 /// A dispatched event or a comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,8 +37,9 @@ pub struct TooLarge {
     pub max_event_bytes: usize,
 }
 
-/// The line being read. Its first 64 KiB grow as a vector does; past that it is kept in
-/// blocks of 64 KiB. A long line (a provider writing megabytes without a newline) thus takes
+/// The line being read. Its first 64 KiB grow by doubling, as a vector does, but never past
+/// the room the cap leaves; past that it is kept in blocks of 64 KiB (the last one cut to the
+/// room). A long line (a provider writing megabytes without a newline) thus takes
 /// its own length in blocks of one size, which every stream's long line can reuse once freed,
 /// rather than the chain of ever larger buffers a growing vector leaves behind (freed, but
 /// kept by the allocator: twice the line, measured with 80 such streams at once).
@@ -57,10 +61,18 @@ impl Line {
         self.head.is_empty() && self.full.is_empty()
     }
 
-    fn push(&mut self, b: u8) {
+    /// Appends `b`; the line's buffers then hold at most `room` bytes (at least its length:
+    /// the caller refuses a line that would not fit).
+    fn push(&mut self, b: u8, room: usize) {
         if self.head.len() == BLOCK {
-            let full = std::mem::replace(&mut self.head, Vec::with_capacity(BLOCK));
+            let rest = room.saturating_sub((self.full.len() + 1) * BLOCK).clamp(1, BLOCK);
+            let full = std::mem::replace(&mut self.head, Vec::with_capacity(rest));
             self.full.push(full);
+        } else if self.head.len() == self.head.capacity() {
+            // Doubling (from 64 bytes) keeps pushes amortised; the room keeps it within the cap.
+            let rest = room.saturating_sub(self.full.len() * BLOCK);
+            let grown = (self.head.capacity() * 2).max(64).min(BLOCK).min(rest).max(self.head.len() + 1);
+            self.head.reserve_exact(grown - self.head.len());
         }
         self.head.push(b);
     }
@@ -125,16 +137,17 @@ impl Parser {
                 }
                 b'\n' => self.end_line(&mut frames),
                 _ => {
-                    // Checked before the byte is taken: the line and the event's data never
+                    // Checked before the byte is taken: the line and the event's fields never
                     // hold more than the cap between them.
-                    if self.line.len() + self.data.as_ref().map_or(0, String::len) >= self.max_event_bytes {
+                    let room = self.max_event_bytes.saturating_sub(self.fields());
+                    if self.line.len() >= room {
                         *self = Parser::new(self.max_event_bytes);
                         return (frames, Some(TooLarge { max_event_bytes: self.max_event_bytes }));
                     }
-                    self.line.push(b)
+                    self.line.push(b, room)
                 }
             }
-            let pending = self.line.len() + self.data.as_ref().map_or(0, String::len);
+            let pending = self.line.len() + self.fields();
             let oversized = frames.last().is_some_and(|f: &Frame| f.size() > self.max_event_bytes);
             if pending > self.max_event_bytes || oversized {
                 if oversized {
@@ -148,14 +161,27 @@ impl Parser {
     }
 
     /// The stream ended: a pending event without its final blank line is still dispatched,
-    /// so a provider that drops the last newline does not lose its answer.
-    pub fn finish(&mut self) -> Vec<Frame> {
+    /// so a provider that drops the last newline does not lose its answer. An event (or a
+    /// comment) over the cap is refused as [`Parser::feed`] refuses it, whether or not its
+    /// blank line came.
+    pub fn finish(&mut self) -> (Vec<Frame>, Option<TooLarge>) {
         let mut frames = Vec::new();
         if !self.line.is_empty() {
             self.end_line(&mut frames);
         }
         self.dispatch(&mut frames);
-        frames
+        let cap = self.max_event_bytes;
+        *self = Parser::new(cap);
+        if frames.iter().any(|f| f.size() > cap) {
+            let kept = frames.into_iter().take_while(|f| f.size() <= cap).collect();
+            return (kept, Some(TooLarge { max_event_bytes: cap }));
+        }
+        (frames, None)
+    }
+
+    /// The bytes the pending event's fields hold (each buffer is exactly its text's length).
+    fn fields(&self) -> usize {
+        [&self.data, &self.event, &self.id, &self.retry].iter().map(|f| f.as_ref().map_or(0, String::len)).sum()
     }
 
     fn end_line(&mut self, frames: &mut Vec<Frame>) {
@@ -186,19 +212,17 @@ impl Parser {
         match field {
             "data" => match &mut self.data {
                 Some(data) => {
-                    // Doubling, as `push_str` would, but never past the cap (the line and the
-                    // data together are held to it).
-                    let needed = data.len() + 1 + value.len();
-                    if needed > data.capacity() {
-                        let grown = (data.capacity() * 2).min(self.max_event_bytes).max(needed);
-                        data.reserve_exact(grown - data.len());
-                    }
+                    // Exactly the joined length: spare capacity would be memory the cap does
+                    // not count (an event of several data lines is rare; one realloc each).
+                    data.reserve_exact(1 + value.len());
                     data.push('\n');
                     data.push_str(value);
                 }
                 None => {
-                    // The line becomes the data in place: a long one is not copied beside itself.
+                    // The line becomes the data in place: a long one is not copied beside
+                    // itself. Its spare capacity is given back, for the same reason.
                     text.replace_range(..value_start, "");
+                    text.shrink_to_fit();
                     self.data = Some(text);
                 }
             },
@@ -209,6 +233,15 @@ impl Parser {
             }
             _ => {}
         }
+    }
+
+    /// The bytes the parser holds between feeds: every buffer's capacity, used or not.
+    #[cfg(test)]
+    fn held(&self) -> usize {
+        let fields = [&self.data, &self.event, &self.id, &self.retry];
+        self.line.head.capacity()
+            + self.line.full.iter().map(Vec::capacity).sum::<usize>()
+            + fields.iter().map(|f| f.as_ref().map_or(0, String::capacity)).sum::<usize>()
     }
 
     fn dispatch(&mut self, frames: &mut Vec<Frame>) {
@@ -318,7 +351,7 @@ mod tests {
         let mut p = Parser::new(1 << 20);
         assert!(ok(p.feed(b"\n\n\n")).is_empty());
         assert!(ok(p.feed(b"data: [DONE]")).is_empty());
-        assert_eq!(p.finish(), vec![data("[DONE]")]);
+        assert_eq!(p.finish(), (vec![data("[DONE]")], None));
     }
 
     #[test]
@@ -351,6 +384,41 @@ mod tests {
     }
 
     #[test]
+    fn the_cap_counts_every_field_of_the_event_and_every_byte_of_capacity() {
+        // `event`, `id` and `retry` were held beside the cap (an event of four times the cap);
+        // they count now, as they do in the frame's size.
+        let line = |field: &str| format!("{field}: {}\n", "1".repeat(30));
+        let mut p = Parser::new(100);
+        let (_, too_large) = p.feed(format!("{}{}{}{}", line("event"), line("id"), line("retry"), line("data")).as_bytes());
+        assert_eq!(too_large, Some(TooLarge { max_event_bytes: 100 }));
+        // A line grows by doubling, but never past the cap: 65 bytes under a cap of 100 took 128.
+        let mut p = Parser::new(100);
+        ok(p.feed(&[b'x'; 65]));
+        assert!(p.held() <= 100, "{} bytes held", p.held());
+        // ... and a long line's last block is cut to the cap (100,000 took two blocks, 131,072).
+        let mut p = Parser::new(100_000);
+        ok(p.feed(&vec![b'x'; 99_999]));
+        assert!(p.held() <= 100_000, "{} bytes held", p.held());
+        // A first data line gives its spare capacity back; a second one takes just its bytes.
+        let mut p = Parser::new(1000);
+        ok(p.feed(format!("data: {}\ndata: {}\n", "a".repeat(300), "b".repeat(300)).as_bytes()));
+        assert_eq!(p.held(), 601);
+    }
+
+    #[test]
+    fn the_end_of_the_body_refuses_an_event_over_the_cap_as_its_blank_line_would() {
+        // Three bytes of invalid UTF-8 become three replacement characters of three bytes.
+        let mut p = Parser::new(16);
+        assert_eq!(p.feed(b"data: ok\n\ndata: \xff\xff\xff\xff\xff\xff"), (vec![data("ok")], None));
+        assert_eq!(p.finish(), (vec![], Some(TooLarge { max_event_bytes: 16 })));
+        let mut p = Parser::new(16);
+        assert_eq!(p.feed(b"data: \xff\xff\xff\xff\xff\xff\n\n"), (vec![], Some(TooLarge { max_event_bytes: 16 })));
+        let mut p = Parser::new(16);
+        assert_eq!(p.feed(b"data: 0123456789"), (vec![], None));
+        assert_eq!(p.finish(), (vec![data("0123456789")], None), "within the cap it is dispatched");
+    }
+
+    #[test]
     fn a_data_line_without_a_colon_is_empty_data() {
         // `data` alone names the field with an empty value (WHATWG). Its value was once taken
         // as an offset from an unrelated empty string: a panic in a debug build, a wrapped
@@ -358,7 +426,7 @@ mod tests {
         let mut p = Parser::new(1 << 20);
         assert_eq!(ok(p.feed(b"data\n\ndata\ndata: a\n\n")), vec![data(""), data("\na")]);
         assert_eq!(p.feed(b"data"), (vec![], None));
-        assert_eq!(p.finish(), vec![data("")]);
+        assert_eq!(p.finish(), (vec![data("")], None));
     }
 
     #[test]
@@ -367,3 +435,4 @@ mod tests {
         assert_eq!(ok(p.feed("\u{feff}data: a\n\n".as_bytes())), vec![data("a")]);
     }
 }
+
