@@ -15,5 +15,7 @@ pub mod percentile;
 pub mod rules;
 pub mod sse;
 pub mod stream;
+#[cfg(test)]
+mod streams;
 pub mod timing;
 pub mod tokenizer;

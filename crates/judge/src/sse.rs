@@ -389,7 +389,8 @@ mod tests {
         // they count now, as they do in the frame's size.
         let line = |field: &str| format!("{field}: {}\n", "1".repeat(30));
         let mut p = Parser::new(100);
-        let (_, too_large) = p.feed(format!("{}{}{}{}", line("event"), line("id"), line("retry"), line("data")).as_bytes());
+        let (_, too_large) =
+            p.feed(format!("{}{}{}{}", line("event"), line("id"), line("retry"), line("data")).as_bytes());
         assert_eq!(too_large, Some(TooLarge { max_event_bytes: 100 }));
         // A line grows by doubling, but never past the cap: 65 bytes under a cap of 100 took 128.
         let mut p = Parser::new(100);
@@ -436,3 +437,167 @@ mod tests {
     }
 }
 
+/// Property tests: mangled realistic streams, cut into reads at arbitrary points
+/// ([`crate::streams`]). What they hold the framer to:
+/// - it never panics;
+/// - the frames (and whether, and after which frame, it refused the stream) do not depend on
+///   how the body was cut into reads: any cutting, one read, and one byte at a time agree;
+/// - what it frames is what a whole-body reading of the same rules frames ([`reference`]);
+/// - no frame is larger than the cap, a line or an event larger than the cap is refused, and
+///   a stream whose lines and events are all within half the cap is not;
+/// - between reads it holds at most the cap, measured as its buffers' capacities.
+#[cfg(test)]
+mod props {
+    use super::*;
+    use crate::streams::{chunked, config, cuts, mangled};
+    use proptest::prelude::*;
+
+    /// What a parser made of a body: its frames, and whether it refused the body.
+    #[derive(Debug, PartialEq)]
+    struct Framed {
+        frames: Vec<Frame>,
+        refused: bool,
+    }
+
+    /// Feeds the reads one by one, as `ib-fetch` does, and returns the most the parser held
+    /// between two reads.
+    fn frame(reads: &[&[u8]], cap: usize) -> (Framed, usize) {
+        let mut p = Parser::new(cap);
+        let (mut frames, mut held) = (Vec::new(), 0);
+        for read in reads {
+            let (completed, too_large) = p.feed(read);
+            frames.extend(completed);
+            held = held.max(p.held());
+            if too_large.is_some() {
+                return (Framed { frames, refused: true }, held);
+            }
+        }
+        let (last, too_large) = p.finish();
+        frames.extend(last);
+        (Framed { frames, refused: too_large.is_some() }, held)
+    }
+
+    /// The same rules over the whole body at once, without caps: split into lines, then read
+    /// line by line. Returns the frames and the longest line (in bytes, without its end).
+    fn reference(bytes: &[u8]) -> (Vec<Frame>, usize) {
+        let mut lines = Vec::new();
+        let (mut start, mut i) = (0, 0);
+        while i < bytes.len() {
+            if bytes[i] == b'\r' || bytes[i] == b'\n' {
+                lines.push(&bytes[start..i]);
+                i += if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') { 2 } else { 1 };
+                start = i;
+            } else {
+                i += 1;
+            }
+        }
+        if start < bytes.len() {
+            lines.push(&bytes[start..]);
+        }
+        let longest = lines.iter().map(|l| l.len()).max().unwrap_or(0);
+        let mut frames = Vec::new();
+        let (mut data, mut event, mut id, mut retry): (Option<String>, _, _, _) = (None, None, None, None);
+        let dispatch = |frames: &mut Vec<Frame>,
+                        data: &mut Option<String>,
+                        event: &mut Option<String>,
+                        id: &mut Option<String>,
+                        retry: &mut Option<String>| {
+            if data.is_some() || event.is_some() || id.is_some() || retry.is_some() {
+                frames.push(Frame::Event {
+                    data: data.take(),
+                    event: event.take(),
+                    id: id.take(),
+                    retry: retry.take(),
+                });
+            }
+        };
+        for (n, line) in lines.iter().enumerate() {
+            let text = String::from_utf8_lossy(line);
+            let text = if n == 0 { text.strip_prefix('\u{feff}').unwrap_or(&text) } else { &text };
+            if text.is_empty() {
+                dispatch(&mut frames, &mut data, &mut event, &mut id, &mut retry);
+            } else if let Some(comment) = text.strip_prefix(':') {
+                frames.push(Frame::Comment(comment.strip_prefix(' ').unwrap_or(comment).to_string()));
+            } else {
+                let (field, value) =
+                    text.split_once(':').map_or((text, ""), |(f, v)| (f, v.strip_prefix(' ').unwrap_or(v)));
+                match field {
+                    "data" => match &mut data {
+                        Some(d) => *d = format!("{d}\n{value}"),
+                        None => data = Some(value.to_string()),
+                    },
+                    "event" => event = Some(value.to_string()),
+                    "id" if !value.contains('\0') => id = Some(value.to_string()),
+                    "retry" if !value.is_empty() && value.bytes().all(|c| c.is_ascii_digit()) => {
+                        retry = Some(value.to_string())
+                    }
+                    _ => {}
+                }
+            }
+        }
+        dispatch(&mut frames, &mut data, &mut event, &mut id, &mut retry);
+        (frames, longest)
+    }
+
+    fn check(bytes: &[u8], cut: &[proptest::sample::Index], cap: usize) -> Result<(), TestCaseError> {
+        let (whole, held_whole) = frame(&[bytes], cap);
+        let (cut_up, held_cut) = frame(&chunked(bytes, cut), cap);
+        prop_assert_eq!(&cut_up, &whole, "cut into reads");
+        let (bytewise, held_bytewise) = if bytes.len() <= 4096 {
+            let singles: Vec<&[u8]> = bytes.chunks(1).collect();
+            frame(&singles, cap)
+        } else {
+            let (f, h) = frame(&chunked(bytes, cut), cap);
+            (f, h)
+        };
+        prop_assert_eq!(&bytewise, &whole, "one byte at a time");
+        let held = held_whole.max(held_cut).max(held_bytewise);
+        prop_assert!(held <= cap, "held {} bytes for a cap of {}", held, cap);
+        for f in &whole.frames {
+            prop_assert!(f.size() <= cap, "a frame of {} bytes for a cap of {}", f.size(), cap);
+        }
+        let (expected, longest) = reference(bytes);
+        let largest = expected.iter().map(Frame::size).max().unwrap_or(0);
+        if whole.refused {
+            prop_assert!(expected.starts_with(&whole.frames), "the frames before a refusal are the stream's");
+            prop_assert!(2 * longest > cap || 2 * largest > cap, "refused a stream within half the cap");
+        } else {
+            prop_assert_eq!(&whole.frames, &expected, "the whole-body reading");
+            prop_assert!(
+                longest <= cap && largest <= cap,
+                "a line of {} or an event of {} within a cap of {}",
+                longest,
+                largest,
+                cap
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(config(512))]
+
+        #[test]
+        fn mangled_streams_frame_alike_in_any_reads_and_within_the_cap(
+            bytes in mangled(6, 3000),
+            cut in cuts(12),
+            cap in prop_oneof![Just(16usize), Just(100), Just(700), Just(4096), Just(1 << 20)],
+        ) {
+            check(&bytes, &cut, cap)?;
+        }
+    }
+
+    proptest! {
+        // Long lines that take the 64 KiB blocks: fewer cases, each a few hundred KiB.
+        #![proptest_config(config(24))]
+
+        #[test]
+        fn long_lines_in_blocks_frame_alike_and_within_the_cap(
+            bytes in mangled(3, 300_000),
+            cut in cuts(6),
+            cap in prop_oneof![Just(BLOCK), Just(100_000usize), Just(1 << 18)],
+        ) {
+            check(&bytes, &cut, cap)?;
+        }
+    }
+}
