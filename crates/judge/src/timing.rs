@@ -546,3 +546,171 @@ mod tests {
         assert!(t.complete);
     }
 }
+
+/// Property tests: the verdict live and on replay. `ib-fetch` judges a stream as it reads it
+/// (`read_stream` in `bins/fetch/client.rs`) and logs every frame; `ib-reconstruct` replays the
+/// logged events and the logged terminal through [`compute_with`]. Both use this crate's
+/// functions, so the live side is modelled here by [`live`], which calls them exactly as
+/// `read_stream` does (the body and event caps, the judge per frame, the frames after the end
+/// still logged, `finish` at the body's end, then `closed`); what it leaves out is the
+/// transport, the clock and credential redaction (none of the generated streams holds a
+/// credential, so redaction changes nothing). Checked on mangled realistic streams
+/// ([`crate::streams`]) in arbitrary reads:
+/// - the replayed end (outcome, error kind, message, body) equals the live one, and the replay
+///   counts exactly the events up to the one that ended the stream live;
+/// - the live verdict, the logged events' text and the replayed answer, reasoning and token
+///   counts do not depend on how the body was cut into reads;
+/// - the reference's rules replay the same log without a panic.
+#[cfg(test)]
+mod props {
+    use super::*;
+    use crate::sse::{Frame, Parser};
+    use crate::streams::{chunked, config, cuts, mangled};
+    use proptest::prelude::*;
+
+    /// One logged `sse_event`: the read that completed it (the clock), its data, its type,
+    /// and whether it is a comment.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Logged {
+        read: usize,
+        data: Option<String>,
+        event: Option<String>,
+        comment: bool,
+    }
+
+    #[derive(Debug)]
+    struct Caps {
+        event: usize,
+        body: usize,
+        events: u32,
+    }
+
+    fn too_large(kind: ErrorKind) -> StreamEnd {
+        StreamEnd::failed(Outcome::InvalidStream, kind, format!("{kind:?}"))
+    }
+
+    /// `read_stream`'s handling of a 2xx event stream's reads: the log it writes and the end
+    /// it logs, and the index of the event that ended the stream, when one did. Events after
+    /// the end are logged as the drain logs them (the rest of the body).
+    fn live(reads: &[&[u8]], caps: &Caps) -> (Vec<Logged>, StreamEnd, Option<usize>) {
+        let mut parser = Parser::new(caps.event);
+        let mut judge = Judge::default();
+        let mut log: Vec<Logged> = Vec::new();
+        let mut bytes = 0usize;
+        // Logs a frame; with the judge still judging, returns the end it calls.
+        let record = |log: &mut Vec<Logged>, read: usize, frame: Frame, judge: Option<&mut Judge>| {
+            let index = log.len() as u32;
+            let judging = judge.is_some();
+            let mut end = None;
+            let logged = match frame {
+                Frame::Comment(_) => Logged { read, data: None, event: None, comment: true },
+                Frame::Event { data, event, .. } => {
+                    if let Some(judge) = judge {
+                        end = judge.observe(index, event.as_deref(), &Payload::of(event.as_deref(), data.as_deref()));
+                    }
+                    Logged { read, data, event, comment: false }
+                }
+            };
+            log.push(logged);
+            if judging && end.is_none() && log.len() as u32 >= caps.events {
+                end = Some(too_large(ErrorKind::TooManyEvents));
+            }
+            end
+        };
+        let (mut ended, mut ended_at): (Option<StreamEnd>, Option<usize>) = (None, None);
+        for (read, chunk) in reads.iter().enumerate() {
+            let room = caps.body.saturating_sub(bytes);
+            bytes += chunk.len();
+            let within = &chunk[..chunk.len().min(room)];
+            let (frames, oversized) = parser.feed(within);
+            for frame in frames {
+                if ended.is_some() {
+                    // After the end: logged up to the event cap, never judged.
+                    if (log.len() as u32) < caps.events {
+                        record(&mut log, read, frame, None);
+                    }
+                } else {
+                    ended = record(&mut log, read, frame, Some(&mut judge));
+                    ended_at = ended.as_ref().map(|_| log.len() - 1);
+                }
+            }
+            if ended.is_none() && oversized.is_some() {
+                return (log, too_large(ErrorKind::EventTooLarge), None);
+            }
+            if ended.is_none() && within.len() < chunk.len() {
+                return (log, too_large(ErrorKind::ResponseTooLarge), None);
+            }
+            if let Some(end) = ended.as_ref().filter(|_| oversized.is_some() || within.len() < chunk.len()) {
+                // The drain stops at a cap too.
+                return (log, end.clone(), ended_at);
+            }
+        }
+        let (frames, oversized) = parser.finish();
+        for frame in frames {
+            if ended.is_some() {
+                if (log.len() as u32) < caps.events {
+                    record(&mut log, reads.len(), frame, None);
+                }
+            } else {
+                ended = record(&mut log, reads.len(), frame, Some(&mut judge));
+                ended_at = ended.as_ref().map(|_| log.len() - 1);
+            }
+        }
+        let end = match ended {
+            Some(end) => end,
+            None if oversized.is_some() => too_large(ErrorKind::EventTooLarge),
+            None => judge.closed(),
+        };
+        (log, end, ended_at)
+    }
+
+    /// `ib-reconstruct`'s replay of the log (one millisecond per read).
+    fn replay(rules: Rules, log: &[Logged], logged: &StreamEnd) -> StreamTiming {
+        let events: Vec<TimedEvent> = log
+            .iter()
+            .map(|e| TimedEvent {
+                offset_ms: e.read as f64,
+                data: e.data.as_deref(),
+                event: e.event.as_deref(),
+                comment: e.comment,
+            })
+            .collect();
+        compute_with(rules, &events, logged, Some(200))
+    }
+
+    /// The logged events' text, without the read that completed each.
+    fn texts(log: &[Logged]) -> Vec<(Option<String>, Option<String>, bool)> {
+        log.iter().map(|e| (e.data.clone(), e.event.clone(), e.comment)).collect()
+    }
+
+    proptest! {
+        #![proptest_config(config(384))]
+
+        #[test]
+        fn the_verdict_is_the_same_live_and_on_replay_in_any_reads(
+            bytes in mangled(4, 2000),
+            cut in cuts(10),
+            other in cuts(10),
+            caps in (prop_oneof![Just(64usize), Just(600), Just(1 << 20)], prop_oneof![Just(300usize), Just(1 << 24)], prop_oneof![Just(4u32), Just(1 << 20)])
+                .prop_map(|(event, body, events)| Caps { event, body, events }),
+        ) {
+            let (log, end, ended_at) = live(&chunked(&bytes, &cut), &caps);
+            let t = replay(Rules::Inferbench, &log, &end);
+            prop_assert_eq!(&t.end, &end, "replayed end");
+            // The replay counts the events up to the one that ended the stream live.
+            prop_assert_eq!(t.counted_events, ended_at.map_or(log.len(), |i| i + 1));
+            let (log2, end2, _) = live(&chunked(&bytes, &other), &caps);
+            let (whole, end_whole, _) = live(&[&bytes], &caps);
+            prop_assert_eq!(&end2, &end, "another cutting");
+            prop_assert_eq!(&end_whole, &end, "one read");
+            prop_assert_eq!(texts(&log2), texts(&log));
+            prop_assert_eq!(texts(&whole), texts(&log));
+            let t2 = replay(Rules::Inferbench, &log2, &end2);
+            prop_assert_eq!(
+                (&t2.answer, &t2.reasoning, t2.visible_answer_tokens, t2.counted_events, t2.done_seen, t2.complete),
+                (&t.answer, &t.reasoning, t.visible_answer_tokens, t.counted_events, t.done_seen, t.complete)
+            );
+            let _ = replay(Rules::Reference, &log, &end);
+        }
+    }
+}
