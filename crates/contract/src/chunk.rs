@@ -684,3 +684,74 @@ mod tests {
         assert!(fast_read > total / 4 && fast_read < total, "{fast_read} of {total} read fast");
     }
 }
+
+/// Property tests: chunks as providers send them, mangled byte by byte. Reading never panics,
+/// whatever the text; whenever the fast reading reads a chunk, the general one reads the same
+/// fields; and a chunk both read is an object. `PROPTEST_CASES` sets the number of cases.
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn config(cases: u32) -> proptest::test_runner::Config {
+        let mut config = proptest::test_runner::Config::default();
+        if std::env::var_os("PROPTEST_CASES").is_none() {
+            config.cases = cases;
+        }
+        config.failure_persistence = None;
+        config
+    }
+
+    const CHUNKS: &[&str] = &[
+        r#"{"id":"chatcmpl-1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}"#,
+        r#"{"id":"c","choices":[{"index":0,"delta":{"content":"{\"a\":\"é😀\\n\"}"},"finish_reason":null}]}"#,
+        r#"{"choices":[{"delta":{"reasoning_content":"think","content":null}}],"usage":null}"#,
+        r#"{"choices":[{"delta":{"reasoning":[{"text":"a"},"b",{"content":"c"}]}}]}"#,
+        r#"{"choices":[{"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15,"prompt_tokens_details":{"cached_tokens":2}}}"#,
+        r#"{"error":{"message":"overloaded","type":"server_error","code":500}}"#,
+        r#"{"choices":[{"delta":{"content":"x"},"logprobs":NaN}]}"#,
+        r#"{"request_id":"r","choices":{"0":{"delta":{"content":"a"}}}}"#,
+    ];
+
+    /// A chunk with a few bytes flipped, inserted or deleted.
+    fn mangled() -> impl Strategy<Value = Vec<u8>> {
+        let edit = (any::<prop::sample::Index>(), 0..3u8, any::<u8>());
+        (prop::sample::select(CHUNKS), prop::collection::vec(edit, 0..4)).prop_map(|(chunk, edits)| {
+            let mut bytes = chunk.as_bytes().to_vec();
+            for (at, kind, byte) in edits {
+                let p = at.index(bytes.len() + 1);
+                match kind {
+                    0 if p < bytes.len() => bytes[p] = byte,
+                    1 => bytes.insert(p, byte),
+                    _ if p < bytes.len() => {
+                        bytes.remove(p);
+                    }
+                    _ => {}
+                }
+            }
+            bytes
+        })
+    }
+
+    proptest! {
+        #![proptest_config(config(1024))]
+
+        #[test]
+        fn mangled_chunks_are_read_alike_by_both_readings_and_never_panic(bytes in mangled(), keep in any::<bool>()) {
+            // The framer hands the reader text: invalid UTF-8 arrives as replacement characters.
+            let text = String::from_utf8_lossy(&bytes);
+            let read = Chunk::read(&text, keep);
+            if let Some(chunk) = fast(&text) {
+                let mut general = from_value(crate::lenient_json::parse(&text).expect("read fast, so JSON"));
+                general.value = None;
+                prop_assert_eq!(chunk, general);
+                prop_assert!(matches!(read, Ok(Some(_))));
+            }
+        }
+
+        #[test]
+        fn any_text_is_read_without_a_panic(text in any::<String>(), keep in any::<bool>()) {
+            let _ = Chunk::read(&text, keep);
+        }
+    }
+}

@@ -235,3 +235,93 @@ mod tests {
         }
     }
 }
+
+/// Property tests: any text, and JSON mangled the ways a provider mangles it. The reader never
+/// panics; strict JSON reads as `serde_json` reads it; a Python-only literal in place of a
+/// value keeps the document readable (as `null`); and each rewrite keeps the text it was given
+/// when there is nothing to rewrite. `PROPTEST_CASES` sets the number of cases.
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn config(cases: u32) -> proptest::test_runner::Config {
+        let mut config = proptest::test_runner::Config::default();
+        if std::env::var_os("PROPTEST_CASES").is_none() {
+            config.cases = cases;
+        }
+        config.failure_persistence = None;
+        config
+    }
+
+    /// JSON-ish text: the tokens that matter to the rewrites, glued at random.
+    fn jsonish() -> impl Strategy<Value = String> {
+        let token = prop_oneof![
+            Just("{".to_string()),
+            Just("}".to_string()),
+            Just("[".to_string()),
+            Just("]".to_string()),
+            Just(",".to_string()),
+            Just(":".to_string()),
+            Just("\"".to_string()),
+            Just("\\".to_string()),
+            Just("\\u".to_string()),
+            Just("\\ud800".to_string()),
+            Just("\\udc00".to_string()),
+            Just("NaN".to_string()),
+            Just("-Infinity".to_string()),
+            Just("1e999".to_string()),
+            Just("-0".to_string()),
+            Just("123456789012345678901234567890".to_string()),
+            Just("é".to_string()),
+            Just("😀".to_string()),
+            "[a-z0-9.eE+-]{1,4}",
+        ];
+        prop::collection::vec(token, 0..24).prop_map(|t| t.concat())
+    }
+
+    /// A JSON value with strings, numbers and nesting.
+    fn value() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            (-1e300f64..1e300).prop_map(serde_json::Value::from),
+            any::<String>().prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+                prop::collection::btree_map("[a-z]{0,3}", inner, 0..4)
+                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(config(256))]
+
+        #[test]
+        fn any_text_is_read_without_a_panic(text in prop_oneof![any::<String>(), jsonish()]) {
+            let _ = parse(&text);
+            let _ = python_numbers_and_strings(&text);
+        }
+
+        #[test]
+        fn strict_json_reads_as_serde_json_reads_it(v in value()) {
+            let text = serde_json::to_string(&v).unwrap();
+            prop_assert_eq!(parse(&text), serde_json::from_str::<serde_json::Value>(&text).ok());
+        }
+
+        #[test]
+        fn a_python_literal_in_place_of_a_value_reads_as_null(
+            v in value(),
+            literal in prop_oneof![Just("NaN"), Just("Infinity"), Just("-Infinity"), Just("1e999")],
+        ) {
+            let text = serde_json::json!({"x": v, "lp": "LITERAL"}).to_string().replace("\"LITERAL\"", literal);
+            let read = parse(&text);
+            prop_assert!(read.is_some(), "{}", text);
+            prop_assert_eq!(&read.unwrap()["lp"], &serde_json::Value::Null);
+        }
+    }
+}
