@@ -301,7 +301,12 @@ fn ib_compare_over_hive_partitioned_runs_matches_a_naive_bootstrap() {
                 b_side[i],
                 metric[i]
             );
-            let verdict = if h < 0.0 {
+            // No verdict where [min, max] of the differences (the widest a bootstrap interval
+            // gets) covers the median less often than the confidence: 1 − 2·0.5ⁿ < c.
+            let too_few = 1.0 - 2.0 * 0.5f64.powi(differences.len() as i32) < confidence as f64 / 100.0;
+            let verdict = if too_few {
+                "too_few_rounds"
+            } else if h < 0.0 {
                 "a_faster"
             } else if l > 0.0 {
                 "b_faster"

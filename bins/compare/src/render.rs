@@ -123,11 +123,16 @@ fn sections(s: &Summary) -> Vec<Section> {
          rounds where both have a sample; the statistic is their nearest-rank p50 (rank ⌈n/2⌉, as comparisons.json's \
          `difference_p50_ms`); negative favours A. The interval is the {}% percentile interval of {} bootstrap resamples \
          (the sorted resampled medians at ranks {low} and {high}). RNG: {}; seed {}. A verdict says A or B is faster only \
-         when the whole interval is on one side of zero; otherwise the difference is not told apart from noise.",
+         when the whole interval is on one side of zero; otherwise the difference is not told apart from noise. No verdict \
+         is given under {min} paired rounds: a bootstrap interval never reaches past the smallest and largest difference, \
+         and [min, max] of n differences covers the median with probability 1 − 2·0.5ⁿ, under {}% for n < {min}; such \
+         pairs say \"too few shared rounds\" and are left out of the counts across runs.",
         s.settings.confidence,
         s.settings.resamples,
         Settings::RNG,
-        s.settings.seed
+        s.settings.seed,
+        s.settings.confidence,
+        min = crate::bootstrap::min_pairs(s.settings.confidence),
     ));
     out.push(method);
 
@@ -218,7 +223,8 @@ fn sections(s: &Summary) -> Vec<Section> {
         h2h.text.push(
             "Runs with both; how often each ranked above the other (a ranked provider is above an unranked one); and \
              in how many runs the paired interval says A is faster, B is faster, or cannot tell (E2E, then TTFA), with the \
-             p50 over runs of the per-run median difference A − B."
+             p50 over runs of the per-run median difference A − B; runs with too few shared rounds for a verdict are \
+             counted in brackets (\"2 too few\") and left out of the rest."
                 .into(),
         );
         let mut heading = ["A", "B", "runs", "A above", "B above"].map(String::from).to_vec();
@@ -236,7 +242,11 @@ fn sections(s: &Summary) -> Vec<Section> {
                 h.b_ranked_above.to_string(),
             ];
             for (m, (metric, _)) in PAIRED.iter().enumerate() {
-                row.push(format!("{}/{}/{}", h.a_faster[m], h.b_faster[m], h.inconclusive[m]));
+                let mut tally = format!("{}/{}/{}", h.a_faster[m], h.b_faster[m], h.inconclusive[m]);
+                if h.too_few[m] > 0 {
+                    let _ = write!(tally, " ({} too few)", h.too_few[m]);
+                }
+                row.push(tally);
                 row.push(signed(p50(&h.estimates[m]), metric.unit));
             }
             table.push(row);
@@ -270,6 +280,9 @@ fn sections(s: &Summary) -> Vec<Section> {
                     "a_faster" => format!("{} faster", p.provider_a),
                     "b_faster" => format!("{} faster", p.provider_b),
                     "inconclusive" => "cannot tell".into(),
+                    crate::compare::TOO_FEW => {
+                        format!("too few shared rounds: n = {}", p.interval.map_or(0, |i| i.n))
+                    }
                     _ => "no paired rounds".into(),
                 },
             ]);
@@ -668,6 +681,29 @@ pub mod tests {
         assert_eq!(html.matches("<svg").count(), HEADLINE.len(), "a chart per headline metric");
         assert!(html.contains("<code>runs/.deps</code>") && !html.contains("src="));
         assert!(!md.contains("Under load") && !md.contains("Capacity searches"), "no load run, no search");
+    }
+
+    #[test]
+    fn a_pair_with_too_few_rounds_says_so_in_the_summary() {
+        let mut runs = vec![run("r1", 0, &[("a", Some(1), 100.0), ("b", Some(2), 200.0)], Some((-50.0, -80.0, -20.0)))];
+        for pair in &mut runs[0].pairs {
+            pair.interval.as_mut().unwrap().n = 2;
+        }
+        let trends = crate::compare::trends(&runs);
+        let pairs = crate::compare::head_to_head(&runs);
+        let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
+        let s = Summary {
+            runs: &runs,
+            skipped: &[],
+            searches: &[],
+            trends: &trends,
+            pairs: &pairs,
+            settings: &settings,
+        };
+        let md = markdown(&s);
+        assert!(md.contains("| a | b | E2E | 2 | -50.0 | [-80.0, -20.0] | too few shared rounds: n = 2 |"), "{md}");
+        assert!(md.contains("| a | b | 1 | 1 | 0 | 0/0/0 (1 too few) |"), "{md}");
+        assert!(md.contains("No verdict is given under 6 paired rounds"), "{md}");
     }
 
     /// Two closed-loop runs of workflow `w`, and two load runs of `load-sweep` a day apart:

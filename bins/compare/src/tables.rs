@@ -117,6 +117,7 @@ pub fn head_to_head(pairs: &[HeadToHead]) -> Result<DataFrame> {
         cols.push(count(&format!("{short}_a_faster_runs"), &|h| h.a_faster[m]));
         cols.push(count(&format!("{short}_b_faster_runs"), &|h| h.b_faster[m]));
         cols.push(count(&format!("{short}_inconclusive_runs"), &|h| h.inconclusive[m]));
+        cols.push(count(&format!("{short}_too_few_rounds_runs"), &|h| h.too_few[m]));
         cols.push(Column::new(
             format!("{short}_difference_p50_of_runs_ms").into(),
             pairs.iter().map(|h| p50(&h.estimates[m])).collect::<Vec<_>>(),
@@ -152,6 +153,7 @@ pub fn paired_bootstrap(runs: &[RunResult], settings: &Settings) -> Result<DataF
         Column::new("share_a_faster".into(), interval(|i| i.share_below_zero)),
         Column::new("share_b_faster".into(), interval(|i| i.share_above_zero)),
         strings("verdict", rows.iter().map(|(_, p)| p.verdict())),
+        Column::new("min_paired_count".into(), rows.iter().map(|(_, p)| p.min_pairs as i64).collect::<Vec<_>>()),
         strings("statistic", std::iter::repeat_n(Settings::STATISTIC, n)),
         strings("interval", std::iter::repeat_n(Settings::INTERVAL, n)),
         Column::new("confidence_percent".into(), vec![settings.confidence as i64; n]),
@@ -236,6 +238,11 @@ pub fn method_json(settings: &Settings) -> serde_json::Value {
         "confidence_percent": settings.confidence,
         "resamples": settings.resamples,
         "bound_ranks": [low, high],
+        "min_paired_count": crate::bootstrap::min_pairs(settings.confidence),
+        "verdict_rule": "too_few_rounds under min_paired_count paired samples: the smallest n at which [min, max] of n \
+                         differences covers the median with probability 1 - 2 * 0.5^n >= the confidence, so that any \
+                         bootstrap percentile interval (never wider than [min, max]) can have the coverage claimed; \
+                         else a_faster / b_faster when the interval excludes zero, else inconclusive",
         "rng": Settings::RNG,
         "seed": settings.seed,
     })
