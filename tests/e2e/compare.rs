@@ -205,6 +205,10 @@ fn ib_compare_over_hive_partitioned_runs_matches_a_naive_bootstrap() {
     };
     // A directory the glob matches that is not a scored run is skipped, not an error.
     std::fs::create_dir_all(ws.path("runs/workflow=micro-single-task/run=unscored")).unwrap();
+    // Nor is a run reconstructed but not aggregated yet (responses, no metrics).
+    let unaggregated = ws.path("runs/workflow=micro-single-task/run=unaggregated");
+    std::fs::create_dir_all(&unaggregated).unwrap();
+    std::fs::copy(runs[0].join("responses.parquet"), unaggregated.join("responses.parquet")).unwrap();
     let out = ws.path("comparison");
     let (seed, resamples, confidence) = (7u64, 1000usize, 90u64);
     let output = ok(Command::new(&compare)
@@ -213,6 +217,9 @@ fn ib_compare_over_hive_partitioned_runs_matches_a_naive_bootstrap() {
         .current_dir(ws.dir.path()));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("skipping runs/workflow=micro-single-task/run=unscored"), "{stderr}");
+    assert!(stderr.contains("skipping runs/workflow=micro-single-task/run=unaggregated"), "{stderr}");
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("`runs/workflow=micro-single-task/run=unaggregated` (responses.parquet but no pooled.parquet or metrics.parquet: not aggregated yet"), "{md}");
     for file in [
         "runs.parquet",
         "leaderboard.parquet",

@@ -22,8 +22,8 @@ pub struct Found {
 }
 
 /// The run directories named by `patterns`: each a directory, or a glob (`runs/*/*`,
-/// `runs/workflow=micro-single-task/*`) whose matches are the directories holding a
-/// `responses.parquet`; a glob's other matches (`runs/.deps`, a run still fetching, a capacity
+/// `runs/workflow=micro-single-task/*`) whose matches are the scored runs (see [`unfinished`]);
+/// a glob's other matches (`runs/.deps`, a run still fetching or not aggregated yet, a capacity
 /// search's directory) are returned as skipped, with the reason. A directory named outright
 /// must be a run, or a capacity search (skipped as a glob's would be).
 pub fn expand(patterns: &[String]) -> Result<Found> {
@@ -42,11 +42,8 @@ pub fn expand(patterns: &[String]) -> Result<Found> {
                 }
                 continue;
             }
-            if !RunDir::new(literal).responses().is_file() {
-                return Err(Error::bad(format!(
-                    "{pattern}: not a scored run (no responses.parquet); make rescore RUN={pattern} derives it"
-                ))
-                .into());
+            if let Some(why) = unfinished(literal) {
+                return Err(Error::bad(format!("{pattern}: {why}")).into());
             }
             runs.insert(literal.to_path_buf());
             continue;
@@ -62,14 +59,14 @@ pub fn expand(patterns: &[String]) -> Result<Found> {
                 continue;
             }
             any = true;
-            if RunDir::new(&path).responses().is_file() {
-                runs.insert(path);
-            } else if search::is_search(&path) {
+            if search::is_search(&path) && !RunDir::new(&path).responses().is_file() {
                 if searches.insert(path.clone()) {
                     skipped.push((path, search::NOT_A_RUN.to_string()));
                 }
+            } else if let Some(why) = unfinished(&path) {
+                skipped.push((path, why));
             } else {
-                skipped.push((path, "no responses.parquet (not a run, or not scored yet)".to_string()));
+                runs.insert(path);
             }
         }
         if !any {
@@ -84,11 +81,29 @@ pub fn expand(patterns: &[String]) -> Result<Found> {
             None => String::new(),
         };
         return Err(
-            Error::bad(format!("no run directory with a responses.parquet in {}{hint}", patterns.join(" "))).into()
+            Error::bad(format!("no scored run directory (responses.parquet and pooled figures) in {}{hint}", patterns.join(" "))).into()
         );
     }
     skipped.sort();
     Ok(Found { runs: runs.into_iter().collect(), skipped, searches: searches.into_iter().collect() })
+}
+
+/// Why `dir` is not a run that can be compared, or `None` when it is one: a compared run has
+/// its responses (`responses.parquet`) and its pooled figures (`pooled.parquet`, or the
+/// `metrics.parquet` of a run scored before that table existed). A run between
+/// `ib-reconstruct` and `ib-aggregate` has the first but not the second.
+pub fn unfinished(dir: &Path) -> Option<String> {
+    let run = RunDir::new(dir);
+    let rescore = format!("make rescore RUN={} derives it", dir.display());
+    if !run.responses().is_file() {
+        return Some(format!("no responses.parquet: not a run, or not scored yet ({rescore})"));
+    }
+    if !run.pooled_parquet().is_file() && !run.metrics_parquet().is_file() {
+        return Some(format!(
+            "responses.parquet but no pooled.parquet or metrics.parquet: not aggregated yet ({rescore})"
+        ));
+    }
+    None
 }
 
 /// What one run is, from its path, `manifest.json` and `lock.json`.
@@ -244,12 +259,22 @@ mod tests {
             std::fs::create_dir_all(root.join(run)).unwrap();
         }
         std::fs::write(root.join("workflow=w/run=a/responses.parquet"), b"").unwrap();
+        std::fs::write(root.join("workflow=w/run=a/pooled.parquet"), b"").unwrap();
+        // Reconstructed but not aggregated yet: responses, no metrics.
+        std::fs::create_dir_all(root.join("workflow=w/run=c")).unwrap();
+        std::fs::write(root.join("workflow=w/run=c/responses.parquet"), b"").unwrap();
         let pattern = format!("{}/*/*", root.display());
         let Found { runs, skipped, searches } = expand(&[pattern]).unwrap();
         assert_eq!(runs, [root.join("workflow=w/run=a")]);
-        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped.len(), 2);
         assert_eq!(skipped[0].0, root.join("workflow=w/run=b"));
+        assert!(skipped[0].1.starts_with("no responses.parquet"), "{skipped:?}");
+        assert_eq!(skipped[1].0, root.join("workflow=w/run=c"));
+        assert!(skipped[1].1.contains("not aggregated yet"), "{skipped:?}");
         assert!(searches.is_empty());
+        let named = root.join("workflow=w/run=c").display().to_string();
+        let err = expand(&[named]).unwrap_err();
+        assert!(err.to_string().contains("not aggregated yet"), "{err}");
         let named = root.join("workflow=w/run=b").display().to_string();
         let err = expand(&[named]).unwrap_err();
         assert_eq!(inferbench_cli::exit_for(&err), inferbench_cli::Exit::BadInput);
@@ -266,6 +291,7 @@ mod tests {
         std::fs::create_dir_all(search.join("probes/01")).unwrap();
         std::fs::create_dir_all(root.join("workflow=w/run=a")).unwrap();
         std::fs::write(root.join("workflow=w/run=a/responses.parquet"), b"").unwrap();
+        std::fs::write(root.join("workflow=w/run=a/metrics.parquet"), b"").unwrap();
         std::fs::write(search.join("search.json"), b"{}").unwrap();
         let named = search.display().to_string();
         let found = expand(&[format!("{}/*/*", root.display()), named.clone()]).unwrap();
