@@ -163,6 +163,11 @@ pub struct Trend {
     pub metric: Column,
     /// (start µs, value), in date order, runs without the figure left out.
     pub points: Vec<(i64, f64)>,
+    /// Per point: whether its run is partial (its manifest says `incomplete`). Partial runs
+    /// are kept in the trend, marked, since a run cut short still measured what it sent.
+    pub partial: Vec<bool>,
+    /// Per point: whether its run's providers were ib-sim's.
+    pub simulated: Vec<bool>,
 }
 
 impl Trend {
@@ -182,20 +187,36 @@ impl Trend {
 }
 
 pub fn trends(runs: &[RunResult]) -> Vec<Trend> {
-    let mut by: BTreeMap<(String, String, usize), Vec<(i64, f64)>> = BTreeMap::new();
+    let mut by: BTreeMap<(String, String, usize), Trend> = BTreeMap::new();
     for run in runs {
         for row in &run.pooled {
             for (m, value) in row.metrics.iter().enumerate() {
-                let points = by.entry((run.info.workflow.clone(), row.provider.clone(), m)).or_default();
+                let trend = by.entry((run.info.workflow.clone(), row.provider.clone(), m)).or_insert_with(|| Trend {
+                    workflow: run.info.workflow.clone(),
+                    provider: row.provider.clone(),
+                    metric: HEADLINE[m],
+                    points: Vec::new(),
+                    partial: Vec::new(),
+                    simulated: Vec::new(),
+                });
                 if let Some(v) = value {
-                    points.push((run.info.started_at_us, *v));
+                    trend.points.push((run.info.started_at_us, *v));
+                    trend.partial.push(run.info.status == crate::discover::RunStatus::Partial);
+                    trend.simulated.push(run.info.simulated());
                 }
             }
         }
     }
-    by.into_iter()
-        .map(|((workflow, provider, m), points)| Trend { workflow, provider, metric: HEADLINE[m], points })
-        .collect()
+    by.into_values().collect()
+}
+
+impl Trend {
+    pub fn partial_runs(&self) -> usize {
+        self.partial.iter().filter(|p| **p).count()
+    }
+    pub fn simulated_runs(&self) -> usize {
+        self.simulated.iter().filter(|p| **p).count()
+    }
 }
 
 /// One pair of providers of a workflow across every run that has both.
@@ -297,6 +318,8 @@ pub mod tests {
                 date_source: "manifest",
                 endpoint_mode: Some("simulated".into()),
                 imported: false,
+                status: crate::discover::RunStatus::Complete,
+                status_reasons: Vec::new(),
             },
             pooled_source: load::POOLED_TABLE,
             pooled,
@@ -318,6 +341,22 @@ pub mod tests {
         assert_eq!(a.points, [(0, 100.0), (2 * 86_400_000_000, 140.0)]);
         assert_eq!(a.slope_per_day(), Some(20.0));
         assert_eq!(trends.len(), 2 * HEADLINE.len());
+    }
+
+    #[test]
+    fn a_trend_marks_the_points_of_partial_and_simulated_runs() {
+        let mut runs = [
+            run("r1", 0, &[("a", Some(1), 100.0)], None),
+            run("r2", 1, &[("a", Some(1), 140.0)], None),
+            run("r3", 2, &[("a", Some(1), 120.0)], None),
+        ];
+        runs[1].info.status = crate::discover::RunStatus::Partial;
+        runs[2].info.endpoint_mode = Some("providers".into());
+        let trends = trends(&runs);
+        let a = trends.iter().find(|t| t.metric == E2E_LATENCY.at(50)).unwrap();
+        assert_eq!(a.partial, [false, true, false]);
+        assert_eq!(a.simulated, [true, true, false]);
+        assert_eq!((a.partial_runs(), a.simulated_runs()), (1, 2));
     }
 
     #[test]
