@@ -105,6 +105,9 @@ pub fn unfinished(dir: &Path) -> Option<String> {
             "responses.parquet but no pooled.parquet or metrics.parquet: not aggregated yet ({rescore})"
         ));
     }
+    if !run.manifest().is_file() && !run.lock().is_file() {
+        return Some("no manifest.json or lock.json: not a run of inferbench's, and when it ran is unknown".into());
+    }
     None
 }
 
@@ -170,17 +173,20 @@ impl RunInfo {
                     .as_array()
                     .map(|a| a.iter().filter_map(|r| r.as_str().map(str::to_string)).collect())
                     .unwrap_or_default();
-                let status = match m["status"].as_str() {
-                    Some("complete") => RunStatus::Complete,
-                    Some("incomplete") => RunStatus::Partial,
-                    other => {
-                        return Err(Error::bad(format!(
-                            "{}: status: {} is neither `complete` nor `incomplete`",
-                            manifest_path.display(),
-                            other.map_or("missing".to_string(), |s| format!("`{s}`"))
-                        ))
-                        .into())
-                    }
+                // A manifest without a status says nothing of whether the run is whole.
+                let status = match m.get("status").filter(|v| !v.is_null()) {
+                    None => RunStatus::Unknown,
+                    Some(v) => match v.as_str() {
+                        Some("complete") => RunStatus::Complete,
+                        Some("incomplete") => RunStatus::Partial,
+                        _ => {
+                            return Err(Error::bad(format!(
+                                "{}: status: {v} is neither `complete` nor `incomplete`",
+                                manifest_path.display()
+                            ))
+                            .into())
+                        }
+                    },
                 };
                 (status, reasons)
             }
@@ -343,17 +349,25 @@ mod tests {
         }
         std::fs::write(root.join("workflow=w/run=a/responses.parquet"), b"").unwrap();
         std::fs::write(root.join("workflow=w/run=a/pooled.parquet"), b"").unwrap();
+        std::fs::write(root.join("workflow=w/run=a/lock.json"), b"{}").unwrap();
+        // Scored tables, but no record of the run: no date, no status.
+        std::fs::create_dir_all(root.join("workflow=w/run=d")).unwrap();
+        for table in ["responses.parquet", "pooled.parquet"] {
+            std::fs::write(root.join("workflow=w/run=d").join(table), b"").unwrap();
+        }
         // Reconstructed but not aggregated yet: responses, no metrics.
         std::fs::create_dir_all(root.join("workflow=w/run=c")).unwrap();
         std::fs::write(root.join("workflow=w/run=c/responses.parquet"), b"").unwrap();
         let pattern = format!("{}/*/*", root.display());
         let Found { runs, skipped, searches } = expand(&[pattern]).unwrap();
         assert_eq!(runs, [root.join("workflow=w/run=a")]);
-        assert_eq!(skipped.len(), 2);
+        assert_eq!(skipped.len(), 3);
         assert_eq!(skipped[0].0, root.join("workflow=w/run=b"));
         assert!(skipped[0].1.starts_with("no responses.parquet"), "{skipped:?}");
         assert_eq!(skipped[1].0, root.join("workflow=w/run=c"));
         assert!(skipped[1].1.contains("not aggregated yet"), "{skipped:?}");
+        assert_eq!(skipped[2].0, root.join("workflow=w/run=d"));
+        assert!(skipped[2].1.starts_with("no manifest.json or lock.json"), "{skipped:?}");
         assert!(searches.is_empty());
         let named = root.join("workflow=w/run=c").display().to_string();
         let err = expand(&[named]).unwrap_err();
@@ -407,7 +421,13 @@ mod tests {
         assert_eq!((info.status, info.marks().as_str()), (RunStatus::Complete, "complete"));
         manifest(&complete, "w", "done", &[], "providers");
         let err = RunInfo::read(&complete).unwrap_err().to_string();
-        assert!(err.contains("status: `done` is neither"), "{err}");
+        assert!(err.contains("status: \"done\" is neither"), "{err}");
+        std::fs::write(
+            complete.join("manifest.json"),
+            r#"{"execution": {"wall_clock_period": {"start": "2026-11-29T17:28:30Z"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(RunInfo::read(&complete).unwrap().status, RunStatus::Unknown, "no status: unknown");
     }
 
     #[test]
@@ -419,6 +439,7 @@ mod tests {
         std::fs::create_dir_all(root.join("workflow=w/run=a")).unwrap();
         std::fs::write(root.join("workflow=w/run=a/responses.parquet"), b"").unwrap();
         std::fs::write(root.join("workflow=w/run=a/metrics.parquet"), b"").unwrap();
+        std::fs::write(root.join("workflow=w/run=a/manifest.json"), b"{}").unwrap();
         std::fs::write(search.join("search.json"), b"{}").unwrap();
         let named = search.display().to_string();
         let found = expand(&[format!("{}/*/*", root.display()), named.clone()]).unwrap();

@@ -157,7 +157,7 @@ fn sections(s: &Summary) -> Vec<Section> {
         board.text.push(format!(
             "Ranked providers in rank order, each run ranking them by {} (lowest first): each with that rank key, then \
              {} (ms) and task success; then the unranked. Status: `partial` when the run's manifest says it is \
-             incomplete, `unknown` without a manifest; `simulated` when its providers were ib-sim's.",
+             incomplete, `unknown` without a manifest or its status; `simulated` when its providers were ib-sim's.",
             key.in_sentence(),
             latency.in_sentence()
         ));
