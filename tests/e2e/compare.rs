@@ -205,6 +205,10 @@ fn ib_compare_over_hive_partitioned_runs_matches_a_naive_bootstrap() {
     };
     // A directory the glob matches that is not a scored run is skipped, not an error.
     std::fs::create_dir_all(ws.path("runs/workflow=micro-single-task/run=unscored")).unwrap();
+    // Nor is a run reconstructed but not aggregated yet (responses, no metrics).
+    let unaggregated = ws.path("runs/workflow=micro-single-task/run=unaggregated");
+    std::fs::create_dir_all(&unaggregated).unwrap();
+    std::fs::copy(runs[0].join("responses.parquet"), unaggregated.join("responses.parquet")).unwrap();
     let out = ws.path("comparison");
     let (seed, resamples, confidence) = (7u64, 1000usize, 90u64);
     let output = ok(Command::new(&compare)
@@ -213,6 +217,9 @@ fn ib_compare_over_hive_partitioned_runs_matches_a_naive_bootstrap() {
         .current_dir(ws.dir.path()));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("skipping runs/workflow=micro-single-task/run=unscored"), "{stderr}");
+    assert!(stderr.contains("skipping runs/workflow=micro-single-task/run=unaggregated"), "{stderr}");
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("`runs/workflow=micro-single-task/run=unaggregated` (responses.parquet but no pooled.parquet or metrics.parquet: not aggregated yet"), "{md}");
     for file in [
         "runs.parquet",
         "leaderboard.parquet",
@@ -240,6 +247,9 @@ fn ib_compare_over_hive_partitioned_runs_matches_a_naive_bootstrap() {
     assert_eq!(names, ["a", "b"]);
     assert!(text(&runs_table, "run_workflow").iter().all(|w| w == "micro-single-task"));
     assert!(text(&runs_table, "started_at_source").iter().all(|s| s == "manifest"));
+    // Both ran to the end, against ib-sim: complete, and marked simulated in the summary.
+    assert!(text(&runs_table, "run_status").iter().all(|s| s == "complete"));
+    assert!(text(&runs_table, "endpoint_mode").iter().all(|s| s == "simulated"));
 
     // The leaderboard: one row per run and provider, ranks as the run's pooled rows say.
     let (board, _) = table(&out.join("leaderboard.parquet"));
@@ -301,7 +311,12 @@ fn ib_compare_over_hive_partitioned_runs_matches_a_naive_bootstrap() {
                 b_side[i],
                 metric[i]
             );
-            let verdict = if h < 0.0 {
+            // No verdict where [min, max] of the differences (the widest a bootstrap interval
+            // gets) covers the median less often than the confidence: 1 − 2·0.5ⁿ < c.
+            let too_few = 1.0 - 2.0 * 0.5f64.powi(differences.len() as i32) < confidence as f64 / 100.0;
+            let verdict = if too_few {
+                "too_few_rounds"
+            } else if h < 0.0 {
                 "a_faster"
             } else if l > 0.0 {
                 "b_faster"
@@ -333,8 +348,23 @@ fn ib_compare_over_hive_partitioned_runs_matches_a_naive_bootstrap() {
     assert!(checked >= 2 * 3 * 2, "the answering providers' pairs have intervals ({checked})");
     assert!(compared_with_aggregate >= 2, "estimates were compared with comparisons.json ({compared_with_aggregate})");
 
-    // Provider against provider: every pair of the workflow, counted over both runs.
+    // Provider against provider: every pair of the workflow, counted over both runs; a pair's
+    // run with too few paired rounds for a verdict is counted apart, never as a verdict.
     let (h2h, _) = table(&out.join("head_to_head.parquet"));
+    for (name, short) in [("e2e_latency_ms", "e2e_latency"), ("ttfa_ms", "ttfa")] {
+        let too_few_rows = (0..paths.len()).filter(|&i| metric[i] == name && verdicts[i] == "too_few_rounds").count();
+        let counted: i64 = integers(&h2h, &format!("{short}_too_few_rounds_runs")).iter().map(|n| n.unwrap()).sum();
+        assert_eq!(counted as usize, too_few_rows, "{name}");
+        let decided: i64 = ["a_faster", "b_faster", "inconclusive"]
+            .iter()
+            .flat_map(|v| integers(&h2h, &format!("{short}_{v}_runs")))
+            .map(|n| n.unwrap())
+            .sum();
+        let decided_rows = (0..paths.len())
+            .filter(|&i| metric[i] == name && ["a_faster", "b_faster", "inconclusive"].contains(&verdicts[i].as_str()))
+            .count();
+        assert_eq!(decided as usize, decided_rows, "{name}: the tally holds only the verdicts");
+    }
     let pairs: BTreeSet<(String, String)> =
         text(&h2h, "provider_a").into_iter().zip(text(&h2h, "provider_b")).collect();
     assert_eq!(pairs.len(), pairs_per_run);
@@ -355,6 +385,11 @@ fn ib_compare_over_hive_partitioned_runs_matches_a_naive_bootstrap() {
         assert!(md.contains(heading), "summary.md has `{heading}`:\n{md}");
     }
     assert!(md.contains("seed 7") && md.contains("1000 bootstrap resamples"), "the method is in the summary");
+    assert!(md.contains("each run ranking them by E2E p99 (lowest first)"), "the rank key is named");
+    assert!(md.contains("| complete, simulated |"), "each run's status:\n{md}");
+    if verdicts.iter().any(|v| v == "too_few_rounds") {
+        assert!(md.contains("too few"), "{md}");
+    }
     let html = std::fs::read_to_string(out.join("summary.html")).unwrap();
     assert!(html.contains("<svg") && html.contains("Leaderboard over time"));
     assert!(!html.contains("src=") && !html.contains("href="), "the page fetches nothing");
@@ -375,4 +410,75 @@ fn ib_compare_over_hive_partitioned_runs_matches_a_naive_bootstrap() {
         .unwrap();
     assert_eq!(refused.status.code(), Some(3), "{}", String::from_utf8_lossy(&refused.stderr));
     assert!(!ws.path("refused").exists());
+
+    // A partial run of the same benchmark in the older layout (`<workflow>/<name>`), its
+    // manifest naming another workflow: labelled from its path, it meets run a in the trends,
+    // marked partial.
+    let partial = copy_run(&runs[1], &ws.path("older/micro-single-task/partial"));
+    let manifest_path = partial.join("manifest.json");
+    let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    manifest["status"] = "incomplete".into();
+    manifest["status_reasons"] = serde_json::json!(["1 scheduled request has no response"]);
+    manifest["workflow"] = "seed-spec".into();
+    std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    ok(Command::new(&compare)
+        .args(["runs/workflow=micro-single-task/run=a", "older/micro-single-task/partial", "--out", "mixed"])
+        .current_dir(ws.dir.path()));
+    let (mixed, _) = table(&ws.path("mixed/runs.parquet"));
+    assert_eq!(text(&mixed, "run_workflow"), ["micro-single-task", "micro-single-task"]);
+    let mut status = text(&mixed, "run_status");
+    status.sort();
+    assert_eq!(status, ["complete", "partial"]);
+    let (trends, _) = table(&ws.path("mixed/trends.parquet"));
+    // (A provider without the figure in either run has a trend of no point.)
+    let (counts, partials) = (integers(&trends, "run_count"), integers(&trends, "partial_run_count"));
+    assert!(counts.contains(&Some(2)), "one benchmark, one trend: {counts:?}");
+    for (n, partial) in counts.iter().zip(&partials) {
+        assert!(*n == Some(0) || (*n == Some(2) && *partial == Some(1)), "{counts:?} {partials:?}");
+    }
+    let md = std::fs::read_to_string(ws.path("mixed/summary.md")).unwrap();
+    assert!(md.contains("| partial, simulated |") && md.contains("(1 partial, 2 simulated)"), "{md}");
+
+    // A bad row is named by its row in the file; a missing column in one line.
+    let nan = copy_run(&runs[0], &ws.path("bad/nan"));
+    let mut responses = parquet_io::read::<ResponseRow>(&nan.join("responses.parquet")).unwrap();
+    let bad_row = 5;
+    responses.rows[bad_row].e2e_latency_ms = Some(f64::NAN);
+    parquet_io::write(&nan.join("responses.parquet"), &responses.rows, &responses.inputs).unwrap();
+    let refused =
+        Command::new(&compare).args(["bad/nan", "--out", "refused"]).current_dir(ws.dir.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains(&format!("row {bad_row} (counting from 0): e2e_latency_ms: NaN")), "{stderr}");
+    let no_ttfa = copy_run(&runs[0], &ws.path("bad/no-ttfa"));
+    let file = no_ttfa.join("responses.parquet");
+    let reader =
+        ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&file).unwrap()).unwrap().build().unwrap();
+    let batches: Vec<arrow_array::RecordBatch> = reader.map(|b| b.unwrap()).collect();
+    let keep: Vec<usize> =
+        (0..batches[0].num_columns()).filter(|&i| batches[0].schema().field(i).name() != "ttfa_ms").collect();
+    let schema = std::sync::Arc::new(batches[0].schema().project(&keep).unwrap());
+    let mut writer = parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&file).unwrap(), schema, None).unwrap();
+    for batch in &batches {
+        writer.write(&batch.project(&keep).unwrap()).unwrap();
+    }
+    writer.close().unwrap();
+    let refused =
+        Command::new(&compare).args(["bad/no-ttfa", "--out", "refused"]).current_dir(ws.dir.path()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("bad/no-ttfa/responses.parquet: no column `ttfa_ms`"), "{stderr}");
+    assert!(stderr.lines().count() <= 4, "a few lines, no query plan:\n{stderr}");
+}
+
+/// The files ib-compare reads of `run`, copied to `to`.
+fn copy_run(run: &Path, to: &Path) -> PathBuf {
+    std::fs::create_dir_all(to).unwrap();
+    for file in ["responses.parquet", "pooled.parquet", "metrics.parquet", "metrics.json", "manifest.json", "lock.json"]
+    {
+        if run.join(file).is_file() {
+            std::fs::copy(run.join(file), to.join(file)).unwrap();
+        }
+    }
+    to.to_path_buf()
 }

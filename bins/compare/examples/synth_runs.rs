@@ -51,7 +51,7 @@ fn main() {
         std::fs::write(
             dir.join("manifest.json"),
             format!(
-                "{{\"v\":1,\"run_id\":\"{run_id}\",\"workflow\":\"synthetic\",\"execution\":{{\"wall_clock_period\":\
+                "{{\"v\":1,\"run_id\":\"{run_id}\",\"workflow\":\"synthetic\",\"status\":\"complete\",\"execution\":{{\"wall_clock_period\":\
                  {{\"start\":\"{when}\",\"end\":\"{when}\"}},\"endpoint_mode\":\"simulated\"}}}}\n"
             ),
         )

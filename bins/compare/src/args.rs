@@ -12,8 +12,9 @@ use std::path::PathBuf;
 )]
 pub struct Args {
     /// Run directories, or glob patterns matching them (quote them to pass them to ib-compare
-    /// rather than the shell), e.g. 'runs/*/*'. A glob's matches without responses.parquet
-    /// are skipped and listed; a directory named outright must be a scored run. A capacity
+    /// rather than the shell), e.g. 'runs/*/*'. A glob's matches that are not scored runs (no
+    /// responses.parquet, or no pooled.parquet/metrics.parquet yet) are skipped and listed with
+    /// the reason; a directory named outright must be a scored run. A capacity
     /// search's directory (search.json) is no run: it is skipped, and what it found is listed
     /// (its probes are runs: 'DIR/probes/*').
     #[arg(required = true, value_name = "RUN")]

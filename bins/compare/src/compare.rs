@@ -44,12 +44,21 @@ pub struct PairResult {
     pub shared_rounds: usize,
     /// `None` without a single paired sample.
     pub interval: Option<Interval>,
+    /// The fewest paired samples a verdict needs at the run's confidence
+    /// ([`crate::bootstrap::min_pairs`]).
+    pub min_pairs: usize,
 }
 
+/// The verdict of a pair whose sample cannot support the confidence claimed.
+pub const TOO_FEW: &str = "too_few_rounds";
+
 impl PairResult {
-    /// `a_faster` when the whole interval is below zero, `b_faster` above, else `inconclusive`.
+    /// `too_few_rounds` under [`PairResult::min_pairs`] paired samples (the interval is still
+    /// given, but no interval of so few can have the coverage claimed); else `a_faster` when
+    /// the whole interval is below zero, `b_faster` above, else `inconclusive`.
     pub fn verdict(&self) -> &'static str {
         match self.interval {
+            Some(i) if i.n < self.min_pairs => TOO_FEW,
             Some(i) if i.high < 0.0 => "a_faster",
             Some(i) if i.low > 0.0 => "b_faster",
             Some(_) => "inconclusive",
@@ -93,6 +102,7 @@ fn one(path: &Path, settings: &Settings, tables: &Tables) -> Result<RunResult> {
                     metric,
                     shared_rounds,
                     interval,
+                    min_pairs: crate::bootstrap::min_pairs(settings.confidence),
                 });
             }
         }
@@ -153,6 +163,11 @@ pub struct Trend {
     pub metric: Column,
     /// (start µs, value), in date order, runs without the figure left out.
     pub points: Vec<(i64, f64)>,
+    /// Per point: whether its run is partial (its manifest says `incomplete`). Partial runs
+    /// are kept in the trend, marked, since a run cut short still measured what it sent.
+    pub partial: Vec<bool>,
+    /// Per point: whether its run's providers were ib-sim's.
+    pub simulated: Vec<bool>,
 }
 
 impl Trend {
@@ -172,20 +187,36 @@ impl Trend {
 }
 
 pub fn trends(runs: &[RunResult]) -> Vec<Trend> {
-    let mut by: BTreeMap<(String, String, usize), Vec<(i64, f64)>> = BTreeMap::new();
+    let mut by: BTreeMap<(String, String, usize), Trend> = BTreeMap::new();
     for run in runs {
         for row in &run.pooled {
             for (m, value) in row.metrics.iter().enumerate() {
-                let points = by.entry((run.info.workflow.clone(), row.provider.clone(), m)).or_default();
+                let trend = by.entry((run.info.workflow.clone(), row.provider.clone(), m)).or_insert_with(|| Trend {
+                    workflow: run.info.workflow.clone(),
+                    provider: row.provider.clone(),
+                    metric: HEADLINE[m],
+                    points: Vec::new(),
+                    partial: Vec::new(),
+                    simulated: Vec::new(),
+                });
                 if let Some(v) = value {
-                    points.push((run.info.started_at_us, *v));
+                    trend.points.push((run.info.started_at_us, *v));
+                    trend.partial.push(run.info.status == crate::discover::RunStatus::Partial);
+                    trend.simulated.push(run.info.simulated());
                 }
             }
         }
     }
-    by.into_iter()
-        .map(|((workflow, provider, m), points)| Trend { workflow, provider, metric: HEADLINE[m], points })
-        .collect()
+    by.into_values().collect()
+}
+
+impl Trend {
+    pub fn partial_runs(&self) -> usize {
+        self.partial.iter().filter(|p| **p).count()
+    }
+    pub fn simulated_runs(&self) -> usize {
+        self.simulated.iter().filter(|p| **p).count()
+    }
 }
 
 /// One pair of providers of a workflow across every run that has both.
@@ -198,10 +229,12 @@ pub struct HeadToHead {
     pub a_ranked_above: usize,
     pub b_ranked_above: usize,
     /// Per paired metric (PAIRED order): runs where the interval favours a, b, neither, and the
-    /// per-run estimates' p50.
+    /// per-run estimates' p50, over the runs with enough paired rounds for a verdict; the runs
+    /// with too few are counted apart and left out of the rest.
     pub a_faster: [usize; 2],
     pub b_faster: [usize; 2],
     pub inconclusive: [usize; 2],
+    pub too_few: [usize; 2],
     pub estimates: [Vec<f64>; 2],
 }
 
@@ -233,9 +266,10 @@ pub fn head_to_head(runs: &[RunResult]) -> Vec<HeadToHead> {
                 "a_faster" => h.a_faster[m] += 1,
                 "b_faster" => h.b_faster[m] += 1,
                 "inconclusive" => h.inconclusive[m] += 1,
+                TOO_FEW => h.too_few[m] += 1,
                 _ => {}
             }
-            if let Some(i) = pair.interval {
+            if let Some(i) = pair.interval.filter(|_| pair.verdict() != TOO_FEW) {
                 h.estimates[m].push(i.estimate);
             }
         }
@@ -267,8 +301,14 @@ pub mod tests {
             share_below_zero: 0.5,
             share_above_zero: 0.5,
         });
-        let pair =
-            |metric| PairResult { provider_a: "a".into(), provider_b: "b".into(), metric, shared_rounds: 10, interval };
+        let pair = |metric| PairResult {
+            provider_a: "a".into(),
+            provider_b: "b".into(),
+            metric,
+            shared_rounds: 10,
+            interval,
+            min_pairs: crate::bootstrap::min_pairs(95),
+        };
         RunResult {
             info: RunInfo {
                 path: format!("runs/workflow=w/run={name}").into(),
@@ -278,6 +318,8 @@ pub mod tests {
                 date_source: "manifest",
                 endpoint_mode: Some("simulated".into()),
                 imported: false,
+                status: crate::discover::RunStatus::Complete,
+                status_reasons: Vec::new(),
             },
             pooled_source: load::POOLED_TABLE,
             pooled,
@@ -302,6 +344,22 @@ pub mod tests {
     }
 
     #[test]
+    fn a_trend_marks_the_points_of_partial_and_simulated_runs() {
+        let mut runs = [
+            run("r1", 0, &[("a", Some(1), 100.0)], None),
+            run("r2", 1, &[("a", Some(1), 140.0)], None),
+            run("r3", 2, &[("a", Some(1), 120.0)], None),
+        ];
+        runs[1].info.status = crate::discover::RunStatus::Partial;
+        runs[2].info.endpoint_mode = Some("providers".into());
+        let trends = trends(&runs);
+        let a = trends.iter().find(|t| t.metric == E2E_LATENCY.at(50)).unwrap();
+        assert_eq!(a.partial, [false, true, false]);
+        assert_eq!(a.simulated, [true, true, false]);
+        assert_eq!((a.partial_runs(), a.simulated_runs()), (1, 2));
+    }
+
+    #[test]
     fn head_to_head_counts_ranks_and_verdicts_over_runs() {
         let runs = [
             run("r1", 0, &[("a", Some(1), 100.0), ("b", Some(2), 200.0)], Some((-50.0, -80.0, -20.0))),
@@ -316,5 +374,28 @@ pub mod tests {
         assert_eq!(p50(&h.estimates[0]), Some(10.0));
         let verdicts: Vec<&str> = runs.iter().map(|r| r.pairs[0].verdict()).collect();
         assert_eq!(verdicts, ["a_faster", "inconclusive", "b_faster"]);
+    }
+
+    #[test]
+    fn a_pair_with_too_few_rounds_gets_no_verdict_and_stays_out_of_the_tally() {
+        let mut runs = vec![
+            run("r1", 0, &[("a", Some(1), 100.0), ("b", Some(2), 200.0)], Some((-50.0, -80.0, -20.0))),
+            run("r2", 1, &[("a", Some(1), 100.0), ("b", Some(2), 200.0)], Some((-40.0, -60.0, -30.0))),
+        ];
+        // r2's pair has 3 paired rounds: its interval is at best [min, max], a 75 % interval.
+        for pair in &mut runs[1].pairs {
+            pair.shared_rounds = 3;
+            pair.interval.as_mut().unwrap().n = 3;
+        }
+        assert_eq!(runs[1].pairs[0].verdict(), TOO_FEW);
+        let mut five = runs[1].pairs[0].clone();
+        five.interval.as_mut().unwrap().n = 5;
+        assert_eq!(five.verdict(), TOO_FEW, "5 pairs: [min, max] covers the median 93.75 % of the time");
+        five.interval.as_mut().unwrap().n = 6;
+        assert_eq!(five.verdict(), "a_faster");
+        let h = &head_to_head(&runs)[0];
+        assert_eq!((h.a_faster[0], h.b_faster[0], h.inconclusive[0], h.too_few[0]), (1, 0, 0, 1));
+        assert_eq!(h.estimates[0], [-50.0], "the too-few run's estimate is left out");
+        assert_eq!(h.runs_together, 2);
     }
 }

@@ -22,8 +22,8 @@ pub struct Found {
 }
 
 /// The run directories named by `patterns`: each a directory, or a glob (`runs/*/*`,
-/// `runs/workflow=micro-single-task/*`) whose matches are the directories holding a
-/// `responses.parquet`; a glob's other matches (`runs/.deps`, a run still fetching, a capacity
+/// `runs/workflow=micro-single-task/*`) whose matches are the scored runs (see [`unfinished`]);
+/// a glob's other matches (`runs/.deps`, a run still fetching or not aggregated yet, a capacity
 /// search's directory) are returned as skipped, with the reason. A directory named outright
 /// must be a run, or a capacity search (skipped as a glob's would be).
 pub fn expand(patterns: &[String]) -> Result<Found> {
@@ -42,11 +42,8 @@ pub fn expand(patterns: &[String]) -> Result<Found> {
                 }
                 continue;
             }
-            if !RunDir::new(literal).responses().is_file() {
-                return Err(Error::bad(format!(
-                    "{pattern}: not a scored run (no responses.parquet); make rescore RUN={pattern} derives it"
-                ))
-                .into());
+            if let Some(why) = unfinished(literal) {
+                return Err(Error::bad(format!("{pattern}: {why}")).into());
             }
             runs.insert(literal.to_path_buf());
             continue;
@@ -62,14 +59,14 @@ pub fn expand(patterns: &[String]) -> Result<Found> {
                 continue;
             }
             any = true;
-            if RunDir::new(&path).responses().is_file() {
-                runs.insert(path);
-            } else if search::is_search(&path) {
+            if search::is_search(&path) && !RunDir::new(&path).responses().is_file() {
                 if searches.insert(path.clone()) {
                     skipped.push((path, search::NOT_A_RUN.to_string()));
                 }
+            } else if let Some(why) = unfinished(&path) {
+                skipped.push((path, why));
             } else {
-                skipped.push((path, "no responses.parquet (not a run, or not scored yet)".to_string()));
+                runs.insert(path);
             }
         }
         if !any {
@@ -83,20 +80,47 @@ pub fn expand(patterns: &[String]) -> Result<Found> {
             }
             None => String::new(),
         };
-        return Err(
-            Error::bad(format!("no run directory with a responses.parquet in {}{hint}", patterns.join(" "))).into()
-        );
+        return Err(Error::bad(format!(
+            "no scored run directory (responses.parquet and pooled figures) in {}{hint}",
+            patterns.join(" ")
+        ))
+        .into());
     }
     skipped.sort();
     Ok(Found { runs: runs.into_iter().collect(), skipped, searches: searches.into_iter().collect() })
+}
+
+/// Why `dir` is not a run that can be compared, or `None` when it is one: a compared run has
+/// its responses (`responses.parquet`) and its pooled figures (`pooled.parquet`, or the
+/// `metrics.parquet` of a run scored before that table existed). A run between
+/// `ib-reconstruct` and `ib-aggregate` has the first but not the second.
+pub fn unfinished(dir: &Path) -> Option<String> {
+    let run = RunDir::new(dir);
+    let rescore = format!("make rescore RUN={} derives it", dir.display());
+    if !run.responses().is_file() {
+        return Some(format!("no responses.parquet: not a run, or not scored yet ({rescore})"));
+    }
+    if !run.pooled_parquet().is_file() && !run.metrics_parquet().is_file() {
+        return Some(format!(
+            "responses.parquet but no pooled.parquet or metrics.parquet: not aggregated yet ({rescore})"
+        ));
+    }
+    if !run.manifest().is_file() && !run.lock().is_file() {
+        return Some("no manifest.json or lock.json: not a run of inferbench's, and when it ran is unknown".into());
+    }
+    None
 }
 
 /// What one run is, from its path, `manifest.json` and `lock.json`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunInfo {
     pub path: PathBuf,
-    /// The `workflow=` partition of its path, else the manifest's workflow, else the name of
-    /// the directory above it.
+    /// From the path alone: the `workflow=` partition, else the name of the directory above it
+    /// (the older layout `runs/<workflow>/<name>/`). Never the manifest's `workflow`, which is
+    /// the name of the directory the spec was read from (`seed-spec` for a copied spec,
+    /// `pipeline` for a capacity search's probe): the same benchmark would then be labelled two
+    /// ways and never meet itself in trends. The path is what `runs/` is partitioned by and what
+    /// DuckDB or polars read as `workflow`, and a capacity search is labelled the same way.
     pub workflow: String,
     /// The directory's name without its `run=` partition key.
     pub name: String,
@@ -108,6 +132,9 @@ pub struct RunInfo {
     pub endpoint_mode: Option<String>,
     /// Whether `ib-import` made the run from a reference runner's records.
     pub imported: bool,
+    pub status: RunStatus,
+    /// The manifest's `status_reasons` (why a partial run is incomplete).
+    pub status_reasons: Vec<String>,
 }
 
 impl RunInfo {
@@ -118,17 +145,9 @@ impl RunInfo {
         let lock = if run.lock().is_file() { Some(read_json(&run.lock())?) } else { None };
         let manifest_path = run.manifest();
         let manifest = if manifest_path.is_file() { Some(read_json(&manifest_path)?) } else { None };
-        let partition = |key: &str| {
-            path.components()
-                .rev()
-                .find_map(|c| c.as_os_str().to_str().and_then(|s| s.strip_prefix(key)).map(str::to_string))
-        };
         let dir_name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         let name = dir_name.strip_prefix("run=").unwrap_or(dir_name).to_string();
-        let workflow = partition("workflow=")
-            .or_else(|| manifest.as_ref().and_then(|m| m["workflow"].as_str().map(str::to_string)))
-            .or_else(|| path.parent().and_then(Path::file_name).and_then(|n| n.to_str()).map(str::to_string))
-            .unwrap_or_default();
+        let workflow = workflow_of(path);
         let execution = manifest.as_ref().map(|m| &m["execution"]);
         let period_start = execution.and_then(|e| e["wall_clock_period"]["start"].as_str());
         let (started_at_us, date_source) = match period_start {
@@ -147,8 +166,93 @@ impl RunInfo {
         let endpoint_mode = execution
             .and_then(|e| e["endpoint_mode"].as_str().map(str::to_string))
             .or_else(|| imported.then(|| EndpointMode::Imported.as_str().to_string()));
-        Ok(RunInfo { path: path.to_path_buf(), workflow, name, started_at_us, date_source, endpoint_mode, imported })
+        let (status, status_reasons) = match &manifest {
+            None => (RunStatus::Unknown, Vec::new()),
+            Some(m) => {
+                let reasons: Vec<String> = m["status_reasons"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|r| r.as_str().map(str::to_string)).collect())
+                    .unwrap_or_default();
+                // A manifest without a status says nothing of whether the run is whole.
+                let status = match m.get("status").filter(|v| !v.is_null()) {
+                    None => RunStatus::Unknown,
+                    Some(v) => match v.as_str() {
+                        Some("complete") => RunStatus::Complete,
+                        Some("incomplete") => RunStatus::Partial,
+                        _ => {
+                            return Err(Error::bad(format!(
+                                "{}: status: {v} is neither `complete` nor `incomplete`",
+                                manifest_path.display()
+                            ))
+                            .into())
+                        }
+                    },
+                };
+                (status, reasons)
+            }
+        };
+        Ok(RunInfo {
+            path: path.to_path_buf(),
+            workflow,
+            name,
+            started_at_us,
+            date_source,
+            endpoint_mode,
+            imported,
+            status,
+            status_reasons,
+        })
     }
+
+    /// Whether the run's figures came from ib-sim (simulated providers, with the faults its
+    /// profiles inject) rather than from real endpoints.
+    pub fn simulated(&self) -> bool {
+        self.endpoint_mode.as_deref() == Some(EndpointMode::Simulated.as_str())
+    }
+
+    /// What a reader is told beside the run's figures: its status, and `simulated` or
+    /// `imported` when so (`complete`, `partial, simulated`, ...).
+    pub fn marks(&self) -> String {
+        let mut marks = vec![self.status.as_str()];
+        if self.simulated() {
+            marks.push("simulated");
+        }
+        if self.imported {
+            marks.push("imported");
+        }
+        marks.join(", ")
+    }
+}
+
+/// A run's status, from `manifest.json`'s `status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    /// `complete`: every scheduled request has a response and every derived file is current.
+    Complete,
+    /// `incomplete`: responses missing, or a derived file stale (the manifest says why).
+    Partial,
+    /// No `manifest.json` (a run never reported by `ib-report`): whether it is whole is unknown.
+    Unknown,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Complete => "complete",
+            RunStatus::Partial => "partial",
+            RunStatus::Unknown => "unknown",
+        }
+    }
+}
+
+/// A run's (or a capacity search's) workflow label, from its path alone (see
+/// [`RunInfo::workflow`]).
+pub fn workflow_of(path: &Path) -> String {
+    path.components()
+        .rev()
+        .find_map(|c| c.as_os_str().to_str().and_then(|s| s.strip_prefix("workflow=")).map(str::to_string))
+        .or_else(|| path.parent().and_then(Path::file_name).and_then(|n| n.to_str()).map(str::to_string))
+        .unwrap_or_default()
 }
 
 fn read_json(path: &Path) -> Result<Value> {
@@ -244,18 +348,86 @@ mod tests {
             std::fs::create_dir_all(root.join(run)).unwrap();
         }
         std::fs::write(root.join("workflow=w/run=a/responses.parquet"), b"").unwrap();
+        std::fs::write(root.join("workflow=w/run=a/pooled.parquet"), b"").unwrap();
+        std::fs::write(root.join("workflow=w/run=a/lock.json"), b"{}").unwrap();
+        // Scored tables, but no record of the run: no date, no status.
+        std::fs::create_dir_all(root.join("workflow=w/run=d")).unwrap();
+        for table in ["responses.parquet", "pooled.parquet"] {
+            std::fs::write(root.join("workflow=w/run=d").join(table), b"").unwrap();
+        }
+        // Reconstructed but not aggregated yet: responses, no metrics.
+        std::fs::create_dir_all(root.join("workflow=w/run=c")).unwrap();
+        std::fs::write(root.join("workflow=w/run=c/responses.parquet"), b"").unwrap();
         let pattern = format!("{}/*/*", root.display());
         let Found { runs, skipped, searches } = expand(&[pattern]).unwrap();
         assert_eq!(runs, [root.join("workflow=w/run=a")]);
-        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped.len(), 3);
         assert_eq!(skipped[0].0, root.join("workflow=w/run=b"));
+        assert!(skipped[0].1.starts_with("no responses.parquet"), "{skipped:?}");
+        assert_eq!(skipped[1].0, root.join("workflow=w/run=c"));
+        assert!(skipped[1].1.contains("not aggregated yet"), "{skipped:?}");
+        assert_eq!(skipped[2].0, root.join("workflow=w/run=d"));
+        assert!(skipped[2].1.starts_with("no manifest.json or lock.json"), "{skipped:?}");
         assert!(searches.is_empty());
+        let named = root.join("workflow=w/run=c").display().to_string();
+        let err = expand(&[named]).unwrap_err();
+        assert!(err.to_string().contains("not aggregated yet"), "{err}");
         let named = root.join("workflow=w/run=b").display().to_string();
         let err = expand(&[named]).unwrap_err();
         assert_eq!(inferbench_cli::exit_for(&err), inferbench_cli::Exit::BadInput);
         assert!(err.to_string().contains("no responses.parquet"), "{err}");
         let none = format!("{}/nothing-*", root.display());
         assert!(expand(&[none]).unwrap_err().to_string().contains("matches no directory"));
+    }
+
+    fn manifest(dir: &Path, workflow: &str, status: &str, reasons: &[&str], mode: &str) {
+        std::fs::create_dir_all(dir).unwrap();
+        let doc = serde_json::json!({
+            "workflow": workflow,
+            "status": status,
+            "status_reasons": reasons,
+            "execution": {"wall_clock_period": {"start": "2026-11-29T17:28:30Z", "end": "2026-11-29T17:29:30Z"},
+                          "endpoint_mode": mode},
+        });
+        std::fs::write(dir.join("manifest.json"), doc.to_string()).unwrap();
+    }
+
+    #[test]
+    fn the_workflow_comes_from_the_path_alone_so_one_benchmark_meets_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        // The same benchmark in the Hive layout and in the older `runs/<workflow>/<name>/`,
+        // its spec read from a directory named `seed-spec`.
+        let hive = dir.path().join("runs/workflow=micro-single-task/run=a");
+        let older = dir.path().join("runs/micro-single-task/b");
+        for run in [&hive, &older] {
+            manifest(run, "seed-spec", "complete", &[], "providers");
+            let info = RunInfo::read(run).unwrap();
+            assert_eq!(info.workflow, "micro-single-task", "{}", run.display());
+        }
+    }
+
+    #[test]
+    fn a_runs_status_and_whether_it_was_simulated_come_from_its_manifest() {
+        let dir = tempfile::tempdir().unwrap();
+        let partial = dir.path().join("runs/workflow=w/run=p");
+        manifest(&partial, "w", "incomplete", &["3 scheduled requests have no response"], "simulated");
+        let info = RunInfo::read(&partial).unwrap();
+        assert_eq!(info.status, RunStatus::Partial);
+        assert_eq!(info.status_reasons, ["3 scheduled requests have no response"]);
+        assert_eq!(info.marks(), "partial, simulated");
+        let complete = dir.path().join("runs/workflow=w/run=c");
+        manifest(&complete, "w", "complete", &[], "providers");
+        let info = RunInfo::read(&complete).unwrap();
+        assert_eq!((info.status, info.marks().as_str()), (RunStatus::Complete, "complete"));
+        manifest(&complete, "w", "done", &[], "providers");
+        let err = RunInfo::read(&complete).unwrap_err().to_string();
+        assert!(err.contains("status: \"done\" is neither"), "{err}");
+        std::fs::write(
+            complete.join("manifest.json"),
+            r#"{"execution": {"wall_clock_period": {"start": "2026-11-29T17:28:30Z"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(RunInfo::read(&complete).unwrap().status, RunStatus::Unknown, "no status: unknown");
     }
 
     #[test]
@@ -266,6 +438,8 @@ mod tests {
         std::fs::create_dir_all(search.join("probes/01")).unwrap();
         std::fs::create_dir_all(root.join("workflow=w/run=a")).unwrap();
         std::fs::write(root.join("workflow=w/run=a/responses.parquet"), b"").unwrap();
+        std::fs::write(root.join("workflow=w/run=a/metrics.parquet"), b"").unwrap();
+        std::fs::write(root.join("workflow=w/run=a/manifest.json"), b"{}").unwrap();
         std::fs::write(search.join("search.json"), b"{}").unwrap();
         let named = search.display().to_string();
         let found = expand(&[format!("{}/*/*", root.display()), named.clone()]).unwrap();

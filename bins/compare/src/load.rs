@@ -54,6 +54,16 @@ fn scan(path: &Path) -> Result<LazyFrame> {
     LazyFrame::scan_parquet(PlRefPath::new(text), args).map_err(|e| bad_table(path, e))
 }
 
+/// Checks that the file scanned by `lf` has every column of `names`, so that a missing one is
+/// named in one line with its file (a query over it would fail with the whole query plan).
+fn require(path: &Path, lf: &mut LazyFrame, names: &[&str]) -> Result<()> {
+    let schema = lf.collect_schema().map_err(|e| bad_table(path, e))?;
+    match names.iter().find(|n| !schema.contains(n)) {
+        Some(missing) => Err(Error::bad(format!("{}: no column `{missing}`", path.display())).into()),
+        None => Ok(()),
+    }
+}
+
 fn bad_table(path: &Path, e: PolarsError) -> anyhow::Error {
     Error::bad(format!("{}: {e}", path.display())).into()
 }
@@ -61,8 +71,8 @@ fn bad_table(path: &Path, e: PolarsError) -> anyhow::Error {
 /// The run's pooled rows, sorted by provider, and which table they came from.
 pub fn pooled(run: &Path) -> Result<(Vec<Pooled>, &'static str)> {
     let table = RunDir::new(run).pooled_parquet();
-    let (path, lf, source) = if table.is_file() {
-        (table.clone(), scan(&table)?, POOLED_TABLE)
+    let (path, mut lf, source) = if table.is_file() {
+        (table.clone(), scan(&table)?.with_row_index(FILE_ROW, None), POOLED_TABLE)
     } else {
         let metrics = RunDir::new(run).metrics_parquet();
         if !metrics.is_file() {
@@ -73,10 +83,18 @@ pub fn pooled(run: &Path) -> Result<(Vec<Pooled>, &'static str)> {
             ))
             .into());
         }
-        let lf = scan(&metrics)?.filter(col("task_family").cast(DataType::String).eq(lit("pooled")));
+        // The row index is taken before the filter, so that it is the row in the file.
+        let mut lf = scan(&metrics)?;
+        require(&metrics, &mut lf, &["task_family"])?;
+        let lf = lf.with_row_index(FILE_ROW, None).filter(col("task_family").cast(DataType::String).eq(lit("pooled")));
         (metrics, lf, LEGACY_POOLED)
     };
+    let headline: Vec<String> = HEADLINE.iter().map(|m| m.key()).collect();
+    let mut needed = vec!["provider", "rank", "eligible", "submitted_count"];
+    needed.extend(headline.iter().map(String::as_str));
+    require(&path, &mut lf, &needed)?;
     let mut columns = vec![
+        col(FILE_ROW).cast(DataType::Int64),
         col("provider").cast(DataType::String),
         col("rank").cast(DataType::Int64),
         col("eligible").cast(DataType::Boolean),
@@ -95,7 +113,10 @@ pub fn pooled(run: &Path) -> Result<(Vec<Pooled>, &'static str)> {
     for i in 0..df.height() {
         let name = provider
             .get(i)
-            .ok_or_else(|| Error::bad(format!("{}: row {i}: provider: null", path.display())))?
+            .ok_or_else(|| {
+                let row = df.column(FILE_ROW).ok().and_then(|c| c.i64().ok()?.get(i)).unwrap_or_default();
+                Error::bad(format!("{}: row {row} (counting from 0): provider: null", path.display()))
+            })?
             .to_string();
         if rows.last().is_some_and(|r: &Pooled| r.provider == name) {
             return Err(Error::bad(format!("{}: provider `{name}` has two pooled rows", path.display())).into());
@@ -125,12 +146,22 @@ pub fn sample_column(metric: &Metric) -> &'static str {
     metric.summary.unwrap_or(metric.name)
 }
 
+/// The column that carries a row's position in its file through a sort (no table of a run
+/// has a column of this name).
+const FILE_ROW: &str = "__ib_compare_file_row";
+
 /// The run's responses, per provider (by name).
 pub fn responses(run: &Path) -> Result<BTreeMap<String, Samples>> {
     let path = RunDir::new(run).responses();
     let (e2e_column, ttfa_column) = (sample_column(E2E_LATENCY), sample_column(TTFA));
-    let df = scan(&path)?
+    // Each row keeps its place in the file, so that a bad row is named where a reader of the
+    // file finds it, not where the sort below put it.
+    let mut lf = scan(&path)?;
+    require(&path, &mut lf, &["provider", "round_index", e2e_column, ttfa_column])?;
+    let df = lf
+        .with_row_index(FILE_ROW, None)
         .select([
+            col(FILE_ROW).cast(DataType::Int64),
             col("provider").cast(DataType::String),
             col("round_index").cast(DataType::Int64),
             col(e2e_column).cast(DataType::Float64),
@@ -144,10 +175,11 @@ pub fn responses(run: &Path) -> Result<BTreeMap<String, Samples>> {
     let round = get("round_index")?.i64()?.clone();
     let e2e = get(e2e_column)?.f64()?.clone();
     let ttfa = get(ttfa_column)?.f64()?.clone();
+    let file_row = get(FILE_ROW)?.i64()?.clone();
     // Sorted by provider, so each provider's rows are one stretch.
     let mut out: Vec<(String, Samples)> = Vec::new();
     for (i, ((p, r), (e, t))) in provider.iter().zip(round.iter()).zip(e2e.iter().zip(ttfa.iter())).enumerate() {
-        let at = || format!("{}: row {i}", path.display());
+        let at = || format!("{}: row {} (counting from 0)", path.display(), file_row.get(i).unwrap_or_default());
         let p = p.ok_or_else(|| Error::bad(format!("{}: provider: null", at())))?;
         let r = r.ok_or_else(|| Error::bad(format!("{}: round_index: null", at())))?;
         for (name, v) in [(e2e_column, e), (ttfa_column, t)] {
@@ -261,6 +293,40 @@ mod tests {
         write(&dir.path().join("responses.parquet"), &mut twice);
         let err = responses(dir.path()).unwrap_err();
         assert!(err.to_string().contains("two responses in round 0"), "{err}");
+        let mut no_ttfa = df!("provider" => ["a"], "round_index" => [0i64], e2e => [1.0]).unwrap();
+        write(&dir.path().join("responses.parquet"), &mut no_ttfa);
+        let err = responses(dir.path()).unwrap_err();
+        let path = dir.path().join("responses.parquet");
+        assert_eq!(err.to_string(), format!("{}: no column `{ttfa}`", path.display()), "one line, no query plan");
+        assert_eq!(inferbench_cli::exit_for(&err), inferbench_cli::Exit::BadInput);
+    }
+
+    #[test]
+    fn a_bad_row_is_named_by_its_row_in_the_file_not_its_place_after_sorting() {
+        let dir = tempfile::tempdir().unwrap();
+        let (e2e, ttfa) = (sample_column(E2E_LATENCY), sample_column(TTFA));
+        // Sorted by provider and round, file row 3 (z's NaN) comes last, at position 5; file
+        // row 1 (a's null provider) would come first.
+        let mut df = df!(
+            "provider" => ["b", "a", "a", "z", "b", "a"],
+            "round_index" => [1i64, 1, 0, 0, 0, 2],
+            e2e => [5.0, 1.0, 3.0, f64::NAN, 4.0, 2.0],
+            ttfa => [1.0, 1.0, 2.0, 1.0, 1.0, 1.0],
+        )
+        .unwrap();
+        write(&dir.path().join("responses.parquet"), &mut df);
+        let err = responses(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("row 3 (counting from 0)") && err.contains("NaN"), "{err}");
+        let mut null = df!(
+            "provider" => [Some("b"), Some("a"), None],
+            "round_index" => [0i64, 0, 0],
+            e2e => [1.0, 1.0, 1.0],
+            ttfa => [1.0, 1.0, 1.0],
+        )
+        .unwrap();
+        write(&dir.path().join("responses.parquet"), &mut null);
+        let err = responses(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("row 2 (counting from 0): provider: null"), "{err}");
     }
 
     #[test]
@@ -300,7 +366,8 @@ mod tests {
         let mut missing = table(&["p0"], None).drop("rank").unwrap();
         write(&dir.path().join("pooled.parquet"), &mut missing);
         let err = pooled(dir.path()).unwrap_err();
-        assert!(err.to_string().contains("pooled.parquet") && err.to_string().contains("rank"), "{err}");
+        let path = dir.path().join("pooled.parquet");
+        assert_eq!(err.to_string(), format!("{}: no column `rank`", path.display()), "one line, no query plan");
         assert_eq!(inferbench_cli::exit_for(&err), inferbench_cli::Exit::BadInput);
     }
 }

@@ -9,7 +9,7 @@ use crate::load::HEADLINE;
 use crate::search::{self, Search};
 use crate::under_load::{self, LoadRun};
 use inferbench_contract::documents::StepMetrics;
-use inferbench_contract::metrics::{Column, Unit, E2E_LATENCY, TASK_SUCCESS};
+use inferbench_contract::metrics::{Column, Unit, E2E_LATENCY, RANKING, TASK_SUCCESS};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -57,12 +57,19 @@ struct Chart {
     /// Decimals of the values written on it.
     decimals: usize,
     series: Vec<(String, Vec<(i64, f64)>)>,
+    /// Per series, per point: whether it is a partial run's (drawn hollow).
+    partial: Vec<Vec<bool>>,
 }
 
 impl Chart {
-    fn metric(metric: Column, series: Vec<(String, Vec<(i64, f64)>)>) -> Chart {
+    fn metric(metric: Column, trends: &[&Trend]) -> Chart {
         let decimals = if metric.metric.unit == Unit::Fraction { 3 } else { 1 };
-        Chart { label: metric.in_sentence(), decimals, series }
+        Chart {
+            label: metric.in_sentence(),
+            decimals,
+            series: trends.iter().map(|t| (t.provider.clone(), t.points.clone())).collect(),
+            partial: trends.iter().map(|t| t.partial.clone()).collect(),
+        }
     }
 
     fn value(&self, v: f64) -> String {
@@ -123,11 +130,16 @@ fn sections(s: &Summary) -> Vec<Section> {
          rounds where both have a sample; the statistic is their nearest-rank p50 (rank ⌈n/2⌉, as comparisons.json's \
          `difference_p50_ms`); negative favours A. The interval is the {}% percentile interval of {} bootstrap resamples \
          (the sorted resampled medians at ranks {low} and {high}). RNG: {}; seed {}. A verdict says A or B is faster only \
-         when the whole interval is on one side of zero; otherwise the difference is not told apart from noise.",
+         when the whole interval is on one side of zero; otherwise the difference is not told apart from noise. No verdict \
+         is given under {min} paired rounds: a bootstrap interval never reaches past the smallest and largest difference, \
+         and [min, max] of n differences covers the median with probability 1 − 2·0.5ⁿ, under {}% for n < {min}; such \
+         pairs say \"too few shared rounds\" and are left out of the counts across runs.",
         s.settings.confidence,
         s.settings.resamples,
         Settings::RNG,
-        s.settings.seed
+        s.settings.seed,
+        s.settings.confidence,
+        min = crate::bootstrap::min_pairs(s.settings.confidence),
     ));
     out.push(method);
 
@@ -141,11 +153,16 @@ fn sections(s: &Summary) -> Vec<Section> {
         if shown.len() < runs.len() {
             board.text.push(format!("The newest {RECENT} run dates; every run is in `leaderboard.parquet`."));
         }
-        board
-            .text
-            .push("Ranked providers in rank order, with E2E p50 (ms) and task success; then the unranked.".into());
-        let (latency, success) = (E2E_LATENCY.at(50), TASK_SUCCESS.value());
-        let mut table = vec![vec!["started (UTC)".into(), "run".into(), "ranking".into(), "unranked".into()]];
+        let (key, latency, success) = (RANKING, E2E_LATENCY.at(50), TASK_SUCCESS.value());
+        board.text.push(format!(
+            "Ranked providers in rank order, each run ranking them by {} (lowest first): each with that rank key, then \
+             {} (ms) and task success; then the unranked. Status: `partial` when the run's manifest says it is \
+             incomplete, `unknown` without a manifest or its status; `simulated` when its providers were ib-sim's.",
+            key.in_sentence(),
+            latency.in_sentence()
+        ));
+        let mut table =
+            vec![vec!["started (UTC)".into(), "run".into(), "status".into(), "ranking".into(), "unranked".into()]];
         for run in shown {
             let mut ranked: Vec<_> = run.pooled.iter().filter(|p| p.rank.is_some()).collect();
             ranked.sort_by_key(|p| (p.rank, p.provider.clone()));
@@ -153,9 +170,12 @@ fn sections(s: &Summary) -> Vec<Section> {
                 .iter()
                 .map(|p| {
                     format!(
-                        "{}. {} ({} ms, {})",
+                        "{}. {} ({} {} ms; {} {} ms; {})",
                         p.rank.unwrap(),
                         p.provider,
+                        key.short_heading(),
+                        number(p.value(key), key.metric.unit),
+                        latency.short_heading(),
                         number(p.value(latency), latency.metric.unit),
                         number(p.value(success), success.metric.unit)
                     )
@@ -167,6 +187,7 @@ fn sections(s: &Summary) -> Vec<Section> {
             table.push(vec![
                 format_utc(run.info.started_at_us),
                 run.info.name.clone(),
+                run.info.marks(),
                 if ranking.is_empty() { "—".into() } else { ranking },
                 if unranked.is_empty() { "—".into() } else { unranked.join(", ") },
             ]);
@@ -186,15 +207,29 @@ fn sections(s: &Summary) -> Vec<Section> {
                     if metric.metric.lower_is_better() { "lower" } else { "higher" }
                 ),
             );
+            section.text.push(
+                "Runs: the run dates with the figure; partial runs are kept in the trend, counted in brackets and \
+                 drawn hollow on the page; runs against simulated providers are counted in brackets too."
+                    .into(),
+            );
             let mut table = vec![["provider", "runs", "first", "last", "change", "min", "p50", "max", "slope per day"]
                 .map(String::from)
                 .to_vec()];
             for t in &trends {
                 let values: Vec<f64> = t.points.iter().map(|p| p.1).collect();
                 let u = metric.metric.unit;
+                let mut count = t.points.len().to_string();
+                let marked: Vec<String> = [(t.partial_runs(), "partial"), (t.simulated_runs(), "simulated")]
+                    .iter()
+                    .filter(|(n, _)| *n > 0)
+                    .map(|(n, what)| format!("{n} {what}"))
+                    .collect();
+                if !marked.is_empty() {
+                    let _ = write!(count, " ({})", marked.join(", "));
+                }
                 table.push(vec![
                     t.provider.clone(),
-                    t.points.len().to_string(),
+                    count,
                     number(t.points.first().map(|p| p.1), u),
                     number(t.points.last().map(|p| p.1), u),
                     signed(t.points.last().zip(t.points.first()).map(|(l, f)| l.1 - f.1), u),
@@ -209,8 +244,7 @@ fn sections(s: &Summary) -> Vec<Section> {
                 ]);
             }
             section.table = Some(table);
-            section.chart =
-                Some(Chart::metric(metric, trends.iter().map(|t| (t.provider.clone(), t.points.clone())).collect()));
+            section.chart = Some(Chart::metric(metric, &trends));
             out.push(section);
         }
 
@@ -218,7 +252,8 @@ fn sections(s: &Summary) -> Vec<Section> {
         h2h.text.push(
             "Runs with both; how often each ranked above the other (a ranked provider is above an unranked one); and \
              in how many runs the paired interval says A is faster, B is faster, or cannot tell (E2E, then TTFA), with the \
-             p50 over runs of the per-run median difference A − B."
+             p50 over runs of the per-run median difference A − B; runs with too few shared rounds for a verdict are \
+             counted in brackets (\"2 too few\") and left out of the rest."
                 .into(),
         );
         let mut heading = ["A", "B", "runs", "A above", "B above"].map(String::from).to_vec();
@@ -236,7 +271,11 @@ fn sections(s: &Summary) -> Vec<Section> {
                 h.b_ranked_above.to_string(),
             ];
             for (m, (metric, _)) in PAIRED.iter().enumerate() {
-                row.push(format!("{}/{}/{}", h.a_faster[m], h.b_faster[m], h.inconclusive[m]));
+                let mut tally = format!("{}/{}/{}", h.a_faster[m], h.b_faster[m], h.inconclusive[m]);
+                if h.too_few[m] > 0 {
+                    let _ = write!(tally, " ({} too few)", h.too_few[m]);
+                }
+                row.push(tally);
                 row.push(signed(p50(&h.estimates[m]), metric.unit));
             }
             table.push(row);
@@ -270,6 +309,9 @@ fn sections(s: &Summary) -> Vec<Section> {
                     "a_faster" => format!("{} faster", p.provider_a),
                     "b_faster" => format!("{} faster", p.provider_b),
                     "inconclusive" => "cannot tell".into(),
+                    crate::compare::TOO_FEW => {
+                        format!("too few shared rounds: n = {}", p.interval.map_or(0, |i| i.n))
+                    }
                     _ => "no paired rounds".into(),
                 },
             ]);
@@ -378,6 +420,7 @@ fn load_sections(runs: &[&RunResult], out: &mut Vec<Section>) {
         label: "the highest offered rate held (req/s)".into(),
         decimals: 2,
         series: series.into_iter().collect(),
+        partial: Vec::new(),
     });
     out.push(section);
 
@@ -557,13 +600,20 @@ fn chart(c: &Chart) -> String {
             esc(&c.value(v))
         );
     }
-    for (t, anchor) in [(t0, "start"), (t1, "end")] {
+    // The first and last dates at either end; when they are the same day (one run date, or
+    // runs hours apart) one label, centred, since two would be drawn over each other.
+    let (first_day, last_day) = (format_utc(t0)[..10].to_string(), format_utc(t1)[..10].to_string());
+    let labels = if first_day == last_day {
+        vec![((x(t0) + x(t1)) / 2.0, "middle", first_day)]
+    } else {
+        vec![(x(t0), "start", first_day), (x(t1), "end", last_day)]
+    };
+    for (at, anchor, day) in labels {
         let _ = write!(
             svg,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\" font-size=\"11\">{}</text>",
-            x(t),
+            "<text x=\"{at}\" y=\"{}\" text-anchor=\"{anchor}\" font-size=\"11\">{}</text>",
             h - 8.0,
-            esc(&format_utc(t)[..10])
+            esc(&day)
         );
     }
     for (i, (provider, points)) in series.iter().enumerate() {
@@ -576,10 +626,12 @@ fn chart(c: &Chart) -> String {
                 path.join(" ")
             );
         }
-        for (t, v) in points {
+        for (j, (t, v)) in points.iter().enumerate() {
+            let partial = c.partial.get(i).and_then(|p| p.get(j)).copied().unwrap_or(false);
+            let (fill, note) = if partial { ("#fff", ", partial run") } else { (color, "") };
             let _ = write!(
                 svg,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" fill=\"{color}\"><title>{}: {} ({})</title></circle>",
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" fill=\"{fill}\" stroke=\"{color}\"><title>{}: {} ({}{note})</title></circle>",
                 x(*t),
                 y(*v),
                 esc(provider),
@@ -661,13 +713,72 @@ pub mod tests {
         assert!(md.starts_with("# Comparison of 35 runs\n"), "{md}");
         assert!(md.contains("The newest 30 run dates"));
         assert!(!md.contains("| r004 |") && md.contains("| r005 |") && md.contains("| r034 |"), "{md}");
-        assert!(md.contains("1. a (100.0 ms, 0.900)") && md.contains("| b |"), "ranked, then unranked");
+        assert!(
+            md.contains("1. a (E2E p99 900.0 ms; E2E p50 100.0 ms; 0.900)") && md.contains("| b |"),
+            "ranked, then unranked"
+        );
+        assert!(md.contains("each run ranking them by E2E p99 (lowest first)"), "the rank key is named");
         assert!(md.contains("seed 3") && md.contains("`runs/.deps` (not a run)"));
         assert!(md.contains("| a | b | E2E | 10 | -1.0 | [-2.0, +3.0] | cannot tell |"), "{md}");
         let html = html(&s);
         assert_eq!(html.matches("<svg").count(), HEADLINE.len(), "a chart per headline metric");
         assert!(html.contains("<code>runs/.deps</code>") && !html.contains("src="));
         assert!(!md.contains("Under load") && !md.contains("Capacity searches"), "no load run, no search");
+    }
+
+    #[test]
+    fn a_pair_with_too_few_rounds_says_so_in_the_summary() {
+        let mut runs = vec![run("r1", 0, &[("a", Some(1), 100.0), ("b", Some(2), 200.0)], Some((-50.0, -80.0, -20.0)))];
+        for pair in &mut runs[0].pairs {
+            pair.interval.as_mut().unwrap().n = 2;
+        }
+        let trends = crate::compare::trends(&runs);
+        let pairs = crate::compare::head_to_head(&runs);
+        let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
+        let s =
+            Summary { runs: &runs, skipped: &[], searches: &[], trends: &trends, pairs: &pairs, settings: &settings };
+        let md = markdown(&s);
+        assert!(md.contains("| a | b | E2E | 2 | -50.0 | [-80.0, -20.0] | too few shared rounds: n = 2 |"), "{md}");
+        assert!(md.contains("| a | b | 1 | 1 | 0 | 0/0/0 (1 too few) |"), "{md}");
+        assert!(md.contains("No verdict is given under 6 paired rounds"), "{md}");
+    }
+
+    #[test]
+    fn a_single_date_trend_has_one_date_label_and_partial_runs_are_marked() {
+        let mut runs = vec![
+            run("r1", 0, &[("a", Some(1), 100.0), ("b", Some(2), 200.0)], None),
+            run("r2", 0, &[("a", Some(1), 110.0), ("b", Some(2), 190.0)], None),
+        ];
+        runs[1].info.started_at_us += 3_600_000_000;
+        runs[1].info.status = crate::discover::RunStatus::Partial;
+        let trends = crate::compare::trends(&runs);
+        let pairs: Vec<HeadToHead> = Vec::new();
+        let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
+        let s =
+            Summary { runs: &runs, skipped: &[], searches: &[], trends: &trends, pairs: &pairs, settings: &settings };
+        let page = html(&s);
+        let first_chart = &page[page.find("<svg").unwrap()..page.find("</svg>").unwrap()];
+        assert_eq!(first_chart.matches(">1970-01-01</text>").count(), 1, "one date, one label: {first_chart}");
+        assert!(first_chart.contains("text-anchor=\"middle\" font-size=\"11\">1970-01-01<"), "{first_chart}");
+        assert!(first_chart.contains("fill=\"#fff\"") && first_chart.contains(", partial run)</title>"));
+        let md = markdown(&s);
+        assert!(md.contains("| 1970-01-01 01:00:00 | r2 | partial, simulated | 1. a"), "{md}");
+        assert!(md.contains("| a | 2 (1 partial, 2 simulated) |"), "{md}");
+        drop((page, md, s));
+        // Two dates: one label at each end.
+        runs[1].info.started_at_us += 86_400_000_000;
+        let trends = crate::compare::trends(&runs);
+        let page = html(&Summary {
+            runs: &runs,
+            skipped: &[],
+            searches: &[],
+            trends: &trends,
+            pairs: &pairs,
+            settings: &settings,
+        });
+        let first_chart = &page[page.find("<svg").unwrap()..page.find("</svg>").unwrap()];
+        assert!(first_chart.contains("text-anchor=\"start\" font-size=\"11\">1970-01-01<"), "{first_chart}");
+        assert!(first_chart.contains("text-anchor=\"end\" font-size=\"11\">1970-01-02<"), "{first_chart}");
     }
 
     /// Two closed-loop runs of workflow `w`, and two load runs of `load-sweep` a day apart:

@@ -38,13 +38,7 @@ pub fn read(dir: &Path) -> Result<Search, String> {
     if doc.version != SEARCH_VERSION {
         return Err(format!("{SEARCH_JSON} is version `{}`, not `{SEARCH_VERSION}`", doc.version));
     }
-    let partition = dir
-        .components()
-        .rev()
-        .find_map(|c| c.as_os_str().to_str().and_then(|s| s.strip_prefix("workflow=")).map(str::to_string));
-    let workflow = partition
-        .or_else(|| dir.parent().and_then(Path::file_name).and_then(|n| n.to_str()).map(str::to_string))
-        .unwrap_or_default();
+    let workflow = crate::discover::workflow_of(dir);
     let dir_name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let name = dir_name.strip_prefix("run=").unwrap_or(dir_name).to_string();
     // The date is the first probe's: a search has no manifest of its own.

@@ -18,6 +18,13 @@ fn strings<'a>(name: &str, values: impl Iterator<Item = &'a str>) -> Column {
     Column::new(name.into(), values.collect::<Vec<&str>>())
 }
 
+/// A column of string lists, one list per row.
+fn list(name: &str, rows: Vec<&[String]>) -> Result<Column> {
+    let rows: Vec<Series> =
+        rows.into_iter().map(|r| Series::new("".into(), r.iter().map(String::as_str).collect::<Vec<&str>>())).collect();
+    Ok(Series::new(name.into(), rows).cast(&DataType::List(Box::new(DataType::String)))?.into())
+}
+
 /// `runs.parquet`: one row per run compared.
 pub fn runs(runs: &[RunResult]) -> Result<DataFrame> {
     let info = || runs.iter().map(|r| &r.info);
@@ -29,6 +36,8 @@ pub fn runs(runs: &[RunResult]) -> Result<DataFrame> {
         strings("started_at_source", info().map(|i| i.date_source)),
         Column::new("endpoint_mode".into(), info().map(|i| i.endpoint_mode.clone()).collect::<Vec<_>>()),
         Column::new("imported".into(), info().map(|i| i.imported).collect::<Vec<_>>()),
+        strings("run_status", info().map(|i| i.status.as_str())),
+        list("status_reasons", info().map(|i| &i.status_reasons[..]).collect())?,
         strings("pooled_source", runs.iter().map(|r| r.pooled_source)),
         Column::new("provider_count".into(), runs.iter().map(|r| r.pooled.len() as i64).collect::<Vec<_>>()),
         Column::new("response_count".into(), runs.iter().map(|r| r.response_rows as i64).collect::<Vec<_>>()),
@@ -54,6 +63,8 @@ pub fn leaderboard(runs: &[RunResult]) -> Result<DataFrame> {
         strings("run_path", rows.iter().map(|(r, _)| r.info.path.to_str().unwrap_or_default())),
         strings("run_workflow", rows.iter().map(|(r, _)| r.info.workflow.as_str())),
         strings("run_name", rows.iter().map(|(r, _)| r.info.name.as_str())),
+        strings("run_status", rows.iter().map(|(r, _)| r.info.status.as_str())),
+        Column::new("endpoint_mode".into(), rows.iter().map(|(r, _)| r.info.endpoint_mode.clone()).collect::<Vec<_>>()),
         strings("provider", rows.iter().map(|(_, p)| p.provider.as_str())),
         Column::new("rank".into(), rows.iter().map(|(_, p)| p.rank).collect::<Vec<_>>()),
         Column::new("eligible".into(), rows.iter().map(|(_, p)| p.eligible).collect::<Vec<_>>()),
@@ -87,6 +98,8 @@ pub fn trends(trends: &[Trend]) -> Result<DataFrame> {
             trends.iter().map(|t| t.metric.metric.lower_is_better()).collect::<Vec<_>>(),
         ),
         Column::new("run_count".into(), trends.iter().map(|t| t.points.len() as i64).collect::<Vec<_>>()),
+        Column::new("partial_run_count".into(), trends.iter().map(|t| t.partial_runs() as i64).collect::<Vec<_>>()),
+        Column::new("simulated_run_count".into(), trends.iter().map(|t| t.simulated_runs() as i64).collect::<Vec<_>>()),
         opt_time("first_started_at", &|t| first(t).map(|p| p.0))?,
         opt_time("last_started_at", &|t| last(t).map(|p| p.0))?,
         number("first", &|t| first(t).map(|p| p.1)),
@@ -117,6 +130,7 @@ pub fn head_to_head(pairs: &[HeadToHead]) -> Result<DataFrame> {
         cols.push(count(&format!("{short}_a_faster_runs"), &|h| h.a_faster[m]));
         cols.push(count(&format!("{short}_b_faster_runs"), &|h| h.b_faster[m]));
         cols.push(count(&format!("{short}_inconclusive_runs"), &|h| h.inconclusive[m]));
+        cols.push(count(&format!("{short}_too_few_rounds_runs"), &|h| h.too_few[m]));
         cols.push(Column::new(
             format!("{short}_difference_p50_of_runs_ms").into(),
             pairs.iter().map(|h| p50(&h.estimates[m])).collect::<Vec<_>>(),
@@ -152,6 +166,7 @@ pub fn paired_bootstrap(runs: &[RunResult], settings: &Settings) -> Result<DataF
         Column::new("share_a_faster".into(), interval(|i| i.share_below_zero)),
         Column::new("share_b_faster".into(), interval(|i| i.share_above_zero)),
         strings("verdict", rows.iter().map(|(_, p)| p.verdict())),
+        Column::new("min_paired_count".into(), rows.iter().map(|(_, p)| p.min_pairs as i64).collect::<Vec<_>>()),
         strings("statistic", std::iter::repeat_n(Settings::STATISTIC, n)),
         strings("interval", std::iter::repeat_n(Settings::INTERVAL, n)),
         Column::new("confidence_percent".into(), vec![settings.confidence as i64; n]),
@@ -177,12 +192,7 @@ pub fn load_steps(runs: &[RunResult]) -> Result<DataFrame> {
     let count = |name: &str, f: &dyn Fn(&StepMetrics) -> Option<i64>| {
         Column::new(name.into(), rows.iter().map(|(_, _, s)| f(s)).collect::<Vec<Option<i64>>>())
     };
-    let reasons: Vec<Series> = rows
-        .iter()
-        .map(|(_, _, s)| Series::new("".into(), s.client_bound.iter().map(String::as_str).collect::<Vec<&str>>()))
-        .collect();
-    let reasons =
-        Series::new("client_bound_reasons".into(), reasons).cast(&DataType::List(Box::new(DataType::String)))?;
+    let reasons = list("client_bound_reasons", rows.iter().map(|(_, _, s)| &s.client_bound[..]).collect())?;
     Ok(DataFrame::new_infer_height(vec![
         datetime("started_at", rows.iter().map(|(r, _, _)| r.info.started_at_us).collect())?,
         strings("run_path", rows.iter().map(|(r, _, _)| r.info.path.to_str().unwrap_or_default())),
@@ -220,7 +230,7 @@ pub fn load_steps(runs: &[RunResult]) -> Result<DataFrame> {
             "client_bound".into(),
             rows.iter().map(|(_, _, s)| !s.client_bound.is_empty()).collect::<Vec<bool>>(),
         ),
-        reasons.into(),
+        reasons,
         Column::new("knee".into(), rows.iter().map(|(_, l, s)| l.is_knee(s)).collect::<Vec<bool>>()),
     ])?)
 }
@@ -236,6 +246,11 @@ pub fn method_json(settings: &Settings) -> serde_json::Value {
         "confidence_percent": settings.confidence,
         "resamples": settings.resamples,
         "bound_ranks": [low, high],
+        "min_paired_count": crate::bootstrap::min_pairs(settings.confidence),
+        "verdict_rule": "too_few_rounds under min_paired_count paired samples: the smallest n at which [min, max] of n \
+                         differences covers the median with probability 1 - 2 * 0.5^n >= the confidence, so that any \
+                         bootstrap percentile interval (never wider than [min, max]) can have the coverage claimed; \
+                         else a_faster / b_faster when the interval excludes zero, else inconclusive",
         "rng": Settings::RNG,
         "seed": settings.seed,
     })
@@ -255,6 +270,24 @@ pub fn write(path: &Path, df: &mut DataFrame, metadata: &[(String, String)]) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_and_the_leaderboard_say_each_runs_status() {
+        let mut runs = crate::render::tests::mixed_runs();
+        runs[1].info.status = crate::discover::RunStatus::Partial;
+        runs[1].info.status_reasons = vec!["2 scheduled requests have no response".into()];
+        let df = super::runs(&runs).unwrap();
+        let status: Vec<&str> = df.column("run_status").unwrap().str().unwrap().iter().map(|v| v.unwrap()).collect();
+        assert_eq!(status, ["complete", "partial", "complete", "complete"]);
+        let reasons = df.column("status_reasons").unwrap().list().unwrap().get_as_series(1).unwrap();
+        assert_eq!(reasons.str().unwrap().get(0), Some("2 scheduled requests have no response"));
+        let board = leaderboard(&runs).unwrap();
+        let status = board.column("run_status").unwrap().str().unwrap();
+        assert_eq!((status.get(0), status.get(1)), (Some("complete"), Some("partial")));
+        assert_eq!(board.column("endpoint_mode").unwrap().str().unwrap().get(0), Some("simulated"));
+        let trends = trends(&crate::compare::trends(&runs)).unwrap();
+        assert!(trends.column("partial_run_count").is_ok() && trends.column("simulated_run_count").is_ok());
+    }
 
     #[test]
     fn load_steps_have_a_row_per_load_run_step_and_provider_and_closed_loop_runs_none() {
