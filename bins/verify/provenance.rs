@@ -109,3 +109,87 @@ pub fn check(
 fn run_file(name: &str) -> bool {
     [RunDir::LOCK, RunDir::SELECTION, RunDir::SCHEDULE, RunDir::RESPONSES, RunDir::EVALUATIONS].contains(&name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inferbench_contract::manifest::FileEntry;
+
+    fn manifest(files: &[(&str, &str)]) -> Manifest {
+        let mut manifest: Manifest = serde_json::from_value(serde_json::json!({
+            "v": 1, "run_id": "r", "workflow": "w", "benchmark_slug": "b", "status": "complete",
+            "status_reasons": [], "scheduled_requests": 0, "responses": 0, "written_by": "x", "locked_by": "x",
+            "execution": {"segments": [], "wall_clock_period": null, "clock": "c", "endpoint_mode": null,
+                          "resumed_rounds": 0, "resent_attempts": 0},
+            "files": {}
+        }))
+        .unwrap();
+        for (name, sha256) in files {
+            manifest.files.insert(name.to_string(), FileEntry { bytes: 0, sha256: sha256.to_string() });
+        }
+        manifest
+    }
+
+    /// A run whose `responses.parquet` records `inputs`, with a two-segment sealed log.
+    fn run_with_responses(dir: &std::path::Path, inputs: &[(&str, &str)]) -> RunDir {
+        let run = RunDir::new(dir);
+        let inputs: Inputs = inputs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        inferbench_store::parquet_io::write::<ResponseRow>(&run.responses(), &[], &inputs).unwrap();
+        run
+    }
+
+    fn lock(spec: &str) -> Lock {
+        let mut lock = inferbench_contract::testutil::lock();
+        lock.inputs.insert("spec.yaml".into(), spec.into());
+        lock
+    }
+
+    fn originals() -> BTreeMap<String, String> {
+        [("events/0001.jsonl", "s1"), ("events/0002.jsonl", "s2")].map(|(k, v)| (k.to_string(), v.to_string())).into()
+    }
+
+    const FILES: [(&str, &str); 4] = [
+        ("lock.json", "l"),
+        ("responses.parquet", "r"),
+        ("events/0001.jsonl.zst", "z1"),
+        ("events/0002.jsonl.zst", "z2"),
+    ];
+
+    #[test]
+    fn recorded_inputs_are_checked_against_the_manifest_the_seal_and_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let recorded = [
+            ("lock.json", "l"),
+            ("events/0001.jsonl", "s1"),
+            ("events/0002.jsonl", "s2"),
+            ("spec.yaml", "p"),
+            ("scoring_rules", "reference"),
+        ];
+        let run = run_with_responses(dir.path(), &recorded);
+        assert_eq!(check(&run, &manifest(&FILES), &lock("p"), &originals()).unwrap(), 1);
+
+        let failure = |e: anyhow::Error| e.downcast::<Failure>().unwrap();
+        let mut other_lock = FILES;
+        other_lock[0].1 = "m";
+        let f = failure(check(&run, &manifest(&other_lock), &lock("p"), &originals()).unwrap_err());
+        assert_eq!(f.file, "responses.parquet");
+        assert!(f.what.contains("was derived from lock.json"), "{f}");
+        let f = failure(check(&run, &manifest(&FILES), &lock("q"), &originals()).unwrap_err());
+        assert!(f.what.contains("spec.yaml"), "{f}");
+        let mut edited = originals();
+        edited.insert("events/0002.jsonl".into(), "s3".into());
+        let f = failure(check(&run, &manifest(&FILES), &lock("p"), &edited).unwrap_err());
+        assert!(f.what.contains("events/0002.jsonl sha256 s2"), "{f}");
+    }
+
+    #[test]
+    fn a_file_derived_from_a_shorter_log_or_bound_to_nothing_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = run_with_responses(dir.path(), &[("lock.json", "l"), ("events/0001.jsonl", "s1")]);
+        let f = check(&run, &manifest(&FILES), &lock("p"), &originals()).unwrap_err().downcast::<Failure>().unwrap();
+        assert!(f.what.contains("does not name events/0002.jsonl"), "{f}");
+        let run = run_with_responses(dir.path(), &[("events/0001.jsonl", "s1")]);
+        let f = check(&run, &manifest(&FILES), &lock("p"), &originals()).unwrap_err().downcast::<Failure>().unwrap();
+        assert!(f.what.contains("records no lock.json"), "{f}");
+    }
+}
