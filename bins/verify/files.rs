@@ -90,8 +90,9 @@ pub fn check_seal(run: &RunDir) -> anyhow::Result<Option<SealFacts>> {
     if !run.seal_record().exists() {
         return Ok(None);
     }
-    let record: SealRecord =
-        inferbench_store::inventory::read_record(run).map_err(|e| Failure::new(&seal, e.to_string()))?.context("seal")?;
+    let record: SealRecord = inferbench_store::inventory::read_record(run)
+        .map_err(|e| Failure::new(&seal, e.to_string()))?
+        .context("seal")?;
     let mut facts = SealFacts { chained: record.is_chained(), segments: record.segments.len(), ..SealFacts::default() };
     for entry in &record.segments {
         let name = format!("{}/{}", RunDir::EVENTS, entry.compressed);
@@ -116,7 +117,8 @@ pub fn check_seal(run: &RunDir) -> anyhow::Result<Option<SealFacts>> {
             .into());
         }
         let file = std::fs::File::open(&path).with_context(|| format!("{}: cannot read", path.display()))?;
-        let decoder = zstd::stream::read::Decoder::new(file).with_context(|| format!("{}: cannot read", path.display()))?;
+        let decoder =
+            zstd::stream::read::Decoder::new(file).with_context(|| format!("{}: cannot read", path.display()))?;
         let original = digest(decoder, &path).map_err(|e| Failure::new(&name, format!("does not decompress: {e}")))?;
         if original != (entry.original_bytes, entry.original_sha256.clone()) {
             return Err(Failure::new(

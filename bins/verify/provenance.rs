@@ -9,13 +9,18 @@ use inferbench_contract::canonical::short_hash;
 use inferbench_contract::lock::Lock;
 use inferbench_contract::manifest::Manifest;
 use inferbench_contract::provenance::Inputs;
-use inferbench_contract::tables::{EvaluationRow, EventRow, MetricRow, PooledRow, ResponseRow, ScheduleRow, SelectionRow};
+use inferbench_contract::tables::{
+    EvaluationRow, EventRow, MetricRow, PooledRow, ResponseRow, ScheduleRow, SelectionRow,
+};
 use inferbench_store::parquet_io::read_inputs;
 use inferbench_store::run::RunDir;
 use std::collections::BTreeMap;
 
+/// How to read what a derived file records.
+type ReadInputs = fn(&std::path::Path) -> anyhow::Result<Inputs>;
+
 /// The derived files in pipeline order, each with how to read what it records.
-const DERIVED: [(&str, fn(&std::path::Path) -> anyhow::Result<Inputs>); 9] = [
+const DERIVED: [(&str, ReadInputs); 9] = [
     (RunDir::SELECTION, |p| Ok(read_inputs::<SelectionRow>(p)?)),
     (RunDir::SCHEDULE, |p| Ok(read_inputs::<ScheduleRow>(p)?)),
     (RunDir::EVENTS_TABLE, |p| Ok(read_inputs::<EventRow>(p)?)),

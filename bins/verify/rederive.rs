@@ -44,7 +44,8 @@ pub struct Stages<'a> {
 /// Re-derives the run's derived files from its inputs and compares them with the run's.
 /// Returns how many files were compared.
 pub fn check(run: &RunDir, manifest: &Manifest, stages: &Stages) -> anyhow::Result<usize> {
-    let bin_dir = std::env::current_exe().context("where ib-verify is")?.parent().map(Path::to_path_buf).unwrap_or_default();
+    let bin_dir =
+        std::env::current_exe().context("where ib-verify is")?.parent().map(Path::to_path_buf).unwrap_or_default();
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     let scratch = Scratch(std::env::temp_dir().join(format!("ib-verify-{}-{nanos}", std::process::id())));
     let copy = RunDir::new(scratch.0.join("run"));
@@ -64,9 +65,12 @@ pub fn check(run: &RunDir, manifest: &Manifest, stages: &Stages) -> anyhow::Resu
     aggregate.arg("--spec").arg(&spec);
     let mut report = stage(&bin_dir, "ib-report", &copy);
     report.arg("--spec").arg(&spec);
-    for (mut command, first_output) in
-        [(reconstruct, RunDir::RESPONSES), (evaluate, RunDir::EVALUATIONS), (aggregate, RunDir::METRICS_JSON), (report, RunDir::REPORT_MD)]
-    {
+    for (mut command, first_output) in [
+        (reconstruct, RunDir::RESPONSES),
+        (evaluate, RunDir::EVALUATIONS),
+        (aggregate, RunDir::METRICS_JSON),
+        (report, RunDir::REPORT_MD),
+    ] {
         let program = command.get_program().to_string_lossy().into_owned();
         let out = command.output().with_context(|| format!("{program}: cannot run (is it built beside ib-verify?)"))?;
         if !out.status.success() {

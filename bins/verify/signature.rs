@@ -14,7 +14,8 @@ pub fn public_key(given: &str) -> anyhow::Result<PublicKey> {
     if given.trim().len() == 2 * PUBLIC_KEY_BYTES && given.trim().bytes().all(|b| b.is_ascii_hexdigit()) {
         return Ok(signature::decode(given, "--public-key")?);
     }
-    let text = std::fs::read_to_string(given).with_context(|| format!("--public-key {given}: neither 64 hex digits nor a readable file"))?;
+    let text = std::fs::read_to_string(given)
+        .with_context(|| format!("--public-key {given}: neither 64 hex digits nor a readable file"))?;
     Ok(signature::decode(&text, given)?)
 }
 
@@ -33,11 +34,15 @@ fn seed(source: &str) -> anyhow::Result<[u8; SEED_BYTES]> {
 pub fn sign(run: &RunDir, source: &str) -> anyhow::Result<PublicKey> {
     let pair = Ed25519KeyPair::from_seed_unchecked(&seed(source)?)
         .map_err(|e| anyhow::anyhow!("--sign {source}: not an Ed25519 key: {e}"))?;
-    let manifest = std::fs::read(run.manifest()).with_context(|| format!("{}: cannot read", run.manifest().display()))?;
+    let manifest =
+        std::fs::read(run.manifest()).with_context(|| format!("{}: cannot read", run.manifest().display()))?;
     let sig = pair.sign(&manifest);
     let public: PublicKey = pair.public_key().as_ref().try_into().context("an Ed25519 public key is 32 bytes")?;
     // The signature first: a manifest.pub without its signature would claim a signer.
-    inferbench_store::atomic::write(&run.root().join(RunDir::MANIFEST_SIG), signature::encode(sig.as_ref()).as_bytes())?;
+    inferbench_store::atomic::write(
+        &run.root().join(RunDir::MANIFEST_SIG),
+        signature::encode(sig.as_ref()).as_bytes(),
+    )?;
     inferbench_store::atomic::write(&run.root().join(RunDir::MANIFEST_PUB), signature::encode(&public).as_bytes())?;
     Ok(public)
 }
@@ -55,8 +60,8 @@ pub fn check(run: &RunDir, trusted: Option<&PublicKey>) -> anyhow::Result<Option
         std::fs::read_to_string(run.root().join(name))
             .map_err(|e| Failure::new(name, format!("the run is not signed ({e})")).into())
     };
-    let stored: PublicKey =
-        signature::decode(&read(RunDir::MANIFEST_PUB)?, RunDir::MANIFEST_PUB).map_err(|e| Failure::new(RunDir::MANIFEST_PUB, e.to_string()))?;
+    let stored: PublicKey = signature::decode(&read(RunDir::MANIFEST_PUB)?, RunDir::MANIFEST_PUB)
+        .map_err(|e| Failure::new(RunDir::MANIFEST_PUB, e.to_string()))?;
     if let Some(trusted) = trusted {
         if &stored != trusted {
             return Err(Failure::new(
@@ -70,9 +75,10 @@ pub fn check(run: &RunDir, trusted: Option<&PublicKey>) -> anyhow::Result<Option
             .into());
         }
     }
-    let sig: [u8; SIGNATURE_BYTES] =
-        signature::decode(&read(RunDir::MANIFEST_SIG)?, RunDir::MANIFEST_SIG).map_err(|e| Failure::new(RunDir::MANIFEST_SIG, e.to_string()))?;
-    let manifest = std::fs::read(run.manifest()).with_context(|| format!("{}: cannot read", run.manifest().display()))?;
+    let sig: [u8; SIGNATURE_BYTES] = signature::decode(&read(RunDir::MANIFEST_SIG)?, RunDir::MANIFEST_SIG)
+        .map_err(|e| Failure::new(RunDir::MANIFEST_SIG, e.to_string()))?;
+    let manifest =
+        std::fs::read(run.manifest()).with_context(|| format!("{}: cannot read", run.manifest().display()))?;
     UnparsedPublicKey::new(&ED25519, &stored).verify(&manifest, &sig).map_err(|_| {
         Failure::new(
             RunDir::MANIFEST_SIG,

@@ -32,8 +32,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         Some(key) => println!("{}: signed by {}, signature holds", RunDir::MANIFEST, hex(&key)),
         None => println!("{}: not signed", RunDir::MANIFEST),
     }
-    let manifest: Manifest =
-        inferbench_store::atomic::read_json(&run.manifest()).map_err(|e| Failure::new(RunDir::MANIFEST, e.to_string()))?;
+    let manifest: Manifest = inferbench_store::atomic::read_json(&run.manifest())
+        .map_err(|e| Failure::new(RunDir::MANIFEST, e.to_string()))?;
     files::check_manifest(&run, &manifest)?;
     println!("{}: {} files, every size and SHA-256 holds", RunDir::MANIFEST, manifest.files.len());
 
@@ -51,8 +51,8 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         None => println!("events/: not sealed; its segments hold as the manifest lists them"),
     }
 
-    let lock: Lock = inferbench_store::atomic::read_json(&run.lock())
-        .map_err(|e| Failure::new(RunDir::LOCK, e.to_string()))?;
+    let lock: Lock =
+        inferbench_store::atomic::read_json(&run.lock()).map_err(|e| Failure::new(RunDir::LOCK, e.to_string()))?;
     let originals = seal.map(|s| s.originals).unwrap_or_default();
     let checked = provenance::check(&run, &manifest, &lock, &originals)?;
     println!("provenance: {checked} derived files, each derived from the run's files");
@@ -71,7 +71,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     if let Some(source) = &args.sign {
         let _writer = run.lock_for_writing("ib-verify")?;
         let key = signature::sign(&run, source)?;
-        println!("{}: signed by {} ({} and {})", RunDir::MANIFEST, hex(&key), RunDir::MANIFEST_SIG, RunDir::MANIFEST_PUB);
+        println!(
+            "{}: signed by {} ({} and {})",
+            RunDir::MANIFEST,
+            hex(&key),
+            RunDir::MANIFEST_SIG,
+            RunDir::MANIFEST_PUB
+        );
     }
     println!("verified: {}", run.root().display());
     Ok(())

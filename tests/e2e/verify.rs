@@ -91,7 +91,14 @@ fn a_run_verifies_and_every_tampered_copy_is_refused_naming_the_file() {
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
         let start_at = format!("{:.3}", now.as_secs_f64() + 1.0);
         for which in ["1/2", "0/2"] {
-            ok(ws.stage("ib-fetch", &run).args(["--endpoint-base", &sim.url, "--shard", which, "--start-at", &start_at]));
+            ok(ws.stage("ib-fetch", &run).args([
+                "--endpoint-base",
+                &sim.url,
+                "--shard",
+                which,
+                "--start-at",
+                &start_at,
+            ]));
         }
     }
     for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
@@ -117,8 +124,9 @@ fn a_run_verifies_and_every_tampered_copy_is_refused_naming_the_file() {
         .env("IB_TEST_SIGNING_KEY", KEY));
     let public = std::fs::read_to_string(run.join("manifest.pub")).unwrap();
     assert_eq!(public.trim().len(), 64);
-    assert!(!std::fs::read_dir(&run).unwrap().any(|e| std::fs::read(e.unwrap().path())
-        .is_ok_and(|b| String::from_utf8_lossy(&b).contains(KEY))));
+    assert!(!std::fs::read_dir(&run)
+        .unwrap()
+        .any(|e| std::fs::read(e.unwrap().path()).is_ok_and(|b| String::from_utf8_lossy(&b).contains(KEY))));
     let out = verify(&ws, &run, &["--public-key", public.trim()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("signature holds"));
@@ -180,8 +188,18 @@ fn a_run_verifies_and_every_tampered_copy_is_refused_naming_the_file() {
     let copy = tampered(&ws, &run, "reordered", |copy| {
         let mut record = seal(copy);
         let (first, second) = (record.segments[0].clone(), record.segments[1].clone());
-        record.segments[0] = inferbench_contract::seal::SealedSegment { segment: 1, original: first.original, compressed: first.compressed, ..second.clone() };
-        record.segments[1] = inferbench_contract::seal::SealedSegment { segment: 2, original: second.original, compressed: second.compressed, ..first };
+        record.segments[0] = inferbench_contract::seal::SealedSegment {
+            segment: 1,
+            original: first.original,
+            compressed: first.compressed,
+            ..second.clone()
+        };
+        record.segments[1] = inferbench_contract::seal::SealedSegment {
+            segment: 2,
+            original: second.original,
+            compressed: second.compressed,
+            ..first
+        };
         write_seal(copy, &record);
         std::fs::rename(copy.join("events/0001.jsonl.zst"), copy.join("tmp")).unwrap();
         std::fs::rename(copy.join("events/0002.jsonl.zst"), copy.join("events/0001.jsonl.zst")).unwrap();
