@@ -8,6 +8,7 @@
 #   make load TARGET=<url> MODEL=<id> RATES="4 8 16"   one endpoint under load (SEARCH="1 256": its capacity)
 #   make search [SPEC=<spec>]   a capacity search (the spec's load.search) against simulated providers
 #   make watch RUN=<dir>      a live, read-only view of a run (q quits; WATCH_FLAGS=--once)
+#   make verify RUN=<dir>     check a run on its own: manifest, sealed log, provenance, re-derivation
 #   make compare RUNS='runs/*/*' OUT=compare   many runs compared (ib-compare)
 #   make test                 every test
 #   make bench                benchmarks (BENCH_REQUESTS=N: the size of the large synthetic run)
@@ -75,6 +76,9 @@ RULES        ?= inferbench
 FROM         ?=
 # Extra flags for ib-watch (`make watch`), e.g. --once --json, --interval 1, --window 50.
 WATCH_FLAGS  ?=
+# Extra flags for ib-verify (`make verify`): --public-key <file or hex>, --sign <file or
+# env:NAME>, --skip-rederive.
+VERIFY_FLAGS ?=
 # `make compare`: the runs (directories or globs, which ib-compare expands itself) and where
 # the comparison goes; extra flags (--seed, --resamples, --confidence) in COMPARE_FLAGS.
 RUNS         ?= runs/*/*
@@ -87,7 +91,7 @@ COMPARE_FLAGS ?=
 # selection makes ib-select check it (and refuse) rather than make call it up to date.
 INPUTS_MK    := runs/.deps/$(subst /,_,$(SPEC))+$(subst /,_,$(DATASET))+$(PER_FAMILY)$(SAMPLE).mk
 
-.PHONY: all run load search rescore import watch test bench bins clean-sim data data-sample run-files compare bench-compare bench-peers
+.PHONY: all run load search rescore import watch verify test bench bins clean-sim data data-sample run-files compare bench-compare bench-peers
 
 all: bins
 	@$(MAKE) -f $(SELF) --no-print-directory run-files RUN=$(SIM_RUN) ENDPOINTS=simulated
@@ -224,6 +228,19 @@ watch: bins
 ifneq ($(filter watch,$(MAKECMDGOALS)),)
 ifeq ($(origin RUN),file)
 $(error watch: which run? make watch RUN=<run directory> (make's own simulated run: RUN=$(SIM_RUN)))
+endif
+endif
+
+# A run checked on its own, from its files (ib-verify): every file against its manifest, the
+# sealed log against its seal and chain, every derived file's provenance, and reconstruct →
+# report again in a temporary directory, compared byte for byte (with SPEC and DATASET, the
+# inputs the run was locked with). Writes nothing into the run, except with --sign.
+verify: bins
+	$(BIN)/ib-verify '$(RUN)' --spec $(SPEC) --dataset $(DATASET) $(VERIFY_FLAGS)
+
+ifneq ($(filter verify,$(MAKECMDGOALS)),)
+ifeq ($(origin RUN),file)
+$(error verify: which run? make verify RUN=<run directory> (make's own simulated run: RUN=$(SIM_RUN)))
 endif
 endif
 

@@ -35,7 +35,7 @@ pub fn hash_file(path: &Path) -> anyhow::Result<FileEntry> {
     Ok(FileEntry { bytes, sha256: hex(&hasher.finalize()) })
 }
 
-/// Every non-hidden file under `root` except the manifest itself, by relative path, each
+/// Every non-hidden file under `root` except the manifest itself and its signature, by relative path, each
 /// read once. Runs beside the rest of the report's work (see `report.rs`); the stage takes
 /// the hashes it verifies provenance with from here rather than reading the files again.
 pub fn inventory(root: &Path) -> anyhow::Result<BTreeMap<String, FileEntry>> {
@@ -53,7 +53,7 @@ pub fn inventory(root: &Path) -> anyhow::Result<BTreeMap<String, FileEntry>> {
                 continue;
             }
             let rel = path.strip_prefix(root)?.to_string_lossy().replace('\\', "/");
-            if rel != RunDir::MANIFEST {
+            if ![RunDir::MANIFEST, RunDir::MANIFEST_SIG, RunDir::MANIFEST_PUB].contains(&rel.as_str()) {
                 files.insert(rel, hash_file(&path)?);
             }
         }
@@ -130,11 +130,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn inventory_skips_hidden_files_and_the_manifest() {
+    fn inventory_skips_hidden_files_the_manifest_and_its_signature() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("events")).unwrap();
         std::fs::write(dir.path().join("events/0001.jsonl"), "x\n").unwrap();
         std::fs::write(dir.path().join("manifest.json"), "{}").unwrap();
+        std::fs::write(dir.path().join("manifest.sig"), "00").unwrap();
+        std::fs::write(dir.path().join("manifest.pub"), "00").unwrap();
         std::fs::write(dir.path().join(".tmp"), "").unwrap();
         let files = inventory(dir.path()).unwrap();
         assert_eq!(files.keys().collect::<Vec<_>>(), vec!["events/0001.jsonl"]);

@@ -23,4 +23,5 @@ mod shards;
 mod support;
 mod synth;
 mod tidy;
+mod verify;
 mod watch;

@@ -35,6 +35,7 @@ pub mod metrics;
 pub mod provenance;
 pub mod seal;
 pub mod shard;
+pub mod signature;
 pub mod tables;
 #[cfg(any(test, feature = "testutil"))]
 pub mod testutil;

@@ -62,6 +62,8 @@ pub fn compress(run: &RunDir, segment: &HashedSegment) -> Result<SealedSegment> 
             compressed: name(&target),
             compressed_bytes,
             compressed_sha256,
+            // Linked by the seal, once every segment is in its record.
+            chain_sha256: None,
         })
     })();
     if result.is_err() {

@@ -107,6 +107,9 @@ pub fn read_record(run: &RunDir) -> Result<Option<SealRecord>> {
     if record.v != FORMAT_VERSION {
         return Err(Error::bad(format!("{}: v: format version {} is not supported", path.display(), record.v)));
     }
+    // Every reader of a sealed log checks the chain: a dropped or reordered entry is refused
+    // before any segment is trusted by it.
+    record.check_chain(&path)?;
     Ok(Some(record))
 }
 

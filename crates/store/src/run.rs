@@ -27,6 +27,11 @@ impl RunDir {
     pub const REPORT_MD: &'static str = "report.md";
     pub const REPORT_HTML: &'static str = "report.html";
     pub const MANIFEST: &'static str = "manifest.json";
+    /// A publisher's Ed25519 signature of `manifest.json`'s bytes, and the public key it
+    /// verifies with (`ib-verify --sign`); beside the manifest, never in it (a manifest cannot
+    /// list the signature of its own bytes).
+    pub const MANIFEST_SIG: &'static str = "manifest.sig";
+    pub const MANIFEST_PUB: &'static str = "manifest.pub";
     /// An imported run's copy of the reference's records and evaluations.
     pub const REFERENCE: &'static str = "reference";
     /// In [`RunDir::REFERENCE`].

@@ -6,7 +6,8 @@
 //! is compressed: each `events/NNNN.jsonl` becomes `events/NNNN.jsonl.zst`, a standard zstd
 //! frame of exactly the same bytes (`zstd -d events/0001.jsonl.zst` gives the original file
 //! back, byte for byte). `events/seal.json` (`SealRecord`) records each segment's original
-//! size and SHA-256 and the compressed file's. Provenance keeps naming the segment
+//! size and SHA-256 and the compressed file's, each entry chained to the one before it
+//! (`SealRecord::link`), so no entry can be dropped or reordered unnoticed. Provenance keeps naming the segment
 //! `events/NNNN.jsonl` with the original's hash, so sealing changes no derived file's inputs.
 //!
 //! Crash safety: each compressed file is written to a temporary name, synced, decompressed
@@ -52,13 +53,16 @@ pub fn seal(run: &RunDir, run_id: &str) -> Result<Sealed> {
     for segment in &plain {
         sealed.insert(segment.number, compress(run, segment)?);
     }
-    let record = SealRecord {
+    let mut record = SealRecord {
         v: FORMAT_VERSION,
         run_id: run_id.to_string(),
         recover_with: "zstd -d events/NNNN.jsonl.zst (any zstd decoder) gives events/NNNN.jsonl byte for byte".into(),
         segments: sealed.into_values().collect(),
         table: Some(table),
     };
+    // The whole chain again: a segment sealed after earlier ones (a sealed run that fetched
+    // more) may sort before some of them (another shard's), and an earlier seal may predate it.
+    record.link();
     crate::atomic::write_json(&run.seal_record(), &record)?;
     for segment in &plain {
         std::fs::remove_file(&segment.path).map_err(|e| Error::io(&segment.path, e))?;
@@ -290,6 +294,39 @@ mod tests {
             from_table.1.iter().map(|s| (s.bytes, &s.sha256, s.lines, s.torn_tail)).collect::<Vec<_>>(),
             live.1.iter().map(|s| (s.bytes, &s.sha256, s.lines, s.torn_tail)).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn the_seal_chains_its_segments_and_readers_refuse_a_broken_chain() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = two_segment_run(dir.path());
+        seal(&run, "run-a").unwrap();
+        let record = read_record(&run).unwrap().unwrap();
+        assert!(record.is_chained());
+        let first = SealRecord::chain_link("run-a", None, &record.segments[0]);
+        let second = SealRecord::chain_link("run-a", Some(&first), &record.segments[1]);
+        assert_eq!(record.segments[1].chain_sha256.as_deref(), Some(second.as_str()));
+        // Entries swapped (their files left alone): refused by every reader of the record.
+        let mut swapped = record.clone();
+        swapped.segments.swap(0, 1);
+        crate::atomic::write_json(&run.seal_record(), &swapped).unwrap();
+        let err = event_log::read(&run, "run-a").unwrap_err().to_string();
+        assert!(err.contains("seal.json: segment 1 is listed after segment 2"), "{err}");
+        // The first entry dropped, and its file with it.
+        let mut dropped = record.clone();
+        dropped.segments.remove(0);
+        crate::atomic::write_json(&run.seal_record(), &dropped).unwrap();
+        let err = read_record(&run).unwrap_err().to_string();
+        assert!(err.contains("segment 2's chain_sha256") && err.contains("dropped"), "{err}");
+        // A seal written before the chain (no links) is read as it always was.
+        let mut unchained = record.clone();
+        unchained.segments.iter_mut().for_each(|s| s.chain_sha256 = None);
+        crate::atomic::write_json(&run.seal_record(), &unchained).unwrap();
+        assert!(!std::fs::read_to_string(run.seal_record()).unwrap().contains("chain_sha256"));
+        assert_eq!(event_log::read(&run, "run-a").unwrap().len(), 2);
+        // Sealing it again links it.
+        seal(&run, "run-a").unwrap();
+        assert_eq!(read_record(&run).unwrap().unwrap(), record);
     }
 
     #[test]

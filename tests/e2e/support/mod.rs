@@ -19,6 +19,7 @@ pub fn bin(name: &str) -> PathBuf {
         "ib-report" => env!("CARGO_BIN_EXE_ib-report"),
         "ib-sim" => env!("CARGO_BIN_EXE_ib-sim"),
         "ib-import" => env!("CARGO_BIN_EXE_ib-import"),
+        "ib-verify" => env!("CARGO_BIN_EXE_ib-verify"),
         other => panic!("unknown binary {other}"),
     };
     PathBuf::from(path)
