@@ -32,7 +32,7 @@ pub fn provider_table() -> ProviderTable {
 
 /// A summary of `population` samples out of 600 with percentiles `[p50, p95, p99]`.
 fn summary(population: i64, [p50, p95, p99]: [Option<f64>; 3]) -> Summary {
-    let value = |value| PercentileValue { value };
+    let value = |value| PercentileValue { value, ..PercentileValue::NONE };
     Summary {
         population_count: population,
         submitted_count: 600,
@@ -43,7 +43,7 @@ fn summary(population: i64, [p50, p95, p99]: [Option<f64>; 3]) -> Summary {
 }
 
 fn detail(value: f64, numerator: i64, denominator: i64) -> RateDetail {
-    RateDetail { value: Some(value), numerator, denominator, missing_sample_count: 600 - denominator }
+    RateDetail { value: Some(value), numerator, denominator, missing_sample_count: 600 - denominator, interval: None }
 }
 
 /// A metrics row of 600 requests. `e2e` = (p50, p99); rates are fractions; every failure is a
