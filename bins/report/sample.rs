@@ -4,7 +4,8 @@ use crate::inputs::ReportInputs;
 use inferbench_contract::documents::{
     ComparisonsDocument, Cost, EligibilityPolicy, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics,
     MetricSummaries, MetricsDocument, PairRow, PercentileValue, Percentiles, PooledMetrics, PriceUsd, Provenance,
-    ProviderEligibility, RateDetail, StreamDiagnostics, Summary, Usage, WinRow, METRICS_VERSION,
+    ProviderEligibility, RankRange, RankSeparation, RateDetail, StreamDiagnostics, Summary, Usage, WinRow,
+    METRICS_VERSION,
 };
 use inferbench_contract::lock::{Lock, LockSelection, LockTokenizer};
 use inferbench_inputs::providers::ProviderTable;
@@ -142,6 +143,7 @@ fn pooled((p, e2e, s, f): (&str, (f64, f64), f64, f64)) -> PooledMetrics {
         eligible: reasons.is_empty(),
         ineligibility_details: reasons.clone(),
         ineligibility_reasons: reasons,
+        rank_range: rank.map(|r| RankRange::new(r, r)),
         rank,
     }
 }
@@ -168,6 +170,18 @@ pub fn metrics_document() -> MetricsDocument {
         task_family_metrics: families,
         combined_provider_metrics: PROVIDERS.map(pooled).to_vec(),
         ranking: vec!["b".into(), "a".into()],
+        rank_separation: vec![RankSeparation {
+            better: "b".into(),
+            worse: "a".into(),
+            key: "e2e_latency_p99".into(),
+            shared_rounds: 600,
+            difference: Some(120.5),
+            lower: Some(40.0),
+            upper: Some(210.25),
+            distinguishable: true,
+            rounds_to_separate: Some(260),
+        }],
+        rank_separation_method: "paired bootstrap".into(),
         load: None,
         provenance: provenance(),
     }

@@ -245,6 +245,16 @@ impl Percentiles {
     /// The levels, in field order.
     pub const LEVELS: [u64; 3] = [50, 95, 99];
 
+    /// The value at `level` (50, 95 or 99).
+    pub fn level(&self, level: u64) -> Option<&PercentileValue> {
+        match level {
+            50 => Some(&self.p50),
+            95 => Some(&self.p95),
+            99 => Some(&self.p99),
+            _ => None,
+        }
+    }
+
     /// Each level's value, from `value(level)`.
     pub fn new(value: impl FnMut(u64) -> PercentileValue) -> Percentiles {
         let [p50, p95, p99] = Percentiles::LEVELS.map(value);

@@ -147,10 +147,57 @@ impl GroupMetrics {
         self.percentiles.get(key).flatten()
     }
 
+    /// A column's 95 % interval in this row: a percentile's order-statistic interval (or the
+    /// note that its samples are too few for one), a rate's Wilson interval; `None` when the
+    /// figure is null or has no interval.
+    pub fn interval(&self, column: Column) -> Option<ColumnInterval<'_>> {
+        if let Some(k) = column.percentile {
+            let p = self.summaries.of(column.metric)?.percentiles.level(k)?;
+            return match (&p.interval, &p.note) {
+                (Some(i), _) => Some(ColumnInterval::Bounds { lower: i.lower, upper: i.upper }),
+                (None, Some(note)) => Some(ColumnInterval::TooFewSamples(note)),
+                (None, None) => None,
+            };
+        }
+        let key = column.key();
+        let interval = match key.as_str() {
+            "task_success_rate" => self.task_success_rate_detail.interval,
+            "failure_rate" => self.failure_rate_detail.interval,
+            "reasoning_emission_rate" => self.reasoning_emission_detail.interval,
+            other => other.strip_suffix("_rate").and_then(|label| self.failures.failure_class_intervals.get(label).copied()),
+        }?;
+        Some(ColumnInterval::Bounds { lower: interval.lower, upper: interval.upper })
+    }
+
+    /// Where a column's interval lies in a serialised row, as JSON-pointer suffixes relative to
+    /// the row: its lower bound, its upper bound, and (percentiles only) its note.
+    pub fn interval_keys(column: Column) -> Option<(String, String, Option<String>)> {
+        if let Some(k) = column.percentile {
+            let base = format!("{}/percentiles/p{k}", column.metric.summary?);
+            return Some((format!("{base}/interval/lower"), format!("{base}/interval/upper"), Some(format!("{base}/note"))));
+        }
+        let key = column.key();
+        let base = match key.as_str() {
+            "task_success_rate" => "task_success_rate_detail/interval".to_string(),
+            "failure_rate" => "failure_rate_detail/interval".to_string(),
+            "reasoning_emission_rate" => "reasoning_emission_detail/interval".to_string(),
+            other => format!("failure_class_intervals/{}", other.strip_suffix("_rate")?),
+        };
+        Some((format!("{base}/lower"), format!("{base}/upper"), None))
+    }
+
     /// A metric's population (e.g. `ttfa_ms`), 0 for an unknown metric.
     pub fn population(&self, metric: &str) -> i64 {
         self.summaries.get(metric).map_or(0, |s| s.population_count)
     }
+}
+
+/// A figure's 95 % interval, as [`GroupMetrics::interval`] finds it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ColumnInterval<'a> {
+    Bounds { lower: f64, upper: f64 },
+    /// Samples too few for any 95 % interval: what the figure is instead.
+    TooFewSamples(&'a str),
 }
 
 /// A provider's balanced pooled row: its metrics over all its requests, with its eligibility
