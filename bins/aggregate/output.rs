@@ -13,6 +13,10 @@ use inferbench_contract::tables::{MetricRow, PooledRow};
 use inferbench_contract::vocab::TaskFamily;
 
 pub const PERCENTILE_CONVENTION: &str =
+    "nearest-rank, integer ranks: upper pK = ceil(K·n/100); lower floor pK = n − ceil(K·n/100) + 1";
+
+/// `metrics.json`'s convention: the percentiles and their intervals.
+pub const METRICS_PERCENTILE_CONVENTION: &str =
     "nearest-rank, integer ranks: upper pK = ceil(K·n/100); lower floor pK = n − ceil(K·n/100) + 1; each with a \
      95 % distribution-free interval [x(l), x(u)] of order statistics: l and u widened one rank at a time on both \
      sides of the point rank (within 1..n) until P(l ≤ B < u) ≥ 0.95, B ~ Binomial(n, q), q = K/100 (upper) or \
@@ -31,7 +35,7 @@ pub fn metrics_doc(id: &RunIdentity, computed: &Computed) -> MetricsDocument {
         metrics_version: METRICS_VERSION.to_string(),
         benchmark_slug: id.benchmark_slug.to_string(),
         run_id: id.run_id.to_string(),
-        percentile_convention: PERCENTILE_CONVENTION.to_string(),
+        percentile_convention: METRICS_PERCENTILE_CONVENTION.to_string(),
         eligibility: EligibilityPolicy {
             min_task_success_rate: MIN_SUCCESS_PERCENT as f64 / 100.0,
             max_failure_rate: MAX_FAILURE_PERCENT as f64 / 100.0,

@@ -6,6 +6,7 @@
 use crate::join::Observation;
 use inferbench_contract::documents::{PooledMetrics, RankRange, RankSeparation};
 use inferbench_contract::metrics::RANKING;
+use inferbench_judge::interval;
 use inferbench_sim::bootstrap::{self, Settings};
 use std::collections::BTreeMap;
 
@@ -17,8 +18,9 @@ pub const SETTINGS: Settings = Settings { seed: 20261201, resamples: 2_000, conf
 pub const METHOD: &str = "paired bootstrap over the rounds both providers completed (ib-compare's: SplitMix64, one \
      stream per number of rounds n starting at seed ^ (n * 0xD1B54A32D192ED03), index (x * n) >> 64), statistic \
      pooled E2E p99 (nearest rank ceil(0.99·n)) of the worse minus that of the better, 95 % percentile interval of \
-     2,000 resamples, seed 20261201; distinguishable when the interval excludes zero; rounds to separate \
-     n · (1.96 · sd / |difference|)², sd the resampled differences' standard deviation";
+     2,000 resamples, seed 20261201; distinguishable when the interval excludes zero and the shared rounds are \
+     at least min_rounds (those for which a p99 has any distribution-free 95 % interval: 299); rounds to separate \
+     max(min_rounds, n · (1.96 · sd / |difference|)²), sd the resampled differences' standard deviation";
 
 /// Each ranked provider's E2E samples by round.
 fn by_round<'a>(observations: &'a [Observation], provider: &str) -> BTreeMap<i64, f64> {
@@ -49,18 +51,21 @@ pub fn separate(ranking: &[String], observations: &[Observation], pooled: &mut [
                 difference: None,
                 lower: None,
                 upper: None,
+                min_rounds: 0,
                 distinguishable: false,
                 rounds_to_separate: None,
             };
+            let k = RANKING.percentile.expect("the ranking key is a percentile");
+            let min_rounds = interval::min_samples(k as f64 / 100.0);
+            separation.min_rounds = min_rounds as i64;
             if !a.is_empty() {
-                let k = RANKING.percentile.expect("the ranking key is a percentile");
                 let d = bootstrap::quantile_difference(&SETTINGS, &a, &b, k);
                 separation.difference = Some(d.estimate);
                 separation.lower = Some(d.low);
                 separation.upper = Some(d.high);
-                separation.distinguishable = d.low > 0.0 || d.high < 0.0;
-                separation.rounds_to_separate =
-                    bootstrap::rounds_to_separate(d.n, d.estimate, d.standard_error).map(|r| r as i64);
+                separation.distinguishable = a.len() as u64 >= min_rounds && (d.low > 0.0 || d.high < 0.0);
+                separation.rounds_to_separate = bootstrap::rounds_to_separate(d.n, d.estimate, d.standard_error)
+                    .map(|r| r.max(min_rounds) as i64);
             }
             separation
         })
@@ -104,6 +109,13 @@ mod tests {
     }
 
     #[test]
+    fn too_few_rounds_tell_no_pair_apart() {
+        let c = run(|p, round| if p == "a" { 100.0 + round as f64 } else { 1_000.0 + round as f64 }, 30);
+        assert!(c.separations.iter().all(|s| !s.distinguishable && s.min_rounds == 299), "{:?}", c.separations);
+        assert!(ranges(&c).iter().all(|(_, r)| r == "1–3"));
+    }
+
+    #[test]
     fn indistinguishable_neighbours_share_a_range_and_a_clear_gap_splits_it() {
         // a and b draw from the same spread (shifted rounds), c is twice as slow.
         let c = run(
@@ -112,13 +124,13 @@ mod tests {
                 "b" => 100.0 + ((round * 37 + 13) % 60) as f64 + 0.5,
                 _ => 300.0 + ((round * 17) % 60) as f64,
             },
-            90,
+            321,
         );
         assert_eq!(c.ranking, ["a", "b", "c"]);
         assert_eq!(ranges(&c), [("a".into(), "1–2".into()), ("b".into(), "1–2".into()), ("c".into(), "3".into())]);
         assert!(!c.separations[0].distinguishable && c.separations[1].distinguishable, "{:?}", c.separations);
-        assert_eq!(c.separations[1].shared_rounds, 90);
-        assert!(c.separations[1].rounds_to_separate.unwrap() < 90);
+        assert_eq!(c.separations[1].shared_rounds, 321);
+        assert_eq!(c.separations[1].rounds_to_separate, Some(299), "the least rounds for any verdict on a p99");
         assert_eq!(c.separations[1].difference, Some(359.0 - 159.5));
     }
 }

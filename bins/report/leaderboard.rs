@@ -111,7 +111,11 @@ pub fn separation_lines(separations: &[RankSeparation], table: &ProviderTable) -
             label(&s.worse, table).to_string(),
             s.shared_rounds.to_string(),
             difference,
-            if s.distinguishable { "yes" } else { "no" }.to_string(),
+            match s.distinguishable {
+                true => "yes".to_string(),
+                false if s.shared_rounds < s.min_rounds => format!("no: fewer than {} rounds", s.min_rounds),
+                false => "no".to_string(),
+            },
             rounds,
         ]);
     }
@@ -123,7 +127,7 @@ pub fn separation_lines(separations: &[RankSeparation], table: &ProviderTable) -
 
 const SEPARATION_NOTE: &str = "Each pair of adjacent ranked providers is compared by a seeded paired bootstrap over \
 the rounds both completed, on the ranking key (pooled E2E p99: the next provider's minus the better one's). When the \
-95 % interval holds zero the run cannot tell them apart and they share a rank range (`2–4`). The rounds to tell them \
+95 % interval holds zero, or the shared rounds are fewer than a p99 needs for any 95 % interval (299), the run cannot tell them apart and they share a rank range (`2–4`). The rounds to tell them \
 apart are a projection from the resampled differences' spread, which shrinks as 1/√rounds; `—` when no difference \
 was observed.";
 

@@ -178,6 +178,7 @@ pub fn metrics_document() -> MetricsDocument {
             difference: Some(120.5),
             lower: Some(40.0),
             upper: Some(210.25),
+            min_rounds: 299,
             distinguishable: true,
             rounds_to_separate: Some(260),
         }],

@@ -251,7 +251,11 @@ fn separation_table(page: &Page) -> String {
                     page.metric(&at("lower"), Kind::DiffMs),
                     page.metric(&at("upper"), Kind::DiffMs)
                 ),
-                if pair["distinguishable"].as_bool() == Some(true) { "yes" } else { "no" }.to_string(),
+                match (pair["distinguishable"].as_bool(), pair["shared_rounds"].as_i64(), pair["min_rounds"].as_i64()) {
+                    (Some(true), _, _) => "yes".to_string(),
+                    (_, Some(n), Some(min)) if n < min => format!("no: fewer than {min} rounds"),
+                    _ => "no".to_string(),
+                },
                 page.metric(&at("rounds_to_separate"), Kind::Count),
             ]
         })
@@ -259,7 +263,8 @@ fn separation_table(page: &Page) -> String {
     let headers = ["Better", "Next", "Shared rounds", "E2E p99 difference [95 %]", "Told apart", "Rounds to tell apart (about)"];
     format!(
         "{}<p class=\"note\">A seeded paired bootstrap over the rounds both providers completed, on the ranking key. \
-         Where the 95 % interval holds zero the run cannot order the pair, and they share a rank range. The rounds \
+         Where the 95 % interval holds zero, or the shared rounds are fewer than a p99 needs for any 95 % \
+         interval (299), the run cannot order the pair, and they share a rank range. The rounds \
          to tell them apart are projected from the resampled differences' spread (it shrinks as 1/√rounds).</p>",
         table("Which ranks the run tells apart", &headers, &rows)
     )

@@ -86,6 +86,13 @@ pub fn quantile_ranks(n: u64, p: f64, rank: u64) -> QuantileInterval {
     }
 }
 
+/// The fewest samples for which the p-quantile has any 95 % interval: the least n with
+/// 1 − pⁿ − (1 − p)ⁿ ≥ 0.95 (6 for a median, 59 for a p95, 299 for a p99).
+pub fn min_samples(p: f64) -> u64 {
+    assert!(p > 0.0 && p < 1.0, "p = {p}");
+    (1..).find(|&n| 1.0 - p.powf(n as f64) - (1.0 - p).powf(n as f64) >= CONFIDENCE).expect("coverage tends to 1")
+}
+
 /// Binomial(n, p) probability terms, walked by neighbouring ratios.
 struct Pmf {
     n: f64,
@@ -238,6 +245,7 @@ mod tests {
     fn the_smallest_samples_with_an_interval() {
         let first = |p: f64| (1..).find(|&n| matches!(quantile_ranks(n, p, n), QuantileInterval::Interval(_))).unwrap();
         assert_eq!((first(0.5), first(0.95), first(0.99)), (6, 59, 299));
+        assert_eq!((min_samples(0.5), min_samples(0.95), min_samples(0.99), min_samples(0.01)), (6, 59, 299, 299));
         match quantile_ranks(18, 0.99, 18) {
             QuantileInterval::TooFewSamples { max_coverage } => assert!((max_coverage - 0.1655).abs() < 1e-3),
             other => panic!("{other:?}"),

@@ -284,11 +284,16 @@ pub struct RankSeparation {
     /// The 95 % paired bootstrap interval of that difference; null without shared rounds.
     pub lower: Option<f64>,
     pub upper: Option<f64>,
-    /// The interval excludes zero.
+    /// The fewest shared rounds that support a verdict: those for which the key's quantile has
+    /// any distribution-free 95 % interval (299 for a p99). Below them the key is the largest
+    /// sample, which no resampling of those rounds can see beyond, so the pair is not told apart
+    /// whatever the bootstrap says.
+    pub min_rounds: i64,
+    /// At least `min_rounds` shared rounds, and the interval excludes zero.
     pub distinguishable: bool,
     /// About how many shared rounds would separate them at 95 %, from the resampled
-    /// differences' spread (which shrinks as 1/√rounds); null when the difference or its
-    /// spread is zero.
+    /// differences' spread (which shrinks as 1/√rounds), and never fewer than `min_rounds`;
+    /// null when the difference or its spread is zero.
     pub rounds_to_separate: Option<i64>,
 }
 
