@@ -275,7 +275,13 @@ mod tests {
         assert_eq!((m.value(TTFA.at(50)), m.value(TTFA.at(99))), (Some(50.0), Some(150.0)));
         assert_eq!(
             m.task_success_rate_detail,
-            RateDetail { value: Some(2.0 / 3.0), numerator: 2, denominator: 3, missing_sample_count: 0, interval: wilson(2, 3) }
+            RateDetail {
+                value: Some(2.0 / 3.0),
+                numerator: 2,
+                denominator: 3,
+                missing_sample_count: 0,
+                interval: wilson(2, 3)
+            }
         );
     }
 

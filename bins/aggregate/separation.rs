@@ -64,8 +64,8 @@ pub fn separate(ranking: &[String], observations: &[Observation], pooled: &mut [
                 separation.lower = Some(d.low);
                 separation.upper = Some(d.high);
                 separation.distinguishable = a.len() as u64 >= min_rounds && (d.low > 0.0 || d.high < 0.0);
-                separation.rounds_to_separate = bootstrap::rounds_to_separate(d.n, d.estimate, d.standard_error)
-                    .map(|r| r.max(min_rounds) as i64);
+                separation.rounds_to_separate =
+                    bootstrap::rounds_to_separate(d.n, d.estimate, d.standard_error).map(|r| r.max(min_rounds) as i64);
             }
             separation
         })

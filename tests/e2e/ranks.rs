@@ -76,8 +76,11 @@ fn identical_profiles_share_a_rank_range_and_a_clearly_faster_provider_ranks_alo
     assert_eq!(separations[1]["distinguishable"], false, "{:?}", separations[1]);
     // The figures carry their intervals: 300 samples resolve a p99, and its interval holds it.
     let p99 = &pooled(&metrics, "twin-a")["e2e_latency_ms"]["percentiles"]["p99"];
-    let (value, lower, upper) =
-        (p99["value"].as_f64().unwrap(), p99["interval"]["lower"].as_f64().unwrap(), p99["interval"]["upper"].as_f64().unwrap());
+    let (value, lower, upper) = (
+        p99["value"].as_f64().unwrap(),
+        p99["interval"]["lower"].as_f64().unwrap(),
+        p99["interval"]["upper"].as_f64().unwrap(),
+    );
     assert!(lower <= value && value <= upper, "{p99}");
     check_tables_and_report(&run);
 }

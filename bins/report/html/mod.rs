@@ -268,7 +268,9 @@ impl<'a> Page<'a> {
         }
         let note = note.map(|n| self.pooled(p, n));
         match note.as_deref().and_then(|n| self.metrics.pointer(n)).and_then(Value::as_str) {
-            Some(text) => format!("{figure}{}", Element::new("span").a("class", "ci").a("title", text).text("†").close()),
+            Some(text) => {
+                format!("{figure}{}", Element::new("span").a("class", "ci").a("title", text).text("†").close())
+            }
             None => figure,
         }
     }

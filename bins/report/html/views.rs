@@ -240,7 +240,8 @@ fn separation_table(page: &Page) -> String {
         .enumerate()
         .map(|(i, pair)| {
             let at = |key: &str| format!("/rank_separation/{i}/{key}");
-            let name = |key: &str| svg::text(crate::labels::label(pair[key].as_str().unwrap_or_default(), &page.inputs.table));
+            let name =
+                |key: &str| svg::text(crate::labels::label(pair[key].as_str().unwrap_or_default(), &page.inputs.table));
             vec![
                 name("better"),
                 name("worse"),
@@ -260,7 +261,8 @@ fn separation_table(page: &Page) -> String {
             ]
         })
         .collect();
-    let headers = ["Better", "Next", "Shared rounds", "E2E p99 difference [95 %]", "Told apart", "Rounds to tell apart (about)"];
+    let headers =
+        ["Better", "Next", "Shared rounds", "E2E p99 difference [95 %]", "Told apart", "Rounds to tell apart (about)"];
     format!(
         "{}<p class=\"note\">A seeded paired bootstrap over the rounds both providers completed, on the ranking key. \
          Where the 95 % interval holds zero, or the shared rounds are fewer than a p99 needs for any 95 % \

@@ -345,7 +345,8 @@ mod tests {
             naive.sort_by(f64::total_cmp);
             let (low, high) = settings.bound_ranks();
             assert_eq!((fast.low, fast.high), (naive[low - 1], naive[high - 1]), "p{k}");
-            let point = Samples::new(b.iter().copied()).upper(k).unwrap() - Samples::new(a.iter().copied()).upper(k).unwrap();
+            let point =
+                Samples::new(b.iter().copied()).upper(k).unwrap() - Samples::new(a.iter().copied()).upper(k).unwrap();
             assert_eq!(fast.estimate, point);
         }
     }

@@ -164,7 +164,9 @@ impl GroupMetrics {
             "task_success_rate" => self.task_success_rate_detail.interval,
             "failure_rate" => self.failure_rate_detail.interval,
             "reasoning_emission_rate" => self.reasoning_emission_detail.interval,
-            other => other.strip_suffix("_rate").and_then(|label| self.failures.failure_class_intervals.get(label).copied()),
+            other => {
+                other.strip_suffix("_rate").and_then(|label| self.failures.failure_class_intervals.get(label).copied())
+            }
         }?;
         Some(ColumnInterval::Bounds { lower: interval.lower, upper: interval.upper })
     }
@@ -174,7 +176,11 @@ impl GroupMetrics {
     pub fn interval_keys(column: Column) -> Option<(String, String, Option<String>)> {
         if let Some(k) = column.percentile {
             let base = format!("{}/percentiles/p{k}", column.metric.summary?);
-            return Some((format!("{base}/interval/lower"), format!("{base}/interval/upper"), Some(format!("{base}/note"))));
+            return Some((
+                format!("{base}/interval/lower"),
+                format!("{base}/interval/upper"),
+                Some(format!("{base}/note")),
+            ));
         }
         let key = column.key();
         let base = match key.as_str() {
@@ -195,7 +201,10 @@ impl GroupMetrics {
 /// A figure's 95 % interval, as [`GroupMetrics::interval`] finds it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ColumnInterval<'a> {
-    Bounds { lower: f64, upper: f64 },
+    Bounds {
+        lower: f64,
+        upper: f64,
+    },
     /// Samples too few for any 95 % interval: what the figure is instead.
     TooFewSamples(&'a str),
 }
@@ -317,7 +326,13 @@ mod tests {
         let value = |v: f64| PercentileValue {
             value: Some(v),
             rank: Some(2),
-            interval: Some(PercentileInterval { lower: v - 0.5, upper: v + 0.5, lower_rank: 1, upper_rank: 3, coverage: 0.96 }),
+            interval: Some(PercentileInterval {
+                lower: v - 0.5,
+                upper: v + 0.5,
+                lower_rank: 1,
+                upper_rank: 3,
+                coverage: 0.96,
+            }),
             note: None,
         };
         Summary {
