@@ -7,17 +7,25 @@
 //! over the concatenated samples, never averaged from the family rows.
 use crate::join::{Observation, ResponseFacts};
 use inferbench_contract::documents::{
-    Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries, Percentiles, PriceUsd,
-    RateDetail, StreamDiagnostics, Summary, Usage,
+    Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries, PercentileInterval,
+    PercentileValue, Percentiles, PriceUsd, RateDetail, RateInterval, StreamDiagnostics, Summary, Usage,
 };
 use inferbench_contract::metrics::{self as catalogue, Metric};
 use inferbench_contract::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
 use inferbench_inputs::providers::Price;
+use inferbench_judge::interval;
 use inferbench_judge::percentile::{self, Samples};
 
 /// A rate with the counts it came from.
 fn rate_detail(numerator: i64, denominator: i64, missing_sample_count: i64) -> RateDetail {
-    RateDetail { value: rate(numerator, denominator), numerator, denominator, missing_sample_count }
+    let interval = wilson(numerator, denominator);
+    RateDetail { value: rate(numerator, denominator), numerator, denominator, missing_sample_count, interval }
+}
+
+/// The 95 % Wilson score interval of `numerator / denominator`; `None` for an empty group.
+pub fn wilson(numerator: i64, denominator: i64) -> Option<RateInterval> {
+    let (lower, upper) = interval::wilson(numerator.max(0) as u64, denominator.max(0) as u64)?;
+    Some(RateInterval { lower, upper })
 }
 
 /// `numerator / denominator`, or `None` for an empty group.
@@ -30,7 +38,14 @@ pub fn rate(numerator: i64, denominator: i64) -> Option<f64> {
 fn failure_counts(observations: &[&Observation]) -> FailureCounts {
     let counts = OperationalOutcome::FAILURES
         .map(|class| observations.iter().filter(|o| o.response.operational_outcome == class).count() as i64);
-    FailureCounts::new(counts, observations.len() as i64)
+    let mut failures = FailureCounts::new(counts, observations.len() as i64);
+    let intervals = failures
+        .classes()
+        .into_iter()
+        .filter_map(|(class, count, _)| Some((class.label().to_string(), wilson(count, observations.len() as i64)?)))
+        .collect();
+    failures.failure_class_intervals = intervals;
+    failures
 }
 
 /// How the 2xx streams that ended by themselves ended, and whether usage agrees with the
@@ -141,8 +156,45 @@ fn summary(obs: &[&Observation], metric: &'static Metric, sample: fn(&ResponseFa
         submitted_count: submitted,
         missing_sample_count: submitted - population,
         population_rate: rate(population, submitted),
-        percentiles: Percentiles::new(|level| samples.column(metric.at(level))),
+        percentiles: Percentiles::new(|level| percentile_value(&samples, metric, level)),
     }
+}
+
+/// A percentile with its 95 % interval, or with the note that its samples are too few for one.
+fn percentile_value(samples: &Samples, metric: &'static Metric, level: u64) -> PercentileValue {
+    let Some(estimate) = samples.column_with_interval(metric.at(level)) else {
+        return PercentileValue::NONE;
+    };
+    let (interval, note) = match estimate.interval {
+        Ok(b) => (
+            Some(PercentileInterval {
+                lower: b.lower,
+                upper: b.upper,
+                lower_rank: b.lower_rank as i64,
+                upper_rank: b.upper_rank as i64,
+                coverage: b.coverage,
+            }),
+            None,
+        ),
+        Err(max_coverage) => (None, Some(too_few_note(metric, level, estimate.rank, estimate.samples, max_coverage))),
+    };
+    PercentileValue { value: Some(estimate.value), rank: Some(estimate.rank as i64), interval, note }
+}
+
+/// `p99 of 18 samples: the maximum; no 95 % interval (the whole range covers 16.5 %)`.
+fn too_few_note(metric: &'static Metric, level: u64, rank: u64, n: u64, max_coverage: f64) -> String {
+    let floor = if metric.at(level).is_floor() { " floor" } else { "" };
+    let which = match rank {
+        _ if n == 1 => "the only sample".to_string(),
+        1 => "the minimum".to_string(),
+        r if r == n => "the maximum".to_string(),
+        r => format!("the sample at rank {r}"),
+    };
+    let plural = if n == 1 { "" } else { "s" };
+    format!(
+        "p{level}{floor} of {n} sample{plural}: {which}; no 95 % interval (the whole range covers {:.1} %)",
+        max_coverage * 100.0
+    )
 }
 
 fn usage_and_cost(obs: &[&Observation], price: Price) -> (Usage, Cost) {
@@ -223,7 +275,13 @@ mod tests {
         assert_eq!((m.value(TTFA.at(50)), m.value(TTFA.at(99))), (Some(50.0), Some(150.0)));
         assert_eq!(
             m.task_success_rate_detail,
-            RateDetail { value: Some(2.0 / 3.0), numerator: 2, denominator: 3, missing_sample_count: 0 }
+            RateDetail {
+                value: Some(2.0 / 3.0),
+                numerator: 2,
+                denominator: 3,
+                missing_sample_count: 0,
+                interval: wilson(2, 3)
+            }
         );
     }
 
@@ -266,7 +324,7 @@ mod tests {
         assert_eq!((m.correct_count, m.failed_request_count, m.task_success_rate), (0, 1, None));
         assert_eq!(
             m.task_success_rate_detail,
-            RateDetail { value: None, numerator: 0, denominator: 0, missing_sample_count: 3 }
+            RateDetail { value: None, numerator: 0, denominator: 0, missing_sample_count: 3, interval: None }
         );
     }
 

@@ -15,6 +15,7 @@ mod load;
 mod metrics;
 mod output;
 mod pooled;
+mod separation;
 mod timeline;
 
 use clap::Parser;

@@ -5,7 +5,8 @@ use crate::comparisons;
 use crate::group::{self, GroupInput};
 use crate::join::{Joined, Observation};
 use crate::pooled;
-use inferbench_contract::documents::{GroupMetrics, PooledMetrics, ProviderEligibility};
+use crate::separation;
+use inferbench_contract::documents::{GroupMetrics, PooledMetrics, ProviderEligibility, RankSeparation};
 use inferbench_contract::vocab::TaskFamily;
 use inferbench_inputs::providers::ProviderTable;
 use inferbench_judge::rules::Rules;
@@ -22,6 +23,8 @@ pub struct Computed {
     pub ranking: Vec<String>,
     /// Each provider's eligibility for the paired comparisons, by name.
     pub paired: Vec<ProviderEligibility>,
+    /// Whether each pair of adjacent ranked providers is told apart, in ranking order.
+    pub separations: Vec<RankSeparation>,
 }
 
 /// Computes the metrics of a joined run under inferbench's rules.
@@ -74,7 +77,8 @@ pub fn compute_with(
         family_rows.extend(rows);
     }
     let ranking = pooled::rank(&mut pooled_rows);
-    Computed { families: family_rows, pooled: pooled_rows, ranking, paired }
+    let separations = separation::separate(&ranking, &joined.observations, &mut pooled_rows);
+    Computed { families: family_rows, pooled: pooled_rows, ranking, paired, separations }
 }
 
 #[cfg(test)]

@@ -14,6 +14,13 @@ use inferbench_contract::vocab::TaskFamily;
 
 pub const PERCENTILE_CONVENTION: &str =
     "nearest-rank, integer ranks: upper pK = ceil(K·n/100); lower floor pK = n − ceil(K·n/100) + 1";
+
+/// `metrics.json`'s convention: the percentiles and their intervals.
+pub const METRICS_PERCENTILE_CONVENTION: &str =
+    "nearest-rank, integer ranks: upper pK = ceil(K·n/100); lower floor pK = n − ceil(K·n/100) + 1; each with a \
+     95 % distribution-free interval [x(l), x(u)] of order statistics: l and u widened one rank at a time on both \
+     sides of the point rank (within 1..n) until P(l ≤ B < u) ≥ 0.95, B ~ Binomial(n, q), q = K/100 (upper) or \
+     1 − K/100 (floor); none when even [x(1), x(n)] falls short; rates with 95 % Wilson score intervals";
 pub const TIE_RULE: &str = "exact E2E ties split one round's credit equally (1/k each)";
 
 /// Who the run belongs to.
@@ -28,7 +35,7 @@ pub fn metrics_doc(id: &RunIdentity, computed: &Computed) -> MetricsDocument {
         metrics_version: METRICS_VERSION.to_string(),
         benchmark_slug: id.benchmark_slug.to_string(),
         run_id: id.run_id.to_string(),
-        percentile_convention: PERCENTILE_CONVENTION.to_string(),
+        percentile_convention: METRICS_PERCENTILE_CONVENTION.to_string(),
         eligibility: EligibilityPolicy {
             min_task_success_rate: MIN_SUCCESS_PERCENT as f64 / 100.0,
             max_failure_rate: MAX_FAILURE_PERCENT as f64 / 100.0,
@@ -36,6 +43,8 @@ pub fn metrics_doc(id: &RunIdentity, computed: &Computed) -> MetricsDocument {
         task_family_metrics: computed.families.clone(),
         combined_provider_metrics: computed.pooled.clone(),
         ranking: computed.ranking.clone(),
+        rank_separation: computed.separations.clone(),
+        rank_separation_method: crate::separation::METHOD.to_string(),
         load: None,
         provenance: id.provenance.clone(),
     }

@@ -73,6 +73,7 @@ pub fn assess_with(
         eligible: reasons.is_empty(),
         ineligibility_reasons: reasons,
         ineligibility_details: details,
+        rank_range: None,
         rank: None,
         metrics,
     }
@@ -407,6 +408,7 @@ mod tests {
                 numerator: correct,
                 denominator: 100,
                 missing_sample_count: 0,
+                interval: None,
             },
             ..row_template()
         };

@@ -2,6 +2,7 @@
 //! rates as percentages with two decimals (`95.83%`), `unavailable` for a missing value, and
 //! GitHub pipe tables whose cells cannot break the table.
 
+use inferbench_contract::documents::{ColumnInterval, GroupMetrics};
 use inferbench_contract::metrics::{self, Column, Unit};
 
 /// The text shown for a value that does not exist (no samples, empty group).
@@ -57,6 +58,26 @@ pub fn value(column: Column, x: Option<f64>) -> String {
         Unit::Fraction => percent(x),
         Unit::Tokens => x.map_or_else(|| UNAVAILABLE.to_string(), |v| fixed(v, 0)),
         Unit::Ms | Unit::TokensPerSecond => figure(x),
+    }
+}
+
+/// What the brackets and the dagger of [`with_interval`] mean, for a table's note.
+pub const INTERVAL_NOTE: &str = "Brackets hold each figure's 95 % confidence interval: for a percentile, the \
+distribution-free interval between two order statistics of the samples; for a rate, the Wilson score interval. \
+† marks a percentile whose samples are too few for any 95 % interval (a p99 of fewer than 299 samples, a p95 of \
+fewer than 59, a median of fewer than 6): it is only the sample at its rank, e.g. a p99 of 18 samples is their \
+maximum.";
+
+/// A figure of `row` with its 95 % interval, `1,234.5 [1,100.2–1,400.0]`, or marked `†` when
+/// its samples are too few for one; the bare figure when it has no interval (or is null).
+pub fn with_interval(row: &GroupMetrics, column: Column) -> String {
+    let shown = value(column, row.value(column));
+    match row.interval(column) {
+        Some(ColumnInterval::Bounds { lower, upper }) => {
+            format!("{shown} [{}–{}]", value(column, Some(lower)), value(column, Some(upper)))
+        }
+        Some(ColumnInterval::TooFewSamples(_)) => format!("{shown}†"),
+        None => shown,
     }
 }
 

@@ -3,7 +3,7 @@
 //! so an unranked provider stays visible with the reasons it was not ranked.
 use crate::format::{self, Table};
 use crate::labels::label;
-use inferbench_contract::documents::{GroupMetrics, PooledMetrics};
+use inferbench_contract::documents::{GroupMetrics, PooledMetrics, RankSeparation};
 use inferbench_contract::metrics::{
     Column, E2E_LATENCY, FAILURE, OUTPUT_TOKENS_PER_SECOND, RANKING, TASK_SUCCESS, TTFA,
 };
@@ -35,8 +35,9 @@ pooled requests. Tokens/s p50 is the median visible-answer speed; the tokens/s p
 speed that at least 95% of the provider's complete responses reached (the slow end), not an \
 upper-tail speed. Failed requests are \
 excluded from latency and speed but stay in the task-success denominator. Percentiles are \
-nearest-rank over the observed samples, not confidence intervals. Only eligible providers are \
-ranked, by pooled E2E p99; an unranked provider shows `—` and the reasons it was not ranked.";
+nearest-rank over the observed samples. Only eligible providers are \
+ranked, by pooled E2E p99; an unranked provider shows `—` and the reasons it was not ranked, and \
+providers the run cannot tell apart share a rank range (`1–2`).";
 
 /// Ranked providers in rank order, then the others by pooled E2E p99 (missing last), then
 /// name. The pooled summary uses the same order, so the two tables read in step.
@@ -60,20 +61,75 @@ pub fn by_e2e_p99(a: &GroupMetrics, b: &GroupMetrics) -> Ordering {
 }
 
 /// The section's lines.
-pub fn section(pooled: &[PooledMetrics], table: &ProviderTable) -> Vec<String> {
+pub fn section(pooled: &[PooledMetrics], separations: &[RankSeparation], table: &ProviderTable) -> Vec<String> {
     let mut t = Table::new(&headers());
     for row in order(pooled) {
         let m = &row.metrics;
-        let mut cells = vec![rank(row.rank), label(&m.provider, table).to_string()];
-        cells.extend(FIGURES.iter().map(|c| format::value(*c, m.value(*c))));
+        let mut cells = vec![rank_label(row), label(&m.provider, table).to_string()];
+        cells.extend(FIGURES.iter().map(|c| format::with_interval(m, *c)));
         cells.push(eligibility(row));
         t.row(cells);
     }
     let mut lines = vec!["## Leaderboard".to_string(), String::new()];
     lines.extend(t.lines());
-    lines.extend([String::new(), NOTE.to_string()]);
+    lines.extend([String::new(), NOTE.to_string(), String::new(), format::INTERVAL_NOTE.to_string()]);
+    lines.extend(separation_lines(separations, table));
     lines
 }
+
+/// The rank, or the range it shares with neighbours the run cannot tell apart (`1–3`).
+pub fn rank_label(row: &PooledMetrics) -> String {
+    match (&row.rank_range, row.rank) {
+        (Some(range), Some(_)) => range.label.clone(),
+        (_, rank) => self::rank(rank),
+    }
+}
+
+/// Adjacent ranked providers: told apart or not, and about how many rounds would.
+pub fn separation_lines(separations: &[RankSeparation], table: &ProviderTable) -> Vec<String> {
+    if separations.is_empty() {
+        return Vec::new();
+    }
+    let mut t = Table::new(&[
+        "Better",
+        "Next",
+        "Shared rounds",
+        "E2E p99 difference, ms [95 % interval]",
+        "Told apart",
+        "Rounds to tell apart (about)",
+    ]);
+    for s in separations {
+        let difference = match (s.difference, s.lower, s.upper) {
+            (Some(d), Some(lo), Some(hi)) => {
+                format!("{} [{}–{}]", format::figure(Some(d)), format::figure(Some(lo)), format::figure(Some(hi)))
+            }
+            _ => format::UNAVAILABLE.to_string(),
+        };
+        let rounds = s.rounds_to_separate.map_or_else(|| "—".to_string(), |r| format::fixed(r as f64, 0));
+        t.row(vec![
+            label(&s.better, table).to_string(),
+            label(&s.worse, table).to_string(),
+            s.shared_rounds.to_string(),
+            difference,
+            match s.distinguishable {
+                true => "yes".to_string(),
+                false if s.shared_rounds < s.min_rounds => format!("no: fewer than {} rounds", s.min_rounds),
+                false => "no".to_string(),
+            },
+            rounds,
+        ]);
+    }
+    let mut lines = vec![String::new(), "### Which ranks the run tells apart".to_string(), String::new()];
+    lines.extend(t.lines());
+    lines.extend([String::new(), SEPARATION_NOTE.to_string()]);
+    lines
+}
+
+const SEPARATION_NOTE: &str = "Each pair of adjacent ranked providers is compared by a seeded paired bootstrap over \
+the rounds both completed, on the ranking key (pooled E2E p99: the next provider's minus the better one's). When the \
+95 % interval holds zero, or the shared rounds are fewer than a p99 needs for any 95 % interval (299), the run cannot tell them apart and they share a rank range (`2–4`). The rounds to tell them \
+apart are a projection from the resampled differences' spread, which shrinks as 1/√rounds; `—` when no difference \
+was observed.";
 
 pub fn rank(rank: Option<i64>) -> String {
     rank.map_or_else(|| "—".to_string(), |r| r.to_string())
@@ -95,7 +151,7 @@ mod tests {
     #[test]
     fn ranked_providers_come_first_and_an_ineligible_one_shows_a_dash_and_its_reason() {
         let inputs = sample::inputs();
-        let lines = section(&inputs.metrics.combined_provider_metrics, &inputs.table);
+        let lines = section(&inputs.metrics.combined_provider_metrics, &inputs.metrics.rank_separation, &inputs.table);
         assert_eq!(lines[2], format!("| {} |", headers().join(" | ")));
         assert_eq!(
             lines[2],

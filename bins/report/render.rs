@@ -30,7 +30,7 @@ pub fn render(inputs: &ReportInputs) -> String {
     }
     join([
         header(inputs, &families),
-        leaderboard::section(&m.combined_provider_metrics, &inputs.table),
+        leaderboard::section(&m.combined_provider_metrics, &m.rank_separation, &inputs.table),
         speed::section(&m.combined_provider_metrics, &inputs.table),
         results::pooled_section(&m.combined_provider_metrics, required, &inputs.table),
         results::family_sections(&m.task_family_metrics, &families, required, &inputs.table),
@@ -202,7 +202,7 @@ fn provenance(inputs: &ReportInputs) -> Vec<String> {
             "- Tokenizer: {} ({}), vocabulary SHA-256 `{}`.",
             lock.tokenizer.encoding, lock.tokenizer.implementation, lock.tokenizer.vocabulary_sha256
         ),
-        format!("- Percentiles: {}. No confidence intervals are computed.", inputs.metrics.percentile_convention),
+        format!("- Percentiles: {}.", inputs.metrics.percentile_convention),
     ]);
     if let Some(parity) = &inputs.parity {
         lines.extend(crate::parity::lines(parity, &inputs.table));

@@ -15,7 +15,9 @@ const POOLED_NOTE: &str = "Pooled percentiles are computed directly over the con
 of all task families, not averaged from the family percentiles. Pooling is balanced when every \
 family has the same number of submitted requests; an unbalanced provider is not ranked. Rates are \
 shares of submitted requests; `unavailable` means the metric had no samples. The failure rate \
-also counts HTTP 1xx/3xx responses, shown as HTTP 1xx/3xx below.";
+also counts HTTP 1xx/3xx responses, shown as HTTP 1xx/3xx below. Brackets hold 95 % confidence \
+intervals (order statistics for a percentile, Wilson for a rate); † marks a percentile with too few \
+samples for one.";
 
 /// What each of the three tables shows, in a sentence.
 fn group_note(group: Group) -> &'static str {
@@ -47,7 +49,13 @@ fn in_group(required: &[String], group: Group) -> Vec<&String> {
 /// The formatted cells of `row` for `columns`. `inputs::check` made sure the format has every
 /// required column.
 fn cells(row: &GroupMetrics, columns: &[&String]) -> Vec<String> {
-    columns.iter().map(|name| column(name, row.column(name).flatten())).collect()
+    columns
+        .iter()
+        .map(|name| {
+            metrics::column(name)
+                .map_or_else(|| column(name, row.column(name).flatten()), |c| crate::format::with_interval(row, c))
+        })
+        .collect()
 }
 
 fn headings(first: &[&str], columns: &[&String]) -> Vec<String> {
@@ -64,7 +72,7 @@ pub fn pooled_section(pooled: &[PooledMetrics], required: &[String], table: &Pro
         }
         let mut t = Table::new(&headings(&["Rank", "Provider"], &columns));
         for row in &ordered {
-            let mut row_cells = vec![leaderboard::rank(row.rank), label(&row.metrics.provider, table).to_string()];
+            let mut row_cells = vec![leaderboard::rank_label(row), label(&row.metrics.provider, table).to_string()];
             row_cells.extend(cells(&row.metrics, &columns));
             t.row(row_cells);
         }

@@ -4,7 +4,8 @@ use crate::inputs::ReportInputs;
 use inferbench_contract::documents::{
     ComparisonsDocument, Cost, EligibilityPolicy, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics,
     MetricSummaries, MetricsDocument, PairRow, PercentileValue, Percentiles, PooledMetrics, PriceUsd, Provenance,
-    ProviderEligibility, RateDetail, StreamDiagnostics, Summary, Usage, WinRow, METRICS_VERSION,
+    ProviderEligibility, RankRange, RankSeparation, RateDetail, StreamDiagnostics, Summary, Usage, WinRow,
+    METRICS_VERSION,
 };
 use inferbench_contract::lock::{Lock, LockSelection, LockTokenizer};
 use inferbench_inputs::providers::ProviderTable;
@@ -32,7 +33,7 @@ pub fn provider_table() -> ProviderTable {
 
 /// A summary of `population` samples out of 600 with percentiles `[p50, p95, p99]`.
 fn summary(population: i64, [p50, p95, p99]: [Option<f64>; 3]) -> Summary {
-    let value = |value| PercentileValue { value };
+    let value = |value| PercentileValue { value, ..PercentileValue::NONE };
     Summary {
         population_count: population,
         submitted_count: 600,
@@ -43,7 +44,7 @@ fn summary(population: i64, [p50, p95, p99]: [Option<f64>; 3]) -> Summary {
 }
 
 fn detail(value: f64, numerator: i64, denominator: i64) -> RateDetail {
-    RateDetail { value: Some(value), numerator, denominator, missing_sample_count: 600 - denominator }
+    RateDetail { value: Some(value), numerator, denominator, missing_sample_count: 600 - denominator, interval: None }
 }
 
 /// A metrics row of 600 requests. `e2e` = (p50, p99); rates are fractions; every failure is a
@@ -142,6 +143,7 @@ fn pooled((p, e2e, s, f): (&str, (f64, f64), f64, f64)) -> PooledMetrics {
         eligible: reasons.is_empty(),
         ineligibility_details: reasons.clone(),
         ineligibility_reasons: reasons,
+        rank_range: rank.map(|r| RankRange::new(r, r)),
         rank,
     }
 }
@@ -168,6 +170,19 @@ pub fn metrics_document() -> MetricsDocument {
         task_family_metrics: families,
         combined_provider_metrics: PROVIDERS.map(pooled).to_vec(),
         ranking: vec!["b".into(), "a".into()],
+        rank_separation: vec![RankSeparation {
+            better: "b".into(),
+            worse: "a".into(),
+            key: "e2e_latency_p99".into(),
+            shared_rounds: 600,
+            difference: Some(120.5),
+            lower: Some(40.0),
+            upper: Some(210.25),
+            min_rounds: 299,
+            distinguishable: true,
+            rounds_to_separate: Some(260),
+        }],
+        rank_separation_method: "paired bootstrap".into(),
         load: None,
         provenance: provenance(),
     }

@@ -16,6 +16,7 @@ mod notebooks;
 mod operator;
 mod ops;
 mod pipeline;
+mod ranks;
 mod reference;
 mod resume;
 mod search;

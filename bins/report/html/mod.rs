@@ -48,6 +48,7 @@ mod views;
 use crate::format::fixed;
 use crate::inputs::ReportInputs;
 use crate::labels::label;
+use inferbench_contract::documents::GroupMetrics;
 use inferbench_contract::metrics::{Column, Unit};
 use inferbench_contract::Error;
 use inferbench_store::run::RunDir;
@@ -246,6 +247,32 @@ impl<'a> Page<'a> {
     /// shown as its unit is.
     pub fn pooled_figure(&self, p: &Provider, column: Column) -> String {
         self.metric(&self.pooled(p, column), Kind::of(column))
+    }
+
+    /// [`Page::pooled_figure`] followed by its 95 % interval, each bound marked with its pointer
+    /// (`[1.02 s – 1.31 s]`), or by a dagger whose title is the note when the samples are too
+    /// few for an interval.
+    pub fn pooled_figure_with_interval(&self, p: &Provider, column: Column) -> String {
+        let figure = self.pooled_figure(p, column);
+        let Some((lower, upper, note)) = GroupMetrics::interval_keys(column) else {
+            return figure;
+        };
+        let (lower, upper) = (self.pooled(p, lower), self.pooled(p, upper));
+        if self.metrics.pointer(&lower).is_some_and(Value::is_number) {
+            let kind = Kind::of(column);
+            return format!(
+                "{figure} <span class=\"ci\">[{} – {}]</span>",
+                self.metric(&lower, kind),
+                self.metric(&upper, kind)
+            );
+        }
+        let note = note.map(|n| self.pooled(p, n));
+        match note.as_deref().and_then(|n| self.metrics.pointer(n)).and_then(Value::as_str) {
+            Some(text) => {
+                format!("{figure}{}", Element::new("span").a("class", "ci").a("title", text).text("†").close())
+            }
+            None => figure,
+        }
     }
 
     /// The pointer of a provider × family row's key, when the row exists.

@@ -214,6 +214,64 @@ fn figures(page: &Page, p: &Provider, columns: &[Column]) -> Vec<String> {
     columns.iter().map(|c| page.pooled_figure(p, *c)).collect()
 }
 
+/// A provider's rank, followed by the range it shares with neighbours the run cannot tell
+/// apart from it, when that range spans more than its own rank.
+fn rank_cell(page: &Page, p: &Provider) -> String {
+    let rank = page.metric(&page.pooled(p, "rank"), Kind::Count);
+    let range = page.pooled(p, "rank_range");
+    let (first, last) = (page.value(&format!("{range}/first")), page.value(&format!("{range}/last")));
+    match (first, last) {
+        (Some(first), Some(last)) if first != last => format!(
+            "{rank} <span class=\"ci\">({}–{})</span>",
+            page.metric(&format!("{range}/first"), Kind::Count),
+            page.metric(&format!("{range}/last"), Kind::Count)
+        ),
+        _ => rank,
+    }
+}
+
+/// Adjacent ranked providers: told apart by the run or not, and about how many rounds would.
+fn separation_table(page: &Page) -> String {
+    let Some(pairs) = page.metrics["rank_separation"].as_array().filter(|p| !p.is_empty()) else {
+        return String::new();
+    };
+    let rows: Vec<Vec<String>> = pairs
+        .iter()
+        .enumerate()
+        .map(|(i, pair)| {
+            let at = |key: &str| format!("/rank_separation/{i}/{key}");
+            let name =
+                |key: &str| svg::text(crate::labels::label(pair[key].as_str().unwrap_or_default(), &page.inputs.table));
+            vec![
+                name("better"),
+                name("worse"),
+                page.metric(&at("shared_rounds"), Kind::Count),
+                format!(
+                    "{} [{} – {}]",
+                    page.metric(&at("difference"), Kind::DiffMs),
+                    page.metric(&at("lower"), Kind::DiffMs),
+                    page.metric(&at("upper"), Kind::DiffMs)
+                ),
+                match (pair["distinguishable"].as_bool(), pair["shared_rounds"].as_i64(), pair["min_rounds"].as_i64()) {
+                    (Some(true), _, _) => "yes".to_string(),
+                    (_, Some(n), Some(min)) if n < min => format!("no: fewer than {min} rounds"),
+                    _ => "no".to_string(),
+                },
+                page.metric(&at("rounds_to_separate"), Kind::Count),
+            ]
+        })
+        .collect();
+    let headers =
+        ["Better", "Next", "Shared rounds", "E2E p99 difference [95 %]", "Told apart", "Rounds to tell apart (about)"];
+    format!(
+        "{}<p class=\"note\">A seeded paired bootstrap over the rounds both providers completed, on the ranking key. \
+         Where the 95 % interval holds zero, or the shared rounds are fewer than a p99 needs for any 95 % \
+         interval (299), the run cannot order the pair, and they share a rank range. The rounds \
+         to tell them apart are projected from the resampled differences' spread (it shrinks as 1/√rounds).</p>",
+        table("Which ranks the run tells apart", &headers, &rows)
+    )
+}
+
 pub fn leaderboard(page: &Page) -> String {
     let mut headers = vec!["Rank".to_string(), "Provider".to_string()];
     headers.extend(headings(&LEADERBOARD));
@@ -223,8 +281,8 @@ pub fn leaderboard(page: &Page) -> String {
         .iter()
         .map(|p| {
             let m = |key: &str, kind| page.metric(&page.pooled(p, key), kind);
-            let mut cells = vec![m("rank", Kind::Count), name(p)];
-            cells.extend(figures(page, p, &LEADERBOARD));
+            let mut cells = vec![rank_cell(page, p), name(p)];
+            cells.extend(LEADERBOARD.iter().map(|c| page.pooled_figure_with_interval(p, *c)));
             cells.extend([m("cost/total_cost_usd", Kind::Usd), samples(page, p, E2E_LATENCY), status(page, p)]);
             cells
         })
@@ -242,7 +300,13 @@ pub fn leaderboard(page: &Page) -> String {
         "Which LLM inference provider ranks first? The leaderboard",
         "One row per provider, best first. Lower latency is better, higher tokens per second and task success are \
          better; the balanced pooled figures weigh every task family equally.",
-        &format!("{}<p class=\"note\">{policy}</p>{}", table("", &headers, &rows), reason_list(page)),
+        &format!(
+            "{}<p class=\"note\">{policy} Brackets hold 95 % confidence intervals (order statistics for a \
+             percentile, Wilson for a rate); † marks a percentile with too few samples for one (hover for why).</p>{}{}",
+            table("", &headers, &rows),
+            reason_list(page),
+            separation_table(page)
+        ),
     )
 }
 

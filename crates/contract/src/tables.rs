@@ -357,7 +357,7 @@ macro_rules! metric_table {
 /// fractions in [0, 1]; percentiles are nearest-rank over the group's non-null samples
 /// (milliseconds, tokens or tokens/s), null for an empty population.
 macro_rules! metric_table_with_percentiles {
-    ([$($head:tt)*] $($(#[$pdoc:meta])* $percentile:ident = $summary:ident . $level:ident,)*) => {
+    ([$($head:tt)*] $($(#[$pdoc:meta])* $percentile:ident ($lower:ident, $upper:ident) = $summary:ident . $level:ident,)*) => {
         metric_table_columns! { $($head)* ;
             /// Requests of the group in `schedule.parquet`.
             scheduled_count: i64 = scheduled_count,
@@ -375,8 +375,14 @@ macro_rules! metric_table_with_percentiles {
             incorrect_result_count: i64 = incorrect_result_count,
             /// `correct_count / submitted_count`; null for an empty group.
             task_success_rate: Option<f64> = task_success_rate,
+            /// The task success rate's 95 % Wilson score interval; null when the rate is.
+            task_success_rate_lower: Option<f64> = task_success_rate_detail.lower(),
+            task_success_rate_upper: Option<f64> = task_success_rate_detail.upper(),
             /// `failed_request_count / submitted_count`; null for an empty group.
             failure_rate: Option<f64> = failure_rate,
+            /// The failure rate's 95 % Wilson score interval; null when the rate is.
+            failure_rate_lower: Option<f64> = failure_rate_detail.lower(),
+            failure_rate_upper: Option<f64> = failure_rate_detail.upper(),
             /// Each failure class's responses / submitted.
             timeout_rate: Option<f64> = failures.timeout_rate,
             http_429_rate: Option<f64> = failures.http_429_rate,
@@ -390,6 +396,13 @@ macro_rules! metric_table_with_percentiles {
             /// Responses with reasoning before the first answer token / responses with a TTFA.
             reasoning_emission_rate: Option<f64> = reasoning_emission_rate,
             $($(#[$pdoc])* $percentile: Option<f64> = percentiles.$percentile,)*
+            $(
+                /// The lower bound of the percentile's 95 % interval; null without samples or
+                /// when too few samples allow none.
+                $lower: Option<f64> = summaries.$summary.percentiles.$level.lower(),
+                /// The upper bound of the percentile's 95 % interval.
+                $upper: Option<f64> = summaries.$summary.percentiles.$level.upper(),
+            )*
             /// Samples behind the TTFA, E2E and speed percentiles.
             ttfa_population: i64 = summaries.ttfa_ms.population_count,
             e2e_latency_population: i64 = summaries.e2e_latency_ms.population_count,
@@ -422,7 +435,7 @@ macro_rules! metric_table_columns {
         { $($(#[$lmeta:meta])* $lead:ident : $lty:ty = $lval:expr,)* }
         { $($(#[$tmeta:meta])* $trail:ident : $tty:ty = $tval:expr,)* }
         ;
-        $($(#[$cmeta:meta])* $column:ident : $cty:ty = $($field:ident).+,)*
+        $($(#[$cmeta:meta])* $column:ident : $cty:ty = $($field:ident).+ $(($($call:tt)*))?,)*
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -438,7 +451,7 @@ macro_rules! metric_table_columns {
                 let metrics: &GroupMetrics = $group;
                 $name {
                     $($lead: $lval,)*
-                    $($column: metrics.$($field).+,)*
+                    $($column: metrics.$($field).+ $(($($call)*))?,)*
                     $($trail: $tval,)*
                 }
             }
@@ -485,6 +498,10 @@ metric_table! {
         /// 1-based rank among eligible providers by pooled E2E p99 (then name); null when not
         /// ranked.
         rank: Option<i64> = pooled.rank,
+        /// The first and last rank of the range the provider shares with neighbours the run
+        /// cannot tell apart from it (`metrics.json`'s `rank_range`); null when not ranked.
+        rank_first: Option<i64> = pooled.rank_range.as_ref().map(|r| r.first),
+        rank_last: Option<i64> = pooled.rank_range.as_ref().map(|r| r.last),
     }
 }
 impl Table for PooledRow {

@@ -10,7 +10,9 @@
 //! - [`tokenizer`]: the o200k tokenizer every token count uses.
 //! - [`rules`]: inferbench's scoring rules, or the reference runner's where they differ.
 //! - [`percentile`]: nearest-rank percentiles in integer ranks.
+//! - [`interval`]: their distribution-free confidence intervals, and Wilson intervals of rates.
 
+pub mod interval;
 pub mod percentile;
 pub mod rules;
 pub mod sse;

@@ -16,6 +16,7 @@
 //! `ib-aggregate` computes every percentile of `metrics.json` with it and `ib-watch` its live
 //! p50s, so a finished run's live figures are the metrics' figures over the same samples.
 
+use crate::interval::QuantileInterval;
 use inferbench_contract::metrics::Column;
 
 /// The ascending samples of one metric.
@@ -61,6 +62,34 @@ impl Samples {
         }
     }
 
+    /// A catalogue column's percentile with its 95 % order-statistic interval
+    /// ([`crate::interval`]); `None` without samples, or for a rate. A floor pK estimates the
+    /// (100 − K)th percentile, so its interval is that quantile's.
+    pub fn column_with_interval(&self, column: Column) -> Option<Estimate> {
+        let k = column.percentile?;
+        let n = self.0.len() as u64;
+        if n == 0 {
+            return None;
+        }
+        let (rank, p) = if column.is_floor() {
+            (n - ceil_percent(k, n) + 1, (100 - k) as f64 / 100.0)
+        } else {
+            (ceil_percent(k, n).max(1), k as f64 / 100.0)
+        };
+        let at = |rank: u64| self.0[(rank - 1) as usize];
+        let interval = match crate::interval::quantile_ranks(n, p, rank) {
+            QuantileInterval::Interval(i) => Ok(Bounds {
+                lower: at(i.lower_rank),
+                upper: at(i.upper_rank),
+                lower_rank: i.lower_rank,
+                upper_rank: i.upper_rank,
+                coverage: i.coverage,
+            }),
+            QuantileInterval::TooFewSamples { max_coverage } => Err(max_coverage),
+        };
+        Some(Estimate { value: at(rank), rank, samples: n, interval })
+    }
+
     /// Lower-tail floor pK; `None` without samples.
     pub fn lower_floor(&self, k: u64) -> Option<f64> {
         let n = self.0.len() as u64;
@@ -71,6 +100,28 @@ impl Samples {
         let rank = n - ceil_percent(k, n) + 1;
         Some(self.0[(rank - 1) as usize])
     }
+}
+
+/// A percentile with its interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    pub value: f64,
+    /// 1-based rank of `value` in the ascending samples.
+    pub rank: u64,
+    pub samples: u64,
+    /// The interval, or, when the samples are too few for one, the coverage of their whole
+    /// range.
+    pub interval: Result<Bounds, f64>,
+}
+
+/// An interval's bounds (samples at their ranks) and its coverage.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bounds {
+    pub lower: f64,
+    pub upper: f64,
+    pub lower_rank: u64,
+    pub upper_rank: u64,
+    pub coverage: f64,
 }
 
 /// `ceil(k·n/100)` in integers.

@@ -10,6 +10,8 @@
 //!   tokens for streaming.
 //! - [`synthetic`]: text of an exact o200k_base length, a load workflow's synthetic prompts
 //!   and the simulated model's answers of a requested length.
+//! - [`bootstrap`]: the seeded paired bootstrap of `ib-compare` and of `ib-aggregate`'s rank
+//!   ranges.
 //! - [`rng`]: the one seeded generator (SplitMix64) every draw of these three tools comes
 //!   from, the stream key of a name, and the normal quantile function.
 //!
@@ -18,6 +20,7 @@
 //! of a run and their writing in `bins/synth/`. It reads only the dataset directory it is
 //! given.
 pub mod answer;
+pub mod bootstrap;
 pub mod dataset;
 pub mod rng;
 pub mod synthetic;

@@ -3,6 +3,7 @@
 use crate::vocab::OperationalOutcome;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// A rate with the counts it came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -15,6 +16,30 @@ pub struct RateDetail {
     pub denominator: i64,
     /// Submitted requests outside the denominator (e.g. without a TTFA).
     pub missing_sample_count: i64,
+    /// The 95 % Wilson score interval of the rate; null when the denominator is 0.
+    #[serde(default)]
+    pub interval: Option<RateInterval>,
+}
+
+impl RateDetail {
+    /// The Wilson interval's lower bound, if the rate has one.
+    pub fn lower(&self) -> Option<f64> {
+        self.interval.map(|i| i.lower)
+    }
+
+    /// The Wilson interval's upper bound, if the rate has one.
+    pub fn upper(&self) -> Option<f64> {
+        self.interval.map(|i| i.upper)
+    }
+}
+
+/// A rate's 95 % Wilson score interval: within [0, 1], and not empty at 0 or at every request.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RateInterval {
+    /// The lower bound, a fraction.
+    pub lower: f64,
+    /// The upper bound, a fraction.
+    pub upper: f64,
 }
 
 /// Counts of each operational failure class, each with its rate over the submitted requests.
@@ -62,6 +87,10 @@ pub struct FailureCounts {
     pub truncated_rate: Option<f64>,
     /// Streams that ended with neither `[DONE]` nor a `finish_reason`.
     pub truncated_count: i64,
+    /// Each class's rate with its 95 % Wilson score interval, keyed by the class's label
+    /// (`timeout`, `http_429`, …); empty for an empty group.
+    #[serde(default)]
+    pub failure_class_intervals: BTreeMap<String, RateInterval>,
 }
 
 impl FailureCounts {
@@ -88,6 +117,7 @@ impl FailureCounts {
             stream_error_count: stream_error,
             truncated_rate: rate(truncated),
             truncated_count: truncated,
+            failure_class_intervals: BTreeMap::new(),
         }
     }
 
@@ -215,64 +245,119 @@ impl Percentiles {
     /// The levels, in field order.
     pub const LEVELS: [u64; 3] = [50, 95, 99];
 
+    /// The value at `level` (50, 95 or 99).
+    pub fn level(&self, level: u64) -> Option<&PercentileValue> {
+        match level {
+            50 => Some(&self.p50),
+            95 => Some(&self.p95),
+            99 => Some(&self.p99),
+            _ => None,
+        }
+    }
+
     /// Each level's value, from `value(level)`.
-    pub fn new(mut value: impl FnMut(u64) -> Option<f64>) -> Percentiles {
-        let [p50, p95, p99] = Percentiles::LEVELS.map(|level| PercentileValue { value: value(level) });
+    pub fn new(value: impl FnMut(u64) -> PercentileValue) -> Percentiles {
+        let [p50, p95, p99] = Percentiles::LEVELS.map(value);
         Percentiles { p50, p95, p99 }
     }
 }
 
-/// A percentile's value.
+/// A percentile's value and its 95 % distribution-free confidence interval (README
+/// "Definitions": the order statistics whose binomial coverage reaches 95 %).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PercentileValue {
     /// The sample at the percentile's rank; null without samples.
     pub value: Option<f64>,
+    /// The value's 1-based rank in the ascending samples; null without samples.
+    #[serde(default)]
+    pub rank: Option<i64>,
+    /// The 95 % interval; null without samples, and when the samples are too few for any
+    /// interval of them to reach 95 % (then `note` says so).
+    #[serde(default)]
+    pub interval: Option<PercentileInterval>,
+    /// Set when there are samples but no interval: what the value is (`p99 of 18 samples:
+    /// the maximum`) and how little even the whole range of the samples would cover.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+impl PercentileValue {
+    /// A value without samples.
+    pub const NONE: PercentileValue = PercentileValue { value: None, rank: None, interval: None, note: None };
+
+    /// The interval's lower bound, if there is an interval.
+    pub fn lower(&self) -> Option<f64> {
+        self.interval.map(|i| i.lower)
+    }
+
+    /// The interval's upper bound, if there is an interval.
+    pub fn upper(&self) -> Option<f64> {
+        self.interval.map(|i| i.upper)
+    }
+}
+
+/// A percentile's interval: the samples at two ranks, and the probability that such an
+/// interval covers the population's percentile.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PercentileInterval {
+    /// The sample at `lower_rank`.
+    pub lower: f64,
+    /// The sample at `upper_rank`.
+    pub upper: f64,
+    /// 1-based rank of the lower bound in the ascending samples.
+    pub lower_rank: i64,
+    /// 1-based rank of the upper bound.
+    pub upper_rank: i64,
+    /// P(lower_rank ≤ B < upper_rank) for B ~ Binomial(n, q), q the quantile estimated
+    /// (K/100 for an upper pK, 1 − K/100 for a floor): at least 0.95.
+    pub coverage: f64,
 }
 
 /// Hands `$then!` the flat percentile keys, after the tokens it was given: the one place they
-/// are spelled. Each is `<key> = <summary>.<level>,` with its description, the key holding the
-/// summary's percentile. [`FlatPercentiles`] is made of them, and so are the percentile
+/// are spelled. Each is `<key> (<key>_lower, <key>_upper) = <summary>.<level>,` with its
+/// description, the key holding the summary's percentile and the two others the bounds of its
+/// interval (the tables' columns). [`FlatPercentiles`] is made of them, and so are the percentile
 /// columns of `metrics.parquet` and `pooled.parquet` ([`crate::tables`]).
 macro_rules! flat_percentile_fields {
     ($then:ident ! { $($args:tt)* }) => {
         $then! { $($args)*
             /// Time to first output p50, milliseconds.
-            ttfo_p50 = ttfo_ms.p50,
+            ttfo_p50 (ttfo_p50_lower, ttfo_p50_upper) = ttfo_ms.p50,
             /// Time to first output p95, milliseconds.
-            ttfo_p95 = ttfo_ms.p95,
+            ttfo_p95 (ttfo_p95_lower, ttfo_p95_upper) = ttfo_ms.p95,
             /// Time to first output p99, milliseconds.
-            ttfo_p99 = ttfo_ms.p99,
+            ttfo_p99 (ttfo_p99_lower, ttfo_p99_upper) = ttfo_ms.p99,
             /// Time to first answer token p50, milliseconds.
-            ttfa_p50 = ttfa_ms.p50,
+            ttfa_p50 (ttfa_p50_lower, ttfa_p50_upper) = ttfa_ms.p50,
             /// Time to first answer token p95, milliseconds.
-            ttfa_p95 = ttfa_ms.p95,
+            ttfa_p95 (ttfa_p95_lower, ttfa_p95_upper) = ttfa_ms.p95,
             /// Time to first answer token p99, milliseconds.
-            ttfa_p99 = ttfa_ms.p99,
+            ttfa_p99 (ttfa_p99_lower, ttfa_p99_upper) = ttfa_ms.p99,
             /// Reasoning tokens before the answer, p50.
-            pre_answer_reasoning_tokens_p50 = pre_answer_reasoning_tokens.p50,
+            pre_answer_reasoning_tokens_p50 (pre_answer_reasoning_tokens_p50_lower, pre_answer_reasoning_tokens_p50_upper) = pre_answer_reasoning_tokens.p50,
             /// Reasoning tokens before the answer, p95.
-            pre_answer_reasoning_tokens_p95 = pre_answer_reasoning_tokens.p95,
+            pre_answer_reasoning_tokens_p95 (pre_answer_reasoning_tokens_p95_lower, pre_answer_reasoning_tokens_p95_upper) = pre_answer_reasoning_tokens.p95,
             /// Reasoning tokens before the answer, p99.
-            pre_answer_reasoning_tokens_p99 = pre_answer_reasoning_tokens.p99,
+            pre_answer_reasoning_tokens_p99 (pre_answer_reasoning_tokens_p99_lower, pre_answer_reasoning_tokens_p99_upper) = pre_answer_reasoning_tokens.p99,
             /// End-to-end latency p50, milliseconds.
-            e2e_latency_p50 = e2e_latency_ms.p50,
+            e2e_latency_p50 (e2e_latency_p50_lower, e2e_latency_p50_upper) = e2e_latency_ms.p50,
             /// End-to-end latency p95, milliseconds.
-            e2e_latency_p95 = e2e_latency_ms.p95,
+            e2e_latency_p95 (e2e_latency_p95_lower, e2e_latency_p95_upper) = e2e_latency_ms.p95,
             /// End-to-end latency p99, milliseconds (the ranking key).
-            e2e_latency_p99 = e2e_latency_ms.p99,
+            e2e_latency_p99 (e2e_latency_p99_lower, e2e_latency_p99_upper) = e2e_latency_ms.p99,
             /// Visible-answer tokens per second, median.
-            output_tokens_per_second_p50 = output_tokens_per_second.p50,
+            output_tokens_per_second_p50 (output_tokens_per_second_p50_lower, output_tokens_per_second_p50_upper) = output_tokens_per_second.p50,
             /// Visible-answer tokens per second, p95 floor: at least 95% of samples are this fast.
-            output_tokens_per_second_p95 = output_tokens_per_second.p95,
+            output_tokens_per_second_p95 (output_tokens_per_second_p95_lower, output_tokens_per_second_p95_upper) = output_tokens_per_second.p95,
             /// Visible-answer tokens per second, p99 floor: at least 99% of samples are this fast.
-            output_tokens_per_second_p99 = output_tokens_per_second.p99,
+            output_tokens_per_second_p99 (output_tokens_per_second_p99_lower, output_tokens_per_second_p99_upper) = output_tokens_per_second.p99,
         }
     };
 }
 pub(crate) use flat_percentile_fields;
 
 macro_rules! flat_percentiles {
-    ($($(#[$doc:meta])* $key:ident = $summary:ident . $level:ident,)*) => {
+    ($($(#[$doc:meta])* $key:ident ($lower:ident, $upper:ident) = $summary:ident . $level:ident,)*) => {
         /// The summaries' percentiles as flat `<metric>_pK` keys, the columns the spec requires. Each
         /// is null without samples.
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -32,6 +32,13 @@ pub struct MetricsDocument {
     pub combined_provider_metrics: Vec<PooledMetrics>,
     /// Ranked provider names, best (lowest pooled E2E p99) first.
     pub ranking: Vec<String>,
+    /// One entry per pair of adjacent ranked providers, in ranking order: whether the run
+    /// tells them apart, and about how many rounds would.
+    #[serde(default)]
+    pub rank_separation: Vec<RankSeparation>,
+    /// How `rank_separation` was decided, in words (method, seed, resamples).
+    #[serde(default)]
+    pub rank_separation_method: String,
     /// A load run's figures per step and provider; absent in the closed-loop workflow. (In a
     /// load run the rows above pool the measured windows of every step.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,10 +147,66 @@ impl GroupMetrics {
         self.percentiles.get(key).flatten()
     }
 
+    /// A column's 95 % interval in this row: a percentile's order-statistic interval (or the
+    /// note that its samples are too few for one), a rate's Wilson interval; `None` when the
+    /// figure is null or has no interval.
+    pub fn interval(&self, column: Column) -> Option<ColumnInterval<'_>> {
+        if let Some(k) = column.percentile {
+            let p = self.summaries.of(column.metric)?.percentiles.level(k)?;
+            return match (&p.interval, &p.note) {
+                (Some(i), _) => Some(ColumnInterval::Bounds { lower: i.lower, upper: i.upper }),
+                (None, Some(note)) => Some(ColumnInterval::TooFewSamples(note)),
+                (None, None) => None,
+            };
+        }
+        let key = column.key();
+        let interval = match key.as_str() {
+            "task_success_rate" => self.task_success_rate_detail.interval,
+            "failure_rate" => self.failure_rate_detail.interval,
+            "reasoning_emission_rate" => self.reasoning_emission_detail.interval,
+            other => {
+                other.strip_suffix("_rate").and_then(|label| self.failures.failure_class_intervals.get(label).copied())
+            }
+        }?;
+        Some(ColumnInterval::Bounds { lower: interval.lower, upper: interval.upper })
+    }
+
+    /// Where a column's interval lies in a serialised row, as JSON-pointer suffixes relative to
+    /// the row: its lower bound, its upper bound, and (percentiles only) its note.
+    pub fn interval_keys(column: Column) -> Option<(String, String, Option<String>)> {
+        if let Some(k) = column.percentile {
+            let base = format!("{}/percentiles/p{k}", column.metric.summary?);
+            return Some((
+                format!("{base}/interval/lower"),
+                format!("{base}/interval/upper"),
+                Some(format!("{base}/note")),
+            ));
+        }
+        let key = column.key();
+        let base = match key.as_str() {
+            "task_success_rate" => "task_success_rate_detail/interval".to_string(),
+            "failure_rate" => "failure_rate_detail/interval".to_string(),
+            "reasoning_emission_rate" => "reasoning_emission_detail/interval".to_string(),
+            other => format!("failure_class_intervals/{}", other.strip_suffix("_rate")?),
+        };
+        Some((format!("{base}/lower"), format!("{base}/upper"), None))
+    }
+
     /// A metric's population (e.g. `ttfa_ms`), 0 for an unknown metric.
     pub fn population(&self, metric: &str) -> i64 {
         self.summaries.get(metric).map_or(0, |s| s.population_count)
     }
+}
+
+/// A figure's 95 % interval, as [`GroupMetrics::interval`] finds it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ColumnInterval<'a> {
+    Bounds {
+        lower: f64,
+        upper: f64,
+    },
+    /// Samples too few for any 95 % interval: what the figure is instead.
+    TooFewSamples(&'a str),
 }
 
 /// A provider's balanced pooled row: its metrics over all its requests, with its eligibility
@@ -188,8 +251,59 @@ pub struct PooledMetrics {
     /// The same reasons with what the run showed (which model the responses named, and how
     /// often), one per reason, in the same order.
     pub ineligibility_details: Vec<String>,
+    /// The ranks the provider shares with the neighbours the run cannot tell it apart from
+    /// (`rank_separation`): a run of adjacent providers linked by indistinguishable pairs shares
+    /// the range from its first rank to its last; null when unranked.
+    #[serde(default)]
+    pub rank_range: Option<RankRange>,
     /// 1-based rank among eligible providers with an E2E p99; null when unranked.
     pub rank: Option<i64>,
+}
+
+/// A range of ranks, `first` to `last` inclusive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RankRange {
+    pub first: i64,
+    pub last: i64,
+    /// `2–4`, or `2` for a rank of its own.
+    pub label: String,
+}
+
+impl RankRange {
+    pub fn new(first: i64, last: i64) -> RankRange {
+        let label = if first == last { first.to_string() } else { format!("{first}–{last}") };
+        RankRange { first, last, label }
+    }
+}
+
+/// Whether two adjacent ranked providers are told apart by the run: the seeded paired
+/// bootstrap of the difference of their rank key over the rounds both completed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RankSeparation {
+    /// The better-ranked provider.
+    pub better: String,
+    /// The provider ranked just after it.
+    pub worse: String,
+    /// The rank key: `e2e_latency_p99`.
+    pub key: String,
+    /// Rounds in which both have a sample of the key's metric.
+    pub shared_rounds: i64,
+    /// The key of `worse` minus that of `better` over the shared rounds; null without one.
+    pub difference: Option<f64>,
+    /// The 95 % paired bootstrap interval of that difference; null without shared rounds.
+    pub lower: Option<f64>,
+    pub upper: Option<f64>,
+    /// The fewest shared rounds that support a verdict: those for which the key's quantile has
+    /// any distribution-free 95 % interval (299 for a p99). Below them the key is the largest
+    /// sample, which no resampling of those rounds can see beyond, so the pair is not told apart
+    /// whatever the bootstrap says.
+    pub min_rounds: i64,
+    /// At least `min_rounds` shared rounds, and the interval excludes zero.
+    pub distinguishable: bool,
+    /// About how many shared rounds would separate them at 95 %, from the resampled
+    /// differences' spread (which shrinks as 1/√rounds), and never fewer than `min_rounds`;
+    /// null when the difference or its spread is zero.
+    pub rounds_to_separate: Option<i64>,
 }
 
 #[cfg(test)]
@@ -203,12 +317,24 @@ mod tests {
             numerator,
             denominator,
             missing_sample_count: 0,
+            interval: Some(RateInterval { lower: 0.1, upper: 0.9 }),
         }
     }
 
     /// A summary whose percentiles start at `base`, so every key gets a distinct value.
     fn summary(base: f64) -> Summary {
-        let value = |v: f64| PercentileValue { value: Some(v) };
+        let value = |v: f64| PercentileValue {
+            value: Some(v),
+            rank: Some(2),
+            interval: Some(PercentileInterval {
+                lower: v - 0.5,
+                upper: v + 0.5,
+                lower_rank: 1,
+                upper_rank: 3,
+                coverage: 0.96,
+            }),
+            note: None,
+        };
         Summary {
             population_count: 3,
             submitted_count: 4,
@@ -297,6 +423,7 @@ mod tests {
             eligible: false,
             ineligibility_reasons: vec!["task success rate below 95%".into()],
             ineligibility_details: vec!["task success rate below 95%".into()],
+            rank_range: None,
             rank: None,
         }
     }
@@ -315,6 +442,8 @@ mod tests {
             task_family_metrics: vec![group("f")],
             combined_provider_metrics: vec![pooled()],
             ranking: vec![],
+            rank_separation: vec![],
+            rank_separation_method: String::new(),
             load: None,
             provenance: provenance(),
         }
