@@ -574,7 +574,20 @@ mod tests {
         let pooled = super::fields::<PooledRow>().unwrap();
         let names: Vec<String> = pooled.iter().map(|f| f.name().to_string()).collect();
         assert_eq!(metrics[0..2], ["provider", "task_family"]);
-        assert_eq!(metrics[2..], names[1..names.len() - 7]);
+        // After the shared metric columns, the pooled row's own: its eligibility and rank.
+        let own = [
+            "balanced",
+            "configuration_compatible",
+            "artifact_graph_complete",
+            "eligible",
+            "ineligibility_reasons",
+            "ineligibility_details",
+            "rank",
+            "rank_first",
+            "rank_last",
+        ];
+        assert_eq!(names[names.len() - own.len()..], own);
+        assert_eq!(metrics[2..], names[1..names.len() - own.len()]);
         assert!(!names.contains(&"task_family".to_string()));
         let eligible = pooled.iter().find(|f| f.name() == "eligible").unwrap();
         assert!(!eligible.is_nullable() && eligible.data_type() == &DataType::Boolean);
