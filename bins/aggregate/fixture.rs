@@ -103,6 +103,7 @@ impl Req {
             target_output_tokens: None,
             answer_chunk_ms: Vec::new(),
             answer_chunk_tokens: Vec::new(),
+            answer_buffered: false,
         };
         let evaluation = evaluation_for(&response, Classification::ValidResult);
         Req { response, evaluation }

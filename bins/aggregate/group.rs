@@ -7,8 +7,9 @@
 //! over the concatenated samples, never averaged from the family rows.
 use crate::join::{Observation, ResponseFacts};
 use inferbench_contract::documents::{
-    Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries, PercentileInterval,
-    PercentileValue, Percentiles, PriceUsd, RateDetail, RateInterval, StreamDiagnostics, Summary, Usage,
+    AnswerStreaming, Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries,
+    PercentileInterval, PercentileValue, Percentiles, PriceUsd, RateDetail, RateInterval, SpreadFigures,
+    StreamDiagnostics, Summary, Usage,
 };
 use inferbench_contract::metrics::{self as catalogue, Metric};
 use inferbench_contract::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
@@ -68,6 +69,33 @@ fn stream_diagnostics(observations: &[&Observation]) -> StreamDiagnostics {
         missing_finish_reason_count: ended.iter().filter(|r| r.finish_reason.is_none()).count() as i64,
         usage_reported_count: reported.len() as i64,
         usage_mismatch_count: reported.iter().filter(|(reported, local)| reported != local).count() as i64,
+        answer_streaming: answer_streaming(observations),
+    }
+}
+
+/// How the complete answers arrived: chunks per answer, tokens per chunk, the gaps between
+/// chunks, and the answers flushed at once.
+fn answer_streaming(observations: &[&Observation]) -> AnswerStreaming {
+    let answers: Vec<&ResponseFacts> = observations.iter().map(|o| &o.response).filter(|r| r.complete).collect();
+    let buffered = answers.iter().filter(|r| r.answer_buffered).count() as i64;
+    let total = answers.len() as i64;
+    AnswerStreaming {
+        answer_count: total,
+        chunks_per_answer: spread(answers.iter().map(|r| r.chunk_tokens.len() as f64)),
+        tokens_per_chunk: spread(answers.iter().flat_map(|r| r.chunk_tokens.iter().map(|&k| f64::from(k)))),
+        inter_chunk_gap_ms: spread(answers.iter().flat_map(|r| r.chunk_gaps_ms.iter().copied())),
+        buffered: rate_detail(buffered, total, observations.len() as i64 - total),
+    }
+}
+
+/// Nearest-rank p50 and p99 and the maximum of `values`.
+fn spread(values: impl IntoIterator<Item = f64>) -> SpreadFigures {
+    let samples = Samples::new(values);
+    SpreadFigures {
+        count: samples.len() as i64,
+        p50: samples.upper(50),
+        p99: samples.upper(99),
+        max: samples.upper(100),
     }
 }
 

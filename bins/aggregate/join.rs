@@ -47,6 +47,13 @@ pub struct ResponseFacts {
     pub usage_prompt_tokens: Option<i64>,
     pub usage_completion_tokens: Option<i64>,
     pub response_model: Option<String>,
+    /// A complete answer (the population of the answer-streaming figures).
+    pub complete: bool,
+    pub answer_buffered: bool,
+    /// A complete answer's tokens per chunk, and the ms between its consecutive chunks; empty
+    /// for any other response (kept compact: a million responses hold them at once).
+    pub chunk_tokens: Box<[u32]>,
+    pub chunk_gaps_ms: Box<[f64]>,
 }
 
 impl From<ResponseRow> for ResponseFacts {
@@ -73,6 +80,16 @@ impl From<ResponseRow> for ResponseFacts {
             usage_prompt_tokens: r.usage_prompt_tokens,
             usage_completion_tokens: r.usage_completion_tokens,
             response_model: r.response_model,
+            complete: r.complete,
+            answer_buffered: r.answer_buffered,
+            chunk_tokens: match r.complete {
+                true => r.answer_chunk_tokens.iter().map(|&k| u32::try_from(k).unwrap_or(0)).collect(),
+                false => Box::default(),
+            },
+            chunk_gaps_ms: match r.complete {
+                true => r.answer_chunk_ms.windows(2).map(|w| w[1] - w[0]).collect(),
+                false => Box::default(),
+            },
         }
     }
 }

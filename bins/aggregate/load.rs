@@ -64,6 +64,7 @@ pub struct LoadFacts {
     pub ended_t_ns: i64,
     pub answer_chunk_ms: Vec<f64>,
     pub answer_chunk_tokens: Vec<i64>,
+    pub answer_buffered: bool,
 }
 
 impl From<ResponseRow> for LoadFacts {
@@ -86,6 +87,7 @@ impl From<ResponseRow> for LoadFacts {
             ended_t_ns: r.ended_t_ns,
             answer_chunk_ms: r.answer_chunk_ms,
             answer_chunk_tokens: r.answer_chunk_tokens,
+            answer_buffered: r.answer_buffered,
         }
     }
 }
@@ -292,9 +294,11 @@ fn latencies_after(r: &LoadFacts, lag: f64) -> FromIntended {
     }
 }
 
-/// (last − first answer token) / (tokens − 1), for a completed answer of 2 tokens or more.
+/// (last − first answer token) / (tokens − 1), for a completed answer of 2 tokens or more
+/// that did not arrive at once: a buffered answer has no time per token to measure (and so
+/// cannot meet a TPOT objective by being flushed).
 fn tpot(r: &LoadFacts) -> Option<f64> {
-    (r.complete && r.visible_answer_tokens >= 2).then_some(())?;
+    (r.complete && r.visible_answer_tokens >= 2 && !r.answer_buffered).then_some(())?;
     let first = r.answer_chunk_ms.iter().zip(&r.answer_chunk_tokens).find(|(_, &k)| k > 0)?.0;
     let last = r.answer_chunk_ms.iter().zip(&r.answer_chunk_tokens).rfind(|(_, &k)| k > 0)?.0;
     Some((last - first) / (r.visible_answer_tokens - 1) as f64)
@@ -537,6 +541,7 @@ mod tests {
                 ended_t_ns: opened + offset + lag_ms * MS + (e2e_ms * 1e6) as i64,
                 answer_chunk_ms: vec![e2e_ms - 20.0, e2e_ms],
                 answer_chunk_tokens: vec![1, 2],
+                answer_buffered: false,
             });
         }
         (schedule, facts)

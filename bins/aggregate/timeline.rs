@@ -91,6 +91,7 @@ mod tests {
             ended_t_ns: ended_ms * 1_000_000,
             answer_chunk_ms: Vec::new(),
             answer_chunk_tokens: Vec::new(),
+            answer_buffered: false,
         }
     }
 

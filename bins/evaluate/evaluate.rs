@@ -353,6 +353,7 @@ mod tests {
             target_output_tokens: None,
             answer_chunk_ms: Vec::new(),
             answer_chunk_tokens: Vec::new(),
+            answer_buffered: false,
         }
     }
 

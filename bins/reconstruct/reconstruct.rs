@@ -542,6 +542,7 @@ fn row(a: Attempt, rules: Rules) -> Result<ResponseRow> {
         target_output_tokens: s.target_output_tokens.map(i64::from),
         answer_chunk_ms: t.answer_chunks.iter().map(|c| c.offset_ms).collect(),
         answer_chunk_tokens: t.answer_chunks.iter().map(|c| c.tokens).collect(),
+        answer_buffered: t.buffered,
     })
 }
 

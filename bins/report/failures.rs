@@ -6,7 +6,7 @@
 //! so a malformed stream is told apart from a dropped connection and a 429 storm from a slow
 //! provider.
 use crate::format::fixed;
-use crate::format::{percent, Table};
+use crate::format::{figure, percent, Table, UNAVAILABLE};
 use crate::labels::label;
 use crate::leaderboard;
 use crate::responses::{Failure, Responses, FAILURES_QUERY};
@@ -33,6 +33,12 @@ const STREAMS_NOTE: &str = "Over the 2xx streams that ended by themselves (compl
 or reporting an error). Usage mismatch: the provider's `usage.completion_tokens` differs from the \
 o200k_base count of the reasoning and answer it streamed; providers count with their own \
 tokenizer, so some disagreement is expected.";
+
+const ANSWERS_NOTE: &str = "Over the complete answers: how many chunks each answer came in, how many \
+visible-answer tokens each chunk brought and the gaps between an answer's chunks. Buffered: an answer \
+of two or more tokens that arrived at once, in a single chunk or with its first and last chunks less \
+than 1 ms apart, a span no generation achieves; its speed would measure the network, not the model, \
+so under inferbench's rules it is no tokens/s sample (the reference's rules keep it).";
 
 /// Longest error message shown in the failure log (the full text is in responses.parquet).
 const MESSAGE_SHOWN: usize = 160;
@@ -77,7 +83,45 @@ pub fn section(pooled: &[PooledMetrics], responses: &Responses, table: &Provider
         ]);
     }
     lines.extend(streams.lines());
+    lines.extend(answer_streaming(&ordered, table));
     lines.extend(failure_log(responses, table));
+    lines
+}
+
+/// How each provider's complete answers streamed, and how many were buffered.
+fn answer_streaming(ordered: &[&PooledMetrics], table: &ProviderTable) -> Vec<String> {
+    let mut lines = ["", "### How answers streamed", "", ANSWERS_NOTE, ""].map(String::from).to_vec();
+    let mut answers = Table::new(&[
+        "Provider",
+        "Complete answers",
+        "Chunks per answer p50",
+        "Tokens per chunk p50",
+        "Tokens per chunk p99",
+        "Tokens per chunk max",
+        "Chunk gap p50 (ms)",
+        "Chunk gap p99 (ms)",
+        "Buffered",
+    ]);
+    let whole = |x: Option<f64>| x.map_or_else(|| UNAVAILABLE.to_string(), |v| fixed(v, 0));
+    for row in ordered {
+        let a = &row.metrics.stream_diagnostics.answer_streaming;
+        let buffered = match a.buffered.numerator {
+            0 => "0".to_string(),
+            n => format!("{n} ({})", percent(a.buffered.value)),
+        };
+        answers.row(vec![
+            label(&row.metrics.provider, table).to_string(),
+            a.answer_count.to_string(),
+            whole(a.chunks_per_answer.p50),
+            whole(a.tokens_per_chunk.p50),
+            whole(a.tokens_per_chunk.p99),
+            whole(a.tokens_per_chunk.max),
+            figure(a.inter_chunk_gap_ms.p50),
+            figure(a.inter_chunk_gap_ms.p99),
+            buffered,
+        ]);
+    }
+    lines.extend(answers.lines());
     lines
 }
 

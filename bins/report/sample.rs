@@ -2,10 +2,10 @@
 //! 3,228.8 ms, 95.83% success), `a` second, and `c` is faster but ineligible for its failures.
 use crate::inputs::ReportInputs;
 use inferbench_contract::documents::{
-    ComparisonsDocument, Cost, EligibilityPolicy, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics,
-    MetricSummaries, MetricsDocument, PairRow, PercentileValue, Percentiles, PooledMetrics, PriceUsd, Provenance,
-    ProviderEligibility, RankRange, RankSeparation, RateDetail, StreamDiagnostics, Summary, Usage, WinRow,
-    METRICS_VERSION,
+    AnswerStreaming, ComparisonsDocument, Cost, EligibilityPolicy, FailureCounts, FieldDiagnostics, FlatPercentiles,
+    GroupMetrics, MetricSummaries, MetricsDocument, PairRow, PercentileValue, Percentiles, PooledMetrics, PriceUsd,
+    Provenance, ProviderEligibility, RankRange, RankSeparation, RateDetail, SpreadFigures, StreamDiagnostics, Summary,
+    Usage, WinRow, METRICS_VERSION,
 };
 use inferbench_contract::lock::{Lock, LockSelection, LockTokenizer};
 use inferbench_inputs::providers::ProviderTable;
@@ -45,6 +45,24 @@ fn summary(population: i64, [p50, p95, p99]: [Option<f64>; 3]) -> Summary {
 
 fn detail(value: f64, numerator: i64, denominator: i64) -> RateDetail {
     RateDetail { value: Some(value), numerator, denominator, missing_sample_count: 600 - denominator, interval: None }
+}
+
+/// Streams of ~12 chunks a token each, 20 ms apart; `buffered` of them flushed at once.
+fn answer_streaming(answers: i64, buffered: i64) -> AnswerStreaming {
+    let spread = |count, p50, p99, max| SpreadFigures { count, p50: Some(p50), p99: Some(p99), max: Some(max) };
+    AnswerStreaming {
+        answer_count: answers,
+        chunks_per_answer: spread(answers, 12.0, 20.0, 31.0),
+        tokens_per_chunk: spread(answers * 12, 1.0, 2.0, if buffered > 0 { 14.0 } else { 3.0 }),
+        inter_chunk_gap_ms: spread(answers * 11, 20.0, 45.5, 130.25),
+        buffered: RateDetail {
+            value: Some(buffered as f64 / answers as f64),
+            numerator: buffered,
+            denominator: answers,
+            missing_sample_count: 600 - answers,
+            interval: None,
+        },
+    }
 }
 
 /// A metrics row of 600 requests. `e2e` = (p50, p99); rates are fractions; every failure is a
@@ -96,6 +114,7 @@ fn row(provider: &str, family: &str, e2e: (f64, f64), success: f64, failure: f64
             missing_finish_reason_count: 0,
             usage_reported_count: 300,
             usage_mismatch_count: 0,
+            answer_streaming: answer_streaming(600 - failed, if provider.ends_with('c') { 30 } else { 0 }),
         },
         cost: Cost {
             reported_count: 300,

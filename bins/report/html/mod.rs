@@ -157,6 +157,8 @@ pub enum Kind {
     Usd,
     /// Tokens, whole.
     Tokens,
+    /// Milliseconds between the chunks of a stream, shown in ms with one decimal (`2.5 ms`).
+    GapMs,
 }
 
 impl Kind {
@@ -352,6 +354,7 @@ pub fn format_number(x: f64, kind: Kind) -> String {
         Kind::Tps => format!("{} tok/s", fixed(x, 1)),
         Kind::Rate => format!("{}%", fixed(100.0 * x, 2)),
         Kind::Count | Kind::Tokens => fixed(x, 0),
+        Kind::GapMs => format!("{} ms", fixed(x, 1)),
         Kind::Usd => format!("${}", fixed(x, 4)),
     }
 }

@@ -340,6 +340,7 @@ pub fn tokens_per_second(page: &Page) -> String {
     headers.extend(headings(&SPEED_FIGURES));
     headers.push("Samples".to_string());
     let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    let streaming = answer_streaming(page, &order);
     let why = "Why a fast stream can still start slowly: tokens per second is measured from the first visible answer \
                token to the last, so it leaves out the wait before the answer begins (queueing, prefill, hidden \
                reasoning). A provider can stream quickly once it starts and still keep the user waiting for the start: \
@@ -349,8 +350,50 @@ pub fn tokens_per_second(page: &Page) -> String {
         "Fastest LLM inference API by tokens per second",
         "Ordered by median visible-answer tokens per second, higher is better. The p95 and p99 columns are slow-speed \
          floors: 95% and 99% of complete responses streamed at least that fast. Samples are complete responses.",
-        &format!("{}<p class=\"note\">{}</p>", table("", &headers, &rows), text(why)),
+        &format!("{}<p class=\"note\">{}</p>{streaming}", table("", &headers, &rows), text(why)),
     )
+}
+
+/// How each provider's complete answers streamed, and the buffered answers that are no speed
+/// sample under inferbench's rules.
+fn answer_streaming(page: &Page, order: &[&Provider]) -> String {
+    let at = |p: &Provider, key: &str| page.pooled(p, format!("stream_diagnostics/answer_streaming/{key}"));
+    let rows: Vec<Vec<String>> = order
+        .iter()
+        .map(|p| {
+            vec![
+                name(p),
+                page.metric(&at(p, "answer_count"), Kind::Count),
+                page.metric(&at(p, "chunks_per_answer/p50"), Kind::Count),
+                page.metric(&at(p, "tokens_per_chunk/p50"), Kind::Count),
+                page.metric(&at(p, "tokens_per_chunk/p99"), Kind::Count),
+                page.metric(&at(p, "tokens_per_chunk/max"), Kind::Count),
+                page.metric(&at(p, "inter_chunk_gap_ms/p50"), Kind::GapMs),
+                page.metric(&at(p, "inter_chunk_gap_ms/p99"), Kind::GapMs),
+                format!(
+                    "{} ({})",
+                    page.metric(&at(p, "buffered/numerator"), Kind::Count),
+                    page.metric(&at(p, "buffered/value"), Kind::Rate)
+                ),
+            ]
+        })
+        .collect();
+    let headers = [
+        "Provider",
+        "Complete answers",
+        "Chunks per answer p50",
+        "Tokens per chunk p50",
+        "p99",
+        "max",
+        "Chunk gap p50",
+        "p99",
+        "Buffered",
+    ];
+    let note =
+        "Buffered: an answer of two or more tokens that arrived at once, in a single chunk or with its first and \
+                last chunks less than 1 ms apart, a span no generation achieves. Its speed would measure the network, \
+                not the model: under inferbench's rules it is no tokens-per-second sample, and it is counted here.";
+    format!("<h3>How answers streamed</h3>{}<p class=\"note\">{}</p>", table("", &headers, &rows), text(note))
 }
 
 /// The p99 tail view's figures: the E2E percentiles from the tail down, and the failures that

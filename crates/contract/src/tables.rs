@@ -182,6 +182,10 @@ pub struct ResponseRow {
     /// How many of the answer's tokens each chunk completed (the answer tokenized whole, each
     /// token counted in the chunk holding its last byte); they add up to `visible_answer_tokens`.
     pub answer_chunk_tokens: Vec<i64>,
+    /// A complete answer of two or more tokens that arrived at once: one chunk brought every
+    /// token, or its first and last answer chunks arrived less than 1 ms apart
+    /// (`timing::is_buffered`). Under inferbench's rules it has no `output_tokens_per_second`.
+    pub answer_buffered: bool,
 }
 impl Table for ResponseRow {
     const NAME: &'static str = "responses";
@@ -417,6 +421,19 @@ macro_rules! metric_table_with_percentiles {
             /// Responses whose reported `usage.completion_tokens` differs from the local
             /// o200k_base count of their reasoning and answer text.
             usage_mismatch_count: i64 = stream_diagnostics.usage_mismatch_count,
+            /// Complete answers that arrived at once (`responses.parquet`'s `answer_buffered`),
+            /// and their share of the complete answers; none is a tokens/s sample.
+            buffered_answer_count: i64 = stream_diagnostics.answer_streaming.buffered.numerator,
+            buffered_answer_rate: Option<f64> = stream_diagnostics.answer_streaming.buffered.value,
+            /// Chunks per complete answer, median.
+            chunks_per_answer_p50: Option<f64> = stream_diagnostics.answer_streaming.chunks_per_answer.p50,
+            /// Visible-answer tokens per chunk of the complete answers: median, p99, maximum.
+            tokens_per_chunk_p50: Option<f64> = stream_diagnostics.answer_streaming.tokens_per_chunk.p50,
+            tokens_per_chunk_p99: Option<f64> = stream_diagnostics.answer_streaming.tokens_per_chunk.p99,
+            tokens_per_chunk_max: Option<f64> = stream_diagnostics.answer_streaming.tokens_per_chunk.max,
+            /// Milliseconds between consecutive chunks of an answer: median and p99.
+            inter_chunk_gap_ms_p50: Option<f64> = stream_diagnostics.answer_streaming.inter_chunk_gap_ms.p50,
+            inter_chunk_gap_ms_p99: Option<f64> = stream_diagnostics.answer_streaming.inter_chunk_gap_ms.p99,
             /// Provider-reported prompt and completion tokens, summed over the reporting rows.
             input_tokens: i64 = usage.input_tokens,
             output_tokens: i64 = usage.output_tokens,

@@ -107,6 +107,9 @@ pub struct StreamTiming {
     /// Set only for complete requests (see [`StreamTiming::complete`]).
     pub e2e_latency_ms: Option<f64>,
     pub output_tokens_per_second: Option<f64>,
+    /// A complete answer that arrived all at once ([`is_buffered`]): under inferbench's rules
+    /// it is no tokens/s sample; the reference's rules keep its speed.
+    pub buffered: bool,
     /// A `completed` 2xx stream with a non-empty answer.
     pub complete: bool,
     pub first_event_ms: Option<f64>,
@@ -118,6 +121,22 @@ pub struct StreamTiming {
     /// when each arrived and how many of the answer's tokens it completed (see
     /// [`answer_chunks`]). Their tokens add up to `visible_answer_tokens`.
     pub answer_chunks: Vec<AnswerChunk>,
+}
+
+/// The span under which an answer's first and last events count as one delivery: no model
+/// generates two tokens within it, so an answer streamed faster was held back and flushed.
+pub const BUFFERED_SPAN_MS: f64 = 1.0;
+
+/// Whether a complete answer arrived all at once: it has at least two tokens and either one
+/// chunk brought every token, or its first and last answer events arrived less than
+/// [`BUFFERED_SPAN_MS`] apart. Its tokens/s would measure the network, not the generation
+/// (a provider that holds an answer back 0.5 s and flushes it in two chunks 0.5 ms apart
+/// would stream at 100,000 tokens/s).
+pub fn is_buffered(visible_answer_tokens: i64, chunks: &[AnswerChunk]) -> bool {
+    let (Some(first), Some(last)) = (chunks.first(), chunks.last()) else { return false };
+    visible_answer_tokens >= 2
+        && (chunks.iter().any(|c| c.tokens == visible_answer_tokens)
+            || last.offset_ms - first.offset_ms < BUFFERED_SPAN_MS)
 }
 
 /// One event that carried answer text.
@@ -206,6 +225,7 @@ pub fn compute_with(
         visible_answer_tokens: 0,
         e2e_latency_ms: None,
         output_tokens_per_second: None,
+        buffered: false,
         complete: false,
         first_event_ms: None,
         response_model: None,
@@ -301,8 +321,10 @@ pub fn compute_with(
     t.complete = two_xx && t.end.outcome == Outcome::Completed && !t.answer.is_empty();
     if t.complete {
         t.e2e_latency_ms = t.last_answer_ms;
+        t.buffered = is_buffered(t.visible_answer_tokens, &t.answer_chunks);
         if let (Some(first), Some(last)) = (t.ttfa_ms, t.last_answer_ms) {
-            if t.visible_answer_tokens >= 2 && last > first {
+            // The reference times any answer with a span, buffered or not.
+            if t.visible_answer_tokens >= 2 && last > first && (reference || !t.buffered) {
                 t.output_tokens_per_second = Some((t.visible_answer_tokens - 1) as f64 / ((last - first) / 1000.0));
             }
         }
@@ -422,6 +444,32 @@ mod tests {
         let same_event = closed(&[ev(10.0, A1), ev(11.0, FINISH)]);
         assert!(same_event.visible_answer_tokens >= 2);
         assert_eq!(same_event.output_tokens_per_second, None, "last == first has no speed");
+    }
+
+    #[test]
+    fn an_answer_flushed_at_once_is_buffered_and_no_speed_sample_under_inferbenchs_rules() {
+        // Held back 500 ms, then flushed in two chunks 0.5 ms apart.
+        let flushed = [ev(500.0, A1), ev(500.5, A2), ev(501.0, FINISH), ev(501.0, "[DONE]")];
+        let t = closed(&flushed);
+        assert!(t.complete && t.buffered, "{t:?}");
+        assert_eq!(t.output_tokens_per_second, None);
+        assert_eq!(t.e2e_latency_ms, Some(500.5), "its latency stays a sample");
+        let reference = as_reference(&flushed, &StreamEnd::completed());
+        assert!(reference.buffered);
+        let tokens = reference.visible_answer_tokens as f64;
+        assert_eq!(reference.output_tokens_per_second, Some((tokens - 1.0) / 0.0005), "the reference's speed");
+        // One chunk bringing every token of a several-token answer.
+        let one = closed(&[ev(10.0, A1), ev(11.0, FINISH)]);
+        assert!(one.buffered && one.visible_answer_tokens >= 2);
+        // A normal stream, and the 1 ms boundary itself, are not buffered.
+        assert!(!closed(&[ev(125.0, A1), ev(225.0, A2), ev(230.0, FINISH)]).buffered);
+        let at_the_span = closed(&[ev(10.0, A1), ev(11.0, A2), ev(12.0, FINISH)]);
+        assert!(!at_the_span.buffered && at_the_span.output_tokens_per_second.is_some());
+        // A one-token answer in one chunk has no span to judge.
+        let single = closed(&[ev(10.0, r#"{"choices":[{"delta":{"content":"7"}}]}"#), ev(11.0, "[DONE]")]);
+        assert!(!single.buffered);
+        // An incomplete answer is not judged.
+        assert!(!timed_out(&[ev(500.0, A1), ev(500.5, A2)]).buffered);
     }
 
     #[test]

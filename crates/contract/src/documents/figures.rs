@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A rate with the counts it came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RateDetail {
     /// `numerator / denominator`; null when the denominator is 0.
     pub value: Option<f64>,
@@ -175,6 +175,41 @@ pub struct StreamDiagnostics {
     /// count of their reasoning and answer text (a provider's own tokenizer counts
     /// differently, so some disagreement is expected; a large share deserves a look).
     pub usage_mismatch_count: i64,
+    /// How the complete answers streamed: their chunks, the gaps between them, and the answers
+    /// that arrived at once.
+    #[serde(default)]
+    pub answer_streaming: AnswerStreaming,
+}
+
+/// How the group's complete answers (`complete` rows of `responses.parquet`) arrived, from each
+/// answer's chunks (`answer_chunk_ms`, `answer_chunk_tokens`): a chunk is one server-sent event
+/// that carried answer text. Quantiles are nearest-rank (the value at rank ⌈n·k/100⌉ of the
+/// sorted samples); null without samples.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AnswerStreaming {
+    /// Complete answers: the population of every figure here.
+    pub answer_count: i64,
+    /// Chunks per complete answer.
+    pub chunks_per_answer: SpreadFigures,
+    /// Visible-answer tokens per chunk, over every chunk of the complete answers (a token counts
+    /// in the chunk that completed it, so a chunk that only began one brings 0).
+    pub tokens_per_chunk: SpreadFigures,
+    /// Milliseconds between consecutive chunks of one answer, over every answer.
+    pub inter_chunk_gap_ms: SpreadFigures,
+    /// Answers of two or more tokens that arrived at once (one chunk brought every token, or
+    /// the first and last chunks arrived less than 1 ms apart), over the complete answers.
+    /// Under inferbench's rules none of them is a tokens/s sample.
+    pub buffered: RateDetail,
+}
+
+/// The middle, the tail and the extreme of a sample.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SpreadFigures {
+    /// How many samples.
+    pub count: i64,
+    pub p50: Option<f64>,
+    pub p99: Option<f64>,
+    pub max: Option<f64>,
 }
 
 /// One summary per percentile metric, keyed by the metric's name.

@@ -387,6 +387,7 @@ mod tests {
                 missing_finish_reason_count: 2,
                 usage_reported_count: 4,
                 usage_mismatch_count: 3,
+                answer_streaming: AnswerStreaming::default(),
             },
             cost: Cost {
                 reported_count: 4,
