@@ -16,6 +16,7 @@ use crate::echo::{Deltas, EchoGuard};
 use crate::log::{EventLog, StartedLine};
 use crate::transport::{self, error_text, SendError, Sending, Transport};
 use anyhow::Result;
+use futures_util::FutureExt;
 use inferbench_contract::event::{
     CredentialEcho, ErrorKind, Event, Outcome, RequestStarted, RequestTerminal, ResponseHead, SseEvent,
 };
@@ -154,8 +155,83 @@ struct Progress {
 
 /// A body whose stream has ended but which may still carry bytes worth logging.
 struct Drain {
-    body: transport::ResponseBody,
+    body: Arrivals,
     parser: Parser,
+}
+
+/// Most bytes one burst holds before its last chunk (what a stream may hold unprocessed).
+const BURST_BYTES: usize = 64 * 1024;
+
+/// A response body read burst by burst, each chunk with its arrival on the run clock.
+///
+/// A chunk is stamped when the read that brought it returns, and the chunks already there with
+/// it (the rest of the same packet, held by the connection's task, which hands the body over
+/// one chunk at a time) are taken at once, before any is processed, and stamped alike. Logging
+/// one chunk's events takes time, more on a loaded machine; stamped one by one, a second chunk
+/// of the same packet would carry that time, and an answer the server flushed at once would
+/// look streamed. Taking a burst costs a yield to the connection's task per chunk; a chunk that
+/// reached the socket during that yield is stamped a few microseconds early.
+struct Arrivals {
+    body: transport::ResponseBody,
+    /// The current burst's chunks not yet handed out, in order.
+    ready: std::collections::VecDeque<hyper::Result<Option<bytes::Bytes>>>,
+    /// The arrival of the current burst.
+    t_ns: u64,
+}
+
+impl Arrivals {
+    fn new(body: transport::ResponseBody) -> Arrivals {
+        Arrivals { body, ready: Default::default(), t_ns: 0 }
+    }
+
+    /// The next chunk (`None` at the body's end) and its arrival; a burst takes no more than
+    /// `room` bytes (what the body cap still admits), so a body past its cap is not read on.
+    /// Cancel-safe: whatever it has taken from the body is handed out by the next call.
+    async fn next(&mut self, log: &EventLog, room: u64) -> (hyper::Result<Option<bytes::Bytes>>, u64) {
+        if self.ready.is_empty() {
+            let first = transport::next_chunk(&mut self.body).await;
+            self.t_ns = log.now();
+            let taken = match &first {
+                Ok(Some(bytes)) => Some(bytes.len()),
+                _ => None,
+            };
+            self.ready.push_back(first);
+            if let Some(taken) = taken {
+                let limit = usize::try_from(room).unwrap_or(usize::MAX).min(BURST_BYTES);
+                self.take_burst(taken, limit).await;
+            }
+        }
+        let chunk = self.ready.pop_front().expect("a burst holds at least its first chunk");
+        (chunk, self.t_ns)
+    }
+
+    /// Takes the chunks that are there already while the burst holds under `limit` bytes.
+    async fn take_burst(&mut self, mut taken: usize, limit: usize) {
+        let mut yielded = false;
+        while taken < limit {
+            let Some(chunk) = transport::next_chunk(&mut self.body).now_or_never() else {
+                if yielded {
+                    return;
+                }
+                // The connection's task decodes the next chunk once this one was asked for.
+                tokio::task::yield_now().await;
+                yielded = true;
+                continue;
+            };
+            yielded = false;
+            let more = match &chunk {
+                Ok(Some(bytes)) => {
+                    taken += bytes.len();
+                    true
+                }
+                _ => false,
+            };
+            self.ready.push_back(chunk);
+            if !more {
+                return;
+            }
+        }
+    }
 }
 
 /// Headers worth keeping from a response: ids, rate limits, retry hints, content type, and
@@ -394,7 +470,7 @@ async fn exchange(
         end.error_body = Some(String::from_utf8_lossy(&body).into_owned());
         return Ok((end, None));
     }
-    read_stream(log, client, unit, body, limits, p).await
+    read_stream(log, client, unit, Arrivals::new(body), limits, p).await
 }
 
 /// Up to [`ERROR_BODY_CAP`] bytes of a body that is not read as a stream.
@@ -417,7 +493,7 @@ async fn read_stream(
     log: &EventLog,
     client: &ProviderClient,
     unit: &Unit,
-    mut body: transport::ResponseBody,
+    mut body: Arrivals,
     limits: Limits,
     p: &mut Progress,
 ) -> Result<(StreamEnd, Option<Drain>)> {
@@ -426,9 +502,10 @@ async fn read_stream(
     // The first bytes of the body: the evidence when it turns out to hold no event at all.
     let mut head = Vec::new();
     loop {
-        let chunk = transport::next_chunk(&mut body).await;
-        // Every frame a chunk completed is stamped with that chunk's arrival.
-        let t_ns = log.now();
+        // What the body cap still admits; every frame a chunk completed is stamped with that
+        // chunk's arrival.
+        let room = limits.max_response_bytes.saturating_sub(p.bytes);
+        let (chunk, t_ns) = body.next(log, room).await;
         let bytes = match chunk {
             Ok(Some(bytes)) => bytes,
             Ok(None) => {
@@ -454,7 +531,6 @@ async fn read_stream(
         }
         // Only the bytes within the body cap are parsed: what arrived before the cap (a
         // `[DONE]`, say) still counts, and nothing past it is buffered.
-        let room = limits.max_response_bytes.saturating_sub(p.bytes);
         p.bytes += bytes.len() as u64;
         let within = &bytes[..bytes.len().min(usize::try_from(room).unwrap_or(usize::MAX))];
         let (frames, oversized) = parser.feed(within);
@@ -501,17 +577,17 @@ async fn drain_after_end(
     limits: Limits,
 ) -> Result<()> {
     loop {
-        let chunk = match tokio::time::timeout_at(until, transport::next_chunk(&mut drain.body)).await {
-            Ok(Ok(Some(bytes))) => bytes,
-            Ok(Ok(None)) => {
-                let rec = Recorder { log, client, unit, t_ns: log.now(), limits };
+        let room = limits.max_response_bytes.saturating_sub(p.bytes);
+        let (chunk, t_ns) = match tokio::time::timeout_at(until, drain.body.next(log, room)).await {
+            Ok((Ok(Some(bytes)), t_ns)) => (bytes, t_ns),
+            Ok((Ok(None), t_ns)) => {
+                let rec = Recorder { log, client, unit, t_ns, limits };
                 rec.after_end(p, drain.parser.finish().0)?;
                 return Ok(());
             }
             _ => return Ok(()),
         };
-        let rec = Recorder { log, client, unit, t_ns: log.now(), limits };
-        let room = limits.max_response_bytes.saturating_sub(p.bytes);
+        let rec = Recorder { log, client, unit, t_ns, limits };
         p.bytes += chunk.len() as u64;
         let within = &chunk[..chunk.len().min(usize::try_from(room).unwrap_or(usize::MAX))];
         let (frames, oversized) = drain.parser.feed(within);

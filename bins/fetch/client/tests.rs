@@ -444,3 +444,26 @@ async fn a_completed_exchange_hands_its_connection_to_the_next_request_and_an_ab
         .collect();
     assert_eq!(outcomes, expected.map(|(outcome, _)| outcome));
 }
+
+/// An event stream in chunked transfer encoding, one HTTP chunk per event, all sent at once.
+fn chunked_sse(events: &[&str]) -> Vec<u8> {
+    let mut bytes =
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    for event in events {
+        let data = format!("data: {event}\n\n");
+        bytes.extend_from_slice(format!("{:x}\r\n{data}\r\n", data.len()).as_bytes());
+    }
+    bytes.extend_from_slice(b"0\r\n\r\n");
+    bytes
+}
+
+#[tokio::test]
+async fn chunks_that_arrive_together_are_stamped_together_however_long_logging_takes() {
+    let delta = |text: &str| serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}}]}).to_string();
+    let (first, second, third) = (delta("{\"answer\": "), delta("\"flushed\""), delta("}"));
+    let (events, _) = run(chunked_sse(&[&first, &second, &third, "[DONE]"]), LIMITS).await;
+    assert_eq!(terminal(&events).outcome, Outcome::Completed);
+    let stamps: Vec<u64> = events.iter().filter(|e| matches!(&e.event, Event::SseEvent(_))).map(|e| e.t_ns).collect();
+    assert_eq!(stamps.len(), 4, "{}", whole_log(&events));
+    assert!(stamps.iter().all(|&t| t == stamps[0]), "one write, one arrival: {stamps:?}");
+}
