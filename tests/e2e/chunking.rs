@@ -29,10 +29,13 @@ impl ChunkingServer {
             .arg(&port_file)
             .spawn()
             .expect("python3");
+        // Held from the spawn, so that the server is stopped however the wait ends.
+        let mut server = ChunkingServer { child, url: String::new() };
         let started = Instant::now();
         loop {
             if let Ok(url) = std::fs::read_to_string(&port_file) {
-                return ChunkingServer { child, url };
+                server.url = url;
+                return server;
             }
             assert!(started.elapsed() < Duration::from_secs(20), "the chunking server did not start");
             std::thread::sleep(Duration::from_millis(25));
