@@ -235,6 +235,40 @@ pub fn load_steps(runs: &[RunResult]) -> Result<DataFrame> {
     ])?)
 }
 
+/// `drift.parquet`: one row per drift test (a provider's metric between two consecutive runs
+/// of it), in (later run, provider, metric) order; `alarm` marks the significant ones.
+pub fn drift(runs: &[RunResult], tests: &[crate::drift::Test], settings: &crate::drift::Settings) -> Result<DataFrame> {
+    let n = tests.len();
+    let run = |t: &crate::drift::Test, after: bool| &runs[if after { t.after } else { t.before }].info;
+    let mut cols = vec![strings("run_workflow", tests.iter().map(|t| t.workflow.as_str()))];
+    for (side, after) in [("before", false), ("after", true)] {
+        cols.push(datetime(
+            &format!("{side}_started_at"),
+            tests.iter().map(|t| run(t, after).started_at_us).collect(),
+        )?);
+        cols.push(strings(
+            &format!("{side}_run_path"),
+            tests.iter().map(|t| run(t, after).path.to_str().unwrap_or_default()),
+        ));
+        cols.push(strings(&format!("{side}_run_name"), tests.iter().map(|t| run(t, after).name.as_str())));
+    }
+    cols.extend([
+        strings("provider", tests.iter().map(|t| t.provider.as_str())),
+        strings("metric", tests.iter().map(|t| t.metric.key())),
+        Column::new("before_value".into(), tests.iter().map(|t| t.before_value).collect::<Vec<_>>()),
+        Column::new("after_value".into(), tests.iter().map(|t| t.after_value).collect::<Vec<_>>()),
+        Column::new("before_count".into(), tests.iter().map(|t| t.before_count as i64).collect::<Vec<_>>()),
+        Column::new("after_count".into(), tests.iter().map(|t| t.after_count as i64).collect::<Vec<_>>()),
+        strings("test", tests.iter().map(|t| t.method)),
+        Column::new("p_value".into(), tests.iter().map(|t| t.p_value).collect::<Vec<_>>()),
+        Column::new("p_holm".into(), tests.iter().map(|t| t.p_adjusted).collect::<Vec<_>>()),
+        Column::new("family_size".into(), tests.iter().map(|t| t.family_size as i64).collect::<Vec<_>>()),
+        Column::new("alpha".into(), vec![settings.alpha; n]),
+        Column::new("alarm".into(), tests.iter().map(|t| t.alarm).collect::<Vec<_>>()),
+    ]);
+    Ok(DataFrame::new_infer_height(cols)?)
+}
+
 /// The bootstrap's settings as one JSON object (Parquet metadata, summaries).
 pub fn method_json(settings: &Settings) -> serde_json::Value {
     let (low, high) = settings.bound_ranks();
