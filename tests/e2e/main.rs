@@ -3,6 +3,7 @@
 mod bad_input;
 mod browser;
 mod compare;
+mod drift;
 mod fleet;
 mod golden;
 mod hive;
