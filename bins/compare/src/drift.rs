@@ -542,6 +542,32 @@ mod tests {
         assert!(t.before_value - t.after_value > 0.05 && t.p_value < t.p_adjusted && t.p_adjusted <= 0.01);
     }
 
+    /// The share of `repeats` pairs of runs (n responses a provider) in which provider c's
+    /// success and agreement falling from `from` to `to` raises an alarm for it.
+    fn power(from: f64, to: f64, n: usize, repeats: usize) -> f64 {
+        let mut rng = SplitMix64::new(11);
+        let (mut before, mut after) = (SAME, SAME);
+        before[2].1 = from;
+        before[2].2 = from;
+        after[2].1 = to;
+        after[2].2 = to;
+        let mut found = 0;
+        for r in 0..repeats {
+            let runs = [synthetic_run(&mut rng, "r0", 0, &before, n), synthetic_run(&mut rng, "r1", 1, &after, n)];
+            let tests = tests(&runs, &Settings { alpha: 0.01, seed: r as u64 });
+            found += usize::from(tests.iter().any(|t| t.alarm && t.provider == "c"));
+        }
+        found as f64 / repeats as f64
+    }
+
+    #[test]
+    fn a_ten_point_drop_is_found_most_of_the_time_from_300_responses() {
+        let (p300, p180, p100) = (power(0.97, 0.87, 300, 200), power(1.0, 0.9, 180, 200), power(0.97, 0.87, 100, 200));
+        eprintln!("ten-point drop found: 97 % → 87 % over 300: {p300}; 100 % → 90 % over 180: {p180}; 97 % → 87 % over 100: {p100}");
+        assert!(p300 >= 0.9 && p180 >= 0.9, "{p300} {p180}");
+        assert!(p100 < 0.6, "{p100}");
+    }
+
     #[test]
     fn consecutive_runs_are_per_provider_and_per_workflow() {
         let settings = Settings { alpha: 0.01, seed: 1 };
