@@ -3,6 +3,9 @@
 //! provider answers ten points fewer items right raises alarms for that provider only.
 use crate::compare::{flags, ib_compare, integers, numbers, table, text};
 use crate::support::{ok, Sim, Workspace};
+use inferbench_contract::tables::{EvaluationRow, ResponseRow};
+use inferbench_store::parquet_io;
+use std::collections::BTreeMap;
 use std::process::Command;
 
 const TABLE: &str = "providers:
@@ -133,6 +136,60 @@ fn same_profiles_raise_no_alarm_and_a_ten_point_drop_alarms_for_that_provider_on
                 })
                 .unwrap();
             assert!((value - rates[j].unwrap()).abs() < 1e-12, "{run} {name}: {value} vs {:?}", rates[j]);
+        }
+    }
+    // Agreement, recomputed from the runs' typed rows: each parsed answer against the answer
+    // more than half of the other providers' parsed answers to the item hold.
+    let count = |name: &str| integers(&all, name);
+    let (before_count, after_count) = (count("before_count"), count("after_count"));
+    for run in ["r1", "r2", "r3"] {
+        let dir = ws.path(&format!("runs/workflow=drift/run={run}"));
+        let responses = parquet_io::read::<ResponseRow>(&dir.join("responses.parquet")).unwrap().rows;
+        let evaluations = parquet_io::read::<EvaluationRow>(&dir.join("evaluations.parquet")).unwrap().rows;
+        let answer: BTreeMap<&str, String> = evaluations
+            .iter()
+            .filter_map(|e| {
+                let json = serde_json::to_value(e.parsed_output.as_ref()?).unwrap();
+                fn any_value(v: &serde_json::Value) -> bool {
+                    match v {
+                        serde_json::Value::Null => false,
+                        serde_json::Value::Object(m) => m.values().any(any_value),
+                        _ => true,
+                    }
+                }
+                any_value(&json).then(|| (e.request_id.as_str(), json.to_string()))
+            })
+            .collect();
+        let mut by_item: BTreeMap<(String, &str), Vec<(&str, &String)>> = BTreeMap::new();
+        for r in &responses {
+            if let Some(a) = answer.get(r.request_id.as_str()) {
+                by_item.entry((r.task_family.as_str().to_string(), &r.item_id)).or_default().push((&r.provider, a));
+            }
+        }
+        let mut agreement: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
+        for votes in by_item.values() {
+            for (provider, mine) in votes {
+                let others: Vec<&String> = votes.iter().filter(|(p, _)| p != provider).map(|(_, a)| *a).collect();
+                let held = |a: &&String| others.iter().filter(|o| o == &a).count();
+                if let Some(majority) = others.iter().find(|a| 2 * held(a) > others.len()) {
+                    let e = agreement.entry(provider).or_default();
+                    e.1 += 1;
+                    e.0 += i64::from(*majority == *mine);
+                }
+            }
+        }
+        for (provider_name, (agreeing, compared)) in agreement {
+            let i = (0..provider.len())
+                .find(|&i| {
+                    metric[i] == "majority_agreement"
+                        && provider[i] == provider_name
+                        && (before[i] == run || after[i] == run)
+                })
+                .unwrap();
+            let (value, n) =
+                if before[i] == run { (before_value[i], before_count[i]) } else { (after_value[i], after_count[i]) };
+            assert_eq!(n, Some(compared), "{run} {provider_name}");
+            assert!((value.unwrap() - agreeing as f64 / compared as f64).abs() < 1e-12, "{run} {provider_name}");
         }
     }
     let md = std::fs::read_to_string(ws.path("comparison/summary.md")).unwrap();
