@@ -810,6 +810,64 @@ pub mod tests {
     }
 
     #[test]
+    fn the_summary_lists_drift_alarms_or_each_providers_newest_figures() {
+        use crate::drift::{Figures, Metric, Test};
+        let mut runs: Vec<RunResult> =
+            (0..2).map(|d| run(&format!("r{d}"), d, &[("a", Some(1), 100.0)], None)).collect();
+        for r in &mut runs {
+            let figures = Figures {
+                success: Some((90, 100)),
+                agreement: Some((95, 100)),
+                answer_tokens: vec![12.0, 14.0, 30.0],
+                usage_ratios: vec![1.0, 1.0, 1.25],
+            };
+            r.drift.insert("a".into(), figures);
+        }
+        let trends = crate::compare::trends(&runs);
+        let pairs = crate::compare::head_to_head(&runs);
+        let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
+        let mut test = Test {
+            workflow: "w".into(),
+            provider: "a".into(),
+            metric: Metric::TaskSuccess,
+            before: 0,
+            after: 1,
+            before_value: 0.9,
+            after_value: 0.9,
+            before_count: 100,
+            after_count: 100,
+            method: "fisher_exact",
+            p_value: 1.0,
+            p_adjusted: 1.0,
+            family_size: 1,
+            alarm: false,
+        };
+        let summary = |tests: &[Test]| {
+            markdown(&Summary {
+                runs: &runs,
+                skipped: &[],
+                searches: &[],
+                trends: &trends,
+                pairs: &pairs,
+                settings: &settings,
+                drift: tests,
+                drift_settings: &DRIFT,
+            })
+        };
+        let md = summary(std::slice::from_ref(&test));
+        assert!(md.contains("### Drift and substitution alarms: 0 of 1 tests") && md.contains("No alarm"), "{md}");
+        assert!(md.contains("| a | r1 | 0.900 (90/100) | 0.950 (95/100) | 14 | 1.000 |"), "{md}");
+        assert!(md.contains("at most 1 %"), "the false-alarm rate is stated");
+        (test.after_value, test.p_value, test.p_adjusted, test.alarm) = (0.8, 1e-4, 1e-4, true);
+        let md = summary(&[test]);
+        assert!(md.contains("Drift and substitution alarms: 1 of 1 tests"), "{md}");
+        assert!(
+            md.contains("| a | task success rate | r0 → r1 | 0.900 | 0.800 | 100 / 100 | 1.00e-4 | 1.00e-4 |"),
+            "{md}"
+        );
+    }
+
+    #[test]
     fn a_pair_with_too_few_rounds_says_so_in_the_summary() {
         let mut runs = vec![run("r1", 0, &[("a", Some(1), 100.0), ("b", Some(2), 200.0)], Some((-50.0, -80.0, -20.0)))];
         for pair in &mut runs[0].pairs {

@@ -324,6 +324,43 @@ mod tests {
     }
 
     #[test]
+    fn drift_has_a_row_per_test_and_the_same_columns_with_none() {
+        let runs = crate::render::tests::mixed_runs();
+        let settings = crate::drift::Settings { alpha: 0.01, seed: 1 };
+        let test = crate::drift::Test {
+            workflow: "w".into(),
+            provider: "a".into(),
+            metric: crate::drift::Metric::MajorityAgreement,
+            before: 0,
+            after: 1,
+            before_value: 0.98,
+            after_value: 0.7,
+            before_count: 300,
+            after_count: 290,
+            method: "fisher_exact",
+            p_value: 1e-9,
+            p_adjusted: 4e-9,
+            family_size: 4,
+            alarm: true,
+        };
+        let mut df = drift(&runs, &[test], &settings).unwrap();
+        assert_eq!(df.height(), 1);
+        let text = |name: &str| df.column(name).unwrap().str().unwrap().get(0).map(str::to_string);
+        assert_eq!(text("metric").as_deref(), Some("majority_agreement"));
+        assert_eq!(
+            (text("before_run_name"), text("after_run_name")),
+            (Some(runs[0].info.name.clone()), Some(runs[1].info.name.clone()))
+        );
+        assert_eq!(df.column("alarm").unwrap().bool().unwrap().get(0), Some(true));
+        assert_eq!(df.column("p_holm").unwrap().f64().unwrap().get(0), Some(4e-9));
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("drift.parquet"), &mut df, &[]).unwrap();
+        let mut empty = drift(&runs, &[], &settings).unwrap();
+        assert_eq!((empty.height(), empty.schema()), (0, df.schema()));
+        write(&dir.path().join("empty.parquet"), &mut empty, &[]).unwrap();
+    }
+
+    #[test]
     fn load_steps_have_a_row_per_load_run_step_and_provider_and_closed_loop_runs_none() {
         let runs = crate::render::tests::mixed_runs();
         let mut df = load_steps(&runs).unwrap();
