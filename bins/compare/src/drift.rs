@@ -231,32 +231,33 @@ fn answer_keys(series: &Series) -> PolarsResult<Vec<Option<String>>> {
 }
 
 /// The run's rows, from `responses.parquet` and (when the run has it) `evaluations.parquet`;
-/// and whether it has the latter.
+/// and whether the responses could be matched with evaluations. Only `provider`,
+/// `task_family` and `item_id` are required: a table written before a column existed gives
+/// no figure that needs it (no `complete`: no lengths or usage; no `usage_completion_tokens`:
+/// no usage; no `request_id`, or evaluations without `classification`: no success or
+/// agreement), so that runs of any age stay comparable.
 pub fn read_rows(run: &Path) -> Result<(Vec<Row>, bool)> {
     let dir = RunDir::new(run);
     let path = dir.responses();
     let mut lf = scan(&path)?;
-    let columns = [
-        "request_id",
-        "provider",
-        "task_family",
-        "item_id",
-        "complete",
-        "visible_answer_tokens",
-        "reasoning_tokens",
-        "usage_completion_tokens",
-    ];
-    require(&path, &mut lf, &columns)?;
+    let schema = require(&path, &mut lf, &["provider", "task_family", "item_id"])?;
+    let optional = |name: &str, dtype: DataType| {
+        if schema.contains(name) {
+            col(name).cast(dtype)
+        } else {
+            lit(NULL).cast(dtype).alias(name)
+        }
+    };
     let df = lf
         .select([
-            col("request_id").cast(DataType::String),
+            optional("request_id", DataType::String),
             col("provider").cast(DataType::String),
             col("task_family").cast(DataType::String),
             col("item_id").cast(DataType::String),
-            col("complete").cast(DataType::Boolean),
-            col("visible_answer_tokens").cast(DataType::Int64),
-            col("reasoning_tokens").cast(DataType::Int64),
-            col("usage_completion_tokens").cast(DataType::Int64),
+            optional("complete", DataType::Boolean),
+            optional("visible_answer_tokens", DataType::Int64),
+            optional("reasoning_tokens", DataType::Int64),
+            optional("usage_completion_tokens", DataType::Int64),
         ])
         .collect()
         .map_err(|e| bad(&path, e))?;
@@ -269,26 +270,29 @@ pub fn read_rows(run: &Path) -> Result<(Vec<Row>, bool)> {
 
     let evaluations = dir.evaluations();
     let mut judged: HashMap<String, (bool, Option<String>)> = HashMap::new();
-    let evaluated = evaluations.is_file();
-    if evaluated {
+    let mut evaluated = false;
+    if evaluations.is_file() && schema.contains("request_id") {
         let mut lf = scan(&evaluations)?;
-        let schema = require(&evaluations, &mut lf, &["request_id", "classification"])?;
-        let parsed = schema.contains("parsed_output");
+        let columns = lf.collect_schema().map_err(|e| bad(&evaluations, e))?;
+        evaluated = columns.contains("request_id") && columns.contains("classification");
+        let parsed = columns.contains("parsed_output");
         let mut select = vec![col("request_id").cast(DataType::String), col("classification").cast(DataType::String)];
         if parsed {
             select.push(col("parsed_output"));
         }
-        let ev = lf.select(select).collect().map_err(|e| bad(&evaluations, e))?;
-        let ids = ev.column("request_id").map_err(|e| bad(&evaluations, e))?.str()?.clone();
-        let class = ev.column("classification").map_err(|e| bad(&evaluations, e))?.str()?.clone();
-        let keys = match ev.column("parsed_output") {
-            Ok(c) if parsed => answer_keys(c.as_materialized_series()).map_err(|e| bad(&evaluations, e))?,
-            _ => vec![None; ev.height()],
-        };
-        for (i, key) in keys.into_iter().enumerate() {
-            let Some(id) = ids.get(i) else { continue };
-            let valid = class.get(i) == Some(Classification::ValidResult.as_str());
-            judged.insert(id.to_string(), (valid, key));
+        if evaluated {
+            let ev = lf.select(select).collect().map_err(|e| bad(&evaluations, e))?;
+            let ids = ev.column("request_id").map_err(|e| bad(&evaluations, e))?.str()?.clone();
+            let class = ev.column("classification").map_err(|e| bad(&evaluations, e))?.str()?.clone();
+            let keys = match ev.column("parsed_output") {
+                Ok(c) if parsed => answer_keys(c.as_materialized_series()).map_err(|e| bad(&evaluations, e))?,
+                _ => vec![None; ev.height()],
+            };
+            for (i, key) in keys.into_iter().enumerate() {
+                let Some(id) = ids.get(i) else { continue };
+                let valid = class.get(i) == Some(Classification::ValidResult.as_str());
+                judged.insert(id.to_string(), (valid, key));
+            }
         }
     }
 
@@ -473,6 +477,86 @@ mod tests {
         let f = figures(&rows, false);
         assert_eq!((f["a"].success, f["a"].agreement), (None, None));
         assert_eq!(f["a"].answer_tokens.len(), 3);
+    }
+
+    fn write(path: &Path, df: &mut DataFrame) {
+        ParquetWriter::new(std::fs::File::create(path).unwrap()).finish(df).unwrap();
+    }
+
+    fn structure(name: &str, fields: &[Series]) -> Series {
+        StructChunked::from_series(name.into(), fields[0].len(), fields.iter()).unwrap().into_series()
+    }
+
+    #[test]
+    fn parsed_answers_are_read_from_the_nested_struct_and_old_tables_give_what_they_can() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut responses = df!(
+            "request_id" => ["q1", "q2", "q3", "q4"],
+            "provider" => ["a", "b", "c", "a"],
+            "task_family" => ["ticket-triage", "ticket-triage", "ticket-triage", "meeting-notes-lookup"],
+            "item_id" => ["t1", "t1", "t1", "m1"],
+            "complete" => [true, true, true, false],
+            "visible_answer_tokens" => [9i64, 9, 11, 0],
+            "reasoning_tokens" => [1i64, 0, 0, 0],
+            "usage_completion_tokens" => [Some(10i64), Some(9), None, None],
+        )
+        .unwrap();
+        write(&dir.path().join("responses.parquet"), &mut responses);
+        // a and b answer bug/high, c bug/low; a's meeting answer did not parse.
+        let ticket = structure(
+            "ticket_triage",
+            &[
+                Series::new("category".into(), [Some("bug"), Some("bug"), Some("bug"), None]),
+                Series::new("priority".into(), [Some("high"), Some("high"), Some("low"), None]),
+            ],
+        );
+        let meeting =
+            structure("meeting_notes_lookup", &[Series::new("answer".into(), [None::<&str>, None, None, None])]);
+        let parsed = structure("parsed_output", &[meeting, ticket]);
+        let mut evaluations = DataFrame::new_infer_height(vec![
+            Column::new("request_id".into(), ["q1", "q2", "q3", "q4"]),
+            Column::new(
+                "classification".into(),
+                ["valid_result", "valid_result", "incorrect_result", "invalid_result"],
+            ),
+            parsed.into(),
+        ])
+        .unwrap();
+        write(&dir.path().join("evaluations.parquet"), &mut evaluations);
+        let (rows, evaluated) = read_rows(dir.path()).unwrap();
+        assert!(evaluated);
+        assert_eq!(rows[0].answer, rows[1].answer);
+        assert_ne!(rows[0].answer, rows[2].answer);
+        assert_eq!(rows[3].answer, None, "every leaf null: no parsed answer");
+        let f = figures(&rows, evaluated);
+        assert_eq!((f["a"].success, f["a"].agreement), (Some((1, 2)), None), "the others split: no majority");
+        assert_eq!(f["c"].agreement, Some((0, 1)));
+        assert_eq!(f["a"].usage_ratios, [1.0], "10 reported over 9 + 1 counted");
+        assert_eq!(f["b"].usage_ratios, [1.0]);
+        assert!(f["c"].usage_ratios.is_empty(), "no usage reported");
+        assert_eq!(f["c"].answer_tokens, [11.0]);
+
+        // An old table: no usage column, no request ids; evaluations cannot be matched.
+        let mut old = df!(
+            "provider" => ["a", "b"],
+            "task_family" => ["ticket-triage", "ticket-triage"],
+            "item_id" => ["t1", "t1"],
+            "complete" => [true, true],
+            "visible_answer_tokens" => [9i64, 9],
+            "reasoning_tokens" => [0i64, 0],
+        )
+        .unwrap();
+        write(&dir.path().join("responses.parquet"), &mut old);
+        let (rows, evaluated) = read_rows(dir.path()).unwrap();
+        assert!(!evaluated);
+        let f = figures(&rows, evaluated);
+        assert_eq!((f["a"].success, f["a"].agreement, f["a"].usage_ratios.len()), (None, None, 0));
+        assert_eq!(f["a"].answer_tokens, [9.0]);
+        // Without an item column the table is not a run's responses: named, one line.
+        let mut bad = df!("provider" => ["a"], "task_family" => ["ticket-triage"]).unwrap();
+        write(&dir.path().join("responses.parquet"), &mut bad);
+        let err = read_rows(dir.path()).unwrap_err().to_string();
+        assert!(err.ends_with("responses.parquet: no column `item_id`"), "{err}");
     }
 
     /// A run of `providers`, each with `n` scored answers whose success and agreement are drawn

@@ -347,7 +347,17 @@ fn drift_section(s: &Summary, runs: &[&RunResult], workflow: &str) -> Section {
         s.drift_settings.alpha,
         s.drift_settings.alpha * 100.0
     ));
-    let name = |i: usize| s.runs[i].info.name.clone();
+    // A run's name, with its marks when it is not a complete run of real endpoints (a partial or
+    // simulated run's change may be the run's, not the provider's).
+    let name = |i: usize| {
+        let info = &s.runs[i].info;
+        let marks = info.marks();
+        if marks == "complete" {
+            info.name.clone()
+        } else {
+            format!("{} ({marks})", info.name)
+        }
+    };
     let value = |m: Metric, v: f64| match m {
         Metric::TaskSuccess | Metric::MajorityAgreement | Metric::UsageRatio => format!("{v:.3}"),
         Metric::VisibleAnswerTokens => format!("{v:.0}"),
@@ -862,7 +872,7 @@ pub mod tests {
         let md = summary(&[test]);
         assert!(md.contains("Drift and substitution alarms: 1 of 1 tests"), "{md}");
         assert!(
-            md.contains("| a | task success rate | r0 → r1 | 0.900 | 0.800 | 100 / 100 | 1.00e-4 | 1.00e-4 |"),
+            md.contains("| a | task success rate | r0 (complete, simulated) → r1 (complete, simulated) | 0.900 | 0.800 | 100 / 100 | 1.00e-4 | 1.00e-4 |"),
             "{md}"
         );
     }

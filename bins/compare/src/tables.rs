@@ -251,6 +251,7 @@ pub fn drift(runs: &[RunResult], tests: &[crate::drift::Test], settings: &crate:
             tests.iter().map(|t| run(t, after).path.to_str().unwrap_or_default()),
         ));
         cols.push(strings(&format!("{side}_run_name"), tests.iter().map(|t| run(t, after).name.as_str())));
+        cols.push(strings(&format!("{side}_run_status"), tests.iter().map(|t| run(t, after).status.as_str())));
     }
     cols.extend([
         strings("provider", tests.iter().map(|t| t.provider.as_str())),
@@ -352,6 +353,7 @@ mod tests {
             (Some(runs[0].info.name.clone()), Some(runs[1].info.name.clone()))
         );
         assert_eq!(df.column("alarm").unwrap().bool().unwrap().get(0), Some(true));
+        assert_eq!(text("after_run_status").as_deref(), Some("complete"));
         assert_eq!(df.column("p_holm").unwrap().f64().unwrap().get(0), Some(4e-9));
         let dir = tempfile::tempdir().unwrap();
         write(&dir.path().join("drift.parquet"), &mut df, &[]).unwrap();
