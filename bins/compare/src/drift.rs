@@ -231,16 +231,16 @@ fn answer_keys(series: &Series) -> PolarsResult<Vec<Option<String>>> {
 }
 
 /// The run's rows, from `responses.parquet` and (when the run has it) `evaluations.parquet`;
-/// and whether the responses could be matched with evaluations. Only `provider`,
-/// `task_family` and `item_id` are required: a table written before a column existed gives
-/// no figure that needs it (no `complete`: no lengths or usage; no `usage_completion_tokens`:
+/// and whether the responses could be matched with evaluations. Only `provider` is
+/// required: a table written before a column existed gives no figure that needs it (no
+/// `item_id`: no agreement; no `complete`: no lengths or usage; no `usage_completion_tokens`:
 /// no usage; no `request_id`, or evaluations without `classification`: no success or
 /// agreement), so that runs of any age stay comparable.
 pub fn read_rows(run: &Path) -> Result<(Vec<Row>, bool)> {
     let dir = RunDir::new(run);
     let path = dir.responses();
     let mut lf = scan(&path)?;
-    let schema = require(&path, &mut lf, &["provider", "task_family", "item_id"])?;
+    let schema = require(&path, &mut lf, &["provider"])?;
     let optional = |name: &str, dtype: DataType| {
         if schema.contains(name) {
             col(name).cast(dtype)
@@ -252,8 +252,8 @@ pub fn read_rows(run: &Path) -> Result<(Vec<Row>, bool)> {
         .select([
             optional("request_id", DataType::String),
             col("provider").cast(DataType::String),
-            col("task_family").cast(DataType::String),
-            col("item_id").cast(DataType::String),
+            optional("task_family", DataType::String),
+            optional("item_id", DataType::String),
             optional("complete", DataType::Boolean),
             optional("visible_answer_tokens", DataType::Int64),
             optional("reasoning_tokens", DataType::Int64),
@@ -298,24 +298,22 @@ pub fn read_rows(run: &Path) -> Result<(Vec<Row>, bool)> {
 
     let mut rows = Vec::with_capacity(df.height());
     for i in 0..df.height() {
-        let (Some(p), Some(f), Some(it)) = (provider.get(i), family.get(i), item.get(i)) else {
-            return Err(Error::bad(format!(
-                "{}: row {i} (counting from 0): provider, task_family or item_id is null",
-                path.display()
-            ))
-            .into());
+        let Some(p) = provider.get(i) else {
+            return Err(Error::bad(format!("{}: row {i} (counting from 0): provider: null", path.display())).into());
         };
+        // Without its item a response is compared with no other (no agreement figure).
+        let (f, it) = (family.get(i), item.get(i));
         let judgement = request.get(i).and_then(|id| judged.get(id));
         rows.push(Row {
             provider: p.to_string(),
-            item: (f.to_string(), it.to_string()),
-            scored: f != TaskFamily::Synthetic.as_str(),
+            item: (f.unwrap_or_default().to_string(), it.unwrap_or_default().to_string()),
+            scored: f != Some(TaskFamily::Synthetic.as_str()),
             complete: complete.get(i).unwrap_or(false),
             visible_answer_tokens: visible.get(i).unwrap_or(0),
             reasoning_tokens: reasoning.get(i).unwrap_or(0),
             usage_completion_tokens: usage.get(i),
             valid: judgement.map(|j| j.0),
-            answer: judgement.and_then(|j| j.1.clone()),
+            answer: judgement.and_then(|j| j.1.clone()).filter(|_| it.is_some()),
         });
     }
     Ok((rows, evaluated))
@@ -552,11 +550,17 @@ mod tests {
         let f = figures(&rows, evaluated);
         assert_eq!((f["a"].success, f["a"].agreement, f["a"].usage_ratios.len()), (None, None, 0));
         assert_eq!(f["a"].answer_tokens, [9.0]);
-        // Without an item column the table is not a run's responses: named, one line.
-        let mut bad = df!("provider" => ["a"], "task_family" => ["ticket-triage"]).unwrap();
+        // Only the provider is required (ib-compare's benchmark runs have no item column).
+        let mut bare = df!("provider" => ["a"], "request_id" => ["q1"]).unwrap();
+        write(&dir.path().join("responses.parquet"), &mut bare);
+        let (rows, evaluated) = read_rows(dir.path()).unwrap();
+        assert!(evaluated, "q1 is in evaluations.parquet");
+        let f = figures(&rows, evaluated);
+        assert_eq!((f["a"].success, f["a"].agreement, f["a"].answer_tokens.len()), (Some((1, 1)), None, 0));
+        let mut bad = df!("task_family" => ["ticket-triage"]).unwrap();
         write(&dir.path().join("responses.parquet"), &mut bad);
         let err = read_rows(dir.path()).unwrap_err().to_string();
-        assert!(err.ends_with("responses.parquet: no column `item_id`"), "{err}");
+        assert!(err.ends_with("responses.parquet: no column `provider`"), "{err}");
     }
 
     /// A run of `providers`, each with `n` scored answers whose success and agreement are drawn

@@ -364,7 +364,7 @@ fn drift_section(s: &Summary, runs: &[&RunResult], workflow: &str) -> Section {
     };
     if alarms.is_empty() {
         section.text.push(if tests.is_empty() {
-            "No provider has two runs here: nothing to compare.".into()
+            "No test: no provider has two runs here with the figures the tests need.".into()
         } else {
             "No alarm: no provider's figures changed more than its runs' own noise explains.".into()
         });
