@@ -4,6 +4,7 @@ mod bad_input;
 mod browser;
 mod chunking;
 mod compare;
+mod drift;
 mod fleet;
 mod golden;
 mod hive;

@@ -30,7 +30,7 @@ const TABLE: &str = "providers:
 
 /// The full dataset in place of the workspace's six-item sample: a verdict on a p99 needs
 /// 299 shared rounds, and 100 items per family give 300.
-fn full_dataset(ws: &Workspace) {
+pub fn full_dataset(ws: &Workspace) {
     let data = ws.dataset();
     std::fs::remove_dir_all(&data).unwrap();
     std::fs::create_dir_all(&data).unwrap();

@@ -21,7 +21,8 @@ pub struct Args {
     pub runs: Vec<String>,
     /// Where to write the comparison (created if missing): runs.parquet, leaderboard.parquet,
     /// trends.parquet, head_to_head.parquet, paired_bootstrap.parquet, load_steps.parquet (load
-    /// runs' steps), summary.md, summary.html.
+    /// runs' steps), drift.parquet (every drift test between a provider's consecutive runs),
+    /// summary.md, summary.html.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// The bootstrap's seed: the same runs and seed give the same intervals.
@@ -33,7 +34,18 @@ pub struct Args {
     /// Confidence level of the intervals, in percent.
     #[arg(long, default_value_t = 95, value_parser = clap::value_parser!(u32).range(1..=99))]
     pub confidence: u32,
+    /// The drift alarms' false-alarm rate: the chance that a run whose providers did not change
+    /// raises any alarm (family-wise over the run's tests, by Holm's method), as a fraction.
+    #[arg(long, default_value_t = 0.01, value_parser = alpha)]
+    pub drift_alpha: f64,
     /// Worker threads reading runs and drawing resamples [default: the available cores].
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+}
+
+fn alpha(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(a) if a > 0.0 && a <= 0.5 => Ok(a),
+        _ => Err(format!("`{text}` is not a rate in (0, 0.5]")),
+    }
 }

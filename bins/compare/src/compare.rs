@@ -30,8 +30,10 @@ pub struct RunResult {
     /// A load run's figures per step and provider (`metrics.json`'s `load` section); `None`
     /// for a closed-loop run.
     pub load: Option<LoadRun>,
-    /// SHA-256 of the files read: responses, the pooled table, the manifest and `metrics.json`
-    /// (when present).
+    /// Each provider's drift figures (by name): success, agreement, answer lengths, usage.
+    pub drift: BTreeMap<String, crate::drift::Figures>,
+    /// SHA-256 of the files read: responses, evaluations, the pooled table, the manifest and
+    /// `metrics.json` (when present).
     pub inputs: BTreeMap<String, String>,
 }
 
@@ -108,15 +110,16 @@ fn one(path: &Path, settings: &Settings, tables: &Tables) -> Result<RunResult> {
         }
     }
     let load = under_load::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let drift = crate::drift::read(path).with_context(|| format!("reading {}", path.display()))?;
     let mut inputs = BTreeMap::new();
     let pooled_file = if pooled_source == load::POOLED_TABLE { RunDir::POOLED } else { RunDir::METRICS_PARQUET };
-    for file in [RunDir::RESPONSES, pooled_file, RunDir::MANIFEST, RunDir::METRICS_JSON] {
+    for file in [RunDir::RESPONSES, RunDir::EVALUATIONS, pooled_file, RunDir::MANIFEST, RunDir::METRICS_JSON] {
         let full = path.join(file);
         if full.is_file() {
             inputs.insert(file.to_string(), inferbench_contract::canonical::file_sha256(&full)?);
         }
     }
-    Ok(RunResult { info, pooled_source, pooled, pairs, response_rows, load, inputs })
+    Ok(RunResult { info, pooled_source, pooled, pairs, response_rows, load, drift, inputs })
 }
 
 /// Every run of `paths`, read on `threads` threads, in (start time, path) order.
@@ -326,6 +329,7 @@ pub mod tests {
             pairs: vec![pair(E2E_LATENCY), pair(TTFA)],
             response_rows: 20,
             load: None,
+            drift: BTreeMap::new(),
             inputs: BTreeMap::new(),
         }
     }

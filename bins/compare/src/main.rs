@@ -7,10 +7,12 @@ mod args;
 mod bootstrap;
 mod compare;
 mod discover;
+mod drift;
 mod load;
 mod render;
 mod search;
 mod stage;
+mod stats;
 mod tables;
 mod under_load;
 

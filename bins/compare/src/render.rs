@@ -24,6 +24,8 @@ pub struct Summary<'a> {
     pub trends: &'a [Trend],
     pub pairs: &'a [HeadToHead],
     pub settings: &'a Settings,
+    pub drift: &'a [crate::drift::Test],
+    pub drift_settings: &'a crate::drift::Settings,
 }
 
 /// A cell of a table: a value formatted for its unit, or an em dash.
@@ -112,7 +114,7 @@ fn sections(s: &Summary) -> Vec<Section> {
     intro.text.push(
         "Every table in full: `runs.parquet`, `leaderboard.parquet` (one row per run and provider: the trend data), \
          `trends.parquet`, `head_to_head.parquet`, `paired_bootstrap.parquet`, `load_steps.parquet` (one row per load \
-         run, step and provider)."
+         run, step and provider), `drift.parquet` (every drift test)."
             .to_string(),
     );
     if !s.skipped.is_empty() {
@@ -318,11 +320,98 @@ fn sections(s: &Summary) -> Vec<Section> {
         }
         intervals.table = Some(table);
         out.push(intervals);
+        out.push(drift_section(s, &runs, workflow));
     }
     if !s.searches.is_empty() {
         out.push(searches(s.searches));
     }
     out
+}
+
+/// A workflow's drift and substitution alarms, and each provider's figures in its newest run.
+fn drift_section(s: &Summary, runs: &[&RunResult], workflow: &str) -> Section {
+    use crate::drift::Metric;
+    let tests: Vec<&crate::drift::Test> = s.drift.iter().filter(|t| t.workflow == workflow).collect();
+    let alarms: Vec<&&crate::drift::Test> = tests.iter().filter(|t| t.alarm).collect();
+    let mut section =
+        Section::new(3, format!("Drift and substitution alarms: {} of {} tests", alarms.len(), tests.len()));
+    section.text.push(format!(
+        "Each provider's run is tested against its previous run of the workflow on four figures: task success and \
+         agreement with the other providers' majority answer on the same items (Fisher's exact test, two-sided), and \
+         the visible-answer tokens and usage ratio (usage.completion_tokens over the local token count) of its \
+         complete responses (Wilcoxon–Mann–Whitney, two-sided: normal approximation with tie correction from {} \
+         samples a side, else a seeded permutation test). The p-values of all tests a run adds are adjusted by \
+         Holm's method; an adjusted p-value ≤ {} is an alarm, so a run of unchanged providers raises any alarm with \
+         probability at most {} %. Every test is in `drift.parquet`.",
+        crate::stats::NORMAL_MIN,
+        s.drift_settings.alpha,
+        s.drift_settings.alpha * 100.0
+    ));
+    // A run's name, with its marks when it is not a complete run of real endpoints (a partial or
+    // simulated run's change may be the run's, not the provider's).
+    let name = |i: usize| {
+        let info = &s.runs[i].info;
+        let marks = info.marks();
+        if marks == "complete" {
+            info.name.clone()
+        } else {
+            format!("{} ({marks})", info.name)
+        }
+    };
+    let value = |m: Metric, v: f64| match m {
+        Metric::TaskSuccess | Metric::MajorityAgreement | Metric::UsageRatio => format!("{v:.3}"),
+        Metric::VisibleAnswerTokens => format!("{v:.0}"),
+    };
+    if alarms.is_empty() {
+        section.text.push(if tests.is_empty() {
+            "No test: no provider has two runs here with the figures the tests need.".into()
+        } else {
+            "No alarm: no provider's figures changed more than its runs' own noise explains.".into()
+        });
+    } else {
+        let mut table =
+            vec![["provider", "metric", "runs", "before", "after", "n", "p", "p (Holm)"].map(String::from).to_vec()];
+        for t in &alarms {
+            table.push(vec![
+                t.provider.clone(),
+                t.metric.value_label().to_string(),
+                format!("{} → {}", name(t.before), name(t.after)),
+                value(t.metric, t.before_value),
+                value(t.metric, t.after_value),
+                format!("{} / {}", t.before_count, t.after_count),
+                format!("{:.2e}", t.p_value),
+                format!("{:.2e}", t.p_adjusted),
+            ]);
+        }
+        section.table = Some(table);
+        return section;
+    }
+    // Without alarms: each provider's figures in the newest run that has it.
+    let mut latest: BTreeMap<&str, &RunResult> = BTreeMap::new();
+    for run in runs {
+        for provider in run.drift.keys() {
+            latest.insert(provider, run);
+        }
+    }
+    let mut table =
+        vec![["provider", "newest run", "task success", "agreement", "answer tokens p50", "usage ratio p50"]
+            .map(String::from)
+            .to_vec()];
+    for (provider, run) in latest {
+        let f = &run.drift[provider];
+        let share =
+            |x: Option<(u64, u64)>| x.map_or("—".into(), |(k, n)| format!("{:.3} ({k}/{n})", k as f64 / n as f64));
+        table.push(vec![
+            provider.to_string(),
+            run.info.name.clone(),
+            share(f.success),
+            share(f.agreement),
+            p50(&f.answer_tokens).map_or("—".into(), |v| format!("{v:.0}")),
+            p50(&f.usage_ratios).map_or("—".into(), |v| format!("{v:.3}")),
+        ]);
+    }
+    section.table = Some(table);
+    section
 }
 
 /// How many client-bound steps the summary lists per workflow; `load_steps.parquet` has all.
@@ -689,6 +778,8 @@ pub fn html(s: &Summary) -> String {
 
 #[cfg(test)]
 pub mod tests {
+    const DRIFT: crate::drift::Settings = crate::drift::Settings { alpha: 0.01, seed: 1 };
+
     use super::*;
     use crate::compare::tests::run;
 
@@ -708,6 +799,8 @@ pub mod tests {
             trends: &trends,
             pairs: &pairs,
             settings: &settings,
+            drift: &[],
+            drift_settings: &DRIFT,
         };
         let md = markdown(&s);
         assert!(md.starts_with("# Comparison of 35 runs\n"), "{md}");
@@ -727,6 +820,64 @@ pub mod tests {
     }
 
     #[test]
+    fn the_summary_lists_drift_alarms_or_each_providers_newest_figures() {
+        use crate::drift::{Figures, Metric, Test};
+        let mut runs: Vec<RunResult> =
+            (0..2).map(|d| run(&format!("r{d}"), d, &[("a", Some(1), 100.0)], None)).collect();
+        for r in &mut runs {
+            let figures = Figures {
+                success: Some((90, 100)),
+                agreement: Some((95, 100)),
+                answer_tokens: vec![12.0, 14.0, 30.0],
+                usage_ratios: vec![1.0, 1.0, 1.25],
+            };
+            r.drift.insert("a".into(), figures);
+        }
+        let trends = crate::compare::trends(&runs);
+        let pairs = crate::compare::head_to_head(&runs);
+        let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
+        let mut test = Test {
+            workflow: "w".into(),
+            provider: "a".into(),
+            metric: Metric::TaskSuccess,
+            before: 0,
+            after: 1,
+            before_value: 0.9,
+            after_value: 0.9,
+            before_count: 100,
+            after_count: 100,
+            method: "fisher_exact",
+            p_value: 1.0,
+            p_adjusted: 1.0,
+            family_size: 1,
+            alarm: false,
+        };
+        let summary = |tests: &[Test]| {
+            markdown(&Summary {
+                runs: &runs,
+                skipped: &[],
+                searches: &[],
+                trends: &trends,
+                pairs: &pairs,
+                settings: &settings,
+                drift: tests,
+                drift_settings: &DRIFT,
+            })
+        };
+        let md = summary(std::slice::from_ref(&test));
+        assert!(md.contains("### Drift and substitution alarms: 0 of 1 tests") && md.contains("No alarm"), "{md}");
+        assert!(md.contains("| a | r1 | 0.900 (90/100) | 0.950 (95/100) | 14 | 1.000 |"), "{md}");
+        assert!(md.contains("at most 1 %"), "the false-alarm rate is stated");
+        (test.after_value, test.p_value, test.p_adjusted, test.alarm) = (0.8, 1e-4, 1e-4, true);
+        let md = summary(&[test]);
+        assert!(md.contains("Drift and substitution alarms: 1 of 1 tests"), "{md}");
+        assert!(
+            md.contains("| a | task success rate | r0 (complete, simulated) → r1 (complete, simulated) | 0.900 | 0.800 | 100 / 100 | 1.00e-4 | 1.00e-4 |"),
+            "{md}"
+        );
+    }
+
+    #[test]
     fn a_pair_with_too_few_rounds_says_so_in_the_summary() {
         let mut runs = vec![run("r1", 0, &[("a", Some(1), 100.0), ("b", Some(2), 200.0)], Some((-50.0, -80.0, -20.0)))];
         for pair in &mut runs[0].pairs {
@@ -735,8 +886,16 @@ pub mod tests {
         let trends = crate::compare::trends(&runs);
         let pairs = crate::compare::head_to_head(&runs);
         let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
-        let s =
-            Summary { runs: &runs, skipped: &[], searches: &[], trends: &trends, pairs: &pairs, settings: &settings };
+        let s = Summary {
+            runs: &runs,
+            skipped: &[],
+            searches: &[],
+            trends: &trends,
+            pairs: &pairs,
+            settings: &settings,
+            drift: &[],
+            drift_settings: &DRIFT,
+        };
         let md = markdown(&s);
         assert!(md.contains("| a | b | E2E | 2 | -50.0 | [-80.0, -20.0] | too few shared rounds: n = 2 |"), "{md}");
         assert!(md.contains("| a | b | 1 | 1 | 0 | 0/0/0 (1 too few) |"), "{md}");
@@ -754,8 +913,16 @@ pub mod tests {
         let trends = crate::compare::trends(&runs);
         let pairs: Vec<HeadToHead> = Vec::new();
         let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
-        let s =
-            Summary { runs: &runs, skipped: &[], searches: &[], trends: &trends, pairs: &pairs, settings: &settings };
+        let s = Summary {
+            runs: &runs,
+            skipped: &[],
+            searches: &[],
+            trends: &trends,
+            pairs: &pairs,
+            settings: &settings,
+            drift: &[],
+            drift_settings: &DRIFT,
+        };
         let page = html(&s);
         let first_chart = &page[page.find("<svg").unwrap()..page.find("</svg>").unwrap()];
         assert_eq!(first_chart.matches(">1970-01-01</text>").count(), 1, "one date, one label: {first_chart}");
@@ -775,6 +942,8 @@ pub mod tests {
             trends: &trends,
             pairs: &pairs,
             settings: &settings,
+            drift: &[],
+            drift_settings: &DRIFT,
         });
         let first_chart = &page[page.find("<svg").unwrap()..page.find("</svg>").unwrap()];
         assert!(first_chart.contains("text-anchor=\"start\" font-size=\"11\">1970-01-01<"), "{first_chart}");
@@ -823,6 +992,8 @@ pub mod tests {
             trends: &trends,
             pairs: &pairs,
             settings: &settings,
+            drift: &[],
+            drift_settings: &DRIFT,
         };
         let md = markdown(&s);
         let load_part = &md[md.find("## Workflow `load-sweep`").unwrap()..];

@@ -1,7 +1,7 @@
 //! The stage: find the runs (and any capacity search among the directories matched) and read
 //! them, compare them across runs, then write the tables and the two summaries into `--out`.
 use crate::args::Args;
-use crate::{bootstrap, compare, discover, render, search, tables};
+use crate::{bootstrap, compare, discover, drift, render, search, tables};
 use anyhow::{Context, Result};
 
 pub fn run(args: Args) -> Result<()> {
@@ -27,6 +27,8 @@ pub fn run(args: Args) -> Result<()> {
     let runs = compare::read_all(&paths, &settings, threads)?;
     let trends = compare::trends(&runs);
     let pairs = compare::head_to_head(&runs);
+    let drift_settings = drift::Settings { alpha: args.drift_alpha, seed: args.seed };
+    let drift_tests = drift::tests(&runs, &drift_settings);
 
     std::fs::create_dir_all(&args.out)
         .map_err(|e| inferbench_contract::Error::io(&args.out, e))
@@ -36,15 +38,17 @@ pub fn run(args: Args) -> Result<()> {
     let metadata = vec![
         ("inferbench.code_version".to_string(), inferbench_contract::CODE_VERSION.to_string()),
         ("inferbench.bootstrap".to_string(), tables::method_json(&settings).to_string()),
+        ("inferbench.drift".to_string(), drift::method_json(&drift_settings).to_string()),
         ("inferbench.inputs".to_string(), serde_json::to_string(&inputs)?),
     ];
-    let outputs: [(&str, polars::prelude::DataFrame); 6] = [
+    let outputs: [(&str, polars::prelude::DataFrame); 7] = [
         ("runs.parquet", tables::runs(&runs)?),
         ("leaderboard.parquet", tables::leaderboard(&runs)?),
         ("trends.parquet", tables::trends(&trends)?),
         ("head_to_head.parquet", tables::head_to_head(&pairs)?),
         ("paired_bootstrap.parquet", tables::paired_bootstrap(&runs, &settings)?),
         ("load_steps.parquet", tables::load_steps(&runs)?),
+        ("drift.parquet", tables::drift(&runs, &drift_tests, &drift_settings)?),
     ];
     for (name, mut df) in outputs {
         tables::write(&args.out.join(name), &mut df, &metadata)?;
@@ -56,15 +60,20 @@ pub fn run(args: Args) -> Result<()> {
         trends: &trends,
         pairs: &pairs,
         settings: &settings,
+        drift: &drift_tests,
+        drift_settings: &drift_settings,
     };
     inferbench_store::atomic::write(&args.out.join("summary.md"), render::markdown(&summary).as_bytes())?;
     inferbench_store::atomic::write(&args.out.join("summary.html"), render::html(&summary).as_bytes())?;
     let pair_count: usize = runs.iter().map(|r| r.pairs.len()).sum();
     let load_runs = runs.iter().filter(|r| r.load.is_some()).count();
+    let alarms = drift_tests.iter().filter(|t| t.alarm).count();
     println!(
-        "ib-compare: {} runs ({load_runs} under load), {} responses, {pair_count} paired intervals -> {}",
+        "ib-compare: {} runs ({load_runs} under load), {} responses, {pair_count} paired intervals, {alarms} drift \
+         alarms of {} tests -> {}",
         runs.len(),
         runs.iter().map(|r| r.response_rows).sum::<usize>(),
+        drift_tests.len(),
         args.out.join("summary.md").display()
     );
     Ok(())

@@ -235,6 +235,41 @@ pub fn load_steps(runs: &[RunResult]) -> Result<DataFrame> {
     ])?)
 }
 
+/// `drift.parquet`: one row per drift test (a provider's metric between two consecutive runs
+/// of it), in (later run, provider, metric) order; `alarm` marks the significant ones.
+pub fn drift(runs: &[RunResult], tests: &[crate::drift::Test], settings: &crate::drift::Settings) -> Result<DataFrame> {
+    let n = tests.len();
+    let run = |t: &crate::drift::Test, after: bool| &runs[if after { t.after } else { t.before }].info;
+    let mut cols = vec![strings("run_workflow", tests.iter().map(|t| t.workflow.as_str()))];
+    for (side, after) in [("before", false), ("after", true)] {
+        cols.push(datetime(
+            &format!("{side}_started_at"),
+            tests.iter().map(|t| run(t, after).started_at_us).collect(),
+        )?);
+        cols.push(strings(
+            &format!("{side}_run_path"),
+            tests.iter().map(|t| run(t, after).path.to_str().unwrap_or_default()),
+        ));
+        cols.push(strings(&format!("{side}_run_name"), tests.iter().map(|t| run(t, after).name.as_str())));
+        cols.push(strings(&format!("{side}_run_status"), tests.iter().map(|t| run(t, after).status.as_str())));
+    }
+    cols.extend([
+        strings("provider", tests.iter().map(|t| t.provider.as_str())),
+        strings("metric", tests.iter().map(|t| t.metric.key())),
+        Column::new("before_value".into(), tests.iter().map(|t| t.before_value).collect::<Vec<_>>()),
+        Column::new("after_value".into(), tests.iter().map(|t| t.after_value).collect::<Vec<_>>()),
+        Column::new("before_count".into(), tests.iter().map(|t| t.before_count as i64).collect::<Vec<_>>()),
+        Column::new("after_count".into(), tests.iter().map(|t| t.after_count as i64).collect::<Vec<_>>()),
+        strings("test", tests.iter().map(|t| t.method)),
+        Column::new("p_value".into(), tests.iter().map(|t| t.p_value).collect::<Vec<_>>()),
+        Column::new("p_holm".into(), tests.iter().map(|t| t.p_adjusted).collect::<Vec<_>>()),
+        Column::new("family_size".into(), tests.iter().map(|t| t.family_size as i64).collect::<Vec<_>>()),
+        Column::new("alpha".into(), vec![settings.alpha; n]),
+        Column::new("alarm".into(), tests.iter().map(|t| t.alarm).collect::<Vec<_>>()),
+    ]);
+    Ok(DataFrame::new_infer_height(cols)?)
+}
+
 /// The bootstrap's settings as one JSON object (Parquet metadata, summaries).
 pub fn method_json(settings: &Settings) -> serde_json::Value {
     let (low, high) = settings.bound_ranks();
@@ -287,6 +322,44 @@ mod tests {
         assert_eq!(board.column("endpoint_mode").unwrap().str().unwrap().get(0), Some("simulated"));
         let trends = trends(&crate::compare::trends(&runs)).unwrap();
         assert!(trends.column("partial_run_count").is_ok() && trends.column("simulated_run_count").is_ok());
+    }
+
+    #[test]
+    fn drift_has_a_row_per_test_and_the_same_columns_with_none() {
+        let runs = crate::render::tests::mixed_runs();
+        let settings = crate::drift::Settings { alpha: 0.01, seed: 1 };
+        let test = crate::drift::Test {
+            workflow: "w".into(),
+            provider: "a".into(),
+            metric: crate::drift::Metric::MajorityAgreement,
+            before: 0,
+            after: 1,
+            before_value: 0.98,
+            after_value: 0.7,
+            before_count: 300,
+            after_count: 290,
+            method: "fisher_exact",
+            p_value: 1e-9,
+            p_adjusted: 4e-9,
+            family_size: 4,
+            alarm: true,
+        };
+        let mut df = drift(&runs, &[test], &settings).unwrap();
+        assert_eq!(df.height(), 1);
+        let text = |name: &str| df.column(name).unwrap().str().unwrap().get(0).map(str::to_string);
+        assert_eq!(text("metric").as_deref(), Some("majority_agreement"));
+        assert_eq!(
+            (text("before_run_name"), text("after_run_name")),
+            (Some(runs[0].info.name.clone()), Some(runs[1].info.name.clone()))
+        );
+        assert_eq!(df.column("alarm").unwrap().bool().unwrap().get(0), Some(true));
+        assert_eq!(text("after_run_status").as_deref(), Some("complete"));
+        assert_eq!(df.column("p_holm").unwrap().f64().unwrap().get(0), Some(4e-9));
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("drift.parquet"), &mut df, &[]).unwrap();
+        let mut empty = drift(&runs, &[], &settings).unwrap();
+        assert_eq!((empty.height(), empty.schema()), (0, df.schema()));
+        write(&dir.path().join("empty.parquet"), &mut empty, &[]).unwrap();
     }
 
     #[test]

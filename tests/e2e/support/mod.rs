@@ -135,7 +135,13 @@ pub struct Sim {
 
 impl Sim {
     pub fn start(ws: &Workspace) -> Sim {
+        Sim::start_with(ws, &[])
+    }
+
+    /// `ib-sim` with more flags (`--seed 2`).
+    pub fn start_with(ws: &Workspace, flags: &[&str]) -> Sim {
         let url_file = ws.path("sim-url");
+        let _ = std::fs::remove_file(&url_file);
         let log = ws.path("sim-log.jsonl");
         let child = Command::new(bin("ib-sim"))
             .arg("--profiles")
@@ -148,6 +154,7 @@ impl Sim {
             .arg(&url_file)
             .arg("--log")
             .arg(&log)
+            .args(flags)
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .spawn()
