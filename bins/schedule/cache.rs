@@ -182,7 +182,10 @@ mod tests {
         let added = apply(&probe, VERSION, &mut rows, &providers()).unwrap();
         assert_eq!(added, Added { nonced_rounds: 0, probe_rounds: 2 });
         assert_eq!(rows.len(), (6 + 4) * 3);
-        assert!(rows[..18].iter().all(|r| r.nonce.is_none() && r.cache_probe.is_none()), "the run's rounds as they were");
+        assert!(
+            rows[..18].iter().all(|r| r.nonce.is_none() && r.cache_probe.is_none()),
+            "the run's rounds as they were"
+        );
         let probe_rows = &rows[18..];
         let rounds: Vec<&[ScheduleRow]> = probe_rows.chunk_by(|a, b| a.round_index == b.round_index).collect();
         assert_eq!(rounds.iter().map(|r| r[0].round_index).collect::<Vec<_>>(), [6, 7, 8, 9]);

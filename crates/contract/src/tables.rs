@@ -1,7 +1,9 @@
 //! The rows of every Parquet table a run holds. Column names are the field names; `Option`
 //! fields are nullable columns. Times are milliseconds (f64) on the run's monotonic clock.
 use crate::documents::{GroupMetrics, PooledMetrics};
-use crate::vocab::{CacheProbeSend, Classification, ErrorKind, EvaluationError, OperationalOutcome, Outcome, TaskFamily};
+use crate::vocab::{
+    CacheProbeSend, Classification, ErrorKind, EvaluationError, OperationalOutcome, Outcome, TaskFamily,
+};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

@@ -33,7 +33,7 @@ use inferbench_contract::{Error, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-pub use cache::{CacheSettings, CACHE_BUSTING_KEY, CACHE_PROBE_KEY, MAX_PROBE_ROUNDS};
+pub use cache::{with_nonce, CacheSettings, CACHE_BUSTING_KEY, CACHE_PROBE_KEY, MAX_PROBE_ROUNDS};
 pub use limits::{
     check_timeout, parse_timeout_seconds, StreamLimits, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES,
     MAX_STREAM_LIMIT_BYTES, MAX_TIMEOUT_SECONDS,

@@ -68,3 +68,10 @@ pub(super) fn check_against_load(r: &mut Reader, cache: &CacheSettings, load: Op
         );
     }
 }
+
+/// `text` as sent with a round's nonce: the line `[nonce <hex>]` before it. `ib-fetch` puts it
+/// before the request's first message (a dataset item's system prompt), so that no prefix of
+/// the prompt, the system prompt's shared one included, has been sent before.
+pub fn with_nonce(nonce: &str, text: &str) -> String {
+    format!("[nonce {nonce}]\n{text}")
+}
