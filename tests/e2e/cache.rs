@@ -155,6 +155,10 @@ fn nonces_keep_runs_apart_and_the_probe_finds_the_provider_that_caches() {
     assert!(report.contains("| cached | 18 |"), "{report}");
     assert!(report.contains("faster repeat"), "{report}");
     assert!(report.contains("Cache busting is on"), "{report}");
+    assert!(report.contains("0 failed request(s) of 36 responses"), "the probe's are not the run's: {report}");
+    let manifest: Value = serde_json::from_slice(&std::fs::read(first.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!((manifest["scheduled_requests"].as_u64(), manifest["responses"].as_u64()), (Some(108), Some(108)));
+    assert_eq!(manifest["status"], "complete", "{manifest:#}");
     let html = std::fs::read_to_string(first.join("report.html")).unwrap();
     assert!(html.contains("Prompt cache probe") && html.contains("Cache busting is on"));
 
