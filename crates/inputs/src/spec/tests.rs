@@ -749,6 +749,13 @@ fn a_synthetic_trace_replay_sends_its_lines_sizes_or_the_specs_and_refuses_a_lin
 }
 
 #[test]
+fn a_nonce_is_the_first_line_of_the_text_it_is_sent_with() {
+    let sent = with_nonce("00ff12ab34cd56ef", "You answer in JSON.\nOnly JSON.");
+    assert_eq!(sent, "[nonce 00ff12ab34cd56ef]\nYou answer in JSON.\nOnly JSON.");
+    assert_ne!(sent, with_nonce("00ff12ab34cd56ee", "You answer in JSON.\nOnly JSON."), "another nonce, other bytes");
+}
+
+#[test]
 fn cache_busting_and_the_probe_are_off_without_their_keys_and_read_with_them() {
     let spec = Spec::from_value(Path::new("spec.yaml"), &bundled()).unwrap();
     assert_eq!(spec.inference.cache, CacheSettings { busting: false, probe_rounds: None });
