@@ -22,15 +22,18 @@ pub fn busting(spec: &Spec) -> Option<&'static str> {
 /// The section's heading.
 const HEADING: &str = "Prompt cache probe";
 
-/// The columns of the probe's table.
+/// The columns of the probe's table in report.md, figures in ms.
 const HEADERS: [&str; 6] =
     ["Provider", "Pairs", "TTFA p50 first (ms)", "TTFA p50 repeat (ms)", "Difference p50 (ms)", "Verdict"];
+
+/// The same columns in report.html, whose figures carry their unit.
+const HTML_HEADERS: [&str; 6] = ["Provider", "Pairs", "TTFA p50 first", "TTFA p50 repeat", "Difference p50", "Verdict"];
 
 /// How to read the table.
 fn how_to_read(probe: &CacheProbeMetrics) -> String {
     format!(
-        "{} probe round(s) were sent twice after the run's own rounds, the repeat with the same bytes (its own nonce \
-         included) once every provider had answered the first send. A provider that caches prompts answers the repeat \
+        "{} probe round(s) were sent twice after the run's own rounds, the repeat with the same bytes (the pair's nonce \
+         included) once every provider's first send had ended. A provider that caches prompts answers the repeat \
          sooner. The difference is TTFA(first) − TTFA(repeat) over the rounds where both sends have a TTFA (pairs), \
          as a median with its 95 % order-statistic interval in brackets († under 6 pairs: no interval reaches 95 %); \
          the verdict is \"faster repeat\" when the whole interval lies above 0, \"slower repeat\" when below, and \
@@ -116,7 +119,7 @@ pub fn html_view(page: &Page, probe: &CacheProbeMetrics) -> String {
             ]
         })
         .collect();
-    view("cache-probe", HEADING, &how_to_read(probe), &views::table("", &HEADERS, &rows))
+    view("cache-probe", HEADING, &how_to_read(probe), &views::table("", &HTML_HEADERS, &rows))
 }
 
 /// report.html's sentence on cache busting, as a paragraph.
