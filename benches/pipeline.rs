@@ -112,6 +112,8 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
             target_input_tokens: None,
             target_output_tokens: None,
             prompt: None,
+            nonce: None,
+            cache_probe: None,
         })
         .collect();
     let provenance = [("lock.json".to_string(), file_sha256(&run.lock()).unwrap())].into();

@@ -1,19 +1,22 @@
 //! The stage, in order: read and check the lock (`inputs`), join and check the tables
-//! (`join`), compute every group, the pooled rows and the ranking (`metrics`), the paired
+//! (`join`), take the prompt-cache probe's requests out (`cache`), compute every group, the pooled rows and the ranking (`metrics`), the paired
 //! comparisons (`comparisons`), and only then write the four outputs, as one atomic group.
 use crate::args::Args;
-use crate::{error, inputs, join, load, metrics, output};
+use crate::{cache, error, inputs, join, load, metrics, output};
 use inferbench_contract::documents::Provenance;
 use inferbench_contract::vocab::TaskFamily;
 use inferbench_store::run::RunDir;
 use inferbench_store::{atomic, execution, parquet_io};
+use std::collections::BTreeSet;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let inputs = inputs::load(&args)?;
     // A synthetic load workload's requests are all of the one family that is not the dataset's.
     let synthetic = inputs.spec.load.as_ref().is_some_and(|l| l.workload.synthetic().is_some());
     let families = if synthetic { vec![TaskFamily::Synthetic] } else { inputs.spec.task_families() };
-    let joined = join::join(inputs.tables, &families, &inputs.table.names()).map_err(error::invalid)?;
+    let mut joined = join::join(inputs.tables, &families, &inputs.table.names()).map_err(error::invalid)?;
+    // Before any other figure: the probe's requests count in its section only.
+    let probe = cache::split_off(&mut joined);
     let computed = metrics::compute_with(
         inputs.rules,
         &joined,
@@ -29,6 +32,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut metrics_doc = output::metrics_doc(&identity, &computed);
     if let Some(plan) = &inputs.spec.load {
         metrics_doc.load = Some(load_metrics(&args, plan, &inputs.table.names(), &joined)?);
+    }
+    if let Some(probe) = &probe {
+        let providers: BTreeSet<String> = probe.schedule.iter().map(|r| r.provider.clone()).collect();
+        metrics_doc.cache_probe = Some(cache::compute(probe, &providers.into_iter().collect::<Vec<_>>()));
     }
     let comparisons_doc = output::comparisons_doc(&identity, &computed, &joined);
     let rows = output::metric_rows(&computed);

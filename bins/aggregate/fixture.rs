@@ -199,6 +199,8 @@ pub fn rows(reqs: &[Req]) -> Rows {
             target_input_tokens: None,
             target_output_tokens: None,
             prompt: None,
+            nonce: None,
+            cache_probe: None,
         })
         .collect();
     Rows {

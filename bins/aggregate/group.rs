@@ -189,7 +189,7 @@ fn summary(obs: &[&Observation], metric: &'static Metric, sample: fn(&ResponseFa
 }
 
 /// A percentile with its 95 % interval, or with the note that its samples are too few for one.
-fn percentile_value(samples: &Samples, metric: &'static Metric, level: u64) -> PercentileValue {
+pub(crate) fn percentile_value(samples: &Samples, metric: &'static Metric, level: u64) -> PercentileValue {
     let Some(estimate) = samples.column_with_interval(metric.at(level)) else {
         return PercentileValue::NONE;
     };

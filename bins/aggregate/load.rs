@@ -522,6 +522,8 @@ mod tests {
                 target_input_tokens: None,
                 target_output_tokens: None,
                 prompt: None,
+                nonce: None,
+                cache_probe: None,
             });
             facts.push(LoadFacts {
                 request_id: id,

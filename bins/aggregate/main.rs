@@ -4,6 +4,7 @@
 //! `aggregate.rs` for the order of work and `--help` for usage.
 mod aggregate;
 mod args;
+mod cache;
 mod comparisons;
 mod error;
 #[cfg(test)]

@@ -46,6 +46,7 @@ pub fn metrics_doc(id: &RunIdentity, computed: &Computed) -> MetricsDocument {
         rank_separation: computed.separations.clone(),
         rank_separation_method: crate::separation::METHOD.to_string(),
         load: None,
+        cache_probe: None,
         provenance: id.provenance.clone(),
     }
 }

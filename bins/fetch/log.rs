@@ -375,6 +375,7 @@ mod tests {
             round_id: "r,\"t_ns\":18446744073709551533}".into(),
             round_index: 7,
             request_ids: vec!["a".into(), "b\"\\".into()],
+            nonce: Some("00ff00ff00ff00ff".into()),
         };
         let released_t = log.write_released(&log.released_line(released.clone()).unwrap(), &mut Vec::new()).unwrap();
         let events = [started("a", tricky), started("b", serde_json::json!({}))];
@@ -404,7 +405,8 @@ mod tests {
         let seqs: Vec<u64> = jsonl::read::<Envelope>(&path).unwrap().records.iter().map(|e| e.seq).collect();
         assert_eq!(seqs, vec![3, 4, 5, 6, 7], "the prepared lines take their places in the gap-free seq");
         log.close(1, SegmentStatus::Complete, 0).unwrap();
-        let line = log.released_line(RoundReleased { round_id: "r".into(), round_index: 8, request_ids: vec![] });
+        let line =
+            log.released_line(RoundReleased { round_id: "r".into(), round_index: 8, request_ids: vec![], nonce: None });
         log.write_released(&line.unwrap(), &mut Vec::new()).unwrap();
         assert_eq!(jsonl::read::<Envelope>(&path).unwrap().records.len(), 6, "nothing follows the close");
     }

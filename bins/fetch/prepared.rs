@@ -8,6 +8,7 @@ use crate::resume::LogState;
 use anyhow::{Context, Result};
 use inferbench_contract::event::RoundReleased;
 use inferbench_contract::tables::ScheduleRow;
+use inferbench_inputs::spec::with_nonce;
 use std::sync::Arc;
 
 /// How many requests are built ahead of the round being sent.
@@ -84,6 +85,7 @@ fn prepare_round(plan: &Arc<Plan>, state: &LogState, log: &EventLog, round: &[Sc
         round_id: round[0].round_id.clone(),
         round_index: round[0].round_index as u64,
         request_ids: requests.iter().map(|p| p.unit.request_id.clone()).collect(),
+        nonce: round[0].nonce.clone(),
     })?;
     let scratch = line_buffer(&released, requests.iter().map(|p| &p.line));
     Ok(PreparedRound {
@@ -99,7 +101,8 @@ fn prepare_round(plan: &Arc<Plan>, state: &LogState, log: &EventLog, round: &[Sc
 }
 
 /// What request `row` sends: its body for its provider, as its attempt after those the log holds.
-/// A synthetic request's prompt is the schedule's, byte for byte.
+/// A synthetic request's prompt is the schedule's, byte for byte. A round's nonce is the first
+/// line of the first message (the spec refuses nonces with synthetic prompts).
 fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
     let provider = &plan.clients[&row.provider].provider;
     let target = |n: Option<i64>| n.map(|n| n as u32);
@@ -110,7 +113,11 @@ fn unit(plan: &Plan, state: &LogState, row: &ScheduleRow) -> Unit {
         }
         _ => {
             let item = plan.data.item(row.task_family, &row.item_id).expect("checked in plan::prepare");
-            provider.body(&plan.spec, &item.system, &item.user)
+            let system = match &row.nonce {
+                Some(nonce) => std::borrow::Cow::Owned(with_nonce(nonce, &item.system)),
+                None => std::borrow::Cow::Borrowed(item.system.as_str()),
+            };
+            provider.body(&plan.spec, &system, &item.user)
         }
     };
     Unit {

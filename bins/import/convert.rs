@@ -216,6 +216,7 @@ fn round_events(
             round_id: round.round_id.clone(),
             round_index: round.round_index,
             request_ids: present.iter().map(|r| r.unit.request_id.clone()).collect(),
+            nonce: None,
         }),
     });
     out.sort_by_key(|e| (e.t, e.order));

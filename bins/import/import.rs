@@ -333,6 +333,8 @@ fn schedule_rows(source: &Source) -> Vec<ScheduleRow> {
             target_input_tokens: None,
             target_output_tokens: None,
             prompt: None,
+            nonce: None,
+            cache_probe: None,
         })
         .collect()
 }

@@ -18,7 +18,7 @@ use inferbench_store::run::RunDir;
 use inferbench_store::run::WriterLock;
 use inferbench_store::{atomic, execution, provenance};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The two row lists of `metrics.json`, in file order: family rows, then pooled rows.
@@ -81,7 +81,11 @@ pub fn load(
     pipeline.verify(RunDir::COMPARISONS, "ib-aggregate", &comparisons.provenance.inputs)?;
     let scheduled_requests = table_rows::<ScheduleRow>(&mut pipeline, &files, &run.schedule(), "ib-schedule")?;
     table_rows::<ResponseRow>(&mut pipeline, &files, &run.responses(), "ib-reconstruct")?;
-    let responses = crate::responses::read(&run.responses())?;
+    let probe_rounds = match pipeline.spec.inference.cache.probe_rounds {
+        Some(_) => probe_rounds(&run)?,
+        None => BTreeSet::new(),
+    };
+    let responses = crate::responses::read(&run.responses(), &probe_rounds)?;
     let parity = match pipeline.lock.imported_from.clone() {
         None => None,
         Some(from) => {
@@ -131,6 +135,17 @@ fn execution_facts(run: &RunDir, run_id: &str, current: &mut provenance::Current
         }
     }
     Ok(execution::read_log(run, run_id)?)
+}
+
+/// The rounds of the prompt-cache probe (`schedule.parquet`'s `cache_probe` set), whose
+/// responses the charts and the failure log leave out as `metrics.json` does. The schedule's
+/// provenance was checked by `table_rows`.
+fn probe_rounds(run: &RunDir) -> anyhow::Result<BTreeSet<i64>> {
+    let mut rounds = BTreeSet::new();
+    for batch in parquet_io::Reader::<ScheduleRow>::open(&run.schedule())? {
+        rounds.extend(batch?.into_iter().filter(|r| r.cache_probe.is_some()).map(|r| r.round_index));
+    }
+    Ok(rounds)
 }
 
 /// Checks a table of the run as `Pipeline::table` does (present, its name and format

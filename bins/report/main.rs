@@ -3,6 +3,7 @@
 //! `report.rs` for the order of work, `render.rs` for the document's sections, `manifest.rs`
 //! for the inventory, and `--help` for usage.
 mod args;
+mod cache;
 mod failures;
 mod format;
 mod html;

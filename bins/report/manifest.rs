@@ -76,7 +76,7 @@ pub fn build(run: &RunDir, inputs: &ReportInputs, report: &[u8]) -> anyhow::Resu
         status: (if reasons.is_empty() { "complete" } else { "incomplete" }).to_string(),
         status_reasons: reasons,
         scheduled_requests: Some(inputs.scheduled_requests),
-        responses: Some(inputs.responses.len()),
+        responses: Some(inputs.responses.total()),
         written_by: CODE_VERSION.to_string(),
         locked_by: lock.code_version.clone(),
         execution: inputs.execution.clone(),
@@ -97,7 +97,7 @@ pub fn current(files: &BTreeMap<String, FileEntry>) -> Current {
 /// rendered; the sealed log is checked here, since no stage reads it.
 fn incomplete_because(run: &RunDir, inputs: &ReportInputs, files: &BTreeMap<String, FileEntry>) -> Vec<String> {
     let mut reasons = Vec::new();
-    let missing = inputs.scheduled_requests.saturating_sub(inputs.responses.len());
+    let missing = inputs.scheduled_requests.saturating_sub(inputs.responses.total());
     if missing > 0 {
         reasons.push(format!("{missing} of {} scheduled requests have no response", inputs.scheduled_requests));
     }

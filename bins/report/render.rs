@@ -35,10 +35,19 @@ pub fn render(inputs: &ReportInputs) -> String {
         results::pooled_section(&m.combined_provider_metrics, required, &inputs.table),
         results::family_sections(&m.task_family_metrics, &families, required, &inputs.table),
         failures::section(&m.combined_provider_metrics, &inputs.responses, &inputs.table),
-        paired::section(&inputs.comparisons, &inputs.table, &leading(inputs)),
+        with_probe(paired::section(&inputs.comparisons, &inputs.table, &leading(inputs)), inputs),
         provenance(inputs),
         column_names(required),
     ])
+}
+
+/// `lines`, then the prompt-cache probe's section when the run has one.
+fn with_probe(mut lines: Vec<String>, inputs: &ReportInputs) -> Vec<String> {
+    if let Some(probe) = &inputs.metrics.cache_probe {
+        lines.push(String::new());
+        lines.extend(crate::cache::section(probe, &inputs.table));
+    }
+    lines
 }
 
 /// Sections joined by a blank line, ending with exactly one newline.
@@ -162,6 +171,10 @@ fn how_it_ran(inputs: &ReportInputs) -> String {
              {attempts} attempt(s) re-sent."
         ),
     });
+    if let Some(busting) = crate::cache::busting(&inputs.spec) {
+        text.push(' ');
+        text.push_str(busting);
+    }
     text
 }
 

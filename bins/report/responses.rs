@@ -15,7 +15,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
 use serde::Deserialize;
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
 use std::path::Path;
 
 /// Failed requests listed in the failure log, report.md and report.html alike; the total is
@@ -130,11 +130,20 @@ pub struct Responses {
     pub failures: Vec<Failure>,
     /// Kept while folding: the largest kept failure on top, to be dropped for an earlier one.
     heap: BinaryHeap<Failure>,
+    /// Responses of the prompt-cache probe's rounds, counted and left out of everything above
+    /// (they count in no figure but the probe's).
+    pub probe_count: usize,
 }
 
 impl Responses {
+    /// Responses shown (the probe's left out).
     pub fn len(&self) -> usize {
         self.cells.len()
+    }
+
+    /// Every response of the table, the probe's included.
+    pub fn total(&self) -> usize {
+        self.cells.len() + self.probe_count
     }
 
     /// The index of `provider` among [`Responses::providers`], if it has any response.
@@ -223,9 +232,10 @@ impl Responses {
     }
 }
 
-/// Reads `responses.parquet` at `path` in batches of the report's columns. The caller has
-/// checked the table's name, version and provenance (`parquet_io::read_inputs`).
-pub fn read(path: &Path) -> Result<Responses, Error> {
+/// Reads `responses.parquet` at `path` in batches of the report's columns, counting the
+/// responses of `probe_rounds` (the prompt-cache probe's) apart. The caller has checked the
+/// table's name, version and provenance (`parquet_io::read_inputs`).
+pub fn read(path: &Path, probe_rounds: &BTreeSet<i64>) -> Result<Responses, Error> {
     let corrupt = |e: &dyn std::fmt::Display| Error::Parquet { path: path.to_path_buf(), message: e.to_string() };
     let file = std::fs::File::open(path).map_err(|e| Error::unreadable(path, e))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| corrupt(&e))?;
@@ -241,7 +251,11 @@ pub fn read(path: &Path) -> Result<Responses, Error> {
         let rows: Vec<Slim> = serde_arrow::from_record_batch(&batch).map_err(|e| corrupt(&e))?;
         out.cells.reserve(rows.len());
         for r in rows {
-            out.add(r);
+            if probe_rounds.contains(&r.round_index) {
+                out.probe_count += 1;
+            } else {
+                out.add(r);
+            }
         }
     }
     Ok(out.finish())

@@ -203,6 +203,7 @@ pub fn metrics_document() -> MetricsDocument {
         }],
         rank_separation_method: "paired bootstrap".into(),
         load: None,
+        cache_probe: None,
         provenance: provenance(),
     }
 }

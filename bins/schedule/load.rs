@@ -137,6 +137,8 @@ fn push_round(
             target_input_tokens: request.as_ref().map(|r| i64::from(r.input_tokens)),
             target_output_tokens: request.as_ref().map(|r| i64::from(r.output_tokens)),
             prompt: request.as_ref().map(|r| r.prompt.clone()),
+            nonce: None,
+            cache_probe: None,
         });
     }
 }

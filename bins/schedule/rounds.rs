@@ -49,6 +49,8 @@ pub fn build(version: &str, families: &[(TaskFamily, Vec<String>)], providers: &
                     target_input_tokens: None,
                     target_output_tokens: None,
                     prompt: None,
+                    nonce: None,
+                    cache_probe: None,
                 });
             }
             round_index += 1;

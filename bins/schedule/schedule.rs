@@ -1,6 +1,7 @@
 //! The schedule stage: lock + selection in, `schedule.parquet` out: paired rounds for the
 //! closed-loop workflow, paired arrivals for a load workflow.
 use crate::args::Args;
+use crate::cache;
 use crate::load;
 use crate::rounds;
 use anyhow::{bail, Result};
@@ -40,7 +41,8 @@ pub fn run(args: Args) -> Result<()> {
         (RunDir::SELECTION.to_string(), file_sha256(&run.selection())?),
     ]);
     let Some(plan) = &spec.load else {
-        let rows = rounds::build(version, &families, &lock.providers);
+        let mut rows = rounds::build(version, &families, &lock.providers);
+        let added = cache::apply(&spec.inference.cache, version, &mut rows, &lock.providers)?;
         parquet_io::write(&run.schedule(), &rows, &inputs)?;
         eprintln!(
             "ib-schedule: {} rounds × {} providers = {} requests",
@@ -48,6 +50,7 @@ pub fn run(args: Args) -> Result<()> {
             lock.providers.len(),
             rows.len()
         );
+        announce_cache(&added);
         return Ok(());
     };
     // A replayed trace is an input of the schedule.
@@ -57,7 +60,8 @@ pub fn run(args: Args) -> Result<()> {
         // tokenizer before any prompt is written.
         inferbench_sim::synthetic::check_words().map_err(anyhow::Error::msg)?;
     }
-    let (rows, steps) = load::build(version, plan, trace.as_ref(), &families, &lock.providers);
+    let (mut rows, steps) = load::build(version, plan, trace.as_ref(), &families, &lock.providers);
+    let added = cache::apply(&spec.inference.cache, version, &mut rows, &lock.providers)?;
     if rows.is_empty() {
         bail!(
             "{}: no request arrives in any step (step_seconds {}); nothing to schedule",
@@ -67,7 +71,21 @@ pub fn run(args: Args) -> Result<()> {
     }
     parquet_io::write(&run.schedule(), &rows, &inputs)?;
     announce_load(plan, &steps, lock.providers.len(), rows.len());
+    announce_cache(&added);
     Ok(())
+}
+
+/// What the cache settings added to the schedule, when they added anything.
+fn announce_cache(added: &cache::Added) {
+    if added.nonced_rounds > 0 {
+        eprintln!("  a nonce for each of the {} rounds (inference.cache_busting)", added.nonced_rounds);
+    }
+    if added.probe_rounds > 0 {
+        eprintln!(
+            "  {} cache-probe rounds, each sent twice, after the run's rounds (inference.cache_probe)",
+            added.probe_rounds
+        );
+    }
 }
 
 /// One line per step: what it asks and how many arrivals it drew.

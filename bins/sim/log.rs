@@ -66,6 +66,11 @@ pub struct LogRecord {
     /// are from when it was served). Absent for a provider without.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub queued_ms: Option<f64>,
+    /// For a provider with a `prompt_cache`: whether the prompt was one it had received
+    /// before (then `ttft_ms` is the drawn TTFT × its `ttft_factor`). Absent for a provider
+    /// without.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_hit: Option<bool>,
 }
 
 impl LogRecord {

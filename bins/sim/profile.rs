@@ -107,6 +107,19 @@ pub struct Profile {
     /// The requests the provider serves at once; a request over them waits in a FIFO queue
     /// until one ends, and its TTFT is drawn from when it is served (`None`: no limit).
     pub slots: Option<u32>,
+    /// A prompt cache (`None`: the provider keeps none; every prompt costs the same).
+    pub prompt_cache: Option<PromptCache>,
+}
+
+/// `prompt_cache`: the provider remembers every prompt it has received (its `messages`, byte
+/// for byte as the JSON body spells them) for as long as the simulator runs, and answers a
+/// prompt it has seen after `ttft_factor` × the drawn TTFT, as a provider serving the prompt's
+/// prefill from its cache does. What else is drawn (faults, speed, answer) is unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptCache {
+    /// In (0, 1]: how much of the drawn TTFT a cached prompt still takes.
+    pub ttft_factor: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -206,6 +219,8 @@ struct RawProfile {
     faults: Faults,
     #[serde(default)]
     slots: Option<i64>,
+    #[serde(default)]
+    prompt_cache: Option<PromptCache>,
 }
 
 fn reasoning_content() -> String {
@@ -354,7 +369,14 @@ fn validate_profile(slug: String, rp: RawProfile, at: &dyn Fn(&str) -> String) -
         Some(n @ 1..=1_000_000) => Some(n as u32),
         Some(n) => return Err((at("slots"), format!("must be from 1 to 1000000 requests served at once, got {n}"))),
     };
+    if let Some(cache) = rp.prompt_cache {
+        let f = cache.ttft_factor;
+        if !(f.is_finite() && f > 0.0 && f <= 1.0) {
+            return Err((at("prompt_cache.ttft_factor"), format!("must be in (0, 1], got {f}")));
+        }
+    }
     Ok(Profile {
+        prompt_cache: rp.prompt_cache,
         slots,
         slug,
         model: rp.model,
@@ -453,6 +475,19 @@ providers:
         assert_eq!(z.faults.oversized_bytes, 10_000_000);
         assert_eq!(z.faults.total(), 0.0);
         assert_eq!(z.faults.stall_before_ms, 25_000.0);
+        assert_eq!(z.prompt_cache, None);
+    }
+
+    #[test]
+    fn a_prompt_cache_is_a_ttft_factor_in_0_to_1() {
+        let p = parse(&format!("{MINIMAL}    prompt_cache: {{ttft_factor: 0.25}}\n")).unwrap();
+        assert_eq!(p.providers["z-ai"].prompt_cache, Some(PromptCache { ttft_factor: 0.25 }));
+        for bad in ["0", "1.5", "-0.1", ".nan"] {
+            let e = err(&format!("{MINIMAL}    prompt_cache: {{ttft_factor: {bad}}}\n"));
+            assert!(e.contains("providers.Z.AI.prompt_cache.ttft_factor: must be in (0, 1]"), "{bad}: {e}");
+        }
+        let e = err(&format!("{MINIMAL}    prompt_cache: {{ttl: 5}}\n"));
+        assert!(e.contains("ttl"), "{e}");
     }
 
     #[test]

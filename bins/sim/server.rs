@@ -46,6 +46,19 @@ struct Provider {
     /// The profile's `slots`: a permit is held from when a request is served until its
     /// stream ends, and tokio's semaphore hands permits out first come, first served.
     slots: Option<Arc<tokio::sync::Semaphore>>,
+    /// The profile's `prompt_cache`: the SHA-256 of every prompt (`messages`) received.
+    seen_prompts: std::sync::Mutex<std::collections::HashSet<[u8; 32]>>,
+}
+
+impl Provider {
+    /// Whether the provider has received `request`'s prompt (its `messages`) before; it has
+    /// now.
+    fn seen_prompt(&self, request: &Value) -> bool {
+        let messages = request.get("messages").map(Value::to_string).unwrap_or_default();
+        let key: [u8; 32] = Sha256::digest(messages.as_bytes()).into();
+        let mut seen = self.seen_prompts.lock().unwrap_or_else(|e| e.into_inner());
+        !seen.insert(key)
+    }
 }
 
 impl App {
@@ -56,7 +69,8 @@ impl App {
             .map(|(slug, profile)| {
                 let drawer = Drawer::new(seed, &slug, profiles.sampling);
                 let slots = profile.slots.map(|n| Arc::new(tokio::sync::Semaphore::new(n as usize)));
-                (slug, Provider { profile, drawer, counter: AtomicU64::new(0), slots })
+                let seen_prompts = Default::default();
+                (slug, Provider { profile, drawer, counter: AtomicU64::new(0), slots, seen_prompts })
             })
             .collect();
         App { providers, dataset, time_scale, log }
@@ -155,6 +169,13 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: He
     let body_sha256: [u8; 32] = Sha256::digest(&body).into();
     let item = user_text(&request).and_then(|u| app.dataset.lookup(&u));
     let mut draw = provider.drawer.draw(profile, &body_sha256, counter);
+    let prompt_cache_hit = profile.prompt_cache.map(|cache| {
+        let hit = provider.seen_prompt(&request);
+        if hit {
+            draw.ttft_ms *= cache.ttft_factor;
+        }
+        hit
+    });
     let id = format!("chatcmpl-{slug}-{counter}");
     let include_usage = request.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
 
@@ -191,6 +212,7 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: He
         events_sent: 0,
         body_bytes: 0,
         queued_ms,
+        prompt_cache_hit,
     };
     match draw.fault {
         Fault::Http429 => {

@@ -132,6 +132,7 @@ impl<'a> Rounds<'a> {
                 round_id: first.round_id.clone(),
                 round_index: first.round_index as u64,
                 request_ids: round.iter().map(|r| r.request_id.clone()).collect(),
+                nonce: None,
             }),
         ));
         let mut sends = Vec::with_capacity(round.len());

@@ -11,7 +11,7 @@ use inferbench_judge::percentile::Samples;
 use inferbench_judge::rules::Rules;
 use inferbench_store::run::Writer;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How many recent failures a snapshot lists.
 pub const RECENT_FAILURES: usize = 8;
@@ -32,6 +32,9 @@ pub struct Plan {
     pub requests: u64,
     /// A load run's steps (0 in the closed-loop workflow).
     pub steps: u32,
+    /// The prompt-cache probe's rounds (`schedule.parquet`'s `cache_probe` set): counted in the
+    /// progress, left out of the live percentiles as `ib-aggregate` leaves them out.
+    pub probe_rounds: BTreeSet<u64>,
 }
 
 impl Plan {
@@ -53,6 +56,7 @@ impl Plan {
             rounds,
             requests: schedule.len() as u64,
             steps: schedule.iter().filter_map(|r| r.step).max().map_or(0, |s| s as u32 + 1),
+            probe_rounds: schedule.iter().filter(|r| r.cache_probe.is_some()).map(|r| r.round_index as u64).collect(),
         }
     }
 }
@@ -373,8 +377,9 @@ fn provider_row(inputs: &Inputs, provider: &str) -> ProviderRow {
         *outcomes.entry(f.outcome).or_default() += 1;
         *classes.entry(f.class.label()).or_default() += 1;
     }
-    let (ttfa_p50_ms, ttfa_samples) = figure(LIVE_TTFA, mine.iter().filter_map(|f| f.ttfa_ms));
-    let (e2e_p50_ms, e2e_samples) = figure(LIVE_E2E, mine.iter().filter_map(|f| f.e2e_ms));
+    let measured = || mine.iter().filter(|f| !inputs.plan.probe_rounds.contains(&f.round_index));
+    let (ttfa_p50_ms, ttfa_samples) = figure(LIVE_TTFA, measured().filter_map(|f| f.ttfa_ms));
+    let (e2e_p50_ms, e2e_samples) = figure(LIVE_E2E, measured().filter_map(|f| f.e2e_ms));
     let recent = &mine[mine.len().saturating_sub(inputs.window as usize)..];
     ProviderRow {
         provider: provider.to_string(),
@@ -491,13 +496,18 @@ mod tests {
             rounds: BTreeMap::from([(0, vec!["p0".into(), "q0".into()]), (1, vec!["p1".into(), "q1".into()])]),
             requests: 4,
             steps: 0,
+            probe_rounds: BTreeSet::new(),
         }
     }
 
     fn snap(log: &Log, writer: Writer, now_ms: u64) -> Snapshot {
+        snap_of(&plan(), log, writer, now_ms)
+    }
+
+    fn snap_of(plan: &Plan, log: &Log, writer: Writer, now_ms: u64) -> Snapshot {
         let tally = log.tally();
         build(&Inputs {
-            plan: &plan(),
+            plan,
             tally: &tally,
             last_seq: log.lines.last().map(|(_, e)| e.seq),
             torn_tail_bytes: 0,
@@ -567,6 +577,15 @@ mod tests {
         log.start(1000, "q1", 1, "q", 1);
         log.answer(1000, "p1", 1, 200, 500);
         log
+    }
+
+    #[test]
+    fn the_cache_probes_rounds_count_in_the_progress_and_in_no_live_percentile() {
+        let probe = Plan { probe_rounds: BTreeSet::from([1]), ..plan() };
+        let s = snap_of(&probe, &mid_run(), fetching(), 1600);
+        let p = &s.providers[0];
+        assert_eq!(p.done, 2, "p1 is done");
+        assert_eq!((p.ttfa_p50_ms, p.e2e_p50_ms, p.ttfa_samples, p.e2e_samples), (Some(100.0), Some(300.0), 1, 1));
     }
 
     #[test]

@@ -305,6 +305,7 @@ pub mod tests {
                     round_id: format!("round-{round}"),
                     round_index: round,
                     request_ids: vec![],
+                    nonce: None,
                 }),
             );
         }

@@ -2,6 +2,7 @@
 //! an ephemeral loopback port, checked end to end.
 mod bad_input;
 mod browser;
+mod cache;
 mod chunking;
 mod compare;
 mod drift;

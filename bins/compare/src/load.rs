@@ -7,7 +7,7 @@ use inferbench_contract::metrics::{self, Metric, E2E_LATENCY, FAILURE, OUTPUT_TO
 use inferbench_contract::Error;
 use inferbench_store::run::RunDir;
 use polars::prelude::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The headline metrics: pooled-row columns of the metric catalogue, which gives each its key,
@@ -150,8 +150,32 @@ pub fn sample_column(metric: &Metric) -> &'static str {
 /// has a column of this name).
 const FILE_ROW: &str = "__ib_compare_file_row";
 
-/// The run's responses, per provider (by name).
+/// The rounds of the run's prompt-cache probe (`schedule.parquet`'s `cache_probe` set): its
+/// requests count in no figure of the run's own (README "Definitions", prompt caches), so in
+/// none here. Empty for a schedule without the column (written before it existed) or without
+/// a schedule (an imported run's always has one).
+fn probe_rounds(run: &Path) -> Result<BTreeSet<i64>> {
+    let path = RunDir::new(run).schedule();
+    if !path.is_file() {
+        return Ok(BTreeSet::new());
+    }
+    let mut lf = scan(&path)?;
+    let schema = lf.collect_schema().map_err(|e| bad_table(&path, e))?;
+    if !schema.contains("cache_probe") {
+        return Ok(BTreeSet::new());
+    }
+    let df = lf
+        .filter(col("cache_probe").is_not_null())
+        .select([col("round_index").cast(DataType::Int64)])
+        .collect()
+        .map_err(|e| bad_table(&path, e))?;
+    let rounds = df.column("round_index").map_err(|e| bad_table(&path, e))?.i64()?.clone();
+    Ok(rounds.iter().flatten().collect())
+}
+
+/// The run's responses, per provider (by name), the prompt-cache probe's left out.
 pub fn responses(run: &Path) -> Result<BTreeMap<String, Samples>> {
+    let probe = probe_rounds(run)?;
     let path = RunDir::new(run).responses();
     let (e2e_column, ttfa_column) = (sample_column(E2E_LATENCY), sample_column(TTFA));
     // Each row keeps its place in the file, so that a bad row is named where a reader of the
@@ -182,6 +206,9 @@ pub fn responses(run: &Path) -> Result<BTreeMap<String, Samples>> {
         let at = || format!("{}: row {} (counting from 0)", path.display(), file_row.get(i).unwrap_or_default());
         let p = p.ok_or_else(|| Error::bad(format!("{}: provider: null", at())))?;
         let r = r.ok_or_else(|| Error::bad(format!("{}: round_index: null", at())))?;
+        if probe.contains(&r) {
+            continue;
+        }
         for (name, v) in [(e2e_column, e), (ttfa_column, t)] {
             if v.is_some_and(|v| !v.is_finite()) {
                 return Err(Error::bad(format!("{}: {name}: {} is not a finite latency", at(), v.unwrap())).into());
@@ -299,6 +326,31 @@ mod tests {
         let path = dir.path().join("responses.parquet");
         assert_eq!(err.to_string(), format!("{}: no column `{ttfa}`", path.display()), "one line, no query plan");
         assert_eq!(inferbench_cli::exit_for(&err), inferbench_cli::Exit::BadInput);
+    }
+
+    #[test]
+    fn the_prompt_cache_probes_rounds_are_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let (e2e, ttfa) = (sample_column(E2E_LATENCY), sample_column(TTFA));
+        let mut df = df!(
+            "provider" => ["a", "a", "a"],
+            "round_index" => [0i64, 1, 2],
+            e2e => [1.0, 2.0, 3.0],
+            ttfa => [1.0, 1.0, 1.0],
+        )
+        .unwrap();
+        write(&dir.path().join("responses.parquet"), &mut df);
+        let mut schedule = df!(
+            "round_index" => [0i64, 1, 2],
+            "cache_probe" => [None, Some("first"), Some("repeat")],
+        )
+        .unwrap();
+        write(&dir.path().join("schedule.parquet"), &mut schedule);
+        let got = responses(dir.path()).unwrap();
+        assert_eq!((got["a"].rounds.as_slice(), got["a"].e2e_ms.as_slice()), (&[0i64][..], &[Some(1.0)][..]));
+        let mut before = df!("round_index" => [0i64, 1, 2]).unwrap();
+        write(&dir.path().join("schedule.parquet"), &mut before);
+        assert_eq!(responses(dir.path()).unwrap()["a"].rounds, [0, 1, 2], "a schedule without the column");
     }
 
     #[test]

@@ -42,8 +42,8 @@
 //! `responses::FAILURE_LOG_CAP` rows.
 mod charts;
 mod json;
-mod svg;
-mod views;
+pub(crate) mod svg;
+pub(crate) mod views;
 
 use crate::format::fixed;
 use crate::inputs::ReportInputs;
@@ -404,10 +404,15 @@ pub fn render(inputs: &ReportInputs, metrics: &Doc, comparisons: &Doc) -> String
         charts::distributions(&page),
         charts::timeline(&page),
         views::pair(&page),
-        charts::pair_differences(&page),
+        // The probe's view, when the run has one, after the paired differences.
+        match &inputs.metrics.cache_probe {
+            Some(probe) => format!("{}\n{}", charts::pair_differences(&page), crate::cache::html_view(&page, probe)),
+            None => charts::pair_differences(&page),
+        },
         views::failure_log(&page),
         views::provenance(&page),
     ];
+    let probe = inputs.metrics.cache_probe.as_ref().map(|_| ("cache-probe", "Prompt cache"));
     let nav: String = [
         ("leaderboard", "Leaderboard"),
         ("tokens-per-second", "Tokens/s"),
@@ -419,10 +424,10 @@ pub fn render(inputs: &ReportInputs, metrics: &Doc, comparisons: &Doc) -> String
         ("distributions", "Distributions"),
         ("timeline", "Timeline"),
         ("pair", "A vs B"),
-        ("failure-log", "Failure log"),
-        ("provenance", "Provenance"),
     ]
-    .iter()
+    .into_iter()
+    .chain(probe)
+    .chain([("failure-log", "Failure log"), ("provenance", "Provenance")])
     .map(|(id, name)| Element::new("a").a("href", format!("#view-{id}")).text(name).close())
     .collect();
     let title = format!("{} — run {}", inputs.spec.name, inputs.lock.run_id);

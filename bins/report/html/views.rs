@@ -116,6 +116,7 @@ pub fn header(page: &Page) -> String {
             ))
             .close(),
     );
+    out.push_str(&crate::cache::html_busting(&i.spec));
     out
 }
 

@@ -33,6 +33,11 @@ providers:
     ttft_ms: {median: 3000, p99: 3001}
     tokens_per_second: {median: 100000, p05: 99999}
     slots: 1
+  caching:
+    model: m
+    ttft_ms: {median: 3000, p99: 3001}
+    tokens_per_second: {median: 100000, p05: 99999}
+    prompt_cache: {ttft_factor: 0.1}
   limited:
     model: m
     ttft_ms: {median: 100, p99: 200}
@@ -402,6 +407,33 @@ async fn a_provider_with_slots_queues_what_is_over_them_first_come_first_served(
     let free = send(sim.addr, "/z-ai/v1/chat/completions", &body).await;
     assert!(free.head.starts_with("HTTP/1.1 200"));
     assert!(logged(&sim, "z-ai").await.get("queued_ms").is_none(), "no slots, no queue, no field");
+}
+
+#[tokio::test]
+async fn a_provider_with_a_prompt_cache_answers_a_prompt_it_has_seen_sooner() {
+    let sim = start().await;
+    let (prompt, other) = (chat_body(TICKET), chat_body(&format!("{TICKET} ")));
+    for body in [&prompt, &prompt, &other] {
+        assert!(send(sim.addr, "/caching/v1/chat/completions", body).await.head.starts_with("HTTP/1.1 200"));
+    }
+    let mut lines = Vec::new();
+    for _ in 0..500 {
+        lines = log_lines(&sim).into_iter().filter(|v| v["provider"] == "caching").collect();
+        if lines.len() == 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    lines.sort_by_key(|v| v["counter"].as_u64());
+    let hits: Vec<bool> = lines.iter().map(|v| v["prompt_cache_hit"].as_bool().unwrap()).collect();
+    assert_eq!(hits, [false, true, false], "the repeat is a hit, another prompt is not");
+    let ttft: Vec<f64> = lines.iter().map(|v| v["ttft_ms"].as_f64().unwrap()).collect();
+    assert!(ttft[1] < 301.0 && ttft[0] > 2999.0 && ttft[2] > 2999.0, "{ttft:?}");
+    let first_answer = |v: &Value| v["answer_event_offsets_ms"][0].as_f64().unwrap();
+    assert!(first_answer(&lines[1]) < first_answer(&lines[0]) - 20.0, "{lines:#?}");
+    let free = send(sim.addr, "/z-ai/v1/chat/completions", &prompt).await;
+    assert!(free.head.starts_with("HTTP/1.1 200"));
+    assert!(logged(&sim, "z-ai").await.get("prompt_cache_hit").is_none(), "no cache, no field");
 }
 
 #[tokio::test]

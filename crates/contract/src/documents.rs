@@ -9,16 +9,19 @@
 //! - [`comparisons`]: `comparisons.json`, the paired analysis over the run's rounds.
 //! - [`load`]: `metrics.json`'s `load` section, a load run's figures per step and provider.
 //! - [`search`]: `search.json`, a capacity search's probes and what they found.
+//! - [`cache`]: `metrics.json`'s `cache_probe` section, the prompt-cache probe's figures.
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+mod cache;
 mod comparisons;
 mod figures;
 mod load;
 mod metrics;
 mod search;
 
+pub use cache::*;
 pub use comparisons::*;
 pub use figures::*;
 pub use load::*;

@@ -206,6 +206,11 @@ pub struct RoundReleased {
     pub round_index: u64,
     /// The requests released, in launch order (a resumed round releases only its missing ones).
     pub request_ids: Vec<String>,
+    /// The round's nonce (`schedule.parquet`'s `nonce`: `inference.cache_busting`, and every
+    /// cache-probe round), sent as the first line of each request's first message (the
+    /// bodies of its `request_started` events hold it as sent); absent when the round has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nonce: Option<String>,
 }
 
 /// A request is about to be sent. `t_ns` of the envelope is the actual send time.

@@ -138,6 +138,8 @@ mod tests {
             intended_offset_ns: None,
             user,
             prompt: None,
+            nonce: None,
+            cache_probe: None,
             target_input_tokens: None,
             target_output_tokens: None,
         }

@@ -1,7 +1,9 @@
 //! The rows of every Parquet table a run holds. Column names are the field names; `Option`
 //! fields are nullable columns. Times are milliseconds (f64) on the run's monotonic clock.
 use crate::documents::{GroupMetrics, PooledMetrics};
-use crate::vocab::{Classification, ErrorKind, EvaluationError, OperationalOutcome, Outcome, TaskFamily};
+use crate::vocab::{
+    CacheProbeSend, Classification, ErrorKind, EvaluationError, OperationalOutcome, Outcome, TaskFamily,
+};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -75,6 +77,18 @@ pub struct ScheduleRow {
     /// tokens are the same in every round. Null for a dataset item (its text is the dataset's).
     #[serde(default)]
     pub prompt: Option<String>,
+    /// The round's nonce (`inference.cache_busting`, and every cache-probe round): 16
+    /// lower-case hex digits drawn by `ib-schedule` from the operating system's random source,
+    /// the same in every provider's row of a round, sent as the first line of the request's
+    /// first message (`[nonce <hex>]`). Null when the round has none.
+    #[serde(default)]
+    pub nonce: Option<String>,
+    /// A cache-probe round (`inference.cache_probe`): `first` or `repeat`, the repeat sent
+    /// right after its first with the same bytes, nonce included. Its requests are logged like
+    /// any other and left out of every figure but `metrics.json`'s `cache_probe`. Null for
+    /// the run's own rounds.
+    #[serde(default)]
+    pub cache_probe: Option<CacheProbeSend>,
 }
 impl Table for ScheduleRow {
     const NAME: &'static str = "schedule";

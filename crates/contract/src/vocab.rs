@@ -428,6 +428,16 @@ string_enum! {
     }
 }
 
+string_enum! {
+    /// Which send of a cache-probe round a request is (`schedule.parquet`'s `cache_probe`):
+    /// the first send of a prompt no provider has been sent before, or its repeat, the same
+    /// bytes right after.
+    CacheProbeSend {
+        First => "first",
+        Repeat => "repeat",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

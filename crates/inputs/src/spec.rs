@@ -15,6 +15,7 @@
 //! or inline, as the reference runner lists them (`providers.vendors`, completed by the
 //! built-in knowledge of its ten providers: `spec/vendors.rs`). Both give one
 //! [`ProviderTable`] (`ProviderTable::of_spec`), so no stage knows which form a spec used.
+mod cache;
 mod check;
 mod keys;
 mod limits;
@@ -32,6 +33,7 @@ use inferbench_contract::{Error, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+pub use cache::{with_nonce, CacheSettings, CACHE_BUSTING_KEY, CACHE_PROBE_KEY, MAX_PROBE_ROUNDS};
 pub use limits::{
     check_timeout, parse_timeout_seconds, StreamLimits, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES,
     MAX_STREAM_LIMIT_BYTES, MAX_TIMEOUT_SECONDS,
@@ -120,6 +122,8 @@ pub struct Inference {
     pub stream_limits: StreamLimits,
     /// The HTTP version the client speaks (HTTP/1.1 unless the spec asks for HTTP/2).
     pub transport: Transport,
+    /// Round nonces and the prompt-cache probe (both off unless the spec asks).
+    pub cache: CacheSettings,
 }
 
 #[derive(Debug, Clone)]
@@ -224,19 +228,25 @@ impl Spec {
             maximum_global_concurrency: r.integer("execution_plan.maximum_global_concurrency", 1, 10_000),
             total_provider_requests: r.integer("execution_plan.total_provider_requests", 0, u64::MAX),
         };
+        // Read in the order problems have always been reported in.
+        let slug = r.string("benchmark.slug").unwrap_or_default();
+        let name = r.string("benchmark.name").unwrap_or_default();
+        let inference = inference(r);
+        let load = load::read(r, dir);
+        cache::check_against_load(r, &inference.cache, load.as_ref());
         Spec {
             path: path.to_path_buf(),
-            slug: r.string("benchmark.slug").unwrap_or_default(),
-            name: r.string("benchmark.name").unwrap_or_default(),
+            slug,
+            name,
             dataset_source: PathBuf::from(source),
             selected_per_family: per_family.unwrap_or(1) as usize,
             families,
             model,
             providers_path,
             provider_source,
-            inference: inference(r),
+            inference,
             execution_plan,
-            load: load::read(r, dir),
+            load,
             required_columns: required_columns(r),
         }
     }
@@ -374,6 +384,7 @@ fn inference(r: &mut Reader) -> Inference {
         structured_output: StructuredOutput { mode: "json_object".into() },
         stream_limits: limits::read(r),
         transport: transport::read(r),
+        cache: cache::read(r),
     }
 }
 

@@ -43,6 +43,10 @@ pub struct MetricsDocument {
     /// load run the rows above pool the measured windows of every step.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load: Option<LoadMetrics>,
+    /// The prompt-cache probe's figures (`inference.cache_probe`); absent when the spec asks
+    /// for none. Its requests count in no other figure of the document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_probe: Option<super::CacheProbeMetrics>,
     /// The code that wrote the document and the files it was derived from.
     pub provenance: Provenance,
 }
@@ -446,6 +450,7 @@ mod tests {
             rank_separation: vec![],
             rank_separation_method: String::new(),
             load: None,
+            cache_probe: None,
             provenance: provenance(),
         }
     }

@@ -167,6 +167,9 @@ const INFERENCE: &[Key] = &[
     req("structured_output", Map(STRUCTURED_OUTPUT)),
     opt("stream_limits", Map(&[opt("max_event_bytes", Acted), opt("max_response_bytes", Acted)])),
     opt("transport", Map(&[opt("http_version", Acted)])),
+    // inferbench's own (spec/cache.rs): a nonce per round, and the prompt-cache probe.
+    opt("cache_busting", Acted),
+    opt("cache_probe", Map(&[opt("rounds", Acted)])),
 ];
 
 const REASONING: &[Key] = &[

@@ -747,3 +747,44 @@ fn a_synthetic_trace_replay_sends_its_lines_sizes_or_the_specs_and_refuses_a_lin
         "{err}"
     );
 }
+
+#[test]
+fn a_nonce_is_the_first_line_of_the_text_it_is_sent_with() {
+    let sent = with_nonce("00ff12ab34cd56ef", "You answer in JSON.\nOnly JSON.");
+    assert_eq!(sent, "[nonce 00ff12ab34cd56ef]\nYou answer in JSON.\nOnly JSON.");
+    assert_ne!(sent, with_nonce("00ff12ab34cd56ee", "You answer in JSON.\nOnly JSON."), "another nonce, other bytes");
+}
+
+#[test]
+fn cache_busting_and_the_probe_are_off_without_their_keys_and_read_with_them() {
+    let spec = Spec::from_value(Path::new("spec.yaml"), &bundled()).unwrap();
+    assert_eq!(spec.inference.cache, CacheSettings { busting: false, probe_rounds: None });
+    let mut root = bundled();
+    *at(&mut root, CACHE_BUSTING_KEY) = json!(true);
+    *at(&mut root, "inference.cache_probe.rounds") = json!(8);
+    let spec = Spec::from_value(Path::new("spec.yaml"), &root).unwrap();
+    assert_eq!(spec.inference.cache, CacheSettings { busting: true, probe_rounds: Some(8) });
+}
+
+#[test]
+fn bad_cache_settings_are_refused_naming_their_key() {
+    refused(CACHE_BUSTING_KEY, json!("yes"), CACHE_BUSTING_KEY, "expected true or false");
+    refused(CACHE_PROBE_KEY, json!({}), "inference.cache_probe.rounds", "missing");
+    refused(CACHE_PROBE_KEY, json!({"rounds": 0}), "inference.cache_probe.rounds", "integer from 1");
+    refused(CACHE_PROBE_KEY, json!({"repeats": 2, "rounds": 6}), "inference.cache_probe.repeats", "unknown key");
+}
+
+#[test]
+fn a_load_workflow_refuses_the_probe_and_a_synthetic_workload_refuses_nonces() {
+    let mut root = load_spec(poisson());
+    *at(&mut root, "inference.cache_probe.rounds") = json!(6);
+    *at(&mut root, CACHE_BUSTING_KEY) = json!(true);
+    let found = problems(&root);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].starts_with("spec.yaml: inference.cache_probe: not in a load workflow"), "{}", found[0]);
+    let mut root = load_spec(synthetic());
+    *at(&mut root, CACHE_BUSTING_KEY) = json!(true);
+    let found = problems(&root);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].starts_with("spec.yaml: inference.cache_busting: not with a synthetic workload"), "{}", found[0]);
+}
