@@ -278,12 +278,22 @@ compare:
 #
 # Chromium and tmux are system packages: as root (CI, a container) apt-get installs them when
 # missing (chromium without its recommends: 25 packages, 124 MB fetched, 414 MB installed,
-# ~17 s), its log shown only when it fails; anyone else is stopped here, before any build or
-# test, with the one command to run, rather than by three failing tests minutes later.
+# ~17 s); anyone else is stopped here, before any build or test, with the one command to run,
+# rather than by three failing tests minutes later.
 # IB_CHROMIUM (another Chromium, which the browser test then uses) stands in for chromium.
+#
+# The installs (apt-get, pip, the llama.cpp venv, npm: about 2 min 40 s one after another on a
+# fresh machine, mostly waiting on the network) run in the background, each beside the others,
+# while cargo builds; each one's output is shown only when it fails. One cargo build makes
+# everything `cargo test --workspace` runs, ib-compare (which the e2e suite runs, and which
+# cargo test builds only as its unit tests) and the benchmarks (kept building for `make bench`)
+# with the same features, so no crate is compiled twice: `cargo build -p inferbench-compare`
+# on its own resolves serde, tokio and hyper with other features than the workspace's tests,
+# and compiled polars and most of the tree a second time.
 LLAMA_VENV := target/llama-venv
 BROWSER_DEPS := tests/browser/node_modules/.package-lock.json
 SYSTEM_DEPS := chromium tmux
+PYTHON_DEPS := polars duckdb pandas
 test:
 	@missing=(); \
 	for cmd in $(SYSTEM_DEPS); do \
@@ -293,25 +303,32 @@ test:
 	if (( $${#missing[@]} )) && (( $$(id -u) != 0 )); then \
 	    echo "make test needs $${missing[*]}, which only root can install; run first: sudo apt-get install --no-install-recommends $${missing[*]}" >&2; \
 	    exit 1; \
-	elif (( $${#missing[@]} )); then \
+	fi; \
+	logs=$$(mktemp -d); declare -A installs=(); \
+	if (( $${#missing[@]} )); then \
 	    echo "installing $${missing[*]} (apt-get)"; \
-	    log=$$(mktemp); \
 	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq \
 	      && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 "$${missing[@]}"; \
-	    } >"$$log" 2>&1 || { cat "$$log" >&2; rm -f "$$log"; exit 1; }; \
-	    rm -f "$$log"; \
-	fi
-	@python3 -c 'import polars' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check polars
-	@python3 -c 'import duckdb' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check duckdb
-	@python3 -c 'import pandas' 2>/dev/null || python3 -m pip install --quiet --disable-pip-version-check pandas
-	@$(LLAMA_VENV)/bin/python -c 'import xllamacpp' 2>/dev/null || tests/llama/install.sh $(LLAMA_VENV)
-	@[ $(BROWSER_DEPS) -nt tests/browser/package-lock.json ] || tests/browser/install.sh
-	@# ib-compare first: cargo builds a package's binaries only for that package's own
-	@# integration tests, and the e2e suite (the root package's) runs ib-compare too.
-	$(CARGO) build --locked -p inferbench-compare
+	    } >"$$logs/apt-get" 2>&1 & installs[$$!]=apt-get; \
+	fi; \
+	python=(); for module in $(PYTHON_DEPS); do python3 -c "import $$module" 2>/dev/null || python+=($$module); done; \
+	if (( $${#python[@]} )); then \
+	    python3 -m pip install --quiet --disable-pip-version-check "$${python[@]}" >"$$logs/pip" 2>&1 & installs[$$!]=pip; \
+	fi; \
+	if ! $(LLAMA_VENV)/bin/python -c 'import xllamacpp' 2>/dev/null; then \
+	    tests/llama/install.sh $(LLAMA_VENV) >"$$logs/llama" 2>&1 & installs[$$!]=llama; \
+	fi; \
+	if ! [ $(BROWSER_DEPS) -nt tests/browser/package-lock.json ]; then \
+	    tests/browser/install.sh >"$$logs/browser" 2>&1 & installs[$$!]=browser; \
+	fi; \
+	built=0; $(CARGO) build --workspace --locked --bins --tests --benches --examples || built=$$?; \
+	failed=0; for pid in "$${!installs[@]}"; do \
+	    wait $$pid && continue; \
+	    failed=1; echo "make test: the $${installs[$$pid]} install failed:" >&2; cat "$$logs/$${installs[$$pid]}" >&2; \
+	done; \
+	rm -rf "$$logs"; \
+	(( ! failed && ! built ))
 	IB_LLAMA_PYTHON=$(CURDIR)/$(LLAMA_VENV)/bin/python $(CARGO) test --workspace --locked
-	@# cargo test does not build the benchmark; building it (debug) keeps `make bench` working.
-	$(CARGO) build --workspace --locked --benches
 
 # `make bench` measures issue 9's targets too: the rescore of a 6,000-request run, and a run of
 # BENCH_REQUESTS requests made by ib-synth (0 skips it; e.g. BENCH_REQUESTS=20000 for a quick

@@ -12,10 +12,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `ib-compare`, beside the other binaries of this build: `make test` builds it first with
-/// `cargo build -p inferbench-compare` (cargo builds a package's binaries only for that
-/// package's own integration tests). Not built from here: cargo holds the target directory's
-/// lock while the tests run.
+/// `ib-compare`, beside the other binaries of this build: `make test` builds it first, with
+/// every other target the tests need, in `cargo build --workspace --bins --tests …` (cargo
+/// builds a package's binaries only for that package's own integration tests). Not built from
+/// here: cargo holds the target directory's lock while the tests run.
 pub fn ib_compare() -> PathBuf {
     let path = bin("ib-select").with_file_name("ib-compare");
     assert!(
