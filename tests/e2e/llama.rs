@@ -44,13 +44,14 @@ struct Servers {
 }
 
 impl Servers {
-    fn start(dir: &Path) -> Servers {
+    /// Starts the servers `specs` name (`serve_llama.py`'s `--server` arguments).
+    fn start(dir: &Path, specs: &[&str]) -> Servers {
         let out = dir.join("llama-urls.json");
         let launcher = Command::new(python())
             .arg(repo().join("tests/llama/serve_llama.py"))
             .args(["--quiet", "--out"])
             .arg(&out)
-            .args(["--server", PLAIN, "--server", &format!("{THINKING}:reasoning:budget=16")])
+            .args(specs.iter().flat_map(|spec| ["--server", spec]))
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .spawn()
@@ -91,7 +92,7 @@ fn provider_table(urls: &BTreeMap<String, String>) -> String {
 fn a_real_llama_cpp_server_streams_and_is_timed_against_its_own_timings() {
     let _one_at_a_time = crate::support::timed_section();
     let scratch = tempfile::tempdir().unwrap();
-    let servers = Servers::start(scratch.path());
+    let servers = Servers::start(scratch.path(), &[PLAIN, &format!("{THINKING}:reasoning:budget=16")]);
     // 64 answer tokens (16 of them the reasoning budget) keep the three rounds short on one
     // thread per server.
     let ws = Workspace::with_table(&provider_table(&servers.urls), "sim-profiles.yaml", |spec| {
@@ -169,7 +170,8 @@ fn check_final_chunk_after_server_timings(run: &Path, responses: &[ResponseRow])
 fn make_load_sweeps_a_real_server_past_its_capacity() {
     let _one_at_a_time = crate::support::timed_section();
     let scratch = tempfile::tempdir().unwrap();
-    let servers = Servers::start(scratch.path());
+    // The sweep loads the plain server only.
+    let servers = Servers::start(scratch.path(), &[PLAIN]);
     let run = scratch.path().join("runs/workflow=load/run=llama");
     let out = Command::new("make")
         .current_dir(repo())
