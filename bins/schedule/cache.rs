@@ -96,9 +96,7 @@ fn probe_rounds(
             // The ids of a probe round name the probe, so none can equal an id of the run's.
             let parts = [version, &index, family.as_str(), item_id, "cache-probe", send.as_str()];
             let round_id = short_hash("round", &parts);
-            let rotation = round_index % providers.len().max(1);
-            let launch_order = providers[rotation..].iter().chain(&providers[..rotation]);
-            for (launch_index, provider) in launch_order.enumerate() {
+            for (launch_index, provider) in crate::rounds::launch_order(providers, round_index).enumerate() {
                 let mut request_parts = parts.to_vec();
                 request_parts.insert(1, provider);
                 out.push(ScheduleRow {

@@ -118,9 +118,7 @@ fn push_round(
     let (step_text, arrival_text) = (step.to_string(), arrival.to_string());
     let parts = [version, ALGORITHM, &step_text, &arrival_text, family.as_str(), &item_id];
     let round_id = short_hash("round", &parts);
-    let rotation = arrival % providers.len().max(1);
-    let launch_order = providers[rotation..].iter().chain(&providers[..rotation]);
-    for (launch_index, provider) in launch_order.enumerate() {
+    for (launch_index, provider) in crate::rounds::launch_order(providers, arrival).enumerate() {
         let mut request_parts = parts.to_vec();
         request_parts.insert(2, provider);
         rows.push(ScheduleRow {

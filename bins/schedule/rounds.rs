@@ -24,6 +24,13 @@ pub fn request_id(version: &str, provider: &str, round_index: usize, family: &st
 }
 
 /// `selected[f]` are family `f`'s selected item ids in order; all families have the same count.
+/// The launch order of round `round_index`: the providers rotated by one place a round, so
+/// that each provider launches first equally often.
+pub fn launch_order(providers: &[String], round_index: usize) -> impl Iterator<Item = &String> {
+    let offset = round_index % providers.len().max(1);
+    providers[offset..].iter().chain(&providers[..offset])
+}
+
 pub fn build(version: &str, families: &[(TaskFamily, Vec<String>)], providers: &[String]) -> Vec<ScheduleRow> {
     let per_family = families.iter().map(|(_, ids)| ids.len()).min().unwrap_or(0);
     let mut rows = Vec::new();
@@ -32,9 +39,7 @@ pub fn build(version: &str, families: &[(TaskFamily, Vec<String>)], providers: &
         for &(family, ref ids) in families {
             let item_id = &ids[item_index];
             let round_id = round_id(version, round_index, family.as_str(), item_id);
-            let offset = round_index % providers.len();
-            let launch_order = providers[offset..].iter().chain(&providers[..offset]);
-            for (launch_index, provider) in launch_order.enumerate() {
+            for (launch_index, provider) in launch_order(providers, round_index).enumerate() {
                 rows.push(ScheduleRow {
                     round_index: round_index as i64,
                     round_id: round_id.clone(),
