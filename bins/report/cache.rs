@@ -1,10 +1,9 @@
 //! What the report says about prompt caches: a sentence when the run sent a nonce with every
 //! round (`inference.cache_busting`), and the prompt-cache probe's section
 //! (`inference.cache_probe`, `metrics.json`'s `cache_probe`), in report.md and report.html
-//! alike. A run that asked for neither reads exactly as before.
+//! alike (report.html's view is `html/cache.rs`). A run that asked for neither reads exactly
+//! as before.
 use crate::format::{figure, fixed, Table};
-use crate::html::svg::{text, Element};
-use crate::html::{view, views, Kind, Page};
 use crate::labels::label;
 use inferbench_contract::documents::{CacheProbeMetrics, CacheProbeVerdict, PercentileValue};
 use inferbench_inputs::providers::ProviderTable;
@@ -20,17 +19,14 @@ pub fn busting(spec: &Spec) -> Option<&'static str> {
 }
 
 /// The section's heading.
-const HEADING: &str = "Prompt cache probe";
+pub const HEADING: &str = "Prompt cache probe";
 
 /// The columns of the probe's table in report.md, figures in ms.
 const HEADERS: [&str; 6] =
     ["Provider", "Pairs", "TTFA p50 first (ms)", "TTFA p50 repeat (ms)", "Difference p50 (ms)", "Verdict"];
 
-/// The same columns in report.html, whose figures carry their unit.
-const HTML_HEADERS: [&str; 6] = ["Provider", "Pairs", "TTFA p50 first", "TTFA p50 repeat", "Difference p50", "Verdict"];
-
 /// How to read the table.
-fn how_to_read(probe: &CacheProbeMetrics) -> String {
+pub fn how_to_read(probe: &CacheProbeMetrics) -> String {
     format!(
         "{} probe round(s) were sent twice after the run's own rounds, the repeat with the same bytes (the pair's nonce \
          included) once every provider's first send had ended. A provider that caches prompts answers the repeat \
@@ -91,46 +87,9 @@ pub fn section(probe: &CacheProbeMetrics, table: &ProviderTable) -> Vec<String> 
     lines
 }
 
-/// report.html's view, its figures marked with their pointers in `metrics.json`.
-pub fn html_view(page: &Page, probe: &CacheProbeMetrics) -> String {
-    let rows: Vec<Vec<String>> = probe
-        .providers
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let at = |key: &str| format!("/cache_probe/providers/{i}/{key}");
-            let difference = match (&p.ttfa_difference_ms.interval, p.ttfa_difference_ms.value) {
-                (Some(_), _) => format!(
-                    "{} [{}–{}]",
-                    page.metric(&at("ttfa_difference_ms/value"), Kind::DiffMs),
-                    page.metric(&at("ttfa_difference_ms/interval/lower"), Kind::DiffMs),
-                    page.metric(&at("ttfa_difference_ms/interval/upper"), Kind::DiffMs)
-                ),
-                (None, Some(_)) => format!("{}†", page.metric(&at("ttfa_difference_ms/value"), Kind::DiffMs)),
-                (None, None) => page.metric(&at("ttfa_difference_ms/value"), Kind::DiffMs),
-            };
-            vec![
-                text(page.label_of(&p.provider)),
-                page.metric(&at("paired_count"), Kind::Count),
-                page.metric(&at("first_ttfa_p50_ms"), Kind::Ms),
-                page.metric(&at("repeat_ttfa_p50_ms"), Kind::Ms),
-                difference,
-                text(verdict(p.verdict)),
-            ]
-        })
-        .collect();
-    view("cache-probe", HEADING, &how_to_read(probe), &views::table("", &HTML_HEADERS, &rows))
-}
-
-/// report.html's sentence on cache busting, as a paragraph.
-pub fn html_busting(spec: &Spec) -> String {
-    busting(spec).map_or_else(String::new, |s| Element::new("p").text(&s.replace('`', "")).close())
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::html::Doc;
     use crate::sample;
     use inferbench_contract::documents::{CacheProbeProvider, PercentileInterval};
 
@@ -146,7 +105,7 @@ mod tests {
         }
     }
 
-    fn probe() -> CacheProbeMetrics {
+    pub(crate) fn probe() -> CacheProbeMetrics {
         let interval = PercentileInterval { lower: 270.0, upper: 1333.5, lower_rank: 1, upper_rank: 8, coverage: 0.99 };
         let with = PercentileValue { value: Some(297.0), rank: Some(4), interval: Some(interval), note: None };
         let few = PercentileValue { value: Some(-2.0), rank: Some(3), interval: None, note: Some("p50 of 5".into()) };
@@ -187,19 +146,5 @@ mod tests {
         let text = crate::render::render(&inputs);
         assert!(text.contains("\n\n## Prompt cache probe\n\n"), "{text}");
         assert!(text.contains(" Cache busting is on (`inference.cache_busting`)"), "{text}");
-
-        inputs.metrics_text = serde_json::to_string(&inputs.metrics).unwrap();
-        let metrics = Doc::parse(&inputs.metrics_text).unwrap();
-        let comparisons = Doc::parse(&inputs.comparisons_text).unwrap();
-        let html = crate::html::render(&inputs, &metrics, &comparisons);
-        assert!(html.contains("id=\"view-cache-probe\"") && html.contains("href=\"#view-cache-probe\""));
-        assert!(html.contains("data-metric=\"/cache_probe/providers/0/ttfa_difference_ms/interval/lower\""));
-        assert!(html.contains("<p>Cache busting is on (inference.cache_busting)"));
-        inputs.metrics.cache_probe = None;
-        inputs.spec.inference.cache.busting = false;
-        inputs.metrics_text = serde_json::to_string(&inputs.metrics).unwrap();
-        let metrics = Doc::parse(&inputs.metrics_text).unwrap();
-        let html = crate::html::render(&inputs, &metrics, &comparisons);
-        assert!(!html.contains("cache-probe") && !html.contains("Cache busting"));
     }
 }

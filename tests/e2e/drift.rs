@@ -8,40 +8,20 @@ use inferbench_store::parquet_io;
 use std::collections::BTreeMap;
 use std::process::Command;
 
-const TABLE: &str = "providers:
-  - name: alpha
-    endpoint: https://alpha.invalid/v1/chat/completions
-    auth: {kind: bearer, env: IB_TEST_ALPHA_KEY}
-    model_id: m-shared
-    token_limit_field: max_tokens
-    reasoning: {reasoning_effort: low}
-    stream_usage: true
-    price_usd_per_million_tokens: {input: 0.15, output: 0.50}
-  - name: beta
-    endpoint: https://beta.invalid/v1/chat/completions
-    auth: {kind: bearer, env: IB_TEST_BETA_KEY}
-    model_id: m-shared
-    token_limit_field: max_tokens
-    reasoning: {reasoning_effort: low}
-    stream_usage: true
-    price_usd_per_million_tokens: {input: 0.15, output: 0.50}
-  - name: gamma
-    endpoint: https://gamma.invalid/v1/chat/completions
-    auth: {kind: bearer, env: IB_TEST_GAMMA_KEY}
-    model_id: m-shared
-    token_limit_field: max_tokens
-    reasoning: {reasoning_effort: low}
-    stream_usage: true
-    price_usd_per_million_tokens: {input: 0.15, output: 0.50}
-  - name: delta
-    endpoint: https://delta.invalid/v1/chat/completions
-    auth: {kind: bearer, env: IB_TEST_DELTA_KEY}
-    model_id: m-shared
-    token_limit_field: max_tokens
-    reasoning: {reasoning_effort: low}
-    stream_usage: true
-    price_usd_per_million_tokens: {input: 0.15, output: 0.50}
-";
+/// Four simulated providers of one model, alike but for their names.
+fn provider_table() -> String {
+    let mut table = String::from("providers:\n");
+    for name in ["alpha", "beta", "gamma", "delta"] {
+        let key = name.to_uppercase();
+        table.push_str(&format!(
+            "  - name: {name}\n    endpoint: https://{name}.invalid/v1/chat/completions\n    \
+             auth: {{kind: bearer, env: IB_TEST_{key}_KEY}}\n    model_id: m-shared\n    token_limit_field: max_tokens\n    \
+             reasoning: {{reasoning_effort: low}}\n    stream_usage: true\n    \
+             price_usd_per_million_tokens: {{input: 0.15, output: 0.50}}\n"
+        ));
+    }
+    table
+}
 
 const KEYS: [(&str, &str); 4] = [
     ("IB_TEST_ALPHA_KEY", "sk-alpha-1"),
@@ -68,7 +48,7 @@ fn scored_run(ws: &Workspace, name: &str, seed: &str) -> std::path::PathBuf {
 #[test]
 fn same_profiles_raise_no_alarm_and_a_ten_point_drop_alarms_for_that_provider_only() {
     let compare = ib_compare();
-    let ws = Workspace::with_table(TABLE, "drift-sim-profiles.yaml", |spec| spec);
+    let ws = Workspace::with_table(&provider_table(), "drift-sim-profiles.yaml", |spec| spec);
     crate::ranks::full_dataset(&ws);
     {
         let _one_at_a_time = crate::support::timed_section();

@@ -31,7 +31,7 @@ pub struct RunResult {
     /// for a closed-loop run.
     pub load: Option<LoadRun>,
     /// Each provider's drift figures (by name): success, agreement, answer lengths, usage.
-    pub drift: BTreeMap<String, crate::drift::Figures>,
+    pub drift: BTreeMap<String, crate::drift::figures::Figures>,
     /// SHA-256 of the files read: responses, evaluations, the pooled table, the manifest and
     /// `metrics.json` (when present).
     pub inputs: BTreeMap<String, String>,
@@ -110,7 +110,7 @@ fn one(path: &Path, settings: &Settings, tables: &Tables) -> Result<RunResult> {
         }
     }
     let load = under_load::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let drift = crate::drift::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let drift = crate::drift::figures::read(path).with_context(|| format!("reading {}", path.display()))?;
     let mut inputs = BTreeMap::new();
     let pooled_file = if pooled_source == load::POOLED_TABLE { RunDir::POOLED } else { RunDir::METRICS_PARQUET };
     for file in [RunDir::RESPONSES, RunDir::EVALUATIONS, pooled_file, RunDir::MANIFEST, RunDir::METRICS_JSON] {

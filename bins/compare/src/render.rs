@@ -821,7 +821,8 @@ pub mod tests {
 
     #[test]
     fn the_summary_lists_drift_alarms_or_each_providers_newest_figures() {
-        use crate::drift::{Figures, Metric, Test};
+        use crate::drift::figures::Figures;
+        use crate::drift::{Metric, Test};
         let mut runs: Vec<RunResult> =
             (0..2).map(|d| run(&format!("r{d}"), d, &[("a", Some(1), 100.0)], None)).collect();
         for r in &mut runs {

@@ -40,6 +40,7 @@
 //! timeline at most `charts::timeline::TIMELINE_BINS` columns (bins of rounds), a curve
 //! `charts::distributions::CURVE_POINTS` points, and the failure log
 //! `responses::FAILURE_LOG_CAP` rows.
+mod cache;
 mod charts;
 mod json;
 pub(crate) mod svg;
@@ -406,7 +407,7 @@ pub fn render(inputs: &ReportInputs, metrics: &Doc, comparisons: &Doc) -> String
         views::pair(&page),
         // The probe's view, when the run has one, after the paired differences.
         match &inputs.metrics.cache_probe {
-            Some(probe) => format!("{}\n{}", charts::pair_differences(&page), crate::cache::html_view(&page, probe)),
+            Some(probe) => format!("{}\n{}", charts::pair_differences(&page), cache::html_view(&page, probe)),
             None => charts::pair_differences(&page),
         },
         views::failure_log(&page),

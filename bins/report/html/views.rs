@@ -116,7 +116,10 @@ pub fn header(page: &Page) -> String {
             ))
             .close(),
     );
-    out.push_str(&crate::cache::html_busting(&i.spec));
+    // The sentence on cache busting, when it is on, without report.md's code marks.
+    if let Some(sentence) = crate::cache::busting(&i.spec) {
+        out.push_str(&Element::new("p").text(&sentence.replace('`', "")).close());
+    }
     out
 }
 
