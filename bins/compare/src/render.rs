@@ -783,25 +783,45 @@ pub mod tests {
     use super::*;
     use crate::compare::tests::run;
 
+    /// A summary's figures of `runs` as `ib-compare` computes them, with these tests' settings.
+    struct Parts {
+        trends: Vec<Trend>,
+        pairs: Vec<HeadToHead>,
+        settings: Settings,
+    }
+
+    impl Parts {
+        fn of(runs: &[RunResult]) -> Parts {
+            Parts {
+                trends: crate::compare::trends(runs),
+                pairs: crate::compare::head_to_head(runs),
+                settings: Settings { seed: 3, resamples: 100, confidence: 95 },
+            }
+        }
+
+        /// The summary of `runs` with nothing skipped, no search and no drift test.
+        fn summary<'a>(&'a self, runs: &'a [RunResult]) -> Summary<'a> {
+            Summary {
+                runs,
+                skipped: &[],
+                searches: &[],
+                trends: &self.trends,
+                pairs: &self.pairs,
+                settings: &self.settings,
+                drift: &[],
+                drift_settings: &DRIFT,
+            }
+        }
+    }
+
     #[test]
     fn the_summary_shows_the_newest_run_dates_and_says_where_the_rest_are() {
         let runs: Vec<RunResult> = (0..RECENT as i64 + 5)
             .map(|d| run(&format!("r{d:03}"), d, &[("a", Some(1), 100.0), ("b", None, 200.0)], Some((-1.0, -2.0, 3.0))))
             .collect();
-        let trends = crate::compare::trends(&runs);
-        let pairs = crate::compare::head_to_head(&runs);
-        let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
+        let parts = Parts::of(&runs);
         let skipped = vec![(PathBuf::from("runs/.deps"), "not a run".to_string())];
-        let s = Summary {
-            runs: &runs,
-            skipped: &skipped,
-            searches: &[],
-            trends: &trends,
-            pairs: &pairs,
-            settings: &settings,
-            drift: &[],
-            drift_settings: &DRIFT,
-        };
+        let s = Summary { skipped: &skipped, ..parts.summary(&runs) };
         let md = markdown(&s);
         assert!(md.starts_with("# Comparison of 35 runs\n"), "{md}");
         assert!(md.contains("The newest 30 run dates"));
@@ -834,9 +854,7 @@ pub mod tests {
             };
             r.drift.insert("a".into(), figures);
         }
-        let trends = crate::compare::trends(&runs);
-        let pairs = crate::compare::head_to_head(&runs);
-        let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
+        let parts = Parts::of(&runs);
         let mut test = Test {
             workflow: "w".into(),
             provider: "a".into(),
@@ -853,18 +871,7 @@ pub mod tests {
             family_size: 1,
             alarm: false,
         };
-        let summary = |tests: &[Test]| {
-            markdown(&Summary {
-                runs: &runs,
-                skipped: &[],
-                searches: &[],
-                trends: &trends,
-                pairs: &pairs,
-                settings: &settings,
-                drift: tests,
-                drift_settings: &DRIFT,
-            })
-        };
+        let summary = |tests: &[Test]| markdown(&Summary { drift: tests, ..parts.summary(&runs) });
         let md = summary(std::slice::from_ref(&test));
         assert!(md.contains("### Drift and substitution alarms: 0 of 1 tests") && md.contains("No alarm"), "{md}");
         assert!(md.contains("| a | r1 | 0.900 (90/100) | 0.950 (95/100) | 14 | 1.000 |"), "{md}");
@@ -884,19 +891,8 @@ pub mod tests {
         for pair in &mut runs[0].pairs {
             pair.interval.as_mut().unwrap().n = 2;
         }
-        let trends = crate::compare::trends(&runs);
-        let pairs = crate::compare::head_to_head(&runs);
-        let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
-        let s = Summary {
-            runs: &runs,
-            skipped: &[],
-            searches: &[],
-            trends: &trends,
-            pairs: &pairs,
-            settings: &settings,
-            drift: &[],
-            drift_settings: &DRIFT,
-        };
+        let parts = Parts::of(&runs);
+        let s = parts.summary(&runs);
         let md = markdown(&s);
         assert!(md.contains("| a | b | E2E | 2 | -50.0 | [-80.0, -20.0] | too few shared rounds: n = 2 |"), "{md}");
         assert!(md.contains("| a | b | 1 | 1 | 0 | 0/0/0 (1 too few) |"), "{md}");
@@ -911,19 +907,9 @@ pub mod tests {
         ];
         runs[1].info.started_at_us += 3_600_000_000;
         runs[1].info.status = crate::discover::RunStatus::Partial;
-        let trends = crate::compare::trends(&runs);
-        let pairs: Vec<HeadToHead> = Vec::new();
-        let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
-        let s = Summary {
-            runs: &runs,
-            skipped: &[],
-            searches: &[],
-            trends: &trends,
-            pairs: &pairs,
-            settings: &settings,
-            drift: &[],
-            drift_settings: &DRIFT,
-        };
+        // No pair: the trend charts alone.
+        let parts = Parts { pairs: Vec::new(), ..Parts::of(&runs) };
+        let s = parts.summary(&runs);
         let page = html(&s);
         let first_chart = &page[page.find("<svg").unwrap()..page.find("</svg>").unwrap()];
         assert_eq!(first_chart.matches(">1970-01-01</text>").count(), 1, "one date, one label: {first_chart}");
@@ -935,17 +921,8 @@ pub mod tests {
         drop((page, md, s));
         // Two dates: one label at each end.
         runs[1].info.started_at_us += 86_400_000_000;
-        let trends = crate::compare::trends(&runs);
-        let page = html(&Summary {
-            runs: &runs,
-            skipped: &[],
-            searches: &[],
-            trends: &trends,
-            pairs: &pairs,
-            settings: &settings,
-            drift: &[],
-            drift_settings: &DRIFT,
-        });
+        let parts = Parts { pairs: Vec::new(), ..Parts::of(&runs) };
+        let page = html(&parts.summary(&runs));
         let first_chart = &page[page.find("<svg").unwrap()..page.find("</svg>").unwrap()];
         assert!(first_chart.contains("text-anchor=\"start\" font-size=\"11\">1970-01-01<"), "{first_chart}");
         assert!(first_chart.contains("text-anchor=\"end\" font-size=\"11\">1970-01-02<"), "{first_chart}");
@@ -974,9 +951,7 @@ pub mod tests {
     #[test]
     fn a_workflow_of_load_runs_shows_each_providers_knee_and_rate_held_across_runs() {
         let runs = mixed_runs();
-        let trends = crate::compare::trends(&runs);
-        let pairs = crate::compare::head_to_head(&runs);
-        let settings = Settings { seed: 3, resamples: 100, confidence: 95 };
+        let parts = Parts::of(&runs);
         let mut found = crate::search::Search {
             path: "runs/workflow=load/run=search".into(),
             workflow: "load".into(),
@@ -986,16 +961,7 @@ pub mod tests {
         };
         found.doc.stopped = "bracketed".into();
         let searches = [found];
-        let s = Summary {
-            runs: &runs,
-            skipped: &[],
-            searches: &searches,
-            trends: &trends,
-            pairs: &pairs,
-            settings: &settings,
-            drift: &[],
-            drift_settings: &DRIFT,
-        };
+        let s = Summary { searches: &searches, ..parts.summary(&runs) };
         let md = markdown(&s);
         let load_part = &md[md.find("## Workflow `load-sweep`").unwrap()..];
         let closed_part = &md[md.find("## Workflow `w`").unwrap()..];
