@@ -262,7 +262,7 @@ endif
 bins:
 	$(CARGO) build --release --locked --bins
 
-# Analysis across runs. ib-compare is the one package with polars (bins/compare), outside the
+# Analysis across runs. ib-compare is the one package with polars (tools/compare), outside the
 # workspace's default members: `bins` never builds it, this target does.
 compare:
 	$(CARGO) build --release --locked -p inferbench-compare
@@ -344,7 +344,7 @@ bench: bins
 	$(CARGO) bench --locked --bench load
 
 # ib-compare at scale: COMPARE_BENCH_RUNS synthetic scored runs of 6,000 responses each
-# (bins/compare/examples/synth_runs.rs) compared under GNU time. Not part of `make bench`:
+# (tools/compare/examples/synth_runs.rs) compared under GNU time. Not part of `make bench`:
 # it builds polars in release, which takes longer than every other build of the project.
 COMPARE_BENCH_RUNS ?= 1000
 bench-compare:

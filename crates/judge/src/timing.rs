@@ -596,7 +596,7 @@ mod tests {
 }
 
 /// Property tests: the verdict live and on replay. `ib-fetch` judges a stream as it reads it
-/// (`read_stream` in `bins/fetch/client.rs`) and logs every frame; `ib-reconstruct` replays the
+/// (`read_stream` in `stages/3-fetch/client.rs`) and logs every frame; `ib-reconstruct` replays the
 /// logged events and the logged terminal through [`compute_with`]. Both use this crate's
 /// functions, so the live side is modelled here by [`live`], which calls them exactly as
 /// `read_stream` does (the body and event caps, the judge per frame, the frames after the end

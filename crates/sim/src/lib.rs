@@ -16,8 +16,8 @@
 //!   from, the stream key of a name, and the normal quantile function.
 //!
 //! It knows nothing of the network or of run directories: no socket, HTTP, event stream or
-//! log. The simulator's server, profiles, faults and timing stay in `bins/sim/`; the events
-//! of a run and their writing in `bins/synth/`. It reads only the dataset directory it is
+//! log. The simulator's server, profiles, faults and timing stay in `tools/sim/`; the events
+//! of a run and their writing in `tools/synth/`. It reads only the dataset directory it is
 //! given.
 pub mod answer;
 pub mod bootstrap;

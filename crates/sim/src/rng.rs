@@ -6,7 +6,7 @@
 //! are recorded in `data/README.md`), `ib-sim`'s answers and timings and `ib-synth`'s logs are
 //! functions of its sequence, and so are `ib-compare`'s bootstrap intervals. Each user derives its own streams from its seed: `ib-data` one
 //! per (seed, family, index, attempt) with [`SplitMix64::derive`], `ib-sim` one per request
-//! (`bins/sim/draw.rs`) and per provider (`bins/sim/stratified.rs`).
+//! (`tools/sim/draw.rs`) and per provider (`tools/sim/stratified.rs`).
 
 /// SplitMix64 (Steele, Lea, Flood 2014): full period, passes BigCrush, a dozen lines.
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@
 //!
 //! The curves are drawn from `responses.parquet`'s samples, the ones `ib-aggregate` counted
 //! (non-null values; for the pairs, rounds where both providers have an E2E, as
-//! `bins/aggregate/comparisons.rs` pairs them). The marks and every figure printed come from
+//! `stages/6-aggregate/comparisons.rs` pairs them). The marks and every figure printed come from
 //! `metrics.json` and `comparisons.json`. A curve keeps at most
 //! `distributions::CURVE_POINTS` points (evenly spaced ranks, the exact minimum and maximum
 //! included), so a full run's page stays small.

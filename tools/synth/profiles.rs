@@ -1,7 +1,7 @@
 //! The keys of ib-sim's profile file that shape one provider's stream: its speed (medians
 //! only: every request draws around them), reasoning, chunking and accuracy. The faults of
 //! the file are not read: ib-synth's failure shares are the same for every provider and
-//! given on its command line. ib-sim itself checks the whole file (`bins/sim/profile.rs`);
+//! given on its command line. ib-sim itself checks the whole file (`tools/sim/profile.rs`);
 //! here a missing or mistyped key that ib-synth reads is a precise error.
 use anyhow::{bail, Context, Result};
 use inferbench_inputs::providers::slug;
