@@ -18,7 +18,7 @@
 use inferbench_contract::vocab::ArrivalProcess;
 use inferbench_inputs::spec::{LoadPlan, StepTarget};
 use inferbench_inputs::trace::Trace;
-use inferbench_sim::rng::{normal_quantile, SplitMix64};
+use inferbench_stats::rng::{normal_quantile, SplitMix64};
 
 /// A step's arrivals.
 #[derive(Debug, Clone, PartialEq)]

@@ -58,7 +58,7 @@ pub fn run(args: Args) -> Result<()> {
     if plan.workload.synthetic().is_some() {
         // Every prompt's exact length rests on its words being single tokens: checked with the
         // tokenizer before any prompt is written.
-        inferbench_sim::synthetic::check_words().map_err(anyhow::Error::msg)?;
+        inferbench_judge::synthetic::check_words().map_err(anyhow::Error::msg)?;
     }
     let (mut rows, steps) = load::build(version, plan, trace.as_ref(), &families, &lock.providers);
     let added = cache::apply(&spec.inference.cache, version, &mut rows, &lock.providers)?;

@@ -1,7 +1,7 @@
 //! A synthetic workload's requests (`load.workload.kind: synthetic`): each arrival's prompt
 //! length and requested answer length, drawn from the spec's distributions (or taken from the
 //! replayed trace's line), and its prompt: the shared prefix, then words of its own, exactly
-//! that many o200k_base tokens in all (`inferbench_sim::synthetic`).
+//! that many o200k_base tokens in all (`inferbench_judge::synthetic`).
 //!
 //! Everything is drawn from the project's seeded generator, from `load.seed`: the prefix from
 //! one stream, each arrival's lengths and words from a stream of its own
@@ -13,8 +13,8 @@ use inferbench_contract::documents::TokenLengths;
 use inferbench_contract::vocab::LengthDistribution;
 use inferbench_inputs::spec::Synthetic;
 use inferbench_inputs::trace::Arrival;
-use inferbench_sim::rng::{key, normal_quantile, SplitMix64};
-use inferbench_sim::synthetic;
+use inferbench_judge::synthetic;
+use inferbench_stats::rng::{key, normal_quantile, SplitMix64};
 
 /// One synthetic request: its prompt, the prompt's exact length in tokens and the answer
 /// tokens it asks for.

@@ -5,7 +5,7 @@
 //! `first`, then `repeat`; one nonce for both). For each provider and probe round where both
 //! sends have a TTFA, the paired sample is `TTFA(first) − TTFA(repeat)`; the figure is the
 //! nearest-rank p50 of those differences with its distribution-free 95 % order-statistic
-//! interval (`inferbench_judge::interval`, as every percentile of the document): under 6 pairs
+//! interval (`inferbench_stats::interval`, as every percentile of the document): under 6 pairs
 //! no interval of a median reaches 95 %, and the figure says so.
 //!
 //! The probe's requests are checked by the join like every other request (scheduled, one
@@ -17,7 +17,7 @@ use inferbench_contract::documents::{CacheProbeMetrics, CacheProbeProvider, Cach
 use inferbench_contract::metrics::TTFA;
 use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::vocab::CacheProbeSend;
-use inferbench_judge::percentile::Samples;
+use inferbench_stats::percentile::Samples;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// How the figures are computed, as `metrics.json` says it.

@@ -14,8 +14,8 @@ use inferbench_contract::documents::{
 use inferbench_contract::metrics::{self as catalogue, Metric};
 use inferbench_contract::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
 use inferbench_inputs::providers::Price;
-use inferbench_judge::interval;
-use inferbench_judge::percentile::{self, Samples};
+use inferbench_stats::interval;
+use inferbench_stats::percentile::{self, Samples};
 
 /// A rate with the counts it came from.
 fn rate_detail(numerator: i64, denominator: i64, missing_sample_count: i64) -> RateDetail {

@@ -8,7 +8,7 @@ use inferbench_contract::manifest::StepFacts;
 use inferbench_contract::tables::{ResponseRow, ScheduleRow};
 use inferbench_contract::vocab::{LoadMode, OperationalOutcome, Outcome, StepStatus, WorkloadKind};
 use inferbench_inputs::spec::{seconds_ns, LoadPlan, Objectives, StepTarget};
-use inferbench_judge::percentile::Samples;
+use inferbench_stats::percentile::Samples;
 use std::collections::{BTreeMap, HashMap};
 
 /// The client's bounds: a step whose send-lag p99 is over 1 ms, or (open loop) whose achieved

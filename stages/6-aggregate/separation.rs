@@ -1,13 +1,13 @@
 //! Ranks with their uncertainty: for each pair of adjacent ranked providers, the seeded paired
-//! bootstrap (`inferbench_sim::bootstrap`, the one `ib-compare` uses) of the difference of
+//! bootstrap (`inferbench_stats::bootstrap`, the one `ib-compare` uses) of the difference of
 //! their rank key, pooled E2E p99, over the rounds both completed. A pair whose 95 % interval
 //! holds zero is indistinguishable, and a run of providers linked by such pairs shares one rank
 //! range (`2–4`): the run cannot order them, whatever their point ranks say.
 use crate::join::Observation;
 use inferbench_contract::documents::{PooledMetrics, RankRange, RankSeparation};
 use inferbench_contract::metrics::RANKING;
-use inferbench_judge::interval;
-use inferbench_sim::bootstrap::{self, Settings};
+use inferbench_stats::bootstrap::{self, Settings};
+use inferbench_stats::interval;
 use std::collections::BTreeMap;
 
 /// 2,000 resamples put the 95 % bounds at ranks 50 and 1,950: enough to say whether zero is

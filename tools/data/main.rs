@@ -5,7 +5,7 @@
 //! module (`meeting`, `ticket`, `contract`) that decides an item's facts first and renders
 //! text from them second, into an `item`; `names` and `pools` hold the shared vocabulary, `dates` the
 //! calendar, `rounds` the even plans of kinds over the items, `write` the byte-exact
-//! serialisation. Every draw comes from the shared seeded generator (`inferbench_sim::rng`).
+//! serialisation. Every draw comes from the shared seeded generator (`inferbench_stats::rng`).
 mod args;
 mod contract;
 mod dates;

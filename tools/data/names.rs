@@ -1,7 +1,7 @@
 //! People and organisations. Names come in pairs from one culture at a time (a given name
 //! and a family name that belong together), from many cultures, so a meeting's attendee list
 //! looks like a real international team rather than one list shuffled.
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 /// (given names, family names) of one naming culture.
 const CULTURES: &[(&[&str], &[&str])] = &[

@@ -1,7 +1,7 @@
 //! Shared machinery for rendering text from decided facts: `{slot}` templates, number
 //! spellings (digits, thousands separators, legal "forty-five (45)"), money, lists, and the
 //! small shared vocabulary (cities, currencies) more than one family uses.
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 use std::collections::BTreeMap;
 
 /// Slot values for a template. A missing slot is a programming error and panics, so a

@@ -1,7 +1,7 @@
 //! Even plans of kinds over a family's items, drawn from the shared seeded generator
-//! (`inferbench_sim::rng`): which triage case, contract term or meeting topic item *i* is
+//! (`inferbench_stats::rng`): which triage case, contract term or meeting topic item *i* is
 //! about.
-use inferbench_sim::rng::{key, SplitMix64};
+use inferbench_stats::rng::{key, SplitMix64};
 
 /// A plan that visits every entry of `deck` (entries repeated by their weight) once per
 /// round, each round in its own shuffled order: `plan(i)` for consecutive `i` spreads the

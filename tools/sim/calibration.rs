@@ -14,7 +14,7 @@ use crate::schedule::{schedule, Kind};
 use inferbench_judge::tokenizer;
 use inferbench_sim::answer::{render, tokenize, Chunks};
 use inferbench_sim::dataset::Gold;
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 use serde_json::{Map, Value};
 use std::path::Path;
 

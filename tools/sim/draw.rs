@@ -2,7 +2,7 @@
 //! the same request sequence reproduces it exactly.
 use crate::profile::{Fault, Profile, Sampling};
 use crate::stratified::{first_u64, Stratified, BLOCK};
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 use sha2::{Digest, Sha256};
 
 #[derive(Debug, Clone)]

@@ -4,7 +4,7 @@
 pub use crate::fault::{Fault, Faults};
 pub use crate::wire::LineEnding;
 use inferbench_inputs::providers::slug;
-use inferbench_sim::rng::normal_quantile;
+use inferbench_stats::rng::normal_quantile;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;

@@ -168,7 +168,7 @@ fn mid_stream_fault(slots: &mut Vec<Slot>, fault: Fault, at_ms: f64, index: usiz
 mod tests {
     use super::*;
     use crate::profile::Profiles;
-    use inferbench_sim::rng::SplitMix64;
+    use inferbench_stats::rng::SplitMix64;
     use std::path::Path;
 
     fn profile(extra: &str) -> Profile {

@@ -254,7 +254,7 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: He
         // A prompt of no dataset item (a load workflow's synthetic prompt) asking the server to
         // ignore its end of sequence is answered, as such a server does, with exactly its token
         // limit: words of one o200k_base token each.
-        (None, Some(tokens)) => inferbench_sim::synthetic::text(tokens, &mut draw.rng),
+        (None, Some(tokens)) => inferbench_judge::synthetic::text(tokens, &mut draw.rng),
         _ => answer::answer(item, draw.correct, &app.dataset, &mut draw.rng),
     };
     if profile.split_utf8 {

@@ -1,6 +1,6 @@
 //! The stratified sequence of `ib-sim`'s default sampling.
 //!
-//! Every random choice of a request comes from the shared SplitMix64 (`inferbench_sim::rng`),
+//! Every random choice of a request comes from the shared SplitMix64 (`inferbench_stats::rng`),
 //! keyed by (seed, provider slug, sha256 of the request body, per-provider request counter):
 //! reasoning length, which wrong answer, and the outcome/timing quantiles in `independent`
 //! sampling (see `draw.rs`). In `stratified` sampling the outcome and timing quantiles come
@@ -15,7 +15,7 @@
 //! each other and of the request order; a Kronecker (golden-ratio) sequence was tried
 //! first and rejected because its dimensions are linearly correlated over short windows
 //! (0.618 + 0.414 is close to 1), which tied the TTFT to the fault band.
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 use sha2::{Digest, Sha256};
 
 /// Blocked Latin hypercube over the request counter (see the module comment).

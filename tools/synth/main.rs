@@ -6,8 +6,9 @@
 //! deltas, then answer deltas, finish_reason, usage and `[DONE]`), with answers derived from
 //! the dataset's gold (right or plausibly wrong, as `ib-sim` answers) and a seeded share of
 //! failures of every class; then it seals the run with the one sealing entry point. Every
-//! stage after the fetch then runs on it unchanged. The answers, the dataset's typed gold and
-//! the generator are the simulator's own (`inferbench_sim`).
+//! stage after the fetch then runs on it unchanged. The answers and the dataset's typed gold
+//! are the simulator's own (`inferbench_sim`), the generator the shared one
+//! (`inferbench_stats::rng`).
 mod args;
 mod parallel;
 mod plan;

@@ -14,7 +14,7 @@ use crate::shares::Class;
 use inferbench_contract::event::{ErrorKind, Event, Outcome, RequestTerminal, ResponseHead, SseEvent};
 use inferbench_judge::stream::{Judge, Payload, StreamEnd};
 use inferbench_sim::answer::Chunks;
-use inferbench_sim::rng::{normal_quantile, SplitMix64};
+use inferbench_stats::rng::{normal_quantile, SplitMix64};
 use std::collections::BTreeMap;
 
 /// What `ib-fetch` logs when the server drops a chunked body.

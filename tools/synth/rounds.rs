@@ -17,7 +17,7 @@ use inferbench_inputs::spec::Spec;
 use inferbench_judge::tokenizer;
 use inferbench_sim::answer::{self, Chunks};
 use inferbench_sim::dataset as sim;
-use inferbench_sim::rng::{key, SplitMix64};
+use inferbench_stats::rng::{key, SplitMix64};
 use inferbench_store::pipeline::Pipeline;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};

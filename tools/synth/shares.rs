@@ -5,7 +5,7 @@
 //! fall at random rounds rather than in a pattern.
 use anyhow::{bail, Result};
 use inferbench_contract::vocab::OperationalOutcome;
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 /// Requests per provider per block.
 pub const BLOCK: usize = 1000;

@@ -93,7 +93,7 @@ mod tests {
     use crate::shares::Class;
     use inferbench_contract::event::{RequestStarted, SegmentOpened};
     use inferbench_sim::answer;
-    use inferbench_sim::rng::SplitMix64;
+    use inferbench_stats::rng::SplitMix64;
     use inferbench_store::run::RunDir;
 
     /// A log of one request of each class, as the run writes it.

@@ -22,7 +22,7 @@ use std::time::Duration;
 ///
 /// The p50s are computed as the run's metrics are: TTFA and E2E by the one timing function of
 /// ib-reconstruct (inferbench_judge::timing) and the nearest-rank p50 of ib-aggregate
-/// (inferbench_judge::percentile) over the same population as metrics.json's pooled
+/// (inferbench_stats::percentile) over the same population as metrics.json's pooled
 /// ttfa_p50 and e2e_latency_p50: each provider's requests with a final outcome (its last
 /// attempt not interrupted), a TTFA sample wherever a visible answer token arrived (whatever
 /// the outcome), an E2E sample for complete responses only. On a finished run they equal

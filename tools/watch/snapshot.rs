@@ -7,8 +7,8 @@ use inferbench_contract::lock::Lock;
 use inferbench_contract::metrics::{Column, E2E_LATENCY, TTFA};
 use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::vocab::{OperationalOutcome, Outcome, SegmentStatus};
-use inferbench_judge::percentile::Samples;
 use inferbench_judge::rules::Rules;
+use inferbench_stats::percentile::Samples;
 use inferbench_store::run::Writer;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -350,7 +350,7 @@ fn load_now(step: &crate::tally::StepTally, steps: u32, steps_complete: u64, in_
         }
         _ => 0.0,
     };
-    let lags = inferbench_judge::percentile::Samples::new(step.lags_ns.iter().map(|&ns| ns as f64 / 1e6));
+    let lags = inferbench_stats::percentile::Samples::new(step.lags_ns.iter().map(|&ns| ns as f64 / 1e6));
     LoadNow {
         step: step.step,
         steps,

@@ -2,8 +2,8 @@
 //! plausible wrong answer of the same schema (so it is scored `incorrect_result`, not
 //! `invalid_result`), split into real o200k_base tokens for streaming.
 use crate::dataset::{contract_fields, Dataset, FieldKind, Gold, Item, AGREEMENT_TYPES, CATEGORIES, PRIORITIES};
-use crate::rng::SplitMix64;
 use inferbench_judge::tokenizer;
+use inferbench_stats::rng::SplitMix64;
 use serde_json::Value;
 
 /// The answer to a prompt that is not in the dataset: schema-valid for the meeting family,

@@ -1,6 +1,6 @@
-//! The paired bootstrap, shared with `ib-aggregate`'s rank ranges: `inferbench_sim::bootstrap`;
+//! The paired bootstrap, shared with `ib-aggregate`'s rank ranges: `inferbench_stats::bootstrap`;
 //! and the rule for when its interval may give a verdict at all, which is ib-compare's.
-pub use inferbench_sim::bootstrap::*;
+pub use inferbench_stats::bootstrap::*;
 
 /// The fewest paired differences from which a verdict may be given at `confidence` percent.
 ///

@@ -155,7 +155,7 @@ pub fn read_all(paths: &[PathBuf], settings: &Settings, threads: usize) -> Resul
 
 /// Nearest-rank p50 (rank ceil(n/2)) of `values`, as the metrics compute it.
 pub fn p50(values: &[f64]) -> Option<f64> {
-    inferbench_judge::percentile::Samples::new(values.iter().copied()).upper(50)
+    inferbench_stats::percentile::Samples::new(values.iter().copied()).upper(50)
 }
 
 /// One (workflow, provider, metric)'s values across run dates.

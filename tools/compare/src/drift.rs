@@ -96,8 +96,8 @@ pub struct Test {
 /// A stable stream key for one test's permutations, so that its p-value does not depend on
 /// which other runs are compared.
 fn test_seed(seed: u64, parts: &[&str]) -> u64 {
-    let keys: Vec<u64> = parts.iter().map(|p| inferbench_sim::rng::key(p)).collect();
-    inferbench_sim::rng::SplitMix64::derive(seed, &keys).next_u64()
+    let keys: Vec<u64> = parts.iter().map(|p| inferbench_stats::rng::key(p)).collect();
+    inferbench_stats::rng::SplitMix64::derive(seed, &keys).next_u64()
 }
 
 /// One metric's test between two runs' figures, or `None` when either lacks it: (before
@@ -198,7 +198,7 @@ pub fn method_json(settings: &Settings) -> serde_json::Value {
 mod tests {
     use super::figures::*;
     use super::*;
-    use inferbench_sim::rng::SplitMix64;
+    use inferbench_stats::rng::SplitMix64;
     use polars::prelude::*;
     use std::path::Path;
 

@@ -11,7 +11,7 @@
 //!   continuity corrections when both samples have at least [`NORMAL_MIN`] values, else a
 //!   seeded permutation test of the same statistic ([`permutation`]).
 //! - [`holm`]: Holm's step-down adjustment, which bounds the family-wise error rate.
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 /// Both samples at least this large: the normal approximation of U; below, the permutation
 /// test.

@@ -3,7 +3,7 @@
 //! `Doc::fit` takes as many as the token band needs.
 use super::facts::{Facts, Kind};
 use super::section::{fix_spelling, Ctx, Section};
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 /// Optional boilerplate sections, each with its own numbers, in a random order; `fit` takes
 /// as many as the token band needs.

@@ -12,7 +12,7 @@ use crate::dates;
 use crate::item::UserBand;
 use crate::pools::Vars;
 use inferbench_judge::tokenizer;
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 /// A contract as its title, preamble and numbered sections, before the numbers are resolved.
 pub(super) struct Doc {

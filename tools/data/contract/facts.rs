@@ -4,7 +4,7 @@
 //! set, and the dates and numbers of each item.
 use crate::dates::Date;
 use crate::rounds::rounds;
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 use serde_json::json;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

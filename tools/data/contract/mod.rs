@@ -32,7 +32,7 @@ pub(crate) mod vocab;
 use crate::item::{Generated, UserBand};
 use doc::Doc;
 use facts::{decide, Plan};
-use inferbench_sim::rng::{key, SplitMix64};
+use inferbench_stats::rng::{key, SplitMix64};
 
 const FAMILY: &str = "contract-terms-extraction";
 

@@ -3,7 +3,7 @@
 //! and security, where the incident notice deadline is stated, deferred or left out.
 use super::facts::{Facts, Kind, Payment, Security};
 use super::section::{fix_spelling, Ctx, Section};
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 pub(super) fn scope_section(f: &Facts, ctx: &mut Ctx, rng: &mut SplitMix64) -> Section {
     let mut c = Vec::new();

@@ -3,7 +3,7 @@
 //! the renewal term in place of the clauses that would state them.
 use super::facts::{Facts, Kind, Security};
 use super::section::{Ctx, Section};
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 pub(super) fn preamble(f: &Facts, ctx: &mut Ctx, rng: &mut SplitMix64, eff_in_defs: bool) -> Vec<String> {
     ctx.v.set("eff", ctx.date(f.effective));

@@ -3,7 +3,7 @@
 //! taken, the filled template slots), and the numbered [`Section`] itself.
 use crate::dates::{self, Date};
 use crate::pools::{words, Vars};
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 /// Document-wide choices, fixed once per contract.
 pub(super) struct Ctx {

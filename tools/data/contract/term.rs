@@ -3,7 +3,7 @@
 //! or for cause (with cure periods that are not the notice period).
 use super::facts::{Convenience, Facts, Kind, Renewal};
 use super::section::{Ctx, Section};
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 pub(super) fn notices_section(f: &Facts, ctx: &mut Ctx, rng: &mut SplitMix64, needed: bool) -> Option<Section> {
     if !needed && !rng.chance(60) {

@@ -4,7 +4,7 @@
 use super::facts::{Facts, Kind};
 use super::section::Ctx;
 use crate::names;
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 pub(super) const SAAS_TITLES: &[&str] = &[
     "Software-as-a-Service Subscription Agreement",

@@ -7,7 +7,7 @@ use crate::dates::{Date, Style};
 use crate::item::UserBand;
 use crate::pools::{and_list, standalone_count};
 use inferbench_judge::tokenizer;
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 impl Meeting {
     /// The target topic of kind `kind` asking about `want`, then the others, shuffled.

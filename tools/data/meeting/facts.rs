@@ -9,7 +9,7 @@ use crate::names;
 use crate::pools::{
     cap, money, money_aliases, number_aliases, percent_aliases, thousands, words, Currency, MoneyStyle, Vars,
 };
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 const BODY_STYLES: &[Style] = &[
     Style::DayMonthYear,

@@ -40,7 +40,7 @@ use crate::names::Person;
 use crate::pools::{cap, Currency, MoneyStyle, Vars};
 use crate::rounds::rounds;
 use domains::DOMAINS;
-use inferbench_sim::rng::{key, SplitMix64};
+use inferbench_stats::rng::{key, SplitMix64};
 use serde_json::json;
 use vocab::Domain;
 

@@ -5,7 +5,7 @@ use super::domains::DOMAINS;
 use super::{generate, Format, Meeting};
 use crate::item::UserBand;
 use crate::pools::standalone_count;
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 fn band() -> UserBand {
     UserBand { lo: 383, hi: 883 }

@@ -6,7 +6,7 @@ use super::vocab::MetricKind;
 use super::{act, budget_heading, possessive, say, Answer, Kind, Meeting, Topic};
 use crate::names;
 use crate::pools::cap;
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 impl Meeting {
     pub(super) fn budget(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {

@@ -5,7 +5,7 @@
 use super::vocab::MetricKind;
 use super::{act, say, strip_the, Answer, Kind, Meeting, Topic};
 use crate::pools::{cap, Vars};
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 impl Meeting {
     pub(super) fn metrics(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {

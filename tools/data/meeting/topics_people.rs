@@ -5,7 +5,7 @@
 use super::vocab::MetricKind;
 use super::{act, say, Answer, Kind, Meeting, Stmt, Topic};
 use crate::pools::{cap, number_aliases};
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 impl Meeting {
     pub(super) fn hiring(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {

@@ -6,7 +6,7 @@ use super::vocab::MetricKind;
 use super::{act, possessive, say, strip_the, Answer, Kind, Meeting, Topic};
 use crate::names;
 use crate::pools::{cap, thousands, CITIES};
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 impl Meeting {
     pub(super) fn ownership(&mut self, want: Option<Answer>, rng: &mut SplitMix64) -> Topic {

@@ -4,7 +4,7 @@ use super::case::Case;
 use super::products::Product;
 use super::text::fix_caps;
 use crate::pools::Vars;
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 /// The sentences that decide the triage. Every variant keeps exactly the facts its case
 /// needs and none that an earlier rule would catch.

@@ -3,7 +3,7 @@
 use super::case::Case;
 use super::text::fix_caps;
 use crate::pools::Vars;
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 /// Context sentences that change nothing in the triage: plan, account, office, platform.
 /// None restates a fact the deciding sentences already give (a case that states a

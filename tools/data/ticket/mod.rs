@@ -30,7 +30,7 @@ use body::body;
 use case::{Case, DECK};
 use extras::{context_lines, subject_line};
 use inferbench_judge::tokenizer;
-use inferbench_sim::rng::{key, SplitMix64};
+use inferbench_stats::rng::{key, SplitMix64};
 use products::{vocabulary, PRODUCTS};
 use serde_json::json;
 use text::add_typo;

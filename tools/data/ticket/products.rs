@@ -4,7 +4,7 @@
 //! product.
 use super::text::gerund;
 use crate::pools::Vars;
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 /// A product a ticket can be about, with the vocabulary its users would use.
 pub(super) struct Product {

@@ -1,6 +1,6 @@
 //! Touches to a ticket's text: sentence starts capitalised after the templates are filled, a
 //! verb's -ing form for a workflow, and the one typing slip a hurried user makes.
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 
 /// Sentence starts upper-cased after template filling ("the app is..." at a start), but
 /// not inside e-mail addresses or file names ("acme.com").

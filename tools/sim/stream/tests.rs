@@ -4,7 +4,7 @@ use crate::chunk::{oversized_line_min_bytes, Chunker};
 use crate::profile::Profiles;
 use crate::wire::{frames, Wire};
 use inferbench_sim::answer::{reasoning, tokenize};
-use inferbench_sim::rng::SplitMix64;
+use inferbench_stats::rng::SplitMix64;
 use std::path::Path;
 
 fn profile(extra: &str) -> Profile {

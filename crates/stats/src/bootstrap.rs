@@ -2,7 +2,7 @@
 //!
 //! For a pair of providers in one run, the paired differences are `a − b` (E2E or TTFA, ms)
 //! over the rounds where both have a sample. The statistic is their upper-tail nearest-rank
-//! p50 (`inferbench_judge::percentile::Samples::upper(50)`: the sample at 1-based rank
+//! p50 ([`crate::percentile::Samples::upper`]`(50)`: the sample at 1-based rank
 //! `ceil(n/2)` of the ascending values), the same figure as `comparisons.json`'s
 //! `difference_p50_ms`. A resample draws n differences uniformly with replacement; the
 //! interval is the percentile interval of the B resampled medians.
@@ -229,7 +229,7 @@ pub fn rounds_to_separate(n: usize, estimate: f64, standard_error: f64) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_judge::percentile::Samples;
+    use crate::percentile::Samples;
 
     const SETTINGS: Settings = Settings { seed: 20261201, resamples: 2000, confidence: 95 };
 

@@ -3,8 +3,9 @@
 //!
 //! [`SplitMix64`] is written here rather than taken from a crate, so that the bytes promised
 //! for a seed can never change under a dependency upgrade: `ib-data`'s dataset (its SHA-256s
-//! are recorded in `data/README.md`), `ib-sim`'s answers and timings and `ib-synth`'s logs are
-//! functions of its sequence, and so are `ib-compare`'s bootstrap intervals. Each user derives its own streams from its seed: `ib-data` one
+//! are recorded in `data/README.md`), `ib-schedule`'s arrivals and synthetic prompts, `ib-sim`'s
+//! answers and timings and `ib-synth`'s logs are functions of its sequence, and so are the
+//! bootstrap's intervals. Each user derives its own streams from its seed: `ib-data` one
 //! per (seed, family, index, attempt) with [`SplitMix64::derive`], `ib-sim` one per request
 //! (`tools/sim/draw.rs`) and per provider (`tools/sim/stratified.rs`).
 

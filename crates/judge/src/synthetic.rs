@@ -9,8 +9,8 @@
 //! first k words of it are exactly its first k tokens (a shared prefix stays a prefix of the
 //! tokens too). [`check_words`] verifies the words with the tokenizer; the tests encode
 //! texts of many lengths.
-use crate::rng::SplitMix64;
-use inferbench_judge::tokenizer;
+use crate::tokenizer;
+use inferbench_stats::rng::SplitMix64;
 
 /// Common English words, each one o200k_base token with and without a leading space (checked
 /// by [`check_words`]). 256 of them: a word is 8 bits of the generator's draw.

@@ -1,8 +1,8 @@
 //! The interval rules against an independent implementation (`intervals.py`, exact rational
 //! binomial sums in Python), and their coverage by simulation.
 use inferbench_contract::metrics::{E2E_LATENCY, OUTPUT_TOKENS_PER_SECOND};
-use inferbench_judge::interval::{quantile_ranks, wilson, QuantileInterval};
-use inferbench_judge::percentile::Samples;
+use inferbench_stats::interval::{quantile_ranks, wilson, QuantileInterval};
+use inferbench_stats::percentile::Samples;
 use std::io::Write;
 use std::process::{Command, Stdio};
 

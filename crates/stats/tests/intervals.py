@@ -1,4 +1,4 @@
-"""An independent implementation of inferbench's interval rules (crates/judge/src/interval.rs),
+"""An independent implementation of inferbench's interval rules (crates/stats/src/interval.rs),
 in exact rational arithmetic: reads cases as JSON on stdin, writes the intervals as JSON.
 
 Percentile case [n, percent, rank]: the p-quantile (p = percent/100) estimated by the sample at
