@@ -1,10 +1,11 @@
 //! The layering rules of ARCHITECTURE.md ("Layers"), checked on the tree: which foundation
-//! crate may use which, the external crates the lowest may use, and that no file is
-//! compiled into a binary from another folder. Cargo refuses a cycle between crates; this
-//! catches the sideways arrow (`judge` → `inputs`), the upward one a new crate could add, and
-//! a heavy dependency entering the ground floor, and says which rule it breaks.
+//! crate may use which, the external crates the lowest may use, that no file is compiled into
+//! a binary from another folder, and that only the simulator and the synthesiser use the
+//! simulator's crate. Cargo refuses a cycle between crates; this catches the sideways arrow
+//! (`judge` → `inputs`), the upward one a new crate could add, a heavy dependency entering the
+//! ground floor, and a stage standing on the simulator, and says which rule it breaks.
 use crate::support::repo;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Each foundation crate and the inferbench crates its `[dependencies]` may name. A new arrow
 /// is a change to this table, to the crate's Cargo.toml and to ARCHITECTURE.md, together.
@@ -132,6 +133,51 @@ fn paths_across_folders(root: &Path) -> Vec<String> {
     found
 }
 
+/// The folders whose code may name the simulator's crate (`inferbench_sim`): the simulator and
+/// the synthesiser of its logs. Every stage and every other tool stands on the layers below it
+/// (the generator and the bootstrap are `inferbench_stats`'s, the exact-length text
+/// `inferbench_judge::synthetic`). All binaries but ib-compare share the root package, so no
+/// Cargo.toml can say this; it is checked on their sources.
+const SIM_USERS: &[&str] = &["tools/sim", "tools/synth"];
+
+/// Whether `line` names the crate `name` (`inferbench_sim`, or `inferbench-sim` in a Cargo.toml)
+/// as a whole word, not as the start of a longer name.
+fn names_crate(line: &str, name: &str) -> bool {
+    line.match_indices(name).any(|(at, _)| {
+        !line[at + name.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    })
+}
+
+/// Every line of the binaries' sources (`stages/` and `tools/`, Rust files and Cargo.toml) that
+/// names the simulator's crate outside [`SIM_USERS`].
+fn simulator_uses(root: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending: Vec<PathBuf> = ["stages", "tools"].iter().map(|d| root.join(d)).collect();
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.filter_map(|e| e.ok()) {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let shown = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            if path.is_dir() {
+                if !matches!(name.as_str(), "target" | ".git" | "node_modules") && !SIM_USERS.contains(&shown.as_str())
+                {
+                    pending.push(path);
+                }
+            } else if name.ends_with(".rs") || name == "Cargo.toml" {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                for (number, line) in text.lines().enumerate() {
+                    if names_crate(line, "inferbench_sim") || names_crate(line, "inferbench-sim") {
+                        found.push(format!("{shown}:{}: {}", number + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 #[test]
 fn the_foundation_crates_use_only_the_layers_below_them() {
     let problems = layer_violations(&repo().join("crates"));
@@ -144,6 +190,18 @@ fn no_file_is_compiled_into_another_folder() {
     assert!(
         found.is_empty(),
         "code shared between folders belongs in a crate they depend on (ARCHITECTURE.md), not in #[path]:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn no_stage_or_tool_but_the_simulator_and_the_synthesiser_uses_the_simulators_crate() {
+    let found = simulator_uses(&repo());
+    assert!(
+        found.is_empty(),
+        "only {} may use inferbench_sim: the seeded generator and the bootstrap are inferbench_stats's, the \
+         exact-length text inferbench_judge::synthetic (ARCHITECTURE.md):\n{}",
+        SIM_USERS.join(" and "),
         found.join("\n")
     );
 }
@@ -190,4 +248,33 @@ fn the_checks_see_an_arrow_up_a_stray_dependency_and_a_path_across_folders() {
     )
     .unwrap();
     assert_eq!(paths_across_folders(dir.path()), ["bins/a/main.rs:3: #[path = \"../b/x.rs\"]"]);
+}
+
+#[test]
+fn the_simulator_check_sees_a_stage_or_a_tool_naming_its_crate() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("stages/6-aggregate/separation.rs", "use inferbench_stats::interval;\nuse inferbench_sim::bootstrap;\n"),
+        ("stages/2-schedule/workload.rs", "fn f() {\n    let t = inferbench_sim::synthetic::text(3, &mut rng);\n}\n"),
+        ("tools/compare/Cargo.toml", "[dependencies]\ninferbench-sim = { path = \"../../crates/sim\" }\n"),
+        ("tools/simulator/main.rs", "use inferbench_sim::answer;\n"),
+        ("tools/data/names.rs", "use inferbench_stats::rng::SplitMix64;\nuse inferbench_simple::x;\n"),
+        ("tools/sim/server.rs", "use inferbench_sim::answer;\n"),
+        ("tools/synth/rounds.rs", "use inferbench_sim::dataset as sim;\n"),
+        ("tools/synth/Cargo.toml", "[dependencies]\ninferbench-sim = { path = \"../../crates/sim\" }\n"),
+    ];
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    assert_eq!(
+        simulator_uses(dir.path()),
+        [
+            "stages/2-schedule/workload.rs:2: let t = inferbench_sim::synthetic::text(3, &mut rng);",
+            "stages/6-aggregate/separation.rs:2: use inferbench_sim::bootstrap;",
+            "tools/compare/Cargo.toml:2: inferbench-sim = { path = \"../../crates/sim\" }",
+            "tools/simulator/main.rs:1: use inferbench_sim::answer;",
+        ]
+    );
 }
