@@ -7,7 +7,8 @@
 //! ([`segment_writer`]), listed and hashed ([`inventory`]), read back whole or a block at a
 //! time ([`event_log`]), and sealed into zstd segments and the `events.parquet` table
 //! ([`sealed`], [`events_table`]); [`execution`] reads what a fetch recorded of itself, and
-//! [`shards`] where each shard of a sharded fetch stands. The
+//! [`shards`] where each shard of a sharded fetch stands. [`manifest`] lists the files
+//! `manifest.json` covers. The
 //! store stands on the contract, the judge (the events table holds each chunk's parsed
 //! fields) and the inputs (a lock binds them); it never touches the network.
 
@@ -19,6 +20,7 @@ pub mod execution;
 pub mod inventory;
 pub mod jsonl;
 pub mod lock;
+pub mod manifest;
 pub mod parquet_io;
 pub mod pipeline;
 pub mod provenance;
