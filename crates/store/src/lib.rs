@@ -6,9 +6,10 @@
 //! written a segment at a time by `ib-fetch`, `ib-synth` and `ib-import` alike
 //! ([`segment_writer`]), listed and hashed ([`inventory`]), read back whole or a block at a
 //! time ([`event_log`]), and sealed into zstd segments and the `events.parquet` table
-//! ([`sealed`], [`events_table`]); [`execution`] reads what a fetch recorded of itself, and
-//! [`shards`] where each shard of a sharded fetch stands. [`manifest`] lists the files
-//! `manifest.json` covers. The
+//! ([`sealed`], [`events_table`]); [`execution`] gathers what the fetches recorded of
+//! themselves (the execution facts) and is their one writer and reader in
+//! `responses.parquet`'s metadata, and [`shards`] says where each shard of a sharded fetch
+//! stands. [`manifest`] lists the files `manifest.json` covers. The
 //! store stands on the contract, the judge (the events table holds each chunk's parsed
 //! fields) and the inputs (a lock binds them); it never touches the network.
 
