@@ -1,18 +1,16 @@
 //! Paired rounds (reference runner §6.2). Round `r` takes the `r / F`-th selected item of
 //! family `r mod F`; its launch order is the provider list rotated left by `r mod P`; ids are
 //! `round-`/`req-` plus the first 24 hex digits of a SHA-256 over the round's content.
+use inferbench_contract::canonical::sha256_hex;
 use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::vocab::TaskFamily;
-use sha2::{Digest, Sha256};
 
 /// `0` is the reference's attempt identity of a full run; the ids match its full runs.
 const ATTEMPT_IDENTITY: &str = "0";
 
 /// `prefix-` and the first 24 hex digits of a SHA-256 over `parts`, each ended by a NUL.
 pub fn short_hash(prefix: &str, parts: &[&str]) -> String {
-    let digest = Sha256::digest(parts.join("\0").as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{prefix}-{}", &hex[..24])
+    format!("{prefix}-{}", &sha256_hex(parts.join("\0").as_bytes())[..24])
 }
 
 pub fn round_id(version: &str, round_index: usize, family: &str, item_id: &str) -> String {

@@ -1,17 +1,15 @@
 //! The event log writer: one segment file per fetch process, gap-free `seq` across segments,
 //! and the run clock (monotonic within a segment, anchored to the run's first segment).
 use anyhow::{Context, Result};
-use inferbench_contract::event::{
-    Envelope, Event, Outcome, RequestStarted, RoundReleased, SegmentClosed, SegmentStatus,
-};
-use inferbench_contract::FORMAT_VERSION;
-use inferbench_store::jsonl::AppendWriter;
+use inferbench_contract::event::{Event, Outcome, RequestStarted, RoundReleased, SegmentClosed, SegmentStatus};
+use inferbench_store::segment_writer::{self, Lines, Prepared, SegmentWriter};
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
 pub struct EventLog {
-    run_id: String,
+    /// The run's lines, to serialise a round's lines before the round.
+    lines: Lines,
     opened: Instant,
     /// Run-clock time at which this segment opened.
     base_ns: u64,
@@ -23,8 +21,8 @@ pub struct EventLog {
 }
 
 struct Inner {
-    writer: AppendWriter,
-    next_seq: u64,
+    /// Each line reaches the kernel with one `write` as it is written.
+    writer: SegmentWriter,
     /// Final (non-interrupted) terminal events this segment wrote.
     terminals: u64,
     /// Of those, the ones the client's own resources ended (`ErrorKind::ClientResource`).
@@ -38,10 +36,10 @@ impl EventLog {
     /// Opens a new segment file; `next_seq` continues the previous segments, `base_ns` is the
     /// run-clock time of this segment's start.
     pub fn open(path: &Path, run_id: String, next_seq: u64, base_ns: u64) -> Result<Self> {
-        let writer = AppendWriter::open(path)?;
+        let writer = SegmentWriter::append(path, &run_id, next_seq)?;
         let sync_file = std::sync::Arc::new(writer.sync_handle()?);
-        let inner = Mutex::new(Inner { writer, next_seq, terminals: 0, client_resource_errors: 0, closed: false });
-        Ok(EventLog { run_id, opened: Instant::now(), base_ns, inner, sync_file })
+        let inner = Mutex::new(Inner { writer, terminals: 0, client_resource_errors: 0, closed: false });
+        Ok(EventLog { lines: Lines::new(&run_id), opened: Instant::now(), base_ns, inner, sync_file })
     }
 
     /// The run clock now, in nanoseconds.
@@ -70,15 +68,8 @@ impl EventLog {
         let is_final = matches!(&event, Event::RequestTerminal(t) if t.outcome != Outcome::Interrupted);
         let clients = matches!(&event, Event::RequestTerminal(t) if t.error_type == Some(inferbench_contract::vocab::ErrorKind::ClientResource));
         inner.client_resource_errors += u64::from(clients);
-        self.write(&mut inner, t_ns, event)?;
+        inner.writer.write(t_ns, &event)?;
         inner.terminals += u64::from(is_final);
-        Ok(())
-    }
-
-    fn write(&self, inner: &mut Inner, t_ns: u64, event: Event) -> Result<()> {
-        let envelope = Envelope { v: FORMAT_VERSION, run_id: self.run_id.clone(), seq: inner.next_seq, t_ns, event };
-        inner.writer.append(&envelope)?;
-        inner.next_seq += 1;
         Ok(())
     }
 
@@ -88,8 +79,9 @@ impl EventLog {
         let t_ns = self.now();
         let mut inner = self.inner.lock().map_err(|_| anyhow::anyhow!("event log lock poisoned"))?;
         let terminal_requests = earlier + inner.terminals;
-        let closed = SegmentClosed { segment, status, terminal_requests, peak_rss_bytes: peak_rss_bytes() };
-        self.write(&mut inner, t_ns, Event::SegmentClosed(closed))?;
+        let peak_rss_bytes = segment_writer::peak_rss_bytes();
+        let closed = SegmentClosed { segment, status, terminal_requests, peak_rss_bytes };
+        inner.writer.write(t_ns, &Event::SegmentClosed(closed))?;
         inner.closed = true;
         inner.writer.sync()?;
         Ok(terminal_requests)
@@ -113,15 +105,14 @@ impl EventLog {
 
     /// The `request_started` line of a request, serialised now, with its `seq`, `t_ns` and
     /// `intended_t_ns` filled in when it is sent ([`EventLog::write_started`]).
-    pub fn started_line(&self, mut started: RequestStarted) -> Result<StartedLine> {
-        started.intended_t_ns = INTENDED_MARK;
-        Ok(StartedLine(Template::new(&self.run_id, Event::RequestStarted(started), true)?))
+    pub fn started_line(&self, started: RequestStarted) -> Result<StartedLine> {
+        Ok(StartedLine(self.lines.prepare_started(started)?))
     }
 
     /// The `round_released` line of a round, serialised now, with its `seq` and `t_ns` filled
     /// in when the round is released ([`EventLog::write_released`]).
     pub fn released_line(&self, released: RoundReleased) -> Result<ReleasedLine> {
-        Ok(ReleasedLine(Template::new(&self.run_id, Event::RoundReleased(released), false)?))
+        Ok(ReleasedLine(self.lines.prepare(&Event::RoundReleased(released))?))
     }
 
     /// Appends a prepared `round_released` line stamped now; returns its time. The line is
@@ -131,7 +122,7 @@ impl EventLog {
         self.append_rendered(scratch, |out, seq| {
             // Stamped under the log's lock, so that times follow the seq.
             let t_ns = self.now();
-            line.0.render(out, seq, t_ns, 0);
+            line.0.render(out, seq, t_ns);
             stamped = Some(t_ns);
             1
         })?;
@@ -156,7 +147,7 @@ impl EventLog {
     ) -> Result<()> {
         self.append_rendered(scratch, |out, first_seq| {
             for (seq, (line, t_ns)) in (first_seq..).zip(lines) {
-                line.0.render_released(out, seq, *t_ns, released_t_ns, intended_t_ns);
+                line.0.render_started(out, seq, *t_ns, released_t_ns, intended_t_ns);
             }
             lines.len() as u64
         })
@@ -169,11 +160,7 @@ impl EventLog {
         if inner.closed {
             return Ok(());
         }
-        scratch.clear();
-        let count = render(scratch, inner.next_seq);
-        inner.writer.append_lines(scratch)?;
-        inner.next_seq += count;
-        Ok(())
+        Ok(inner.writer.write_with(scratch, render)?)
     }
 }
 
@@ -210,122 +197,25 @@ impl Flushes {
 /// lines, its pages already written: built ahead of the round, nothing is allocated or first
 /// touched for the log between two rounds or between the sends and their bytes' going out.
 pub fn line_buffer<'a>(released: &ReleasedLine, started: impl Iterator<Item = &'a StartedLine>) -> Vec<u8> {
-    let size = started.map(|line| line.0.len()).sum::<usize>().max(released.0.len());
+    let size = started.map(|line| line.0.max_len()).sum::<usize>().max(released.0.max_len());
     let mut buffer = vec![1u8; size];
     buffer.clear();
     buffer
 }
 
-/// An envelope serialised ahead of its writing, split where the numbers known only then go:
-/// `{"v":…,"run_id":…,"seq":` SEQ `,"t_ns":` T `,"type":…,"data":{…}}`, and for a
-/// `request_started` line also its last field, `…,"intended_t_ns":` I `}}`. Rendering is a
-/// copy and two or three integers, so nothing is serialised between two rounds or between the
-/// sends of one.
-struct Template {
-    head: Vec<u8>,
-    tail: Vec<u8>,
-    /// Present when the line ends with `intended_t_ns`: what follows its number.
-    end: Option<&'static [u8]>,
-}
-
-/// Distinct 20-digit values that no field of the template can hold by chance where the split
-/// looks for them.
-const SEQ_MARK: u64 = 18_446_744_073_709_551_557;
-const T_MARK: u64 = 18_446_744_073_709_551_533;
-const INTENDED_MARK: u64 = 18_446_744_073_709_551_521;
-const T_KEY: &[u8] = b",\"t_ns\":";
-/// What a `request_started` template's tail ends with.
-const INTENDED_KEY: &[u8] = b",\"intended_t_ns\":";
-
-impl Template {
-    /// `event` is serialised with the marks in place of the numbers; `intended` says it is a
-    /// `request_started` whose `intended_t_ns` holds [`INTENDED_MARK`].
-    fn new(run_id: &str, event: Event, intended: bool) -> Result<Template> {
-        let envelope = Envelope { v: FORMAT_VERSION, run_id: run_id.to_string(), seq: SEQ_MARK, t_ns: T_MARK, event };
-        let text = serde_json::to_vec(&envelope)?;
-        let seq_key = format!("\"seq\":{SEQ_MARK},\"t_ns\":{T_MARK},");
-        // The envelope's own keys come before `data` (whose strings escape every quote), and
-        // `intended_t_ns` is the last field of the last object: every split is unambiguous.
-        let at = find(&text, seq_key.as_bytes())
-            .ok_or_else(|| anyhow::anyhow!("event envelope without its seq and t_ns"))?;
-        let head = text[..at + "\"seq\":".len()].to_vec();
-        let rest = &text[at + seq_key.len() - 1..];
-        let (tail, end) = if intended {
-            let last = format!(",\"intended_t_ns\":{INTENDED_MARK}}}}}");
-            if !rest.ends_with(last.as_bytes()) {
-                anyhow::bail!("request_started envelope does not end with intended_t_ns");
-            }
-            let number_at = rest.len() - last.len() + ",\"intended_t_ns\":".len();
-            (rest[..number_at].to_vec(), Some(&b"}}\n"[..]))
-        } else {
-            let mut tail = rest.to_vec();
-            tail.push(b'\n');
-            (tail, None)
-        };
-        Ok(Template { head, tail, end })
-    }
-
-    /// An upper bound of the rendered length.
-    fn len(&self) -> usize {
-        self.head.len() + T_KEY.len() + self.tail.len() + 4 * 20 + 3 + ",\"released_t_ns\":".len()
-    }
-
-    fn render(&self, out: &mut Vec<u8>, seq: u64, t_ns: u64, intended_t_ns: u64) {
-        self.render_released(out, seq, t_ns, None, intended_t_ns);
-    }
-
-    /// [`Template::render`], with a `request_started` line's `released_t_ns` (which serde
-    /// writes just before `intended_t_ns`, and omits when absent) when there is one.
-    fn render_released(&self, out: &mut Vec<u8>, seq: u64, t_ns: u64, released_t_ns: Option<u64>, intended_t_ns: u64) {
-        use std::io::Write as _;
-        out.extend_from_slice(&self.head);
-        let _ = write!(out, "{seq}");
-        out.extend_from_slice(T_KEY);
-        let _ = write!(out, "{t_ns}");
-        match (self.end, released_t_ns) {
-            (Some(end), Some(released)) => {
-                // The tail ends with `,"intended_t_ns":`: the released time goes before it.
-                let cut = self.tail.len() - INTENDED_KEY.len();
-                out.extend_from_slice(&self.tail[..cut]);
-                let _ = write!(out, ",\"released_t_ns\":{released}");
-                out.extend_from_slice(INTENDED_KEY);
-                let _ = write!(out, "{intended_t_ns}");
-                out.extend_from_slice(end);
-            }
-            (Some(end), None) => {
-                out.extend_from_slice(&self.tail);
-                let _ = write!(out, "{intended_t_ns}");
-                out.extend_from_slice(end);
-            }
-            (None, _) => out.extend_from_slice(&self.tail),
-        }
-    }
-}
-
 /// A `request_started` line serialised ahead of its send ([`EventLog::started_line`]).
-pub struct StartedLine(Template);
+pub struct StartedLine(Prepared);
 
 /// A `round_released` line serialised ahead of its round ([`EventLog::released_line`]): the
 /// ids of a thousand requests are not written out between the last answer of one round and
 /// the first send of the next.
-pub struct ReleasedLine(Template);
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
-/// This process's peak resident set size, from `/proc/self/status` (`VmHWM:  1234 kB`).
-fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
+pub struct ReleasedLine(Prepared);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_contract::event::RequestTerminal;
+    use inferbench_contract::event::{Envelope, RequestTerminal};
+    use inferbench_contract::FORMAT_VERSION;
     use inferbench_store::jsonl;
 
     fn terminal(id: &str, outcome: Outcome) -> Event {

@@ -5,16 +5,13 @@ use crate::log::EventLog;
 use crate::plan::{Plan, ShardPlan};
 use crate::resume::LogState;
 use anyhow::Result;
-use inferbench_contract::canonical::file_sha256;
 use inferbench_contract::event::{ErrorKind, Event, Outcome, RequestTerminal, SegmentOpened};
 use inferbench_contract::shard::ShardOpened;
-use inferbench_contract::CODE_VERSION;
-use std::time::{SystemTime, UNIX_EPOCH};
+use inferbench_store::segment_writer::{opening, wall_clock_ns};
 
 /// Opens segment `state.next_segment` of the run's log, continuing `seq` and the run clock
 /// where the earlier segments left them.
 pub fn open(plan: &Plan, state: &LogState) -> Result<EventLog> {
-    std::fs::create_dir_all(plan.run.events_dir())?;
     let wall = wall_clock_ns();
     let origin = plan.shard.as_ref().map(|shard| origin(shard, state));
     // The run clock continues across processes: this segment starts at its wall-clock offset
@@ -36,25 +33,20 @@ pub fn open(plan: &Plan, state: &LogState) -> Result<EventLog> {
     });
     // The segment's first lines: what this fetch runs under, then every attempt an earlier
     // fetch left without an end, closed.
-    let mut opening = vec![Event::SegmentOpened(SegmentOpened {
-        segment: state.next_segment,
+    let mut lines = vec![Event::SegmentOpened(SegmentOpened {
         wall_clock_unix_ns: wall,
-        code_version: CODE_VERSION.to_string(),
-        schedule_sha256: file_sha256(&plan.run.schedule())?,
         scheduled_requests: plan.scheduled_total,
         already_terminal: state.terminal.len() as u64,
-        endpoint_mode: plan.endpoint_mode,
         deadline_ms: plan.deadline.as_millis() as u64,
         max_event_bytes: plan.limits.max_event_bytes as u64,
         max_response_bytes: plan.limits.max_response_bytes,
         http_version: Some(plan.spec.inference.transport.http_version.as_str().to_string()),
         execution_region: std::env::var("BENCHMARK_EXECUTION_REGION").unwrap_or_else(|_| "local-unspecified".into()),
         host_sha256_16: host_hash(),
-        os: std::env::consts::OS.to_string(),
-        arch: std::env::consts::ARCH.to_string(),
         shard,
+        ..opening(&plan.run, state.next_segment, plan.endpoint_mode)?
     })];
-    opening.extend(state.open.iter().map(|(request_id, attempt)| {
+    lines.extend(state.open.iter().map(|(request_id, attempt)| {
         Event::RequestTerminal(RequestTerminal {
             request_id: request_id.clone(),
             attempt: *attempt,
@@ -68,7 +60,7 @@ pub fn open(plan: &Plan, state: &LogState) -> Result<EventLog> {
         })
     }));
     let log = EventLog::open(&plan.run.segment(state.next_segment), plan.run_id.clone(), state.next_seq, base_ns)?;
-    for event in opening {
+    for event in lines {
         log.emit(event)?;
     }
     Ok(log)
@@ -96,8 +88,4 @@ fn host_hash() -> String {
     let name =
         std::fs::read_to_string("/proc/sys/kernel/hostname").or_else(|_| std::env::var("HOSTNAME")).unwrap_or_default();
     inferbench_contract::canonical::sha256_hex(name.trim().as_bytes())[..16].to_string()
-}
-
-fn wall_clock_ns() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
 }

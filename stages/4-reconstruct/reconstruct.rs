@@ -155,8 +155,7 @@ fn write_responses(
     facts: execution::Facts,
     sorter: Sorter,
 ) -> Result<(usize, usize)> {
-    let metadata = serde_json::to_string(&facts.finish())?;
-    let extra = BTreeMap::from([(execution::METADATA_KEY.to_string(), metadata)]);
+    let extra = execution::metadata(&facts.finish());
     let mut writer = parquet_io::Writer::<ResponseRow>::create_with(&run.responses(), inputs, &extra)?;
     let (mut total, mut completed) = (0usize, 0usize);
     sorter.finish(|row| {

@@ -71,11 +71,7 @@ fn load_metrics(
     for batch in parquet_io::Reader::<ResponseRow>::open(&run.responses())? {
         facts.extend(batch?.into_iter().map(load::LoadFacts::from));
     }
-    let (_, execution) = parquet_io::read_inputs_and::<ResponseRow>(&run.responses(), execution::METADATA_KEY)?;
-    let steps = match execution {
-        Some(text) => serde_json::from_str::<inferbench_contract::manifest::Execution>(&text)?.steps,
-        None => Vec::new(),
-    };
+    let steps = execution::recorded(&run)?.1.map(|execution| execution.steps).unwrap_or_default();
     let correct = joined.observations.iter().map(|o| (o.response.request_id.clone(), o.evaluation.correct)).collect();
     Ok(load::compute(plan, providers, &joined.schedule, facts, &correct, &steps))
 }

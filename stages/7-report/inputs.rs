@@ -125,12 +125,10 @@ pub fn load(
 /// only call the derived files stale and send the operator to a rerun that must fail.
 /// `current` holds the hashes of the run's files as the inventory found them.
 fn execution_facts(run: &RunDir, run_id: &str, current: &mut provenance::Current) -> anyhow::Result<Execution> {
-    if let Ok((inputs, Some(facts))) =
-        parquet_io::read_inputs_and::<ResponseRow>(&run.responses(), execution::METADATA_KEY)
-    {
+    if let Ok((inputs, Some(execution))) = execution::recorded(run) {
         let unchanged =
             provenance::verify(run, current, RunDir::RESPONSES, "ib-reconstruct", &inputs, &BTreeMap::new());
-        if let (Ok(()), Ok(execution)) = (unchanged, serde_json::from_str(&facts)) {
+        if unchanged.is_ok() {
             return Ok(execution);
         }
     }

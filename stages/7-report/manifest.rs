@@ -1,10 +1,10 @@
 //! `manifest.json`: the run's inventory (every file with its size and SHA-256), its status,
 //! and where and when it ran, taken from the fetch segments' own records (execution region,
 //! a hash of the host name, OS, architecture, wall-clock anchors). Written last, after the
-//! report, so the inventory covers everything; deterministic for the same run directory.
+//! report, so the inventory covers everything (`inferbench_store::manifest` takes it, beside the
+//! rest of the report's work, see `report.rs`); deterministic for the same run directory.
 use crate::inputs::ReportInputs;
-use anyhow::Context;
-use inferbench_contract::canonical::{hex, sha256_hex};
+use inferbench_contract::canonical::sha256_hex;
 use inferbench_contract::manifest::{FileEntry, Manifest};
 use inferbench_contract::tables::EventRow;
 use inferbench_contract::{CODE_VERSION, FORMAT_VERSION};
@@ -12,54 +12,6 @@ use inferbench_store::parquet_io;
 use inferbench_store::provenance::{self, Current};
 use inferbench_store::run::RunDir;
 use std::collections::BTreeMap;
-use std::path::Path;
-
-/// SHA-256 and size of a file, read in blocks (a sealed log may be several gigabytes).
-pub fn hash_file(path: &Path) -> anyhow::Result<FileEntry> {
-    use sha2::{Digest, Sha256};
-    use std::io::Read;
-    let mut file = std::fs::File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut bytes = 0u64;
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(anyhow::Error::new(e).context(format!("{}: cannot read", path.display()))),
-        };
-        hasher.update(&buf[..n]);
-        bytes += n as u64;
-    }
-    Ok(FileEntry { bytes, sha256: hex(&hasher.finalize()) })
-}
-
-/// Every non-hidden file under `root` except the manifest itself and its signature, by relative path, each
-/// read once. Runs beside the rest of the report's work (see `report.rs`); the stage takes
-/// the hashes it verifies provenance with from here rather than reading the files again.
-pub fn inventory(root: &Path) -> anyhow::Result<BTreeMap<String, FileEntry>> {
-    let mut files = BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).with_context(|| format!("{}: cannot list", dir.display()))? {
-            let path = entry?.path();
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            if name.starts_with('.') {
-                continue;
-            }
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let rel = path.strip_prefix(root)?.to_string_lossy().replace('\\', "/");
-            if ![RunDir::MANIFEST, RunDir::MANIFEST_SIG, RunDir::MANIFEST_PUB].contains(&rel.as_str()) {
-                files.insert(rel, hash_file(&path)?);
-            }
-        }
-    }
-    Ok(files)
-}
 
 /// The run's `manifest.json`, as it will be once `report` (the new `report.md`'s bytes) is
 /// published with it.
@@ -123,35 +75,4 @@ fn incomplete_because(run: &RunDir, inputs: &ReportInputs, files: &BTreeMap<Stri
         }
     }
     reasons
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn inventory_skips_hidden_files_the_manifest_and_its_signature() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("events")).unwrap();
-        std::fs::write(dir.path().join("events/0001.jsonl"), "x\n").unwrap();
-        std::fs::write(dir.path().join("manifest.json"), "{}").unwrap();
-        std::fs::write(dir.path().join("manifest.sig"), "00").unwrap();
-        std::fs::write(dir.path().join("manifest.pub"), "00").unwrap();
-        std::fs::write(dir.path().join(".tmp"), "").unwrap();
-        let files = inventory(dir.path()).unwrap();
-        assert_eq!(files.keys().collect::<Vec<_>>(), vec!["events/0001.jsonl"]);
-        assert_eq!(files["events/0001.jsonl"].bytes, 2);
-    }
-
-    #[test]
-    fn a_file_hashed_in_blocks_hashes_as_a_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("big");
-        // Over two blocks, not a multiple of one.
-        let bytes: Vec<u8> = (0..(2 << 20) + 12_345).map(|i: u32| (i % 251) as u8).collect();
-        std::fs::write(&path, &bytes).unwrap();
-        let entry = hash_file(&path).unwrap();
-        assert_eq!(entry.bytes, bytes.len() as u64);
-        assert_eq!(entry.sha256, sha256_hex(&bytes));
-    }
 }

@@ -17,9 +17,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // checks compare) is the largest single piece of work on a big run: it runs on its own
     // core while the other reads the log and the tables.
     let (inputs, text, html) = std::thread::scope(|scope| -> anyhow::Result<_> {
-        let hashing = scope.spawn(|| crate::manifest::inventory(run.root()));
-        let inventory =
-            || hashing.join().unwrap_or_else(|_| Err(anyhow::anyhow!("hashing the run's files stopped unexpectedly")));
+        let hashing = scope.spawn(|| inferbench_store::manifest::inventory(&run));
+        let inventory = || match hashing.join() {
+            Ok(files) => Ok(files?),
+            Err(_) => Err(anyhow::anyhow!("hashing the run's files stopped unexpectedly")),
+        };
         let inputs = inputs::load(pipeline, writer, inventory)?;
         let (metrics, comparisons) = crate::html::documents(&inputs)?;
         // The two documents are independent: report.html on one core, report.md on the other.

@@ -11,11 +11,10 @@
 //! a stream only from a 2xx, then nulls the status of a timeout), logged as 200.
 use crate::source::{EventBody, Record, Round, RoundArtifact, Source, Terminal};
 use inferbench_contract::event::{
-    Envelope, Event, RequestStarted, RequestTerminal, ResponseHead, RoundClosed, RoundReleased, SegmentClosed,
-    SegmentOpened, SseEvent,
+    Event, RequestStarted, RequestTerminal, ResponseHead, RoundClosed, RoundReleased, SegmentClosed, SegmentOpened,
+    SseEvent,
 };
-use inferbench_contract::vocab::{EndpointMode, ErrorKind, Outcome, SegmentStatus};
-use inferbench_contract::{CODE_VERSION, FORMAT_VERSION};
+use inferbench_contract::vocab::{ErrorKind, Outcome, SegmentStatus};
 use inferbench_judge::stream::{cap, ERROR_BODY_CAP};
 use std::collections::BTreeMap;
 
@@ -235,17 +234,10 @@ fn round_events(
     out
 }
 
-/// What the segment's opening records about where and how the reference ran.
-pub struct Origin {
-    pub run_id: String,
-    pub schedule_sha256: String,
-    pub wall_clock_unix_ns: u64,
-    pub os: String,
-    pub arch: String,
-}
-
-/// The whole log of the imported run: one segment.
-pub fn log(source: &Source, origin: &Origin) -> (Vec<Envelope>, Counts) {
+/// The whole log of the imported run: one segment, each event with its time. `opening` is the
+/// segment's `segment_opened` as the store opens it, with when and on what the reference ran;
+/// the rest of it is the reference's.
+pub fn log(source: &Source, opening: SegmentOpened) -> (Vec<(u64, Event)>, Counts) {
     let mut counts = Counts { records: source.records.len(), ..Counts::default() };
     let base = source.records.values().map(|r| r.start_ns).min().unwrap_or(0);
     let mut timed = Vec::new();
@@ -273,22 +265,12 @@ pub fn log(source: &Source, origin: &Origin) -> (Vec<Envelope>, Counts) {
     events.push((
         0,
         Event::SegmentOpened(SegmentOpened {
-            segment: 1,
-            wall_clock_unix_ns: origin.wall_clock_unix_ns,
-            code_version: CODE_VERSION.to_string(),
-            schedule_sha256: origin.schedule_sha256.clone(),
             scheduled_requests: counts.scheduled as u64,
-            already_terminal: 0,
-            endpoint_mode: EndpointMode::Imported,
             deadline_ms: REFERENCE_DEADLINE_MS,
-            max_event_bytes: 0,
-            max_response_bytes: 0,
             execution_region: source.lock.execution_region.clone().unwrap_or_else(|| "local-unspecified".into()),
             host_sha256_16: source.lock.hostname_hash.clone().unwrap_or_default(),
-            os: origin.os.clone(),
-            arch: origin.arch.clone(),
-            shard: None,
             http_version: Some("1.1".to_string()),
+            ..opening
         }),
     ));
     events.extend(timed.into_iter().map(|e| (e.t, e.event)));
@@ -301,18 +283,7 @@ pub fn log(source: &Source, origin: &Origin) -> (Vec<Envelope>, Counts) {
             peak_rss_bytes: None,
         }),
     ));
-    let envelopes = events
-        .into_iter()
-        .enumerate()
-        .map(|(seq, (t_ns, event))| Envelope {
-            v: FORMAT_VERSION,
-            run_id: origin.run_id.clone(),
-            seq: seq as u64,
-            t_ns,
-            event,
-        })
-        .collect();
-    (envelopes, counts)
+    (events, counts)
 }
 
 /// Nanoseconds since the Unix epoch of the reference's UTC timestamps

@@ -2,15 +2,16 @@
 //! dataset given, then write the new run directory in one step (built beside the target and
 //! renamed into place, so a refused or failed import leaves nothing behind).
 use crate::args::Args;
-use crate::convert::{self, Counts, Origin};
+use crate::convert::{self, Counts};
 use crate::source::{self, Source};
 use anyhow::{Context, Result};
 use inferbench_contract::canonical::{sha256_hex, short_hash};
+use inferbench_contract::event::SegmentOpened;
 use inferbench_contract::lock::{
     ImportedFrom, Lock, LockFile, LockSelection, LockTokenizer, ReleaseHash, ReleaseHashConvention,
 };
 use inferbench_contract::tables::{ScheduleRow, SelectionRow};
-use inferbench_contract::vocab::TaskFamily;
+use inferbench_contract::vocab::{EndpointMode, TaskFamily};
 use inferbench_contract::{Error, CODE_VERSION, FORMAT_VERSION};
 use inferbench_inputs::dataset::{self, Dataset, LoadOptions};
 use inferbench_inputs::providers::{self, ProviderTable};
@@ -18,6 +19,7 @@ use inferbench_inputs::spec::Spec;
 use inferbench_judge::tokenizer;
 use inferbench_store::lock::{self};
 use inferbench_store::run::RunDir;
+use inferbench_store::segment_writer::{self, SegmentWriter};
 use inferbench_store::{atomic, parquet_io};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -385,7 +387,6 @@ fn write_run(
     let schedule_inputs =
         BTreeMap::from([(RunDir::LOCK.to_string(), lock_hash), (RunDir::SELECTION.to_string(), selection_hash)]);
     parquet_io::write(&run.schedule(), &schedule_rows(source), &schedule_inputs)?;
-    let schedule_sha256 = inferbench_contract::canonical::file_sha256(&run.schedule())?;
 
     let first = source.records.values().min_by_key(|r| r.start_ns);
     let platform: Option<String> = source
@@ -394,21 +395,18 @@ fn write_run(
         .and_then(|b| serde_json::from_slice::<Value>(b).ok())
         .and_then(|l| l.pointer("/runtime/platform").and_then(Value::as_str).map(str::to_string));
     let (os, arch) = os_and_arch(platform.as_deref());
-    let origin = Origin {
-        run_id: run_id.to_string(),
-        schedule_sha256,
+    let opening = SegmentOpened {
         wall_clock_unix_ns: first.and_then(|r| r.started_at.as_deref()).and_then(convert::unix_ns).unwrap_or(0),
         os,
         arch,
+        ..segment_writer::opening(&run, 1, EndpointMode::Imported)?
     };
-    let (envelopes, counts) = convert::log(source, &origin);
-    std::fs::create_dir_all(run.events_dir()).map_err(|e| Error::io(run.events_dir(), e))?;
-    let mut log = Vec::with_capacity(envelopes.len() * 256);
-    for envelope in &envelopes {
-        serde_json::to_writer(&mut log, envelope)?;
-        log.push(b'\n');
+    let (events, counts) = convert::log(source, opening);
+    let mut log = SegmentWriter::create(&run.segment(1), run_id)?;
+    for (t_ns, event) in &events {
+        log.write(*t_ns, event)?;
     }
-    atomic::write(&run.segment(1), &log)?;
+    log.finish()?;
     atomic::write(&run.lock(), &lock_bytes)?;
     inferbench_store::sealed::seal(&run, run_id)?;
 

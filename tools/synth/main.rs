@@ -17,7 +17,6 @@ mod rounds;
 mod shares;
 mod summary;
 mod synth;
-mod writer;
 
 use clap::Parser;
 

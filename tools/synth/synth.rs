@@ -6,14 +6,13 @@ use crate::profiles;
 use crate::rounds::Rounds;
 use crate::shares::Shares;
 use crate::summary::Summary;
-use crate::writer::SegmentWriter;
-use anyhow::{Context, Result};
-use inferbench_contract::canonical::file_sha256;
+use anyhow::Result;
 use inferbench_contract::event::{EndpointMode, Event, SegmentClosed, SegmentOpened, SegmentStatus};
 use inferbench_contract::tables::ScheduleRow;
-use inferbench_contract::{Error, CODE_VERSION};
+use inferbench_contract::Error;
 use inferbench_store::pipeline::Pipeline;
 use inferbench_store::run::RunDir;
+use inferbench_store::segment_writer::{opening, peak_rss_bytes, SegmentWriter};
 use std::time::Instant;
 
 pub fn run(args: Args) -> Result<()> {
@@ -88,11 +87,10 @@ fn generate(args: &Args, shares: &Shares, pipeline: &mut Pipeline) -> Result<Sum
     let pipeline = &*pipeline;
     let mut rounds = Rounds::new(args, shares, pipeline, &shapes, &data, &schedule)?;
 
-    std::fs::create_dir_all(run.events_dir()).with_context(|| format!("creating {}", run.events_dir().display()))?;
     let started = Instant::now();
     let mut log = SegmentWriter::create(&run.segment(1), &pipeline.lock.run_id)?;
-    log.write(0, Event::SegmentOpened(segment_opened(pipeline, &schedule, rounds.deadline_ns())?))?;
-    let mut log = parallel::write_in_order(log, &pipeline.lock.run_id, |send| {
+    log.write(0, &Event::SegmentOpened(segment_opened(pipeline, &schedule, rounds.deadline_ns())?))?;
+    let mut log = parallel::write_in_order(log, |send| {
         for round in schedule.chunk_by(|a, b| a.round_index == b.round_index) {
             if !send(rounds.round(round)) {
                 break;
@@ -102,14 +100,14 @@ fn generate(args: &Args, shares: &Shares, pipeline: &mut Pipeline) -> Result<Sum
     let mut summary = std::mem::take(&mut rounds.summary);
     log.write(
         rounds.clock,
-        Event::SegmentClosed(SegmentClosed {
+        &Event::SegmentClosed(SegmentClosed {
             segment: 1,
             status: SegmentStatus::Complete,
             terminal_requests: summary.requests,
             peak_rss_bytes: peak_rss_bytes(),
         }),
     )?;
-    summary.events = log.lines();
+    summary.events = log.next_seq();
     summary.log_bytes = log.bytes();
     log.finish()?;
     summary.generate_seconds = started.elapsed().as_secs_f64();
@@ -120,32 +118,14 @@ fn generate(args: &Args, shares: &Shares, pipeline: &mut Pipeline) -> Result<Sum
 /// machine's facts replaced by ib-synth's.
 fn segment_opened(pipeline: &Pipeline, schedule: &[ScheduleRow], deadline_ns: u64) -> Result<SegmentOpened> {
     let spec = &pipeline.spec;
-    let wall =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0);
     Ok(SegmentOpened {
-        segment: 1,
-        wall_clock_unix_ns: wall,
-        code_version: CODE_VERSION.to_string(),
-        schedule_sha256: file_sha256(&pipeline.run.schedule())?,
         scheduled_requests: schedule.len() as u64,
-        already_terminal: 0,
-        endpoint_mode: EndpointMode::Simulated,
         deadline_ms: deadline_ns / 1_000_000,
         max_event_bytes: spec.inference.stream_limits.max_event_bytes,
         max_response_bytes: spec.inference.stream_limits.max_response_bytes,
         http_version: Some(spec.inference.transport.http_version.as_str().to_string()),
         execution_region: "synthetic (ib-synth, no network)".to_string(),
         host_sha256_16: inferbench_contract::canonical::sha256_hex(b"ib-synth")[..16].to_string(),
-        os: std::env::consts::OS.to_string(),
-        arch: std::env::consts::ARCH.to_string(),
-        shard: None,
+        ..opening(&pipeline.run, 1, EndpointMode::Simulated)?
     })
-}
-
-/// This process's peak resident set size (Linux `VmHWM`), as `ib-fetch` records it.
-pub fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
 }

@@ -8,10 +8,9 @@ use inferbench_contract::manifest::{FileEntry, Manifest};
 use inferbench_contract::seal::SealRecord;
 use inferbench_store::run::RunDir;
 use std::collections::BTreeMap;
-use std::path::Path;
 
-/// Every file the manifest lists has its size and SHA-256, and the run holds no file it does
-/// not list (hidden files, the manifest and its signature aside, as `ib-report` lists them).
+/// Every file the manifest lists has its size and SHA-256, and the run holds no file that it
+/// does not cover (`inferbench_store::manifest::covered`, what `ib-report` lists).
 pub fn check_manifest(run: &RunDir, manifest: &Manifest) -> anyhow::Result<()> {
     for (name, entry) in &manifest.files {
         let path = run.root().join(name);
@@ -32,37 +31,12 @@ pub fn check_manifest(run: &RunDir, manifest: &Manifest) -> anyhow::Result<()> {
             .into());
         }
     }
-    for name in listed_files(run.root())? {
+    for name in inferbench_store::manifest::covered(run)?.into_keys() {
         if !manifest.files.contains_key(&name) {
             return Err(Failure::new(name, "in the run, but manifest.json does not list it").into());
         }
     }
     Ok(())
-}
-
-/// The run's files by relative path, as `ib-report`'s inventory takes them.
-fn listed_files(root: &Path) -> anyhow::Result<Vec<String>> {
-    let mut files = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).with_context(|| format!("{}: cannot list", dir.display()))? {
-            let path = entry?.path();
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            if name.starts_with('.') {
-                continue;
-            }
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let rel = path.strip_prefix(root)?.to_string_lossy().replace('\\', "/");
-            if ![RunDir::MANIFEST, RunDir::MANIFEST_SIG, RunDir::MANIFEST_PUB].contains(&rel.as_str()) {
-                files.push(rel);
-            }
-        }
-    }
-    files.sort();
-    Ok(files)
 }
 
 /// The relative name of the seal record.

@@ -10,6 +10,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("event.schema.json", schema_for!(crate::event::Envelope)),
         ("lock.schema.json", schema_for!(crate::lock::LockFile)),
         ("manifest.schema.json", schema_for!(crate::manifest::Manifest)),
+        ("execution.schema.json", schema_for!(crate::execution::Execution)),
         ("selection.schema.json", schema_for!(SelectionRow)),
         ("schedule.schema.json", schema_for!(ScheduleRow)),
         ("responses.schema.json", schema_for!(ResponseRow)),

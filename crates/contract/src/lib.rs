@@ -11,6 +11,7 @@
 //! - [`event`]: the envelope and events of the raw log that `ib-fetch` appends.
 //! - [`tables`]: the rows of every Parquet table, and the [`tables::Table`] trait that names one.
 //! - [`documents`]: `metrics.json` and `comparisons.json`; [`manifest`]: `manifest.json`;
+//!   [`execution`]: the execution facts, in `responses.parquet`'s metadata;
 //!   [`lock`]: `lock.json`; [`seal`]: `events/seal.json`; [`provenance`]: what a derived
 //!   file records of its inputs; [`shard`]: how `ib-fetch --shard i/N` shares a run out.
 //! - [`metrics`]: the metric catalogue: every reported metric's name, unit, direction,
@@ -26,6 +27,7 @@ pub mod civil;
 pub mod documents;
 pub mod error;
 pub mod event;
+pub mod execution;
 pub mod family;
 pub mod json_schema;
 pub mod lenient_json;

@@ -1,21 +1,21 @@
-//! How a run was made, from its event log: each fetch segment (where it ran, against what,
-//! with which deadline), the wall-clock period, how much of it was resumed, and a load run's
-//! steps.
+//! The execution facts (`inferbench_contract::execution`): how a run was made, from its event
+//! log. Each fetch segment (where it ran, against what, with which deadline), the wall-clock
+//! period, how much of it was resumed, and a load run's steps.
 //!
-//! `ib-reconstruct` gathers these facts as it reads the log and records them in
-//! `responses.parquet`'s metadata ([`METADATA_KEY`]), so `ib-report` states them (and the
-//! manifest records them) without reading the log a second time; a report on a
-//! `responses.parquet` written before then reads the log itself ([`read_log`]).
+//! `ib-reconstruct` gathers them as it reads the log ([`Facts`]) and records them in
+//! `responses.parquet`'s metadata under `inferbench.execution` ([`metadata`], their one
+//! writer); `ib-aggregate` and `ib-report` take them from there ([`recorded`], their one
+//! reader) without reading the log a second time. A `responses.parquet` written before it
+//! recorded them has none, and a report on it reads the log itself ([`read_log`]).
 use crate::event_log;
+use crate::parquet_io::{self, Inputs};
 use crate::run::RunDir;
 use inferbench_contract::civil;
 use inferbench_contract::event::{Envelope, Event};
-use inferbench_contract::manifest::{Execution, Period, SegmentFacts, StepFacts};
+use inferbench_contract::execution::{Execution, Period, SegmentFacts, StepFacts, METADATA_KEY};
+use inferbench_contract::tables::ResponseRow;
 use inferbench_contract::vocab::StepStatus;
-use inferbench_contract::Result;
-
-/// The key of `responses.parquet`'s metadata that holds the [`Execution`] facts as JSON.
-pub const METADATA_KEY: &str = "inferbench.execution";
+use inferbench_contract::{Error, Result};
 
 /// The clock every `t_ns` is measured on, in words.
 const CLOCK: &str = "CLOCK_MONOTONIC, anchored at the first segment";
@@ -53,7 +53,7 @@ impl Facts {
                     shard: s.shard.as_ref().map(|shard| shard.shard()),
                     opened_at: civil::utc_millis(s.wall_clock_unix_ns),
                     code_version: s.code_version.clone(),
-                    endpoint_mode: s.endpoint_mode.clone(),
+                    endpoint_mode: s.endpoint_mode,
                     deadline_ms: s.deadline_ms,
                     execution_region: s.execution_region.clone(),
                     host_sha256_16: s.host_sha256_16.clone(),
@@ -101,7 +101,7 @@ impl Facts {
 
     pub fn finish(self) -> Execution {
         Execution {
-            endpoint_mode: self.segments.first().map(|s| s.endpoint_mode.clone()),
+            endpoint_mode: self.segments.first().map(|s| s.endpoint_mode),
             segments: self.segments,
             wall_clock_period: self
                 .anchor_ns
@@ -149,6 +149,24 @@ fn combine_shards(runs: Vec<(Option<u32>, StepFacts)>) -> Vec<StepFacts> {
         }
     }
     steps
+}
+
+/// The metadata of `responses.parquet` that records `execution`, besides its provenance.
+pub fn metadata(execution: &Execution) -> parquet_io::Extra {
+    let json = serde_json::to_string(execution).expect("strings and numbers serialise");
+    parquet_io::Extra::from([(METADATA_KEY.to_string(), json)])
+}
+
+/// What `run`'s `responses.parquet` records: its inputs (its provenance) and the execution
+/// facts, `None` when it was written before it recorded them.
+pub fn recorded(run: &RunDir) -> Result<(Inputs, Option<Execution>)> {
+    let path = run.responses();
+    let (inputs, json) = parquet_io::read_inputs_and::<ResponseRow>(&path, METADATA_KEY)?;
+    let execution = json
+        .map(|json| serde_json::from_str(&json))
+        .transpose()
+        .map_err(|e| Error::bad(format!("{}: metadata {METADATA_KEY}: {e}", path.display())))?;
+    Ok((inputs, execution))
 }
 
 /// The facts of `run`'s whole log (whose lock names it `run_id`), read and checked line by

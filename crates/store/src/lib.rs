@@ -3,10 +3,13 @@
 //! Every write is atomic or append-only ([`atomic`], [`jsonl`], [`parquet_io`]); a run is a
 //! directory ([`run`]) bound to its inputs by its lock ([`lock`], [`pipeline`]), and every
 //! derived file records what it was derived from ([`provenance`]). The raw event log is
-//! appended by `ib-fetch`, listed and hashed ([`inventory`]), read back whole or a block at a
+//! written a segment at a time by `ib-fetch`, `ib-synth` and `ib-import` alike
+//! ([`segment_writer`]), listed and hashed ([`inventory`]), read back whole or a block at a
 //! time ([`event_log`]), and sealed into zstd segments and the `events.parquet` table
-//! ([`sealed`], [`events_table`]); [`execution`] reads what a fetch recorded of itself, and
-//! [`shards`] where each shard of a sharded fetch stands. The
+//! ([`sealed`], [`events_table`]); [`execution`] gathers what the fetches recorded of
+//! themselves (the execution facts) and is their one writer and reader in
+//! `responses.parquet`'s metadata, and [`shards`] says where each shard of a sharded fetch
+//! stands. [`manifest`] lists the files `manifest.json` covers. The
 //! store stands on the contract, the judge (the events table holds each chunk's parsed
 //! fields) and the inputs (a lock binds them); it never touches the network.
 
@@ -18,11 +21,13 @@ pub mod execution;
 pub mod inventory;
 pub mod jsonl;
 pub mod lock;
+pub mod manifest;
 pub mod parquet_io;
 pub mod pipeline;
 pub mod provenance;
 pub mod run;
 pub mod sealed;
+pub mod segment_writer;
 pub mod shards;
 pub mod table_lines;
 #[cfg(any(test, feature = "testutil"))]
