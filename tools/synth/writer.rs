@@ -92,6 +92,7 @@ mod tests {
     use crate::profiles::Shape;
     use crate::shares::Class;
     use inferbench_contract::event::{RequestStarted, SegmentOpened};
+    use inferbench_contract::testutil;
     use inferbench_sim::answer;
     use inferbench_sim::rng::SplitMix64;
     use inferbench_store::run::RunDir;
@@ -100,28 +101,8 @@ mod tests {
     fn write_log(run: &RunDir, seed: u64) -> Vec<u8> {
         std::fs::create_dir_all(run.events_dir()).unwrap();
         let mut log = SegmentWriter::create(&run.segment(1), "run-w").unwrap();
-        log.write(
-            0,
-            Event::SegmentOpened(SegmentOpened {
-                segment: 1,
-                wall_clock_unix_ns: 1,
-                code_version: "c".into(),
-                schedule_sha256: "s".into(),
-                scheduled_requests: 8,
-                already_terminal: 0,
-                endpoint_mode: inferbench_contract::event::EndpointMode::Simulated,
-                deadline_ms: 20_000,
-                max_event_bytes: 1 << 20,
-                max_response_bytes: 16 << 20,
-                http_version: Some("1.1".into()),
-                execution_region: "r".into(),
-                host_sha256_16: "h".into(),
-                os: "linux".into(),
-                arch: "x86_64".into(),
-                shard: None,
-            }),
-        )
-        .unwrap();
+        let opened = SegmentOpened { scheduled_requests: 8, ..testutil::segment_opened(1) };
+        log.write(0, Event::SegmentOpened(opened)).unwrap();
         let shape = Shape {
             ttft_ms: 300.0,
             tokens_per_second: 80.0,
@@ -135,23 +116,8 @@ mod tests {
         let classes = [Class::Completed].into_iter().chain(Class::FAILURES);
         for (i, class) in classes.enumerate() {
             let id = format!("req-{i}");
-            let started = RequestStarted {
-                request_id: id.clone(),
-                attempt: 1,
-                round_id: "round-0".into(),
-                round_index: 0,
-                provider: "p".into(),
-                task_family: inferbench_contract::event::TaskFamily::MeetingNotesLookup,
-                item_id: "m-1".into(),
-                endpoint: "http://127.0.0.1/p/v1/chat/completions".into(),
-                body: serde_json::json!({"model": "m"}),
-                headers: Default::default(),
-                step: None,
-                target_input_tokens: None,
-                target_output_tokens: None,
-                released_t_ns: None,
-                intended_t_ns: 0,
-            };
+            let started =
+                RequestStarted { body: serde_json::json!({"model": "m"}), ..testutil::request_started(&id, 0) };
             let send = 1_000 + i as u64;
             log.write(send, Event::RequestStarted(started)).unwrap();
             let req = Request {
