@@ -17,8 +17,9 @@
 //! tables.
 
 use inferbench_contract::canonical::file_sha256;
-use inferbench_contract::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SegmentOpened, SseEvent};
+use inferbench_contract::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal, SegmentOpened};
 use inferbench_contract::tables::ScheduleRow;
+use inferbench_contract::testutil;
 use inferbench_contract::vocab::TaskFamily;
 use inferbench_judge::sse;
 use inferbench_judge::stream::StreamEnd;
@@ -98,22 +99,10 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
     });
     inferbench_store::atomic::write_json(&run.lock(), &lock).unwrap();
     let schedule: Vec<ScheduleRow> = (0..6_000i64)
-        .map(|r| ScheduleRow {
-            round_index: r / 10,
-            round_id: format!("round-{}", r / 10),
-            task_family: TaskFamily::TicketTriage,
-            item_id: format!("item-{}", r / 10),
-            provider: format!("p{}", r % 10),
-            launch_index: r % 10,
-            request_id: format!("req-{r:06}"),
-            step: None,
-            intended_offset_ns: None,
-            user: None,
-            target_input_tokens: None,
-            target_output_tokens: None,
-            prompt: None,
-            nonce: None,
-            cache_probe: None,
+        .map(|r| {
+            let (round_id, item_id) = (format!("round-{}", r / 10), format!("item-{}", r / 10));
+            let (provider, request_id) = (format!("p{}", r % 10), format!("req-{r:06}"));
+            ScheduleRow::new(r / 10, round_id, TaskFamily::TicketTriage, item_id, provider, r % 10, request_id)
         })
         .collect();
     let provenance = [("lock.json".to_string(), file_sha256(&run.lock()).unwrap())].into();
@@ -122,79 +111,35 @@ fn synthetic_run(dir: &std::path::Path) -> usize {
     let (mut seq, mut t) = (0u64, 0u64);
     let mut emit = |event: Event, dt: u64| {
         t += dt;
-        log.append(&Envelope { v: 1, run_id: "run-bench".into(), seq, t_ns: t, event }).unwrap();
+        log.append(&Envelope { run_id: "run-bench".into(), t_ns: t, ..testutil::envelope(seq, event) }).unwrap();
         seq += 1;
     };
-    emit(
-        Event::SegmentOpened(SegmentOpened {
-            segment: 1,
-            wall_clock_unix_ns: 0,
-            code_version: "bench".into(),
-            schedule_sha256: file_sha256(&run.schedule()).unwrap(),
-            scheduled_requests: 6_000,
-            already_terminal: 0,
-            endpoint_mode: inferbench_contract::vocab::EndpointMode::Simulated,
-            deadline_ms: 20_000,
-            max_event_bytes: 1 << 20,
-            max_response_bytes: 16 << 20,
-            http_version: Some("1.1".into()),
-            execution_region: "bench".into(),
-            host_sha256_16: "0".repeat(16),
-            os: "linux".into(),
-            arch: "x86_64".into(),
-            shard: None,
-        }),
-        0,
-    );
+    let opened = SegmentOpened {
+        schedule_sha256: file_sha256(&run.schedule()).unwrap(),
+        scheduled_requests: 6_000,
+        deadline_ms: 20_000,
+        max_event_bytes: 1 << 20,
+        max_response_bytes: 16 << 20,
+        ..testutil::segment_opened(1)
+    };
+    emit(Event::SegmentOpened(opened), 0);
     for r in 0..6_000u64 {
         let request_id = format!("req-{r:06}");
         let started = RequestStarted {
-            request_id: request_id.clone(),
-            attempt: 1,
-            round_id: format!("round-{}", r / 10),
-            round_index: r / 10,
             provider: format!("p{}", r % 10),
-            task_family: TaskFamily::TicketTriage,
             item_id: format!("item-{}", r / 10),
-            endpoint: "http://127.0.0.1/v1/chat/completions".into(),
             body: serde_json::json!({"model": "m", "stream": true}),
-            headers: Default::default(),
-            step: None,
-            target_input_tokens: None,
-            target_output_tokens: None,
-            released_t_ns: None,
             intended_t_ns: r * 10_000_000,
+            ..testutil::request_started(&request_id, r / 10)
         };
         emit(Event::RequestStarted(started), 1_000);
         for i in 0..=40u32 {
             // 40 answer chunks, then [DONE].
-            let data = Some(if i < 40 { chunk(&format!("\"k{i}\":\"v{i}\",")) } else { "[DONE]".to_string() });
-            emit(
-                Event::SseEvent(SseEvent {
-                    request_id: request_id.clone(),
-                    attempt: 1,
-                    index: i,
-                    data,
-                    event: None,
-                    id: None,
-                    retry: None,
-                    comment: None,
-                    redacted: false,
-                }),
-                5_000_000,
-            );
+            let data = if i < 40 { chunk(&format!("\"k{i}\":\"v{i}\",")) } else { "[DONE]".to_string() };
+            emit(Event::SseEvent(testutil::sse_event(&request_id, i, &data)), 5_000_000);
         }
-        let terminal = RequestTerminal {
-            request_id,
-            attempt: 1,
-            outcome: Outcome::Completed,
-            http_status: Some(200),
-            error_type: None,
-            error_message: None,
-            error_body: None,
-            bytes_received: 8_000,
-            done_seen: true,
-        };
+        let completed = testutil::request_terminal(&request_id, Outcome::Completed);
+        let terminal = RequestTerminal { http_status: Some(200), bytes_received: 8_000, done_seen: true, ..completed };
         emit(Event::RequestTerminal(terminal), 1_000);
     }
     seq as usize

@@ -96,27 +96,13 @@ fn probe_rounds(
             // The ids of a probe round name the probe, so none can equal an id of the run's.
             let parts = [version, &index, family.as_str(), item_id, "cache-probe", send.as_str()];
             let round_id = short_hash("round", &parts);
-            for (launch_index, provider) in crate::rounds::launch_order(providers, round_index).enumerate() {
+            let request_id = |provider: &str| {
                 let mut request_parts = parts.to_vec();
                 request_parts.insert(1, provider);
-                out.push(ScheduleRow {
-                    round_index: round_index as i64,
-                    round_id: round_id.clone(),
-                    task_family: family,
-                    item_id: item_id.clone(),
-                    provider: provider.clone(),
-                    launch_index: launch_index as i64,
-                    request_id: short_hash("req", &request_parts),
-                    step: None,
-                    intended_offset_ns: None,
-                    user: None,
-                    target_input_tokens: None,
-                    target_output_tokens: None,
-                    prompt: None,
-                    nonce: Some(nonce.clone()),
-                    cache_probe: Some(send),
-                });
-            }
+                short_hash("req", &request_parts)
+            };
+            let rows = crate::rounds::round_rows(round_index, &round_id, family, item_id, providers, request_id);
+            out.extend(rows.map(|row| ScheduleRow { nonce: Some(nonce.clone()), cache_probe: Some(send), ..row }));
         }
     }
     out

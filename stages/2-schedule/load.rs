@@ -118,27 +118,21 @@ fn push_round(
     let (step_text, arrival_text) = (step.to_string(), arrival.to_string());
     let parts = [version, ALGORITHM, &step_text, &arrival_text, family.as_str(), &item_id];
     let round_id = short_hash("round", &parts);
-    for (launch_index, provider) in crate::rounds::launch_order(providers, arrival).enumerate() {
+    let request_id = |provider: &str| {
         let mut request_parts = parts.to_vec();
         request_parts.insert(2, provider);
-        rows.push(ScheduleRow {
-            round_index: arrival as i64,
-            round_id: round_id.clone(),
-            task_family: family,
-            item_id: item_id.clone(),
-            provider: provider.clone(),
-            launch_index: launch_index as i64,
-            request_id: short_hash("req", &request_parts),
-            step: Some(step as i64),
-            intended_offset_ns,
-            user,
-            target_input_tokens: request.as_ref().map(|r| i64::from(r.input_tokens)),
-            target_output_tokens: request.as_ref().map(|r| i64::from(r.output_tokens)),
-            prompt: request.as_ref().map(|r| r.prompt.clone()),
-            nonce: None,
-            cache_probe: None,
-        });
-    }
+        short_hash("req", &request_parts)
+    };
+    let round = crate::rounds::round_rows(arrival, &round_id, family, &item_id, providers, request_id);
+    rows.extend(round.map(|row| ScheduleRow {
+        step: Some(step as i64),
+        intended_offset_ns,
+        user,
+        target_input_tokens: request.as_ref().map(|r| i64::from(r.input_tokens)),
+        target_output_tokens: request.as_ref().map(|r| i64::from(r.output_tokens)),
+        prompt: request.as_ref().map(|r| r.prompt.clone()),
+        ..row
+    }));
 }
 
 #[cfg(test)]

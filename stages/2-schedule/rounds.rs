@@ -29,6 +29,23 @@ pub fn launch_order(providers: &[String], round_index: usize) -> impl Iterator<I
     providers[offset..].iter().chain(&providers[..offset])
 }
 
+/// The rows of round `round_index` (`round_id`): item `item_id` of `family` sent to every
+/// provider in the round's launch order, the request id of each from `request_id(provider)`.
+pub fn round_rows<'a>(
+    round_index: usize,
+    round_id: &'a str,
+    family: TaskFamily,
+    item_id: &'a str,
+    providers: &'a [String],
+    request_id: impl Fn(&str) -> String + 'a,
+) -> impl Iterator<Item = ScheduleRow> + 'a {
+    launch_order(providers, round_index).enumerate().map(move |(launch_index, provider)| {
+        let id = request_id(provider);
+        let (round, launch) = (round_index as i64, launch_index as i64);
+        ScheduleRow::new(round, round_id.into(), family, item_id.into(), provider.clone(), launch, id)
+    })
+}
+
 pub fn build(version: &str, families: &[(TaskFamily, Vec<String>)], providers: &[String]) -> Vec<ScheduleRow> {
     let per_family = families.iter().map(|(_, ids)| ids.len()).min().unwrap_or(0);
     let mut rows = Vec::new();
@@ -37,25 +54,8 @@ pub fn build(version: &str, families: &[(TaskFamily, Vec<String>)], providers: &
         for &(family, ref ids) in families {
             let item_id = &ids[item_index];
             let round_id = round_id(version, round_index, family.as_str(), item_id);
-            for (launch_index, provider) in launch_order(providers, round_index).enumerate() {
-                rows.push(ScheduleRow {
-                    round_index: round_index as i64,
-                    round_id: round_id.clone(),
-                    task_family: family,
-                    item_id: item_id.clone(),
-                    provider: provider.clone(),
-                    launch_index: launch_index as i64,
-                    request_id: request_id(version, provider, round_index, family.as_str(), item_id),
-                    step: None,
-                    intended_offset_ns: None,
-                    user: None,
-                    target_input_tokens: None,
-                    target_output_tokens: None,
-                    prompt: None,
-                    nonce: None,
-                    cache_probe: None,
-                });
-            }
+            let id = |provider: &str| request_id(version, provider, round_index, family.as_str(), item_id);
+            rows.extend(round_rows(round_index, &round_id, family, item_id, providers, id));
             round_index += 1;
         }
     }

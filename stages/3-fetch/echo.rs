@@ -134,17 +134,7 @@ mod tests {
 
     fn event(index: u32, content: &str) -> (SseEvent, Deltas) {
         let data = serde_json::json!({"choices": [{"delta": {"content": content}}]}).to_string();
-        let e = SseEvent {
-            request_id: "r".into(),
-            attempt: 1,
-            index,
-            data: Some(data),
-            event: None,
-            id: None,
-            retry: None,
-            comment: None,
-            redacted: false,
-        };
+        let e = inferbench_contract::testutil::sse_event("r", index, &data);
         (e, Deltas { reasoning: String::new(), answer: content.into() })
     }
 

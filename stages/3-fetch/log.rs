@@ -214,42 +214,19 @@ pub struct ReleasedLine(Prepared);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_contract::event::{Envelope, RequestTerminal};
-    use inferbench_contract::FORMAT_VERSION;
+    use inferbench_contract::event::Envelope;
+    use inferbench_contract::testutil::{self, request_started, request_terminal, round_released};
     use inferbench_store::jsonl;
 
     fn terminal(id: &str, outcome: Outcome) -> Event {
-        Event::RequestTerminal(RequestTerminal {
-            request_id: id.into(),
-            attempt: 1,
-            outcome,
-            http_status: None,
-            error_type: None,
-            error_message: None,
-            error_body: None,
-            bytes_received: 0,
-            done_seen: false,
-        })
+        Event::RequestTerminal(request_terminal(id, outcome))
     }
 
+    /// Attempt 2 of `id`, with a quoted provider name and a redacted header.
     fn started(id: &str, body: serde_json::Value) -> RequestStarted {
-        RequestStarted {
-            request_id: id.into(),
-            attempt: 2,
-            round_id: "round-1".into(),
-            round_index: 7,
-            provider: "p \"quoted\"".into(),
-            task_family: inferbench_contract::event::TaskFamily::TicketTriage,
-            item_id: "t-1".into(),
-            endpoint: "http://x/v1".into(),
-            body,
-            headers: [("Authorization".to_string(), "<redacted>".to_string())].into(),
-            step: None,
-            target_input_tokens: None,
-            target_output_tokens: None,
-            released_t_ns: None,
-            intended_t_ns: 0,
-        }
+        let headers = [("Authorization".to_string(), "<redacted>".to_string())].into();
+        let provider = "p \"quoted\"".into();
+        RequestStarted { attempt: 2, round_id: "round-1".into(), provider, body, headers, ..request_started(id, 7) }
     }
 
     /// Rendered templates are byte for byte the envelopes serde writes, whatever they hold
@@ -263,9 +240,8 @@ mod tests {
             "messages": [{"content": "\"seq\":18446744073709551557,\"t_ns\":1}}"}]});
         let released = RoundReleased {
             round_id: "r,\"t_ns\":18446744073709551533}".into(),
-            round_index: 7,
-            request_ids: vec!["a".into(), "b\"\\".into()],
             nonce: Some("00ff00ff00ff00ff".into()),
+            ..round_released(7, &["a", "b\"\\"])
         };
         let released_t = log.write_released(&log.released_line(released.clone()).unwrap(), &mut Vec::new()).unwrap();
         let events = [started("a", tricky), started("b", serde_json::json!({}))];
@@ -280,7 +256,8 @@ mod tests {
         log.emit(terminal("a", Outcome::Completed)).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let written: Vec<&str> = text.lines().collect();
-        let envelope = |seq, t_ns, event| Envelope { v: FORMAT_VERSION, run_id: "run-\"x\"".into(), seq, t_ns, event };
+        let envelope =
+            |seq, t_ns, event| Envelope { run_id: "run-\"x\"".into(), t_ns, ..testutil::envelope(seq, event) };
         let want = envelope(3, released_t, Event::RoundReleased(released));
         assert_eq!(written[0], serde_json::to_string(&want).unwrap());
         for (i, (event, t)) in events.iter().zip([10, 20]).enumerate() {
@@ -295,8 +272,7 @@ mod tests {
         let seqs: Vec<u64> = jsonl::read::<Envelope>(&path).unwrap().records.iter().map(|e| e.seq).collect();
         assert_eq!(seqs, vec![3, 4, 5, 6, 7], "the prepared lines take their places in the gap-free seq");
         log.close(1, SegmentStatus::Complete, 0).unwrap();
-        let line =
-            log.released_line(RoundReleased { round_id: "r".into(), round_index: 8, request_ids: vec![], nonce: None });
+        let line = log.released_line(round_released(8, &[]));
         log.write_released(&line.unwrap(), &mut Vec::new()).unwrap();
         assert_eq!(jsonl::read::<Envelope>(&path).unwrap().records.len(), 6, "nothing follows the close");
     }

@@ -124,71 +124,29 @@ pub fn scan(run: &RunDir, run_id: &str, shard: Option<Shard>) -> Result<LogState
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_contract::event::{Envelope, Outcome, RequestTerminal, SegmentOpened};
+    use inferbench_contract::event::{Envelope, Outcome, RequestStarted, RequestTerminal, SegmentOpened};
+    use inferbench_contract::testutil::{self, RUN_ID};
     use inferbench_store::jsonl::AppendWriter;
 
     fn env(seq: u64, event: Event) -> Envelope {
-        Envelope { v: 1, run_id: "run-x".into(), seq, t_ns: seq * 10, event }
+        Envelope { t_ns: seq * 10, ..testutil::envelope(seq, event) }
     }
 
     fn started(id: &str, attempt: u32) -> Event {
-        Event::RequestStarted(inferbench_contract::event::RequestStarted {
-            request_id: id.into(),
-            attempt,
-            round_id: "r".into(),
-            round_index: 0,
-            provider: "p".into(),
-            task_family: inferbench_contract::event::TaskFamily::TicketTriage,
-            item_id: "i".into(),
-            endpoint: "http://x".into(),
-            body: serde_json::json!({}),
-            headers: Default::default(),
-            step: None,
-            target_input_tokens: None,
-            target_output_tokens: None,
-            released_t_ns: None,
-            intended_t_ns: 0,
-        })
+        Event::RequestStarted(RequestStarted { attempt, ..testutil::request_started(id, 0) })
     }
 
     fn terminal(id: &str, attempt: u32, outcome: Outcome) -> Event {
-        Event::RequestTerminal(RequestTerminal {
-            request_id: id.into(),
-            attempt,
-            outcome,
-            http_status: None,
-            error_type: None,
-            error_message: None,
-            error_body: None,
-            bytes_received: 0,
-            done_seen: false,
-        })
+        Event::RequestTerminal(RequestTerminal { attempt, ..testutil::request_terminal(id, outcome) })
     }
 
     #[test]
     fn open_attempts_terminal_requests_and_continuation_points() {
         let dir = tempfile::tempdir().unwrap();
-        let run = RunDir::new(dir.path().join("run-x"));
+        let run = RunDir::new(dir.path().join(RUN_ID));
         std::fs::create_dir_all(run.events_dir()).unwrap();
         let mut w = AppendWriter::open(&run.segment(1)).unwrap();
-        let opened = SegmentOpened {
-            segment: 1,
-            wall_clock_unix_ns: 42,
-            code_version: "c".into(),
-            schedule_sha256: "s".into(),
-            scheduled_requests: 3,
-            already_terminal: 0,
-            endpoint_mode: EndpointMode::Simulated,
-            deadline_ms: 20_000,
-            max_event_bytes: 1 << 20,
-            max_response_bytes: 16 << 20,
-            http_version: Some("1.1".into()),
-            execution_region: "local-unspecified".into(),
-            host_sha256_16: "0".repeat(16),
-            os: "linux".into(),
-            arch: "x86_64".into(),
-            shard: None,
-        };
+        let opened = SegmentOpened { wall_clock_unix_ns: 42, scheduled_requests: 3, ..testutil::segment_opened(1) };
         w.append(&env(0, Event::SegmentOpened(opened))).unwrap();
         w.append(&env(1, started("a", 1))).unwrap();
         w.append(&env(2, started("b", 1))).unwrap();
@@ -204,7 +162,7 @@ mod tests {
                 f.write_all(b"{\"v\":1,\"torn").unwrap()
             })
             .unwrap();
-        let state = scan(&run, "run-x", None).unwrap();
+        let state = scan(&run, RUN_ID, None).unwrap();
         assert_eq!(state.terminal, BTreeSet::from(["a".to_string()]));
         assert_eq!(state.open, vec![("b".to_string(), 1)]);
         assert_eq!(state.attempts["c"], 1);

@@ -548,37 +548,12 @@ fn row(a: Attempt, rules: Rules) -> Result<ResponseRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_contract::vocab::TaskFamily;
+    use inferbench_contract::testutil::{request_started, request_terminal};
 
     fn judged(request: u32, attempt: u32, seq: u64) -> Judged {
-        let started = RequestStarted {
-            request_id: format!("req-{request}"),
-            attempt,
-            round_id: format!("round-{}", request / 3),
-            round_index: u64::from(request / 3),
-            provider: "p".into(),
-            task_family: TaskFamily::TicketTriage,
-            item_id: "i".into(),
-            endpoint: "http://x".into(),
-            body: serde_json::json!({}),
-            headers: Default::default(),
-            step: None,
-            target_input_tokens: None,
-            target_output_tokens: None,
-            released_t_ns: None,
-            intended_t_ns: 0,
-        };
-        let terminal = RequestTerminal {
-            request_id: started.request_id.clone(),
-            attempt,
-            outcome: Outcome::Completed,
-            http_status: Some(200),
-            error_type: None,
-            error_message: None,
-            error_body: None,
-            bytes_received: 1,
-            done_seen: false,
-        };
+        let started = RequestStarted { attempt, ..request_started(&format!("req-{request}"), u64::from(request / 3)) };
+        let completed = request_terminal(&started.request_id, Outcome::Completed);
+        let terminal = RequestTerminal { attempt, http_status: Some(200), ..completed };
         let key = (started.round_index, seq);
         let id = started.request_id.clone();
         let a =

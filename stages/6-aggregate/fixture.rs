@@ -2,6 +2,7 @@
 //! computed by hand.
 use crate::join::Tables;
 use inferbench_contract::tables::{EvaluationRow, ResponseRow, ScheduleRow};
+use inferbench_contract::testutil;
 use inferbench_contract::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};
 use inferbench_inputs::providers::ProviderTable;
 
@@ -49,29 +50,15 @@ impl Req {
     /// usage 10 prompt + 5 completion tokens.
     pub fn ok(round: i64, family: TaskFamily, provider: &str, e2e_ms: f64) -> Req {
         let response = ResponseRow {
-            request_id: request_id(round, provider),
             round_id: round_id(round),
             round_index: round,
             provider: provider.into(),
             task_family: family,
             item_id: format!("{family}-{round:04}"),
-            attempt: 1,
-            outcome: Outcome::Completed,
-            operational_outcome: OperationalOutcome::Success,
-            http_status: Some(200),
-            error_type: None,
-            error_message: None,
-            error_body: None,
             content_type: Some("text/event-stream".into()),
-            retry_after: None,
-            retry_after_seconds: None,
             http_version: Some("HTTP/1.1".into()),
-            done_seen: true,
             bytes_received: 100,
             sse_event_count: 4,
-            events_after_end: 0,
-            credential_echo: false,
-            reasoning: String::new(),
             answer: "{\"answer\":\"Ada\"}".into(),
             complete: true,
             ttfo_ms: Some(e2e_ms / 2.0),
@@ -80,30 +67,18 @@ impl Req {
             e2e_latency_ms: Some(e2e_ms),
             pre_answer_reasoning_tokens: Some(0),
             reasoning_emitted_before_answer: Some(false),
-            reasoning_tokens: 0,
             visible_answer_tokens: 5,
             output_tokens_per_second: Some(100.0),
             time_to_headers_ms: Some(1.0),
             time_to_first_event_ms: Some(2.0),
-            send_lag_ms: 0.0,
             started_t_ns: round * 1_000_000_000,
-            started_at: 0,
             response_model: Some("model-x".into()),
-            provider_request_id: None,
             finish_reason: Some("stop".into()),
             usage_prompt_tokens: Some(10),
             usage_completion_tokens: Some(5),
             usage_total_tokens: Some(15),
-            usage_cached_tokens: None,
-            step: None,
-            intended_t_ns: 0,
-            released_t_ns: None,
             ended_t_ns: round * 1_000_000_000 + (e2e_ms * 1e6) as i64,
-            target_input_tokens: None,
-            target_output_tokens: None,
-            answer_chunk_ms: Vec::new(),
-            answer_chunk_tokens: Vec::new(),
-            answer_buffered: false,
+            ..testutil::response_row(&request_id(round, provider))
         };
         let evaluation = evaluation_for(&response, Classification::ValidResult);
         Req { response, evaluation }
@@ -151,17 +126,7 @@ impl Req {
 }
 
 pub fn evaluation_for(r: &ResponseRow, classification: Classification) -> EvaluationRow {
-    EvaluationRow {
-        request_id: r.request_id.clone(),
-        classification,
-        evaluation_error_type: None,
-        schema_valid: matches!(classification, Classification::ValidResult | Classification::IncorrectResult),
-        correct: classification == Classification::ValidResult,
-        correct_field_count: None,
-        field_count_total: None,
-        field_correct: None,
-        parsed_output: None,
-    }
+    testutil::evaluation_row(&r.request_id, classification)
 }
 
 /// The schedule that `reqs` answer, and the facts of their rows, as the stage reads them.
@@ -185,22 +150,18 @@ pub struct Rows {
 pub fn rows(reqs: &[Req]) -> Rows {
     let schedule = reqs
         .iter()
-        .map(|q| ScheduleRow {
-            round_index: q.response.round_index,
-            round_id: q.response.round_id.clone(),
-            task_family: q.response.task_family,
-            item_id: q.response.item_id.clone(),
-            provider: q.response.provider.clone(),
-            launch_index: 0,
-            request_id: q.response.request_id.clone(),
-            step: None,
-            intended_offset_ns: None,
-            user: None,
-            target_input_tokens: None,
-            target_output_tokens: None,
-            prompt: None,
-            nonce: None,
-            cache_probe: None,
+        .map(|q| {
+            let r = &q.response;
+            let (round_id, item_id) = (r.round_id.clone(), r.item_id.clone());
+            ScheduleRow::new(
+                r.round_index,
+                round_id,
+                r.task_family,
+                item_id,
+                r.provider.clone(),
+                0,
+                r.request_id.clone(),
+            )
         })
         .collect();
     Rows {

@@ -454,7 +454,7 @@ fn client_bound(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_contract::vocab::{ArrivalProcess, TaskFamily};
+    use inferbench_contract::vocab::ArrivalProcess;
 
     #[test]
     fn itl_spreads_a_chunk_over_its_tokens_and_skips_chunks_that_complete_none() {
@@ -508,23 +508,9 @@ mod tests {
         for k in 0..rate * 10 {
             let offset = k * S / rate;
             let id = format!("{p}-{step}-{k}");
-            schedule.push(ScheduleRow {
-                round_index: k,
-                round_id: format!("r{step}-{k}"),
-                task_family: TaskFamily::TicketTriage,
-                item_id: "i".into(),
-                provider: p.into(),
-                launch_index: 0,
-                request_id: id.clone(),
-                step: Some(step),
-                intended_offset_ns: Some(offset),
-                user: None,
-                target_input_tokens: None,
-                target_output_tokens: None,
-                prompt: None,
-                nonce: None,
-                cache_probe: None,
-            });
+            let (round_id, request_id) = (format!("r{step}-{k}"), id.clone());
+            let row = ScheduleRow { round_id, request_id, ..inferbench_contract::testutil::schedule_row(k, p) };
+            schedule.push(ScheduleRow { step: Some(step), intended_offset_ns: Some(offset), ..row });
             facts.push(LoadFacts {
                 request_id: id,
                 provider: p.into(),

@@ -278,3 +278,248 @@ fn the_simulator_check_sees_a_stage_or_a_tool_naming_its_crate() {
         ]
     );
 }
+
+/// The Rust sources under `root`'s `dirs`, by path relative to `root`, in order.
+fn rust_sources(root: &Path, dirs: &[&str]) -> Vec<(String, String)> {
+    let mut pending: Vec<_> = dirs.iter().map(|d| root.join(d)).collect();
+    let mut found = Vec::new();
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.filter_map(|e| e.ok()) {
+            let path = entry.path();
+            if path.is_dir() && !matches!(entry.file_name().to_str(), Some("target" | ".git" | "fixtures")) {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let shown = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+                found.push((shown, std::fs::read_to_string(&path).unwrap_or_default()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The top-level items of a file whose attributes include `#[cfg(test)]` and that are modules:
+/// `(line index of the item, its name, whether its body is inline)`.
+fn test_modules(lines: &[&str]) -> Vec<(usize, String, bool)> {
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let item = line.strip_prefix("pub ").or_else(|| line.strip_prefix("pub(crate) ")).unwrap_or(line);
+        let Some(rest) = item.strip_prefix("mod ") else { continue };
+        let attributes = lines[..i].iter().rev().take_while(|l| l.starts_with("#[") || l.starts_with("//"));
+        if attributes.into_iter().any(|l| l.trim_end() == "#[cfg(test)]") {
+            let name = rest.trim_end_matches([' ', '{', ';']).to_string();
+            found.push((i, name, rest.ends_with('{')));
+        }
+    }
+    found
+}
+
+/// Every top-level item that follows a file's unit tests (`#[cfg(test)] mod tests`), other than
+/// a further test module: a file's tests end it.
+fn items_after_tests(root: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for (path, text) in rust_sources(root, &["crates", "stages", "tools"]) {
+        let lines: Vec<&str> = text.lines().collect();
+        let modules = test_modules(&lines);
+        let Some(&(start, ..)) = modules.iter().find(|(_, name, _)| name == "tests") else { continue };
+        let mut i = start;
+        while i < lines.len() {
+            match modules.iter().find(|(at, ..)| *at == i) {
+                Some((_, _, true)) => i += lines[i..].iter().position(|l| *l == "}").unwrap_or(lines.len()),
+                Some(_) => {}
+                None => {
+                    let line = lines[i];
+                    let ignorable = line.is_empty() || line.starts_with([' ', '}', '#']) || line.starts_with("//");
+                    if !ignorable {
+                        found.push(format!("{path}:{}: `{line}` follows the tests", i + 1));
+                    }
+                }
+            }
+            i += 1;
+        }
+    }
+    found
+}
+
+/// `text` with its comments and the contents of its string and character literals blanked,
+/// so that a brace in one is not taken for code.
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let blank = |out: &mut String, span: &[char]| out.extend(span.iter().map(|c| if *c == '\n' { '\n' } else { ' ' }));
+    while i < chars.len() {
+        let after_word = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        let hashes = chars[i + 1..].iter().take_while(|c| **c == '#').count();
+        let raw = chars[i] == 'r' && !after_word && chars.get(i + 1 + hashes) == Some(&'"');
+        let end = match chars[i] {
+            '/' if chars.get(i + 1) == Some(&'/') => {
+                (i..chars.len()).find(|&j| chars[j] == '\n').unwrap_or(chars.len())
+            }
+            'r' if raw => {
+                let close: String = std::iter::once('"').chain(std::iter::repeat_n('#', hashes)).collect();
+                let from = i + 2 + hashes;
+                let rest: String = chars[from.min(chars.len())..].iter().collect();
+                rest.find(&close).map_or(chars.len(), |k| from + rest[..k].chars().count() + close.len())
+            }
+            '"' => {
+                let mut j = i + 1;
+                while j < chars.len() && chars[j] != '"' {
+                    j += if chars[j] == '\\' { 2 } else { 1 };
+                }
+                j + 1
+            }
+            '\'' if chars.get(i + 1) == Some(&'\\') => {
+                (i + 3..chars.len()).find(|&j| chars[j] == '\'').map_or(i + 1, |j| j + 1)
+            }
+            '\'' if chars.get(i + 2) == Some(&'\'') => i + 3,
+            _ => i,
+        };
+        if end > i {
+            blank(&mut out, &chars[i..end.min(chars.len())]);
+            i = end;
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The contract's events and table rows, by name, read from its sources.
+fn contract_values(root: &Path) -> Vec<String> {
+    let read = |file: &str| std::fs::read_to_string(root.join("crates/contract/src").join(file)).unwrap_or_default();
+    let (events, tables) = (read("event.rs"), read("tables.rs"));
+    let names = |text: &str, prefix: &str| -> Vec<String> {
+        let names = text.lines().filter_map(|l| l.strip_prefix(prefix)).filter_map(|l| l.split([' ', '<']).next());
+        names.map(str::to_string).collect()
+    };
+    let mut values = names(&events, "pub struct ");
+    values.extend(names(&tables, "impl Table for "));
+    values
+}
+
+/// Every event or table row of the contract that a test or a benchmark spells whole (a struct
+/// expression without `..`): tests build them with `inferbench_contract::testutil`, and say only
+/// the fields that matter to them.
+fn whole_values_in_tests(root: &Path) -> Vec<String> {
+    let names = contract_values(root);
+    let sources = rust_sources(root, &["crates", "stages", "tools", "benches", "tests"]);
+    // Files that are tests whole: `tests.rs`, under a `tests/` or `benches/` folder, or declared
+    // `#[cfg(test)] mod name;` (a test-only module such as a fixture).
+    let mut test_files: Vec<String> = Vec::new();
+    for (path, text) in &sources {
+        let lines: Vec<&str> = text.lines().collect();
+        let folder = match path.rsplit_once('/') {
+            Some((dir, "main.rs" | "lib.rs" | "mod.rs")) => dir.to_string(),
+            _ => path.trim_end_matches(".rs").to_string(),
+        };
+        for (_, name, inline) in test_modules(&lines) {
+            if !inline {
+                test_files.extend([format!("{folder}/{name}.rs"), format!("{folder}/{name}/mod.rs")]);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for (path, text) in &sources {
+        let code = code_only(text);
+        let lines: Vec<&str> = code.lines().collect();
+        let whole = path.ends_with("/tests.rs")
+            || path.split('/').any(|part| matches!(part, "tests" | "benches"))
+            || test_files.contains(path);
+        let regions: Vec<(usize, usize)> = match whole {
+            true => vec![(0, lines.len())],
+            false => test_modules(&lines)
+                .into_iter()
+                .filter(|(.., inline)| *inline)
+                .map(|(at, ..)| (at, at + lines[at..].iter().position(|l| *l == "}").unwrap_or(lines.len() - at)))
+                .collect(),
+        };
+        for (from, to) in regions {
+            let region = lines[from..to].join("\n");
+            for name in &names {
+                let pattern = format!("{name} {{");
+                for (at, _) in region.match_indices(&pattern) {
+                    let before = region[..at].trim_end_matches([' ', '&']);
+                    let word = before.rsplit([' ', '\n', '(', '[', ',']).next().unwrap_or("");
+                    let prefix_ok = !before.ends_with(|c: char| c.is_alphanumeric() || c == '_');
+                    let a_type = before.ends_with("->") || matches!(word, "impl" | "for" | "struct" | "enum");
+                    if !prefix_ok && !before.ends_with("::") || a_type {
+                        continue;
+                    }
+                    let body = &region[at + pattern.len()..];
+                    let (mut depth, mut spread) = (0i32, false);
+                    for (k, c) in body.char_indices() {
+                        match c {
+                            '{' | '(' | '[' => depth += 1,
+                            '}' | ')' | ']' if depth == 0 => break,
+                            '}' | ')' | ']' => depth -= 1,
+                            '.' if depth == 0 && body[k..].starts_with("..") => spread = true,
+                            _ => {}
+                        }
+                    }
+                    if !spread {
+                        let line = from + region[..at].matches('\n').count() + 1;
+                        found.push(format!("{path}:{line}: `{name} {{ .. }}` spelled whole"));
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_files_unit_tests_end_it() {
+    let found = items_after_tests(&repo());
+    assert!(
+        found.is_empty(),
+        "unit tests sit at the bottom of their file (ARCHITECTURE.md, Tests):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn tests_build_the_contracts_events_and_rows_with_its_builders() {
+    let found = whole_values_in_tests(&repo());
+    assert!(
+        found.is_empty(),
+        "tests build events and rows with inferbench_contract::testutil (ARCHITECTURE.md, Tests):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_test_checks_see_an_item_after_the_tests_and_a_value_spelled_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("crates/contract/src/event.rs", "pub struct RequestStarted {\n    pub attempt: u32,\n}\n");
+    write("crates/contract/src/tables.rs", "impl Table for ScheduleRow {\n}\n");
+    write(
+        "stages/s/main.rs",
+        "mod a;\n#[cfg(test)]\nmod fixture;\nfn started() -> RequestStarted {\n    RequestStarted { attempt: 1 }\n}\n",
+    );
+    write(
+        "stages/s/a.rs",
+        "fn f() {}\n\n#[cfg(test)]\nmod tests {\n    fn g() -> &RequestStarted {\n        let (s, r#type) = (\"}\", '\\'');\n        \
+         let a = RequestStarted { attempt: 2, ..started() };\n        \
+         let b = Event::Started(inferbench_contract::event::RequestStarted { attempt: '}' as u32 });\n    }\n}\n\n\
+         /// Property tests.\n#[cfg(test)]\nmod props {\n}\n",
+    );
+    write("stages/s/fixture.rs", "pub fn row() -> ScheduleRow {\n    ScheduleRow { round_index: 0 }\n}\n");
+    assert_eq!(items_after_tests(dir.path()), Vec::<String>::new());
+    assert_eq!(
+        whole_values_in_tests(dir.path()),
+        [
+            "stages/s/a.rs:8: `RequestStarted { .. }` spelled whole",
+            "stages/s/fixture.rs:2: `ScheduleRow { .. }` spelled whole",
+        ]
+    );
+    write("stages/s/a.rs", "#[cfg(test)]\nmod tests;\n\nfn f() {}\n");
+    assert_eq!(items_after_tests(dir.path()), ["stages/s/a.rs:4: `fn f() {}` follows the tests"]);
+}

@@ -15,8 +15,6 @@ mod meeting;
 mod names;
 mod pools;
 mod rounds;
-#[cfg(test)]
-mod tests;
 mod ticket;
 mod write;
 
@@ -29,3 +27,6 @@ fn main() -> std::process::ExitCode {
     };
     inferbench_cli::finish("ib-data", result)
 }
+
+#[cfg(test)]
+mod tests;

@@ -321,22 +321,16 @@ fn schedule_rows(source: &Source) -> Vec<ScheduleRow> {
         .rounds
         .iter()
         .flat_map(|r| &r.units)
-        .map(|u| ScheduleRow {
-            round_index: u.round_index as i64,
-            round_id: u.round_id.clone(),
-            task_family: u.task_family,
-            item_id: u.item_id.clone(),
-            provider: u.provider.clone(),
-            launch_index: u.launch_index as i64,
-            request_id: u.request_id.clone(),
-            step: None,
-            intended_offset_ns: None,
-            user: None,
-            target_input_tokens: None,
-            target_output_tokens: None,
-            prompt: None,
-            nonce: None,
-            cache_probe: None,
+        .map(|u| {
+            ScheduleRow::new(
+                u.round_index as i64,
+                u.round_id.clone(),
+                u.task_family,
+                u.item_id.clone(),
+                u.provider.clone(),
+                u.launch_index as i64,
+                u.request_id.clone(),
+            )
         })
         .collect()
 }

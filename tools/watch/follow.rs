@@ -148,7 +148,7 @@ fn appended(path: &Path, offset: u64) -> Result<Box<dyn BufRead>> {
 #[cfg(test)]
 pub mod tests {
     use super::*;
-    use inferbench_contract::event::{Event, RoundClosed, SegmentOpened};
+    use inferbench_contract::event::{Event, SegmentOpened};
     use std::io::Write;
 
     /// A `segment_opened` whose wall clock is one second after the epoch, which the snapshots'
@@ -165,12 +165,7 @@ pub mod tests {
     }
 
     fn closed() -> Event {
-        Event::RoundClosed(RoundClosed {
-            round_id: "r".into(),
-            round_index: 0,
-            launch_skew_ns: 0,
-            resumed_partial_round: false,
-        })
+        Event::RoundClosed(inferbench_contract::testutil::round_closed(0))
     }
 
     fn append(path: &Path, bytes: &[u8]) {

@@ -523,27 +523,13 @@ mod tests {
     #[test]
     fn a_load_step_shows_its_sends_rate_lag_in_flight_and_failures() {
         use inferbench_contract::event::{Event, RequestStarted, StepOpened};
+        use inferbench_contract::testutil::{request_started, step_opened};
         let mut log = Log::new();
-        log.push(0, Event::StepOpened(StepOpened { step: 1, attempt: 2, scheduled_requests: 40 }));
+        log.push(0, Event::StepOpened(StepOpened { attempt: 2, ..step_opened(1, 40) }));
         // Five sends 250 ms apart, each 1 ms, 2 ms, … late; the first two end, one of them failed.
         for k in 0..5u64 {
-            let started = RequestStarted {
-                request_id: format!("r{k}"),
-                attempt: 1,
-                round_id: format!("round-{k}"),
-                round_index: k,
-                provider: "p".into(),
-                task_family: inferbench_contract::vocab::TaskFamily::TicketTriage,
-                item_id: "i".into(),
-                endpoint: "http://x".into(),
-                body: serde_json::json!({}),
-                headers: Default::default(),
-                step: Some(1),
-                target_input_tokens: None,
-                target_output_tokens: None,
-                released_t_ns: None,
-                intended_t_ns: (250 * k) * 1_000_000,
-            };
+            let due = (250 * k) * 1_000_000;
+            let started = RequestStarted { step: Some(1), intended_t_ns: due, ..request_started(&format!("r{k}"), k) };
             log.push(250 * k + k + 1, Event::RequestStarted(started));
         }
         log.answer(1, "r0", 1, 100, 200);

@@ -265,7 +265,8 @@ impl Tally {
 pub mod tests {
     use super::*;
     use crate::follow::tests::opened;
-    use inferbench_contract::event::{RequestStarted, RequestTerminal, RoundClosed, RoundReleased, SegmentClosed};
+    use inferbench_contract::event::{RequestStarted, RequestTerminal};
+    use inferbench_contract::testutil;
 
     pub struct Log {
         pub lines: Vec<(u32, Envelope)>,
@@ -280,7 +281,7 @@ pub mod tests {
         }
         pub fn push(&mut self, t_ms: u64, event: Event) {
             let seq = self.lines.len() as u64;
-            let env = Envelope { v: 1, run_id: "run-a".into(), seq, t_ns: t_ms * 1_000_000, event };
+            let env = Envelope { t_ns: t_ms * 1_000_000, ..testutil::envelope(seq, event) };
             self.lines.push((self.segment, env));
         }
         pub fn t_ms(&self) -> u64 {
@@ -293,86 +294,32 @@ pub mod tests {
         }
         pub fn close_segment(&mut self, t_ms: u64, status: SegmentStatus) {
             let segment = self.segment;
-            self.push(
-                t_ms,
-                Event::SegmentClosed(SegmentClosed { segment, status, terminal_requests: 0, peak_rss_bytes: None }),
-            );
+            self.push(t_ms, Event::SegmentClosed(testutil::segment_closed(segment, status)));
         }
         pub fn release(&mut self, t_ms: u64, round: u64) {
-            self.push(
-                t_ms,
-                Event::RoundReleased(RoundReleased {
-                    round_id: format!("round-{round}"),
-                    round_index: round,
-                    request_ids: vec![],
-                    nonce: None,
-                }),
-            );
+            self.push(t_ms, Event::RoundReleased(testutil::round_released(round, &[])));
         }
         pub fn close_round(&mut self, t_ms: u64, round: u64) {
-            self.push(
-                t_ms,
-                Event::RoundClosed(RoundClosed {
-                    round_id: format!("round-{round}"),
-                    round_index: round,
-                    launch_skew_ns: 0,
-                    resumed_partial_round: false,
-                }),
-            );
+            self.push(t_ms, Event::RoundClosed(testutil::round_closed(round)));
         }
         pub fn start(&mut self, t_ms: u64, id: &str, attempt: u32, provider: &str, round: u64) {
-            self.push(
-                t_ms,
-                Event::RequestStarted(RequestStarted {
-                    request_id: id.into(),
-                    attempt,
-                    round_id: format!("round-{round}"),
-                    round_index: round,
-                    provider: provider.into(),
-                    task_family: inferbench_contract::vocab::TaskFamily::TicketTriage,
-                    item_id: "i".into(),
-                    endpoint: "http://x".into(),
-                    body: serde_json::json!({}),
-                    headers: Default::default(),
-                    step: None,
-                    target_input_tokens: None,
-                    target_output_tokens: None,
-                    released_t_ns: None,
-                    intended_t_ns: 0,
-                }),
-            );
+            let started = RequestStarted { attempt, provider: provider.into(), ..testutil::request_started(id, round) };
+            self.push(t_ms, Event::RequestStarted(started));
         }
         pub fn event(&mut self, t_ms: u64, id: &str, attempt: u32, data: &str) {
-            self.push(
-                t_ms,
-                Event::SseEvent(SseEvent {
-                    request_id: id.into(),
-                    attempt,
-                    index: 0,
-                    data: Some(data.into()),
-                    event: None,
-                    id: None,
-                    retry: None,
-                    comment: None,
-                    redacted: false,
-                }),
-            );
+            self.push(t_ms, Event::SseEvent(SseEvent { attempt, ..testutil::sse_event(id, 0, data) }));
         }
         pub fn end(&mut self, t_ms: u64, id: &str, attempt: u32, outcome: Outcome, status: Option<u16>) {
-            self.push(
-                t_ms,
-                Event::RequestTerminal(RequestTerminal {
-                    request_id: id.into(),
-                    attempt,
-                    outcome,
-                    http_status: status,
-                    error_type: (outcome != Outcome::Completed).then_some(ErrorKind::HttpStatus),
-                    error_message: (outcome != Outcome::Completed).then(|| format!("HTTP {}", status.unwrap_or(0))),
-                    error_body: None,
-                    bytes_received: 0,
-                    done_seen: outcome == Outcome::Completed,
-                }),
-            );
+            let failed = outcome != Outcome::Completed;
+            let terminal = RequestTerminal {
+                attempt,
+                http_status: status,
+                error_type: failed.then_some(ErrorKind::HttpStatus),
+                error_message: failed.then(|| format!("HTTP {}", status.unwrap_or(0))),
+                done_seen: !failed,
+                ..testutil::request_terminal(id, outcome)
+            };
+            self.push(t_ms, Event::RequestTerminal(terminal));
         }
         /// A complete streamed answer: a first token `ttfa` ms and a last one `e2e` ms after `t0`.
         pub fn answer(&mut self, t0: u64, id: &str, attempt: u32, ttfa: u64, e2e: u64) {

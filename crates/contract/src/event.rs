@@ -393,22 +393,12 @@ mod tests {
 
     #[test]
     fn envelope_serialises_with_type_and_data() {
-        let env = Envelope {
-            v: 1,
-            run_id: "r1".into(),
-            seq: 7,
-            t_ns: 1234,
-            event: Event::RoundClosed(RoundClosed {
-                round_id: "round-1".into(),
-                round_index: 0,
-                launch_skew_ns: 5,
-                resumed_partial_round: false,
-            }),
-        };
+        let closed = RoundClosed { launch_skew_ns: 5, ..crate::testutil::round_closed(1) };
+        let env = Envelope { t_ns: 1234, ..crate::testutil::envelope(7, Event::RoundClosed(closed)) };
         let line = serde_json::to_string(&env).unwrap();
         assert_eq!(
             line,
-            r#"{"v":1,"run_id":"r1","seq":7,"t_ns":1234,"type":"round_closed","data":{"round_id":"round-1","round_index":0,"launch_skew_ns":5,"resumed_partial_round":false}}"#
+            r#"{"v":1,"run_id":"run-a","seq":7,"t_ns":1234,"type":"round_closed","data":{"round_id":"round-1","round_index":1,"launch_skew_ns":5,"resumed_partial_round":false}}"#
         );
         assert_eq!(serde_json::from_str::<Envelope>(&line).unwrap(), env);
     }

@@ -123,26 +123,9 @@ impl ShardOpened {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocab::TaskFamily;
 
     fn row(round: i64, provider: &str, user: Option<i64>) -> ScheduleRow {
-        ScheduleRow {
-            round_index: round,
-            round_id: format!("r{round}"),
-            task_family: TaskFamily::TicketTriage,
-            item_id: "i".into(),
-            provider: provider.into(),
-            launch_index: 0,
-            request_id: format!("{round}-{provider}"),
-            step: None,
-            intended_offset_ns: None,
-            user,
-            prompt: None,
-            nonce: None,
-            cache_probe: None,
-            target_input_tokens: None,
-            target_output_tokens: None,
-        }
+        ScheduleRow { user, ..crate::testutil::schedule_row(round, provider) }
     }
 
     #[test]

@@ -94,6 +94,40 @@ impl Table for ScheduleRow {
     const NAME: &'static str = "schedule";
 }
 
+impl ScheduleRow {
+    /// The row of request `request_id`: round `round_index` (`round_id`) sends item `item_id`
+    /// of `task_family` to `provider`, `launch_index`-th in its launch order. Every later
+    /// column is null, as in the closed-loop workflow; a load step, a synthetic request or a
+    /// cache-probe round sets its own.
+    pub fn new(
+        round_index: i64,
+        round_id: String,
+        task_family: TaskFamily,
+        item_id: String,
+        provider: String,
+        launch_index: i64,
+        request_id: String,
+    ) -> ScheduleRow {
+        ScheduleRow {
+            round_index,
+            round_id,
+            task_family,
+            item_id,
+            provider,
+            launch_index,
+            request_id,
+            step: None,
+            intended_offset_ns: None,
+            user: None,
+            target_input_tokens: None,
+            target_output_tokens: None,
+            prompt: None,
+            nonce: None,
+            cache_probe: None,
+        }
+    }
+}
+
 /// `responses.parquet`: one row per request that reached a final outcome (its last attempt),
 /// computed from the raw events alone. A request whose attempts were all interrupted has no
 /// row: it is missing, not a failure.

@@ -533,13 +533,10 @@ mod tests {
 
     #[test]
     fn evaluations_round_trip_through_parquet_with_nested_columns() {
+        use inferbench_contract::testutil::evaluation_row;
         let rows = vec![
             EvaluationRow {
-                request_id: "r1".into(),
-                classification: Classification::InvalidResult,
                 evaluation_error_type: Some(EvaluationError::SchemaInvalid),
-                schema_valid: false,
-                correct: false,
                 correct_field_count: Some(9),
                 field_count_total: Some(10),
                 field_correct: ContractFieldCorrect::of(
@@ -549,17 +546,11 @@ mod tests {
                         .collect::<Vec<_>>(),
                 ),
                 parsed_output: ParsedOutput::of(TaskFamily::ContractTermsExtraction, &json!({"auto_renews": true})),
+                ..evaluation_row("r1", Classification::InvalidResult)
             },
             EvaluationRow {
-                request_id: "r2".into(),
-                classification: Classification::FailedRequest,
                 evaluation_error_type: Some(EvaluationError::Timeout),
-                schema_valid: false,
-                correct: false,
-                correct_field_count: None,
-                field_count_total: None,
-                field_correct: None,
-                parsed_output: None,
+                ..evaluation_row("r2", Classification::FailedRequest)
             },
         ];
         let dir = tempfile::tempdir().unwrap();

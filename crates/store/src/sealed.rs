@@ -77,59 +77,28 @@ mod tests {
     use crate::event_log;
     use crate::inventory::{read_record, segment_sha256};
     use crate::jsonl::AppendWriter;
-    use inferbench_contract::event::{Envelope, Event, Outcome, TaskFamily};
-    use inferbench_contract::event::{RequestStarted, RequestTerminal, SseEvent};
+    use inferbench_contract::event::{Envelope, Event, Outcome, RequestStarted, RequestTerminal};
     use inferbench_contract::seal::TableSegment;
     use inferbench_contract::tables::EventRow;
-    use inferbench_contract::testutil::opened;
+    use inferbench_contract::testutil::{envelope, opened, request_started, request_terminal, sse_event};
     use std::io::Write;
     use std::path::Path;
 
     fn started() -> Event {
-        Event::RequestStarted(RequestStarted {
-            request_id: "q1".into(),
-            attempt: 1,
-            round_id: "r0".into(),
-            round_index: 3,
-            provider: "p".into(),
-            task_family: TaskFamily::TicketTriage,
-            item_id: "i".into(),
-            endpoint: "http://x".into(),
-            body: serde_json::json!({"model": "m"}),
-            headers: Default::default(),
-            step: None,
-            target_input_tokens: None,
-            target_output_tokens: None,
-            released_t_ns: None,
-            intended_t_ns: 0,
-        })
+        Event::RequestStarted(RequestStarted { body: serde_json::json!({"model": "m"}), ..request_started("q1", 3) })
     }
 
     fn sse(index: u32, data: &str) -> Event {
-        Event::SseEvent(SseEvent {
-            request_id: "q1".into(),
-            attempt: 1,
-            index,
-            data: Some(data.into()),
-            event: None,
-            id: None,
-            retry: None,
-            comment: None,
-            redacted: false,
-        })
+        Event::SseEvent(sse_event("q1", index, data))
     }
 
     fn terminal() -> Event {
+        let completed = request_terminal("q1", Outcome::Completed);
         Event::RequestTerminal(RequestTerminal {
-            request_id: "q1".into(),
-            attempt: 1,
-            outcome: Outcome::Completed,
             http_status: Some(200),
-            error_type: None,
-            error_message: None,
-            error_body: None,
             bytes_received: 10,
             done_seen: true,
+            ..completed
         })
     }
 
@@ -152,7 +121,7 @@ mod tests {
         ];
         for (seq, event) in events.into_iter().enumerate() {
             let seq = seq as u64;
-            w.append(&Envelope { v: 1, run_id: "run-a".into(), seq, t_ns: 1000 + seq * 2_000_000, event }).unwrap();
+            w.append(&Envelope { t_ns: 1000 + seq * 2_000_000, ..envelope(seq, event) }).unwrap();
         }
         drop(w);
         std::fs::OpenOptions::new().append(true).open(run.segment(1)).unwrap().write_all(b"{\"v\":1,\"ru").unwrap();
@@ -261,7 +230,7 @@ mod tests {
     fn two_segment_run(dir: &Path) -> RunDir {
         let run = complete_run(dir);
         let mut w = AppendWriter::open(&run.segment(2)).unwrap();
-        w.append(&Envelope { v: 1, run_id: "run-a".into(), seq: 6, t_ns: 99_000_000, event: opened(2) }).unwrap();
+        w.append(&Envelope { t_ns: 99_000_000, ..envelope(6, opened(2)) }).unwrap();
         run
     }
 

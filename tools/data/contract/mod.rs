@@ -25,8 +25,6 @@ mod obligations;
 mod opening;
 mod section;
 mod term;
-#[cfg(test)]
-mod tests;
 pub(crate) mod vocab;
 
 use crate::item::{Generated, UserBand};
@@ -63,3 +61,6 @@ fn item(seed: u64, index: usize, plan: &Plan, band: UserBand) -> Generated {
     }
     panic!("contract {index}: no rendering fits the token band {band:?}");
 }
+
+#[cfg(test)]
+mod tests;

@@ -26,8 +26,6 @@
 mod doc;
 pub(crate) mod domains;
 mod facts;
-#[cfg(test)]
-mod tests;
 mod topics_money;
 mod topics_operations;
 mod topics_people;
@@ -294,3 +292,6 @@ impl Topic {
         self
     }
 }
+
+#[cfg(test)]
+mod tests;

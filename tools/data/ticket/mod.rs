@@ -19,8 +19,6 @@ mod body;
 mod case;
 mod extras;
 mod products;
-#[cfg(test)]
-mod tests;
 mod text;
 
 use crate::item::{Generated, UserBand};
@@ -214,3 +212,6 @@ impl Ticket {
         None
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -2,25 +2,19 @@ use super::source::BLOCK_BYTES;
 use super::*;
 use crate::jsonl::AppendWriter;
 use inferbench_contract::event::Event;
-use inferbench_contract::event::RoundClosed;
 use inferbench_contract::shard::Shard;
-use inferbench_contract::testutil::opened;
+use inferbench_contract::testutil::{envelope, opened, round_closed};
 use std::io::Write;
 
 fn closed() -> Event {
-    Event::RoundClosed(RoundClosed {
-        round_id: "r".into(),
-        round_index: 0,
-        launch_skew_ns: 0,
-        resumed_partial_round: false,
-    })
+    Event::RoundClosed(round_closed(0))
 }
 
 fn write(run: &RunDir, segment: u32, lines: &[(&str, u64, Event)]) {
     std::fs::create_dir_all(run.events_dir()).unwrap();
     let mut w = AppendWriter::open(&run.segment(segment)).unwrap();
     for (run_id, seq, event) in lines {
-        w.append(&Envelope { v: 1, run_id: run_id.to_string(), seq: *seq, t_ns: *seq, event: event.clone() }).unwrap();
+        w.append(&Envelope { run_id: run_id.to_string(), t_ns: *seq, ..envelope(*seq, event.clone()) }).unwrap();
     }
 }
 
