@@ -1,6 +1,6 @@
 //! A load step's course over time (`metrics.json` `load.timelines`): what was sent, what
 //! completed or failed, and the most requests in flight, in bins from the step's opening.
-use crate::load::LoadFacts;
+use crate::facts::LoadFacts;
 use inferbench_contract::documents::StepTimeline;
 use inferbench_contract::vocab::Outcome;
 
