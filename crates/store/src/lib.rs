@@ -24,6 +24,7 @@ pub mod provenance;
 pub mod run;
 pub mod sealed;
 pub mod shards;
+pub mod stages;
 pub mod table_lines;
 #[cfg(any(test, feature = "testutil"))]
 pub mod testutil;
