@@ -444,3 +444,25 @@ fn a_killed_run_copied_and_renamed_resumes_as_the_same_run() {
     let report = std::fs::read_to_string(renamed.join("report.md")).unwrap();
     assert!(report.contains("Run `run-original`."), "the report names the run by its lock");
 }
+
+/// An open-file limit too low for the run's providers is the machine's, not an input's: the
+/// fetch exits 1 (the stage failed), not 3, naming the limit and how to lift it.
+#[test]
+fn an_open_file_limit_too_low_for_the_providers_exits_1() {
+    let ws = Workspace::new();
+    let run = ws.run("run-nofile");
+    select_and_schedule(&ws, &run, 1);
+    let fetch = stage(&ws, "ib-fetch", &run);
+    // bash lowers its own limit, soft and hard, and becomes ib-fetch: 32 files, fewer than the
+    // spare the fetch keeps besides one connection per provider.
+    let out = Command::new("bash")
+        .args(["-c", r#"ulimit -n 32 && exec "$@""#, "bash"])
+        .arg(fetch.get_program())
+        .args(fetch.get_args())
+        .current_dir(fetch.get_current_dir().unwrap())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the hard open-file limit is 32") && stderr.contains("ulimit -Hn"), "{stderr}");
+}
