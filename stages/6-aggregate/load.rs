@@ -149,8 +149,8 @@ pub fn compute(
             let facts: Vec<&LoadFacts> = ids.iter().filter_map(|id| responses.get(*id)).collect();
             let all = in_step.get(&(step, provider.as_str())).map(Vec::as_slice).unwrap_or(&[]);
             let all: Vec<&LoadFacts> = all.iter().filter_map(|id| responses.get(*id)).collect();
-            let counted = Counted { requests: ids.len(), window: &facts, step: &all };
-            let mut row = step_row(plan, step, *target, provider, window, counted, correct, run);
+            let counted = Counted { window, requests: ids.len(), in_window: &facts, step: &all };
+            let mut row = step_row(plan, step, *target, provider, counted, correct, run);
             row.client_bound = client_bound(plan, &row, &step_lag, run, &facts);
             rows.push(row);
         }
@@ -267,12 +267,13 @@ fn meets(r: &LoadFacts, t: &FromIntended, o: &Objectives, correct: bool) -> bool
         && (!o.correct || correct)
 }
 
-/// The requests a step row counts: how many were intended in the window, the responses of
-/// those, and the responses of every request of the step (for what was sent and what ended in
-/// the window).
+/// The requests a step row counts: its window (from the step's opening, ns), how many were
+/// intended in it, the responses of those, and the responses of every request of the step (for
+/// what was sent and what ended in the window).
 struct Counted<'a> {
+    window: (u64, u64),
     requests: usize,
-    window: &'a [&'a LoadFacts],
+    in_window: &'a [&'a LoadFacts],
     step: &'a [&'a LoadFacts],
 }
 
@@ -281,12 +282,11 @@ fn step_row(
     step: u32,
     target: StepTarget,
     provider: &str,
-    (window_start, window_end): (u64, u64),
     counted: Counted,
     correct: &HashMap<String, bool>,
     run: Option<&StepFacts>,
 ) -> StepMetrics {
-    let Counted { requests, window: facts, step: all } = counted;
+    let Counted { window: (window_start, window_end), requests, in_window: facts, step: all } = counted;
     let window_seconds = (window_end - window_start) as f64 / 1e9;
     let opened = run.map_or(0, |s| s.opened_t_ns as i64);
     let in_window = |t_ns: i64| (window_start as i64..window_end as i64).contains(&(t_ns - opened));

@@ -153,7 +153,7 @@ fn disagreements(makefile: &str) -> Vec<String> {
         }
     }
     for rule in &rules {
-        if !rule.binaries.iter().any(|b| STAGES.iter().any(|s| &s.binary == b)) {
+        if !rule.binaries.iter().any(|b| STAGES.iter().any(|s| s.binary == b)) {
             problems.push(format!("line {}: a rule for {:?} names no stage of the table", rule.line, rule.targets));
         }
     }

@@ -40,11 +40,11 @@ pub fn raise() -> Result<u64, Error> {
         // SAFETY: setrlimit reads one rlimit through a valid pointer.
         if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } != 0 {
             let source = std::io::Error::last_os_error();
-            return Err(Error::Raise { from: limit.rlim_cur as u64, to: limit.rlim_max as u64, source });
+            return Err(Error::Raise { from: limit.rlim_cur, to: limit.rlim_max, source });
         }
         limit = raised;
     }
-    Ok(limit.rlim_cur as u64)
+    Ok(limit.rlim_cur)
 }
 
 /// Raises the limit and checks it leaves room for `connections` sockets; the error names the
@@ -67,7 +67,7 @@ mod tests {
         let limit = super::raise().unwrap();
         let mut now = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
         assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut now) }, 0);
-        assert_eq!((now.rlim_cur, limit), (now.rlim_max, now.rlim_max as u64));
+        assert_eq!((now.rlim_cur, limit), (now.rlim_max, now.rlim_max));
         let err = super::ensure(u64::MAX - super::SPARE).unwrap_err().to_string();
         assert!(err.contains("hard open-file limit is") && err.contains("ulimit -Hn"), "{err}");
     }
