@@ -56,7 +56,7 @@ pub fn run(args: Args) -> Result<()> {
     let nothing_to_send = pending == 0 && state.open.is_empty() && !first_of_shard(&plan, &state);
     if !nothing_to_send {
         // One connection per provider: a fleet of a thousand needs more than the usual 1,024 files.
-        nofile::ensure(plan.clients.len() as u64, "ib-fetch").map_err(|e| Error::bad(format!("{e:#}")))?;
+        nofile::ensure(plan.clients.len() as u64)?;
         // One thread runs every request. A round's launch then queues all its requests before
         // any byte of them is written, so their `request_started` lines go to the log in one
         // write ahead of the wire, and no other work runs between two sends (see
@@ -74,7 +74,7 @@ fn load(plan: Arc<plan::Plan>, state: Arc<resume::LogState>) -> Result<()> {
         steps::remaining(&plan, &state).is_empty() && state.open.is_empty() && !first_of_shard(&plan, &state);
     if !nothing_to_send {
         // A step's connections number as many as its requests in flight: as many files as allowed.
-        nofile::raise().map_err(|e| Error::bad(format!("{e:#}")))?;
+        nofile::raise()?;
         if !priority::raise() {
             eprintln!(
                 "ib-fetch: at ordinary priority (a higher one needs root or CAP_SYS_NICE): on a busy machine the \

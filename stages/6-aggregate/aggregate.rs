@@ -1,79 +1,25 @@
-//! The stage, in order: read and check the lock (`inputs`), join and check the tables
-//! (`join`), take the prompt-cache probe's requests out (`cache`), compute every group, the pooled rows and the ranking (`metrics`), the paired
-//! comparisons (`comparisons`), and only then write the four outputs, as one atomic group.
+//! The stage, in three phases: read every input once and check it against the run's lock
+//! (`inputs`), compute every figure (`figures`), and only then write the four outputs, as one
+//! atomic group (`output`).
 use crate::args::Args;
-use crate::{cache, error, inputs, join, load, metrics, output};
-use inferbench_contract::documents::Provenance;
-use inferbench_contract::vocab::TaskFamily;
+use crate::{figures, inputs, output};
 use inferbench_store::run::RunDir;
-use inferbench_store::{atomic, execution, parquet_io};
-use std::collections::BTreeSet;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let inputs = inputs::load(&args)?;
-    // A synthetic load workload's requests are all of the one family that is not the dataset's.
-    let synthetic = inputs.spec.load.as_ref().is_some_and(|l| l.workload.synthetic().is_some());
-    let families = if synthetic { vec![TaskFamily::Synthetic] } else { inputs.spec.task_families() };
-    let mut joined = join::join(inputs.tables, &families, &inputs.table.names()).map_err(error::invalid)?;
-    // Before any other figure: the probe's requests count in its section only.
-    let probe = cache::split_off(&mut joined);
-    let computed = metrics::compute_with(
-        inputs.rules,
-        &joined,
-        &families,
-        &inputs.table,
-        inputs.reference_paired_failures.as_ref(),
-    );
-    let identity = output::RunIdentity {
-        benchmark_slug: &inputs.spec.slug,
-        run_id: &inputs.lock.run_id,
-        provenance: Provenance::new(&inputs.hashes),
-    };
-    let mut metrics_doc = output::metrics_doc(&identity, &computed);
-    if let Some(plan) = &inputs.spec.load {
-        metrics_doc.load = Some(load_metrics(&args, plan, &inputs.table.names(), &joined)?);
-    }
-    if let Some(probe) = &probe {
-        let providers: BTreeSet<String> = probe.schedule.iter().map(|r| r.provider.clone()).collect();
-        metrics_doc.cache_probe = Some(cache::compute(probe, &providers.into_iter().collect::<Vec<_>>()));
-    }
-    let comparisons_doc = output::comparisons_doc(&identity, &computed, &joined);
-    let rows = output::metric_rows(&computed);
-    let pooled = output::pooled_rows(&computed);
-    let run = RunDir::new(&args.run);
-    let mut outputs = atomic::Group::new(run.root());
-    outputs.add(&run.metrics_json(), &atomic::json_bytes(&run.metrics_json(), &metrics_doc)?)?;
-    outputs.add(&run.metrics_parquet(), &parquet_io::to_bytes(&rows, &inputs.hashes)?)?;
-    outputs.add(&run.pooled_parquet(), &parquet_io::to_bytes(&pooled, &inputs.hashes)?)?;
-    outputs.add(&run.comparisons(), &atomic::json_bytes(&run.comparisons(), &comparisons_doc)?)?;
-    outputs.commit()?;
+    // Held until the outputs are written: no other stage writes into the run meanwhile.
+    let (read, _writer) = inputs::read(&args)?;
+    let about = &read.about;
+    let figures = figures::compute(about, read.tables, read.load)?;
+    let id =
+        output::RunIdentity { benchmark_slug: &about.spec.slug, run_id: &about.lock.run_id, inputs: &about.hashes };
+    output::write(&RunDir::new(&args.run), &id, &figures)?;
     eprintln!(
         "ib-aggregate: {} providers, {} responses, {} ranked; wrote metrics.json, metrics.parquet, pooled.parquet, comparisons.json",
-        computed.pooled.len(),
-        joined.observations.len(),
-        computed.ranking.len()
+        figures.metrics.pooled.len(),
+        figures.responses,
+        figures.metrics.ranking.len()
     );
     Ok(())
-}
-
-/// A load run's figures per step and provider: the responses read again for what they hold
-/// of the load (intended times, answer chunks), with the evaluations' verdicts and the log's
-/// step runs (recorded in `responses.parquet`'s metadata).
-fn load_metrics(
-    args: &crate::args::Args,
-    plan: &inferbench_inputs::spec::LoadPlan,
-    providers: &[String],
-    joined: &join::Joined,
-) -> anyhow::Result<inferbench_contract::documents::LoadMetrics> {
-    use inferbench_contract::tables::ResponseRow;
-    let run = RunDir::new(&args.run);
-    let mut facts = Vec::new();
-    for batch in parquet_io::Reader::<ResponseRow>::open(&run.responses())? {
-        facts.extend(batch?.into_iter().map(load::LoadFacts::from));
-    }
-    let steps = execution::recorded(&run)?.1.map(|execution| execution.steps).unwrap_or_default();
-    let correct = joined.observations.iter().map(|o| (o.response.request_id.clone(), o.evaluation.correct)).collect();
-    Ok(load::compute(plan, providers, &joined.schedule, facts, &correct, &steps))
 }
 
 #[cfg(test)]
@@ -84,6 +30,7 @@ mod tests {
     use inferbench_contract::canonical::file_sha256;
     use inferbench_contract::lock::Lock;
     use inferbench_contract::tables::{EvaluationRow, ResponseRow, ScheduleRow};
+    use inferbench_store::{atomic, parquet_io};
     use std::collections::BTreeMap;
     use std::path::{Path, PathBuf};
 

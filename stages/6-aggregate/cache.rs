@@ -11,8 +11,9 @@
 //! The probe's requests are checked by the join like every other request (scheduled, one
 //! evaluation each), then split off, so that no other figure (groups, pooled rows, ranks,
 //! comparisons) counts them.
+use crate::facts::ResponseFacts;
 use crate::group::percentile_value;
-use crate::join::{Joined, ResponseFacts};
+use crate::join::Joined;
 use inferbench_contract::documents::{CacheProbeMetrics, CacheProbeProvider, CacheProbeVerdict};
 use inferbench_contract::metrics::TTFA;
 use inferbench_contract::tables::ScheduleRow;

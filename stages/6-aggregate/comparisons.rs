@@ -13,11 +13,12 @@
 //! ranking only. Compatibility is the pooled row's (model identity on completed responses),
 //! not the reference's per-record check, so a single HTTP error does not exclude a provider
 //! (reference §12.2 item 10).
-use crate::join::Observation;
+use crate::join::{Joined, Observation};
 use inferbench_contract::documents::{PairRow, PooledMetrics, ProviderEligibility, WinRow};
 use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::vocab::Outcome;
-use inferbench_inputs::providers::Provider;
+use inferbench_inputs::providers::{Provider, ProviderTable};
+use inferbench_stats::percentile::Samples;
 use inferbench_judge::rules::Rules;
 use inferbench_stats::percentile::Samples;
 use std::collections::{BTreeMap, BTreeSet};
@@ -27,6 +28,49 @@ pub const DIFFERENCE_DEFINITION: &str = "provider_a_e2e_latency_ms - provider_b_
 /// The reference's reasons for leaving a provider out of the paired comparisons.
 pub const INCOMPATIBLE: &str = "incompatible model or request configuration";
 pub const INCOMPLETE: &str = "incomplete or internally inconsistent local artifact graph";
+
+/// The figures of `comparisons.json`.
+#[derive(Debug, Clone)]
+pub struct Comparisons {
+    /// Each provider's eligibility for the paired comparisons, by name.
+    pub eligibility: Vec<ProviderEligibility>,
+    pub wins: Vec<WinRow>,
+    pub pairs: Vec<PairRow>,
+}
+
+/// The paired comparisons of a joined run whose providers' pooled rows are `pooled`. `table`
+/// must define every scheduled provider (the join checked it). `reference_failures`: for an
+/// imported run, its reference records failing the reference's record-level paired check, by
+/// provider (see [`eligibility_with`]).
+pub fn compute(
+    rules: Rules,
+    joined: &Joined,
+    table: &ProviderTable,
+    pooled: &[PooledMetrics],
+    reference_failures: Option<&BTreeMap<String, usize>>,
+) -> Comparisons {
+    let mut rows: Vec<&PooledMetrics> = pooled.iter().collect();
+    rows.sort_by(|a, b| a.metrics.provider.cmp(&b.metrics.provider));
+    // Only the reference's record-level check on inferbench's own responses reads them.
+    let mut observations: BTreeMap<&str, Vec<&Observation>> = BTreeMap::new();
+    if rules.is_reference() && reference_failures.is_none() {
+        for o in &joined.observations {
+            observations.entry(o.response.provider.as_str()).or_default().push(o);
+        }
+    }
+    let eligibility: Vec<ProviderEligibility> = rows
+        .into_iter()
+        .map(|row| {
+            let name = row.metrics.provider.as_str();
+            let provider = table.get(name).expect("the join checked that every scheduled provider is in the table");
+            let mine = observations.get(name).map_or(&[][..], Vec::as_slice);
+            let failures = reference_failures.map(|f| f.get(name).copied().unwrap_or(0));
+            eligibility_with(rules, row, provider, mine, failures)
+        })
+        .collect();
+    let rounds = rounds(&joined.schedule, &joined.observations);
+    Comparisons { wins: fastest_wins(&rounds, &eligibility), pairs: pairwise(&rounds, &eligibility), eligibility }
+}
 
 /// A provider's eligibility for paired comparisons, from its pooled row.
 pub fn eligibility_of(row: &PooledMetrics) -> ProviderEligibility {
@@ -301,11 +345,8 @@ mod tests {
         let table = fixture::provider_table();
         let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
         let eligible = |rules: Rules| -> Vec<bool> {
-            crate::metrics::compute_with(rules, &joined, &fixture::families(), &table, None)
-                .paired
-                .iter()
-                .map(|e| e.eligible)
-                .collect()
+            let pooled = crate::metrics::compute_with(rules, &joined, &fixture::families(), &table).pooled;
+            compute(rules, &joined, &table, &pooled, None).eligibility.iter().map(|e| e.eligible).collect()
         };
         assert_eq!(eligible(Rules::Inferbench), [true, true, true]);
         assert_eq!(eligible(Rules::Reference), [true, false, false]);

@@ -1,6 +1,6 @@
 //! Test fixtures: hand-built schedules, responses and evaluations whose metrics can be
 //! computed by hand.
-use crate::join::Tables;
+use crate::facts::Tables;
 use inferbench_contract::tables::{EvaluationRow, ResponseRow, ScheduleRow};
 use inferbench_contract::testutil;
 use inferbench_contract::vocab::{Classification, OperationalOutcome, Outcome, TaskFamily};

@@ -5,7 +5,8 @@
 //! a percentile metric's samples are the non-null values of its column, so a failed request
 //! shows up as a missing sample rather than vanishing. Percentiles of the pooled row are taken
 //! over the concatenated samples, never averaged from the family rows.
-use crate::join::{Observation, ResponseFacts};
+use crate::facts::ResponseFacts;
+use crate::join::Observation;
 use inferbench_contract::documents::{
     AnswerStreaming, Cost, FailureCounts, FieldDiagnostics, FlatPercentiles, GroupMetrics, MetricSummaries,
     PercentileInterval, PercentileValue, Percentiles, PriceUsd, RateDetail, RateInterval, SpreadFigures,

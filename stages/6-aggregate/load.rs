@@ -1,12 +1,14 @@
 //! A load run's figures per step and provider (`metrics.json`'s `load` section; the
 //! definitions are in [`DEFINITIONS`], written into the document for its readers).
+use crate::facts::LoadFacts;
+use crate::timeline;
 use inferbench_contract::documents::{
     ClientLimits, Knee, LoadMetrics, LoadObjectives, LoadWorkload, OutcomeCount, Quantiles, StepMetrics,
     SEND_LAG_REASON,
 };
 use inferbench_contract::manifest::StepFacts;
-use inferbench_contract::tables::{ResponseRow, ScheduleRow};
-use inferbench_contract::vocab::{LoadMode, OperationalOutcome, Outcome, StepStatus, WorkloadKind};
+use inferbench_contract::tables::ScheduleRow;
+use inferbench_contract::vocab::{LoadMode, OperationalOutcome, StepStatus, WorkloadKind};
 use inferbench_inputs::spec::{seconds_ns, LoadPlan, Objectives, StepTarget};
 use inferbench_stats::percentile::Samples;
 use std::collections::{BTreeMap, HashMap};
@@ -43,67 +45,6 @@ pub const DEFINITIONS: &[&str] = &[
      fewer than 100 samples is the maximum); tokens/s percentiles past p50 are floors (the value at least K % of \
      streams reached)",
 ];
-
-/// What the load figures read of a `responses.parquet` row.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadFacts {
-    pub request_id: String,
-    pub provider: String,
-    pub step: Option<i64>,
-    pub operational_outcome: OperationalOutcome,
-    pub outcome: Outcome,
-    pub complete: bool,
-    pub ttfo_ms: Option<f64>,
-    pub ttfa_ms: Option<f64>,
-    pub e2e_latency_ms: Option<f64>,
-    pub visible_answer_tokens: i64,
-    pub output_tokens_per_second: Option<f64>,
-    pub started_t_ns: i64,
-    pub intended_t_ns: i64,
-    pub released_t_ns: Option<i64>,
-    pub ended_t_ns: i64,
-    pub answer_chunk_ms: Vec<f64>,
-    pub answer_chunk_tokens: Vec<i64>,
-    pub answer_buffered: bool,
-}
-
-impl From<ResponseRow> for LoadFacts {
-    fn from(r: ResponseRow) -> LoadFacts {
-        LoadFacts {
-            request_id: r.request_id,
-            provider: r.provider,
-            step: r.step,
-            operational_outcome: r.operational_outcome,
-            outcome: r.outcome,
-            complete: r.complete,
-            ttfo_ms: r.ttfo_ms,
-            ttfa_ms: r.ttfa_ms,
-            e2e_latency_ms: r.e2e_latency_ms,
-            visible_answer_tokens: r.visible_answer_tokens,
-            output_tokens_per_second: r.output_tokens_per_second,
-            started_t_ns: r.started_t_ns,
-            intended_t_ns: r.intended_t_ns,
-            released_t_ns: r.released_t_ns,
-            ended_t_ns: r.ended_t_ns,
-            answer_chunk_ms: r.answer_chunk_ms,
-            answer_chunk_tokens: r.answer_chunk_tokens,
-            answer_buffered: r.answer_buffered,
-        }
-    }
-}
-
-impl LoadFacts {
-    /// The client's lateness, ms: the send after the request was due, or, held by a capped
-    /// step's queue, after its slot freed.
-    pub fn send_lag_ms(&self) -> f64 {
-        (self.started_t_ns - self.released_t_ns.unwrap_or(self.intended_t_ns).max(self.intended_t_ns)) as f64 / 1e6
-    }
-
-    /// How long a capped step's queue held the request, ms (0 when it found a free slot).
-    pub fn queued_ms(&self) -> f64 {
-        self.released_t_ns.map_or(0.0, |r| (r - self.intended_t_ns).max(0) as f64 / 1e6)
-    }
-}
 
 /// The inter-token gaps of one answer, ms (see [`DEFINITIONS`]).
 pub fn itl_gaps(chunk_ms: &[f64], chunk_tokens: &[i64]) -> Vec<f64> {
@@ -170,7 +111,7 @@ pub fn compute(
             .flat_map(|(_, ids)| ids.iter().filter_map(|id| responses.get(*id)))
             .collect();
         let first_send = of_step.iter().map(|r| r.started_t_ns).min().unwrap_or(0);
-        timelines.push(crate::timeline::timeline(step, run.map_or(first_send, |r| r.opened_t_ns as i64), &of_step));
+        timelines.push(timeline::timeline(step, run.map_or(first_send, |r| r.opened_t_ns as i64), &of_step));
         // A closed loop's window is by the log's own times: from its opening plus the warm-up
         // to its closing less the cool-down; its requests are those sent in it.
         let window = match (target, run) {
@@ -208,8 +149,8 @@ pub fn compute(
             let facts: Vec<&LoadFacts> = ids.iter().filter_map(|id| responses.get(*id)).collect();
             let all = in_step.get(&(step, provider.as_str())).map(Vec::as_slice).unwrap_or(&[]);
             let all: Vec<&LoadFacts> = all.iter().filter_map(|id| responses.get(*id)).collect();
-            let counted = Counted { requests: ids.len(), window: &facts, step: &all };
-            let mut row = step_row(plan, step, *target, provider, window, counted, correct, run);
+            let counted = Counted { window, requests: ids.len(), in_window: &facts, step: &all };
+            let mut row = step_row(plan, step, *target, provider, counted, correct, run);
             row.client_bound = client_bound(plan, &row, &step_lag, run, &facts);
             rows.push(row);
         }
@@ -326,12 +267,13 @@ fn meets(r: &LoadFacts, t: &FromIntended, o: &Objectives, correct: bool) -> bool
         && (!o.correct || correct)
 }
 
-/// The requests a step row counts: how many were intended in the window, the responses of
-/// those, and the responses of every request of the step (for what was sent and what ended in
-/// the window).
+/// The requests a step row counts: its window (from the step's opening, ns), how many were
+/// intended in it, the responses of those, and the responses of every request of the step (for
+/// what was sent and what ended in the window).
 struct Counted<'a> {
+    window: (u64, u64),
     requests: usize,
-    window: &'a [&'a LoadFacts],
+    in_window: &'a [&'a LoadFacts],
     step: &'a [&'a LoadFacts],
 }
 
@@ -340,12 +282,11 @@ fn step_row(
     step: u32,
     target: StepTarget,
     provider: &str,
-    (window_start, window_end): (u64, u64),
     counted: Counted,
     correct: &HashMap<String, bool>,
     run: Option<&StepFacts>,
 ) -> StepMetrics {
-    let Counted { requests, window: facts, step: all } = counted;
+    let Counted { window: (window_start, window_end), requests, in_window: facts, step: all } = counted;
     let window_seconds = (window_end - window_start) as f64 / 1e9;
     let opened = run.map_or(0, |s| s.opened_t_ns as i64);
     let in_window = |t_ns: i64| (window_start as i64..window_end as i64).contains(&(t_ns - opened));
@@ -454,7 +395,7 @@ fn client_bound(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_contract::vocab::ArrivalProcess;
+    use inferbench_contract::vocab::{ArrivalProcess, Outcome, TaskFamily};
 
     #[test]
     fn itl_spreads_a_chunk_over_its_tokens_and_skips_chunks_that_complete_none() {

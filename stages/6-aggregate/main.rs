@@ -7,6 +7,8 @@ mod args;
 mod cache;
 mod comparisons;
 mod error;
+mod facts;
+mod figures;
 #[cfg(test)]
 mod fixture;
 mod group;

@@ -1,12 +1,12 @@
 //! Every group of a run: one row per scheduled provider × spec family (ordered by provider,
 //! then family name, as the reference orders them; a family a provider never answered has
-//! its row too, so a gap is visible), then each provider's pooled row, eligibility and rank.
-use crate::comparisons;
+//! its row too, so a gap is visible) and one over all of a provider's requests, its pooled
+//! row; then each provider's eligibility, the ranking and how far the ranks are told apart.
 use crate::group::{self, GroupInput};
 use crate::join::{Joined, Observation};
 use crate::pooled;
 use crate::separation;
-use inferbench_contract::documents::{GroupMetrics, PooledMetrics, ProviderEligibility, RankSeparation};
+use inferbench_contract::documents::{GroupMetrics, PooledMetrics, RankSeparation};
 use inferbench_contract::vocab::TaskFamily;
 use inferbench_inputs::providers::ProviderTable;
 use inferbench_judge::rules::Rules;
@@ -21,8 +21,6 @@ pub struct Computed {
     pub pooled: Vec<PooledMetrics>,
     /// Ranked provider names, best first.
     pub ranking: Vec<String>,
-    /// Each provider's eligibility for the paired comparisons, by name.
-    pub paired: Vec<ProviderEligibility>,
     /// Whether each pair of adjacent ranked providers is told apart, in ranking order.
     pub separations: Vec<RankSeparation>,
 }
@@ -30,19 +28,12 @@ pub struct Computed {
 /// Computes the metrics of a joined run under inferbench's rules.
 #[cfg(test)]
 pub fn compute(joined: &Joined, families: &[TaskFamily], table: &ProviderTable) -> Computed {
-    compute_with(Rules::Inferbench, joined, families, table, None)
+    compute_with(Rules::Inferbench, joined, families, table)
 }
 
 /// Computes the metrics of a joined run. `table` must define every scheduled provider (the
-/// join checked it). `reference_failures`: for an imported run, its reference records failing
-/// the reference's record-level paired check, by provider (see `comparisons`).
-pub fn compute_with(
-    rules: Rules,
-    joined: &Joined,
-    families: &[TaskFamily],
-    table: &ProviderTable,
-    reference_failures: Option<&BTreeMap<String, usize>>,
-) -> Computed {
+/// join checked it).
+pub fn compute_with(rules: Rules, joined: &Joined, families: &[TaskFamily], table: &ProviderTable) -> Computed {
     let mut scheduled: BTreeMap<(&str, TaskFamily), usize> = BTreeMap::new();
     for row in &joined.schedule {
         *scheduled.entry((row.provider.as_str(), row.task_family)).or_default() += 1;
@@ -50,35 +41,36 @@ pub fn compute_with(
     let providers: BTreeSet<&str> = joined.schedule.iter().map(|s| s.provider.as_str()).collect();
     let mut family_rows = Vec::new();
     let mut pooled_rows = Vec::new();
-    let mut paired = Vec::new();
     for name in providers {
         let provider = table.get(name).expect("the join checked that every scheduled provider is in the table");
         let mine: Vec<&Observation> = joined.observations.iter().filter(|o| o.response.provider == name).collect();
-        let rows: Vec<GroupMetrics> = families
+        let group_of = |family: &str, scheduled: usize, observations: &[&Observation]| {
+            group::compute(&GroupInput {
+                provider: name,
+                family,
+                scheduled,
+                observations,
+                price: provider.price_usd_per_million_tokens,
+            })
+        };
+        let mut rows: Vec<GroupMetrics> = families
             .iter()
             .map(|family| {
                 let obs: Vec<&Observation> =
                     mine.iter().copied().filter(|o| o.response.task_family == *family).collect();
-                group::compute(&GroupInput {
-                    provider: name,
-                    family: family.as_str(),
-                    scheduled: scheduled.get(&(name, *family)).copied().unwrap_or(0),
-                    observations: &obs,
-                    price: provider.price_usd_per_million_tokens,
-                })
+                group_of(family.as_str(), scheduled.get(&(name, *family)).copied().unwrap_or(0), &obs)
             })
             .collect();
-        let row = pooled::assess_with(rules, provider, &rows, &mine);
-        let failures = reference_failures.map(|f| f.get(name).copied().unwrap_or(0));
-        paired.push(comparisons::eligibility_with(rules, &row, provider, &mine, failures));
-        pooled_rows.push(row);
-        let mut rows = rows;
+        // The pooled row is a group of its own: its percentiles are of every sample, never
+        // averaged from the family rows.
+        let all = group_of(pooled::POOLED, rows.iter().map(|f| f.scheduled_count as usize).sum(), &mine);
+        pooled_rows.push(pooled::assess_with(rules, provider, &rows, all, &mine));
         rows.sort_by(|a, b| a.task_family.cmp(&b.task_family));
         family_rows.extend(rows);
     }
     let ranking = pooled::rank(&mut pooled_rows);
     let separations = separation::separate(&ranking, &joined.observations, &mut pooled_rows);
-    Computed { families: family_rows, pooled: pooled_rows, ranking, paired, separations }
+    Computed { families: family_rows, pooled: pooled_rows, ranking, separations }
 }
 
 #[cfg(test)]

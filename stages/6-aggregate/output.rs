@@ -1,16 +1,18 @@
-//! The stage's four outputs: `metrics.json`, `metrics.parquet`, `pooled.parquet` and
-//! `comparisons.json`.
+//! The stage's last phase: the figures serialised into its four outputs, `metrics.json`,
+//! `metrics.parquet`, `pooled.parquet` and `comparisons.json`, written together as one atomic
+//! group. Nothing here computes a figure.
 //! Nothing in them depends on the clock or the machine, so re-deriving them from the same
 //! inputs with the same code gives the same bytes.
-use crate::comparisons;
-use crate::join::Joined;
-use crate::metrics::Computed;
+use crate::figures::Figures;
 use crate::pooled::{MAX_FAILURE_PERCENT, MIN_SUCCESS_PERCENT};
 use inferbench_contract::documents::{
-    ComparisonsDocument, EligibilityPolicy, MetricsDocument, Provenance, ProviderEligibility, METRICS_VERSION,
+    ComparisonsDocument, EligibilityPolicy, MetricsDocument, Provenance, METRICS_VERSION,
 };
 use inferbench_contract::tables::{MetricRow, PooledRow};
 use inferbench_contract::vocab::TaskFamily;
+use inferbench_store::run::RunDir;
+use inferbench_store::{atomic, parquet_io};
+use std::collections::BTreeMap;
 
 pub const PERCENTILE_CONVENTION: &str =
     "nearest-rank, integer ranks: upper pK = ceil(K·n/100); lower floor pK = n − ceil(K·n/100) + 1";
@@ -23,14 +25,35 @@ pub const METRICS_PERCENTILE_CONVENTION: &str =
      1 − K/100 (floor); none when even [x(1), x(n)] falls short; rates with 95 % Wilson score intervals";
 pub const TIE_RULE: &str = "exact E2E ties split one round's credit equally (1/k each)";
 
-/// Who the run belongs to.
+/// Who the run belongs to, and every file its figures were derived from.
 pub struct RunIdentity<'a> {
     pub benchmark_slug: &'a str,
     pub run_id: &'a str,
-    pub provenance: Provenance,
+    /// Logical name → SHA-256: the outputs' provenance.
+    pub inputs: &'a BTreeMap<String, String>,
 }
 
-pub fn metrics_doc(id: &RunIdentity, computed: &Computed) -> MetricsDocument {
+/// Writes the four outputs into `run`, all or none: the documents and rows made from the
+/// figures, then their bytes, then the files.
+pub fn write(run: &RunDir, id: &RunIdentity, figures: &Figures) -> anyhow::Result<()> {
+    let (metrics, comparisons) = (metrics_doc(id, figures), comparisons_doc(id, figures));
+    let (rows, pooled) = (metric_rows(figures), pooled_rows(figures));
+    let files = [
+        (run.metrics_json(), atomic::json_bytes(&run.metrics_json(), &metrics)?),
+        (run.metrics_parquet(), parquet_io::to_bytes(&rows, id.inputs)?),
+        (run.pooled_parquet(), parquet_io::to_bytes(&pooled, id.inputs)?),
+        (run.comparisons(), atomic::json_bytes(&run.comparisons(), &comparisons)?),
+    ];
+    let mut outputs = atomic::Group::new(run.root());
+    for (path, bytes) in &files {
+        outputs.add(path, bytes)?;
+    }
+    outputs.commit()?;
+    Ok(())
+}
+
+pub fn metrics_doc(id: &RunIdentity, figures: &Figures) -> MetricsDocument {
+    let computed = &figures.metrics;
     MetricsDocument {
         metrics_version: METRICS_VERSION.to_string(),
         benchmark_slug: id.benchmark_slug.to_string(),
@@ -45,31 +68,31 @@ pub fn metrics_doc(id: &RunIdentity, computed: &Computed) -> MetricsDocument {
         ranking: computed.ranking.clone(),
         rank_separation: computed.separations.clone(),
         rank_separation_method: crate::separation::METHOD.to_string(),
-        load: None,
-        cache_probe: None,
-        provenance: id.provenance.clone(),
+        load: figures.load.clone(),
+        cache_probe: figures.cache_probe.clone(),
+        provenance: Provenance::new(id.inputs),
     }
 }
 
-pub fn comparisons_doc(id: &RunIdentity, computed: &Computed, joined: &Joined) -> ComparisonsDocument {
-    let eligibility: Vec<ProviderEligibility> = computed.paired.clone();
-    let rounds = comparisons::rounds(&joined.schedule, &joined.observations);
+pub fn comparisons_doc(id: &RunIdentity, figures: &Figures) -> ComparisonsDocument {
+    let comparisons = &figures.comparisons;
     ComparisonsDocument {
         metrics_version: METRICS_VERSION.to_string(),
         benchmark_slug: id.benchmark_slug.to_string(),
         run_id: id.run_id.to_string(),
         percentile_convention: PERCENTILE_CONVENTION.to_string(),
         tie_rule: TIE_RULE.to_string(),
-        fastest_provider_wins: comparisons::fastest_wins(&rounds, &eligibility),
-        pairwise_e2e_latency_differences: comparisons::pairwise(&rounds, &eligibility),
-        provider_eligibility: eligibility,
-        provenance: id.provenance.clone(),
+        fastest_provider_wins: comparisons.wins.clone(),
+        pairwise_e2e_latency_differences: comparisons.pairs.clone(),
+        provider_eligibility: comparisons.eligibility.clone(),
+        provenance: Provenance::new(id.inputs),
     }
 }
 
 /// `metrics.parquet` rows: per provider (by name), its family rows (by family name).
-pub fn metric_rows(computed: &Computed) -> Vec<MetricRow> {
-    let mut rows: Vec<MetricRow> = computed
+pub fn metric_rows(figures: &Figures) -> Vec<MetricRow> {
+    let mut rows: Vec<MetricRow> = figures
+        .metrics
         .families
         .iter()
         .map(|m| {
@@ -84,40 +107,45 @@ pub fn metric_rows(computed: &Computed) -> Vec<MetricRow> {
 
 /// `pooled.parquet` rows: one per provider, ranked providers first (by rank), then the others
 /// by name, as `metrics.json` orders them.
-pub fn pooled_rows(computed: &Computed) -> Vec<PooledRow> {
-    computed.pooled.iter().map(PooledRow::of).collect()
+pub fn pooled_rows(figures: &Figures) -> Vec<PooledRow> {
+    figures.metrics.pooled.iter().map(PooledRow::of).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fixture::{self, Req, TICKET};
-    use std::collections::BTreeMap;
+    use inferbench_judge::rules::Rules;
 
-    fn computed_and_joined() -> (Computed, Joined) {
+    fn figures() -> Figures {
         let table = fixture::provider_table();
         let mut reqs = fixture::balanced(&["b", "a"], |p, round| if p == "a" { 100.0 + round as f64 } else { 200.0 });
         reqs.push(Req::failed(1, TICKET, "c", "429"));
         let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
-        (crate::metrics::compute(&joined, &fixture::families(), &table), joined)
+        let metrics = crate::metrics::compute(&joined, &fixture::families(), &table);
+        let comparisons = crate::comparisons::compute(Rules::Inferbench, &joined, &table, &metrics.pooled, None);
+        Figures { metrics, comparisons, load: None, cache_probe: None, responses: joined.observations.len() }
     }
 
-    fn identity() -> RunIdentity<'static> {
-        let inputs = BTreeMap::from([("lock.json".to_string(), "ab".repeat(32))]);
-        RunIdentity { benchmark_slug: "slug", run_id: "run-1", provenance: Provenance::new(&inputs) }
+    fn inputs() -> BTreeMap<String, String> {
+        BTreeMap::from([("lock.json".to_string(), "ab".repeat(32))])
+    }
+
+    fn identity(inputs: &BTreeMap<String, String>) -> RunIdentity<'_> {
+        RunIdentity { benchmark_slug: "slug", run_id: "run-1", inputs }
     }
 
     #[test]
     fn metrics_rows_are_families_by_provider_and_pooled_rows_one_per_provider() {
-        let (computed, _) = computed_and_joined();
-        let rows = metric_rows(&computed);
+        let figures = figures();
+        let rows = metric_rows(&figures);
         let keys: Vec<(&str, &str)> = rows.iter().map(|r| (r.provider.as_str(), r.task_family.as_str())).collect();
         assert_eq!(keys.len(), 9);
         assert_eq!(
             &keys[..3],
             &[("a", fixture::CONTRACT.as_str()), ("a", fixture::MEETING.as_str()), ("a", TICKET.as_str())]
         );
-        let pooled = pooled_rows(&computed);
+        let pooled = pooled_rows(&figures);
         let order: Vec<(&str, Option<i64>, bool)> =
             pooled.iter().map(|r| (r.provider.as_str(), r.rank, r.eligible)).collect();
         assert_eq!(order, [("a", Some(1), true), ("b", Some(2), true), ("c", None, false)]);
@@ -131,16 +159,15 @@ mod tests {
 
     #[test]
     fn the_json_documents_carry_provenance_and_are_reproducible() {
-        let (computed, joined) = computed_and_joined();
-        let id = identity();
-        let metrics = serde_json::to_string_pretty(&metrics_doc(&id, &computed)).unwrap();
-        let (again, _) = computed_and_joined();
-        assert_eq!(metrics, serde_json::to_string_pretty(&metrics_doc(&id, &again)).unwrap());
+        let (figures, inputs) = (figures(), inputs());
+        let id = identity(&inputs);
+        let metrics = serde_json::to_string_pretty(&metrics_doc(&id, &figures)).unwrap();
+        assert_eq!(metrics, serde_json::to_string_pretty(&metrics_doc(&id, &self::figures())).unwrap());
         let value: serde_json::Value = serde_json::from_str(&metrics).unwrap();
         assert_eq!(value["provenance"]["code_version"], inferbench_contract::CODE_VERSION);
         assert_eq!(value["ranking"], serde_json::json!(["a", "b"]));
         assert_eq!(value["eligibility"]["max_failure_rate"], 0.01);
-        let comparisons = serde_json::to_value(comparisons_doc(&id, &computed, &joined)).unwrap();
+        let comparisons = serde_json::to_value(comparisons_doc(&id, &figures)).unwrap();
         assert_eq!(comparisons["fastest_provider_wins"][0]["credited_wins"], 3.0);
         assert_eq!(comparisons["pairwise_e2e_latency_differences"].as_array().unwrap().len(), 3);
         assert_eq!(comparisons["provider_eligibility"][2]["eligible"], false);

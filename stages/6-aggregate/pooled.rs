@@ -6,7 +6,6 @@
 //! against the provider's model id and its aliases, so a failed request never makes a
 //! provider "incompatible"; and completeness is judged from the run's own tables (every
 //! scheduled request has a response, families balanced), not from flags passed by a caller.
-use crate::group::{self, GroupInput};
 use crate::join::Observation;
 use inferbench_contract::documents::{GroupMetrics, PooledMetrics};
 use inferbench_contract::metrics::RANKING;
@@ -32,23 +31,17 @@ pub const INCOMPLETE: &str = "incomplete, unbalanced, or internally inconsistent
 /// How many distinct unexpected models a reason lists before summarising the rest.
 const MODELS_LISTED: usize = 3;
 
-/// Builds a provider's pooled row from its family rows (one per expected family, in order)
-/// and all of its observations, under the given rules. The reference's (§6.8): the exact model id, no alias; at
-/// least one completed response naming it; and a record for every scheduled request.
+/// Builds a provider's pooled row from its family rows (one per expected family, in order),
+/// the group of all its requests (`metrics`) and all of its observations, under the given
+/// rules. The reference's (§6.8): the exact model id, no alias; at least one completed
+/// response naming it; and a record for every scheduled request.
 pub fn assess_with(
     rules: Rules,
     provider: &Provider,
     families: &[GroupMetrics],
+    metrics: GroupMetrics,
     observations: &[&Observation],
 ) -> PooledMetrics {
-    let scheduled: i64 = families.iter().map(|f| f.scheduled_count).sum();
-    let metrics = group::compute(&GroupInput {
-        provider: &provider.name,
-        family: POOLED,
-        scheduled: scheduled as usize,
-        observations,
-        price: provider.price_usd_per_million_tokens,
-    });
     let present: Vec<&GroupMetrics> = families.iter().filter(|f| f.submitted_count > 0).collect();
     let missing: Vec<String> =
         families.iter().filter(|f| f.submitted_count == 0).map(|f| f.task_family.clone()).collect();
@@ -317,7 +310,7 @@ mod tests {
         reqs[0] = reqs[0].clone().with(|r| r.response_model = Some("model-x-alias".into()));
         let table = fixture::provider_table();
         let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
-        let rows = metrics::compute_with(Rules::Reference, &joined, &fixture::families(), &table, None).pooled;
+        let rows = metrics::compute_with(Rules::Reference, &joined, &fixture::families(), &table).pooled;
         let a = row(&rows, "a");
         assert!(!a.configuration_compatible && !a.eligible);
         assert_eq!(a.expected_models, vec!["model-x".to_string()]);
@@ -327,7 +320,7 @@ mod tests {
             .map(|q| Req::failed(q.response.round_index, q.response.task_family, "a", "timeout"))
             .collect();
         let joined = crate::join::join(fixture::tables(&reqs), &fixture::families(), &table.names()).unwrap();
-        let rows = metrics::compute_with(Rules::Reference, &joined, &fixture::families(), &table, None).pooled;
+        let rows = metrics::compute_with(Rules::Reference, &joined, &fixture::families(), &table).pooled;
         assert!(row(&rows, "a").configuration_compatible);
     }
 

@@ -23,7 +23,7 @@ pub const METHOD: &str = "paired bootstrap over the rounds both providers comple
      max(min_rounds, n · (1.96 · sd / |difference|)²), sd the resampled differences' standard deviation";
 
 /// Each ranked provider's E2E samples by round.
-fn by_round<'a>(observations: &'a [Observation], provider: &str) -> BTreeMap<i64, f64> {
+fn by_round(observations: &[Observation], provider: &str) -> BTreeMap<i64, f64> {
     let mut rounds = BTreeMap::new();
     for o in observations.iter().filter(|o| o.response.provider == provider) {
         if let Some(e2e) = o.response.e2e_latency_ms {

@@ -1,6 +1,6 @@
 //! A load step's course over time (`metrics.json` `load.timelines`): what was sent, what
 //! completed or failed, and the most requests in flight, in bins from the step's opening.
-use crate::load::LoadFacts;
+use crate::facts::LoadFacts;
 use inferbench_contract::documents::StepTimeline;
 use inferbench_contract::vocab::Outcome;
 
@@ -19,7 +19,7 @@ pub fn timeline(step: u32, opened_t_ns: i64, requests: &[&LoadFacts]) -> StepTim
     let bin_seconds = BIN_SECONDS
         .iter()
         .copied()
-        .find(|b| (span / b).floor() as usize + 1 <= MAX_BINS)
+        .find(|b| ((span / b).floor() as usize) < MAX_BINS)
         .unwrap_or(*BIN_SECONDS.last().unwrap_or(&3600.0));
     // Past 40 hours the last bin holds the rest.
     let bins = ((span / bin_seconds).floor() as usize + 1).min(MAX_BINS);

@@ -292,9 +292,7 @@ fn the_report_of_a_simulated_run_passes_the_browser_check() {
             .arg("--send-credentials-to-simulator")
             .envs(crate::pipeline::SECRETS));
     }
-    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
-        ok(&mut ws.stage(stage, &run));
-    }
+    ws.derive(&run);
     let report = run.join("report.html");
     assert!(report.exists(), "ib-report wrote no report.html in {} (it wrote report.md)", run.display());
     let metrics = run.join("metrics.json");

@@ -131,9 +131,7 @@ fn nonces_keep_runs_apart_and_the_probe_finds_the_provider_that_caches() {
     assert!(lines.iter().filter(|v| v["provider"] == "plain").all(|v| v.get("prompt_cache_hit").is_none()));
     drop(sim);
 
-    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
-        ok(&mut ws.stage(stage, &first));
-    }
+    ws.derive(&first);
     let metrics: Value = serde_json::from_slice(&std::fs::read(first.join("metrics.json")).unwrap()).unwrap();
     let probe = &metrics["cache_probe"];
     assert_eq!(probe["rounds"], 18, "{probe:#}");

@@ -84,9 +84,7 @@ fn answers_flushed_at_once_are_flagged_counted_and_no_speed_sample() {
         .args(["--deadline-seconds", "60", "--env-file", "/nonexistent"])
         .env("IB_CHUNKING_KEY", "sk-chunking-local-9c2e"));
     drop(server);
-    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
-        ok(&mut ws.stage(stage, &run));
-    }
+    ws.derive(&run);
 
     let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
     assert_eq!(responses.len(), 6 * MODES.len(), "2 items × 3 families × 4 chunkings");

@@ -53,9 +53,7 @@ pub fn scored_run(ws: &Workspace, sim: &Sim, rel: &str, per_family: &str) -> Pat
         .args(["--endpoint-base", &sim.url, "--deadline-seconds", "5", "--env-file", "/nonexistent"])
         .arg("--send-credentials-to-simulator")
         .envs(crate::pipeline::SECRETS));
-    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
-        ok(&mut ws.stage(stage, &run));
-    }
+    ws.derive(&run);
     run
 }
 

@@ -4,7 +4,7 @@
 use crate::compare::{flags, ib_compare, integers, numbers, table, text};
 use crate::support::{ok, Sim, Workspace};
 use inferbench_contract::tables::{EvaluationRow, ResponseRow};
-use inferbench_store::parquet_io;
+use inferbench_store::{parquet_io, stages};
 use std::collections::BTreeMap;
 use std::process::Command;
 
@@ -39,8 +39,9 @@ fn scored_run(ws: &Workspace, name: &str, seed: &str) -> std::path::PathBuf {
     ok(&mut ws.stage("ib-schedule", &run));
     ok(ws.stage("ib-fetch", &run).args(["--endpoint-base", &sim.url, "--env-file", "/nonexistent"]).envs(KEYS));
     drop(sim);
-    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate"] {
-        ok(&mut ws.stage(stage, &run));
+    // Up to the metrics: no report is read here.
+    for stage in stages::derived().take_while(|s| s.name != "report") {
+        ok(&mut ws.stage(stage.binary, &run));
     }
     run
 }

@@ -47,17 +47,7 @@ impl Golden {
     }
 
     fn rescore(&self, run: &Path, rules: &str) {
-        ok(Command::new(bin("ib-reconstruct")).arg("--run").arg(run).arg("--rules").arg(rules));
-        ok(Command::new(bin("ib-evaluate"))
-            .arg("--run")
-            .arg(run)
-            .arg("--spec")
-            .arg(&self.spec)
-            .arg("--dataset")
-            .arg(&self.dataset));
-        for stage in ["ib-aggregate", "ib-report"] {
-            ok(Command::new(bin(stage)).arg("--run").arg(run).arg("--spec").arg(&self.spec));
-        }
+        crate::support::rescore(run, &self.spec, &self.dataset, rules);
     }
 
     /// Compares (or, blessing, writes) every output of `run`, under the suffix `tag`.

@@ -42,9 +42,7 @@ fn hostile_providers_are_classified_and_never_gain() {
         .args(["--endpoint-base", &sim.url, "--deadline-seconds", "3", "--env-file", "/nonexistent"])
         .arg("--send-credentials-to-simulator")
         .envs(secrets.iter().map(|(k, v)| (k.as_str(), v.as_str()))));
-    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
-        ok(&mut ws.stage(stage, &run));
-    }
+    ws.derive(&run);
     let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
     let evaluations = parquet_io::read::<EvaluationRow>(&run.join("evaluations.parquet")).unwrap().rows;
     let metrics: MetricsDocument = serde_json::from_slice(&std::fs::read(run.join("metrics.json")).unwrap()).unwrap();

@@ -2,7 +2,7 @@
 //! figures; records turned into failures of every class, scored by inferbench's rules (each
 //! difference named by its deviation) and by the reference's (no difference at all); partial
 //! and full runs; and invalid or inconsistent sources refused with the file and field named.
-use crate::support::{bin, files, ok};
+use crate::support::{bin, files};
 use inferbench_contract::tables::{EvaluationRow, ResponseRow};
 use inferbench_contract::vocab::{EvaluationError, Outcome};
 use inferbench_store::parquet_io;
@@ -36,17 +36,7 @@ fn import(from: &Path, run: &Path) -> std::process::Output {
 
 /// Every stage after the fetch, as `make rescore` runs them.
 fn rescore(run: &Path, rules: &str) {
-    ok(Command::new(bin("ib-reconstruct")).arg("--run").arg(run).arg("--rules").arg(rules));
-    ok(Command::new(bin("ib-evaluate"))
-        .arg("--run")
-        .arg(run)
-        .arg("--spec")
-        .arg(spec())
-        .arg("--dataset")
-        .arg(dataset()));
-    for stage in ["ib-aggregate", "ib-report"] {
-        ok(Command::new(bin(stage)).arg("--run").arg(run).arg("--spec").arg(spec()));
-    }
+    crate::support::rescore(run, &spec(), &dataset(), rules);
 }
 
 /// Relative path → SHA-256 of every file under `dir` but the hidden ones (the writer lock).

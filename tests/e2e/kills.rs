@@ -7,6 +7,7 @@
 use crate::ops::*;
 use crate::support::{ok, Sim, Workspace};
 use inferbench_contract::event::{Event, Outcome};
+use inferbench_store::stages::{self, Stage};
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -71,23 +72,20 @@ fn forty_sigkills_of_fetch_leave_one_outcome_per_request_and_an_identical_rescor
     );
     assert!(interrupted_rounds.len() >= 3, "kills interrupted requests in only {interrupted_rounds:?}");
 
-    derive(&ws, &run);
+    ws.derive(&run);
     check_responses(&run, &facts.interrupted);
     let first = derived(&run);
-    derive(&ws, &run);
+    ws.derive(&run);
     for (name, bytes) in derived(&run) {
         assert!(bytes == first[name], "{name} differs when re-derived");
     }
     assert_no_leftovers(&run, "the rescore");
 }
 
-/// Each later stage and the outputs it writes (one group commit for more than one).
-const STAGES: [(&str, &[&str]); 4] = [
-    ("ib-reconstruct", &["responses.parquet"]),
-    ("ib-evaluate", &["evaluations.parquet"]),
-    ("ib-aggregate", &["metrics.json", "metrics.parquet", "pooled.parquet", "comparisons.json"]),
-    ("ib-report", &["report.md", "report.html", "manifest.json"]),
-];
+/// Each later stage, with the outputs it writes (one group commit for more than one).
+fn later() -> Vec<&'static Stage> {
+    stages::derived().collect()
+}
 
 /// The derived files of the run's two states: computed from the first log segment (old),
 /// and from the whole log (new).
@@ -106,9 +104,9 @@ impl Versions {
     /// Sets the run's derived files as a killed run of stage `i` finds them: the stages
     /// before it have written the new files, it and those after it not yet.
     fn before_stage(&self, run: &Path, i: usize) {
-        for (j, (_, outputs)) in STAGES.iter().enumerate() {
+        for (j, stage) in later().iter().enumerate() {
             let files = if j < i { &self.new } else { &self.old };
-            for name in *outputs {
+            for name in stage.outputs {
                 std::fs::write(run.join(name), &files[name]).unwrap();
             }
         }
@@ -126,7 +124,7 @@ impl Versions {
 
     /// The version every output of stage `i` holds; they must agree.
     fn group(&self, run: &Path, i: usize) -> Version {
-        let outputs = STAGES[i].1;
+        let outputs = later()[i].outputs;
         let versions: Vec<Version> = outputs.iter().map(|name| self.of(run, name)).collect();
         assert!(versions.iter().all(|v| *v == versions[0]), "a mixed group: {outputs:?} are {versions:?}");
         versions[0]
@@ -146,7 +144,7 @@ fn check_next_writer(ws: &Workspace, run: &Path, versions: &Versions, i: usize, 
     };
     let out = run_bounded(&mut ws.stage(next, run), LIMIT);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let what = format!("{next} after a killed {} left its outputs {version:?}", STAGES[i].0);
+    let what = format!("{next} after a killed {} left its outputs {version:?}", later()[i].binary);
     match (version, stale) {
         (Version::Old, Some(messages)) => {
             assert_eq!(out.status.code(), Some(4), "{what}: a stale input is refused: {stderr}");
@@ -169,8 +167,8 @@ fn check_groups(run: &Path, i: usize) {
 
 /// The next run of stage `i` itself: it completes, writes the new files and leaves nothing.
 fn rerun(ws: &Workspace, run: &Path, versions: &Versions, i: usize) {
-    ok(&mut ws.stage(STAGES[i].0, run));
-    assert_no_leftovers(run, &format!("the rerun of {}", STAGES[i].0));
+    ok(&mut ws.stage(later()[i].binary, run));
+    assert_no_leftovers(run, &format!("the rerun of {}", later()[i].binary));
     assert_eq!(versions.group(run, i), Version::New);
     check_groups(run, i);
 }
@@ -243,15 +241,15 @@ fn killed_later_stages_leave_whole_groups_and_no_stale_outputs() {
         stale_run(&ws, &sim, &run);
         derived(&run)
     };
-    derive(&ws, &run);
+    ws.derive(&run);
     let versions = Versions { old, new: derived(&run) };
-    for name in DERIVED {
+    for name in stages::derived_files() {
         assert!(versions.old[name] != versions.new[name], "{name}: the two states must differ to tell them apart");
     }
 
     // Real kills at random moments of each stage's run.
     let mut delays = SplitMix(0x57a6_e5ed);
-    for (i, (stage, outputs)) in STAGES.iter().enumerate() {
+    for (i, &Stage { binary: stage, outputs, .. }) in later().iter().enumerate() {
         // An unkilled run first: how long it takes is the window the kill delays are drawn from.
         versions.before_stage(&run, i);
         let started = Instant::now();
@@ -285,7 +283,7 @@ fn killed_later_stages_leave_whole_groups_and_no_stale_outputs() {
 
     // Every point of a group commit, left by hand.
     for i in [2, 3] {
-        let outputs = STAGES[i].1;
+        let outputs = later()[i].outputs;
         let mut points: Vec<Point> = (1..=outputs.len()).map(Point::Temporaries).collect();
         points.push(Point::JournalTemporary);
         points.extend((0..=outputs.len()).map(Point::Committed));

@@ -105,9 +105,7 @@ fn a_real_llama_cpp_server_streams_and_is_timed_against_its_own_timings() {
         .stage("ib-fetch", &run)
         .args(["--deadline-seconds", "120", "--env-file", "/nonexistent"])
         .env("IB_LLAMA_KEY", "sk-llama-local-3b1f"));
-    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
-        ok(&mut ws.stage(stage, &run));
-    }
+    ws.derive(&run);
     let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
     assert_eq!(responses.len(), 6, "1 item × 3 families × 2 servers");
     for r in &responses {

@@ -53,9 +53,7 @@ fn run_load(ws: &Workspace, run: &Path) {
     let sim = Sim::start(ws);
     ok(ws.stage("ib-fetch", run).arg("--endpoint-base").arg(&sim.url));
     drop(sim);
-    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
-        ok(&mut ws.stage(stage, run));
-    }
+    ws.derive(run);
 }
 
 #[test]
@@ -291,9 +289,7 @@ fn a_fetch_killed_mid_step_runs_the_step_again_whole_and_loses_nothing() {
     child.wait().unwrap();
     ok(ws.stage("ib-fetch", &run).arg("--endpoint-base").arg(&sim.url));
     drop(sim);
-    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
-        ok(&mut ws.stage(stage, &run));
-    }
+    ws.derive(&run);
     let schedule: Vec<ScheduleRow> = table(&run.join("schedule.parquet"));
     let responses: Vec<ResponseRow> = table(&run.join("responses.parquet"));
     assert_eq!(responses.len(), schedule.len(), "one outcome per request, none lost");
@@ -340,9 +336,7 @@ fn a_client_out_of_file_descriptors_is_named_and_its_step_client_bound() {
         .args(&args)
         .current_dir(ws.path("")));
     drop(sim);
-    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
-        ok(&mut ws.stage(stage, &run));
-    }
+    ws.derive(&run);
     let responses: Vec<ResponseRow> = table(&run.join("responses.parquet"));
     let squeezed = responses
         .iter()

@@ -24,6 +24,7 @@ mod reference;
 mod resume;
 mod search;
 mod shards;
+mod stage_graph;
 mod support;
 mod synth;
 mod tidy;

@@ -5,6 +5,8 @@
 //! lock's prerequisites are the ones the real code lists.
 use crate::support::{bin, repo, Workspace};
 use inferbench_contract::canonical::file_sha256;
+use inferbench_store::run::RunDir;
+use inferbench_store::stages::{self, STAGES};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, SystemTime};
@@ -21,27 +23,19 @@ const RECONSTRUCT: &str = "ib-reconstruct";
 const EVALUATE: &str = "ib-evaluate";
 const AGGREGATE: &str = "ib-aggregate";
 const REPORT: &str = "ib-report";
-const DERIVED: [&str; 4] = [RECONSTRUCT, EVALUATE, AGGREGATE, REPORT];
+/// What make re-derives of a fetched run, as the stage table orders it.
+fn derived() -> Vec<&'static str> {
+    stages::derived().map(|s| s.binary).collect()
+}
 /// What a newer input runs in a fetched run: the lock check, and nothing it could change.
 const CHECKED: [&str; 1] = [SELECT];
 
-/// Every file a run holds, in the order the pipeline writes them.
-const RUN_FILES: [&str; 14] = [
-    "selection.parquet",
-    "lock.json",
-    "schedule.parquet",
-    "events/0000.jsonl",
-    "events.parquet",
-    "responses.parquet",
-    "evaluations.parquet",
-    "metrics.json",
-    "metrics.parquet",
-    "pooled.parquet",
-    "comparisons.json",
-    "report.md",
-    "report.html",
-    "manifest.json",
-];
+/// Every file a run holds, in the order the pipeline writes them (the stand-in fetch's log in
+/// place of the log's directory).
+fn run_files() -> Vec<&'static str> {
+    let outputs = STAGES.iter().flat_map(|s| s.outputs.iter().copied());
+    outputs.map(|name| if name == RunDir::EVENTS { "events/0000.jsonl" } else { name }).collect()
+}
 
 /// A stage as make sees it: logs `name args…`, writes its outputs (a new mtime, as the real
 /// stages' atomic renames give), and fails after writing when `fail/<name>` exists. Like the
@@ -68,16 +62,25 @@ case $name in
   ib-select)
     if [ -f "$run/lock.json" ]; then [ "$(cat "$run/lock.json")" = "$command_line" ] || exit 4; exit 0; fi
     mkdir -p "$run"; echo "$name" >"$run/selection.parquet"; echo "$command_line" >"$run/lock.json" ;;
-  ib-schedule) outs=schedule.parquet ;;
-  ib-fetch) mkdir -p "$run/events"; echo '{}' >>"$run/events/0000.jsonl"; outs=events.parquet ;;
-  ib-reconstruct) outs=responses.parquet ;;
-  ib-evaluate) outs=evaluations.parquet ;;
-  ib-aggregate) outs="metrics.json metrics.parquet pooled.parquet comparisons.json" ;;
-  ib-report) outs="report.md report.html manifest.json" ;;
+  ib-fetch) mkdir -p "$run/events"; echo '{}' >>"$run/events/0000.jsonl" ;;
+esac
+case $name in
+OUTPUTS
 esac
 for out in $outs; do echo "$name" >"$run/$out"; done
 [ ! -f "fail/$name" ]
 "#;
+
+/// The stand-in script, each stage writing the files the stage table gives it (ib-select
+/// writes its own, as it leaves an existing lock alone).
+fn stand_in() -> String {
+    let outputs: Vec<String> = STAGES
+        .iter()
+        .filter(|s| s.binary != SELECT)
+        .map(|s| format!("  {}) outs=\"{}\" ;;", s.binary, s.files().collect::<Vec<_>>().join(" ")))
+        .collect();
+    STAND_IN.replace("OUTPUTS", &outputs.join("\n"))
+}
 
 /// A scratch workspace (pipeline, dataset, runs/) with stand-ins in `bin/`.
 struct Bench {
@@ -92,9 +95,10 @@ impl Bench {
         let stand_ins = ws.path("bin");
         std::fs::create_dir_all(&stand_ins).unwrap();
         std::fs::create_dir_all(ws.path("fail")).unwrap();
-        for name in [SELECT, SCHEDULE, FETCH, RECONSTRUCT, EVALUATE, AGGREGATE, REPORT, "ib-sim", "cargo"] {
+        let stand_in = stand_in();
+        for name in STAGES.iter().map(|s| s.binary).chain(["ib-sim", "cargo"]) {
             let path = stand_ins.join(name);
-            std::fs::write(&path, STAND_IN).unwrap();
+            std::fs::write(&path, &stand_in).unwrap();
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
@@ -179,7 +183,7 @@ impl Bench {
             let name = entry.unwrap().file_name().into_string().unwrap();
             self.set_mtime(&format!("runs/.deps/{name}"), self.at(200));
         }
-        for (i, file) in RUN_FILES.iter().enumerate().filter(|(_, file)| self.exists(file)) {
+        for (i, file) in run_files().into_iter().enumerate().filter(|(_, file)| self.exists(file)) {
             self.set_mtime(&format!("{RUN}/{file}"), self.at(300 + 10 * i as u64));
         }
     }
@@ -260,7 +264,7 @@ fn new_code_rederives_what_it_changes_and_a_rebuilt_fetch_sends_nothing() {
         (FETCH, &[]),
         // The log was fetched for the schedule it names: new code does not re-derive it.
         (SCHEDULE, &[]),
-        (RECONSTRUCT, &DERIVED),
+        (RECONSTRUCT, &derived()),
         (AGGREGATE, &[AGGREGATE, REPORT]),
         (REPORT, &[REPORT]),
         // ib-select checks the existing lock (the stand-in, like it, leaves it alone).
@@ -463,7 +467,7 @@ fn a_failed_stage_never_costs_the_run_its_lock_or_its_log() {
     assert!(bench.exists("events/0000.jsonl") && bench.exists("events.parquet"), "{}", text(&out));
     std::fs::remove_file(bench.path("fail/ib-fetch")).unwrap();
     // The sealed log is there: finishing the run does not fetch again.
-    assert_eq!(bench.run_rules(), names(&DERIVED));
+    assert_eq!(bench.run_rules(), names(&derived()));
 
     // ib-select refusing to check an existing lock (exit 4) leaves the lock and selection.
     bench.timeline();

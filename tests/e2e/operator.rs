@@ -5,6 +5,7 @@
 use crate::bad_input::snapshot;
 use crate::ops::*;
 use crate::support::{ok, Sim, Workspace};
+use inferbench_store::stages;
 use inferbench_testkit::reference_run::copy_tree;
 use serde_json::Value;
 use std::path::Path;
@@ -60,7 +61,8 @@ fn a_second_fetch_and_every_later_stage_refuse_while_fetch_runs() {
     // file by file: neither a second fetch nor any later stage writes a byte into it.
     signal(pid, "-STOP");
     assert!(first.0.try_wait().unwrap().is_none(), "the first fetch finished before it could be stopped");
-    for name in ["ib-fetch", "ib-schedule", "ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
+    // Every stage but ib-select, which checks a locked run without taking its writer lock.
+    for name in stages::STAGES.iter().map(|s| s.binary).filter(|b| *b != "ib-select") {
         let expected = [holder.as_str(), &format!("{name} wrote nothing")];
         assert_refused(&format!("{name} during fetch"), &mut stage(&ws, name, &run), &run, 6, &expected);
     }
@@ -70,7 +72,7 @@ fn a_second_fetch_and_every_later_stage_refuse_while_fetch_runs() {
     assert!(status.success(), "the first fetch completes: {status:?}");
     let facts = check_complete_log(&run);
     assert_eq!(facts.segments, 1, "only the first fetch opened a segment");
-    derive(&ws, &run);
+    ws.derive(&run);
     check_responses(&run, &facts.interrupted);
 }
 
@@ -84,18 +86,10 @@ struct Case {
     expected: &'static [&'static str],
 }
 
-/// The output each stage writes: removed before the case runs, so that "nothing written"
-/// cannot hide a rewrite with the same bytes.
+/// The (first) output each stage writes: removed before the case runs, so that "nothing
+/// written" cannot hide a rewrite with the same bytes.
 fn output_of(stage: &str) -> &'static str {
-    match stage {
-        "ib-schedule" => "schedule.parquet",
-        "ib-fetch" => "events.parquet",
-        "ib-reconstruct" => "responses.parquet",
-        "ib-evaluate" => "evaluations.parquet",
-        "ib-aggregate" => "metrics.json",
-        "ib-report" => "report.md",
-        other => panic!("no output known for {other}"),
-    }
+    stages::by_binary(stage).and_then(|s| s.files().next()).unwrap_or_else(|| panic!("no output known for {stage}"))
 }
 
 fn copy_from_other(run: &Path, other: &Path, name: &str) {
@@ -340,7 +334,7 @@ fn two_runs(ws: &Workspace) -> (std::path::PathBuf, std::path::PathBuf) {
 fn stale_foreign_and_edited_run_files_are_each_refused_and_nothing_written() {
     let ws = fast_workspace(0.1);
     let (base, other) = two_runs(&ws);
-    derive(&ws, &other);
+    ws.derive(&other);
 
     // The log grew after every derived file was computed: each stage refuses the stale file
     // it reads, and the chain is refreshed stage by stage.
@@ -440,7 +434,7 @@ fn a_killed_run_copied_and_renamed_resumes_as_the_same_run() {
     assert_eq!(facts.segments, 3, "one segment per fetch: the original, the copy's, the renamed run's");
     assert!(!facts.interrupted.is_empty(), "the killed attempts were closed and sent again");
     assert!(facts.events.iter().all(|e| e.run_id == "run-original"), "the run id stays the lock's");
-    derive(&ws, &renamed);
+    ws.derive(&renamed);
     check_responses(&renamed, &facts.interrupted);
     let json = |name: &str| -> Value { serde_json::from_slice(&std::fs::read(renamed.join(name)).unwrap()).unwrap() };
     assert_eq!(json("metrics.json")["run_id"], "run-original");
@@ -449,4 +443,26 @@ fn a_killed_run_copied_and_renamed_resumes_as_the_same_run() {
     assert_eq!(manifest["execution"]["segments"].as_array().unwrap().len(), 3);
     let report = std::fs::read_to_string(renamed.join("report.md")).unwrap();
     assert!(report.contains("Run `run-original`."), "the report names the run by its lock");
+}
+
+/// An open-file limit too low for the run's providers is the machine's, not an input's: the
+/// fetch exits 1 (the stage failed), not 3, naming the limit and how to lift it.
+#[test]
+fn an_open_file_limit_too_low_for_the_providers_exits_1() {
+    let ws = Workspace::new();
+    let run = ws.run("run-nofile");
+    select_and_schedule(&ws, &run, 1);
+    let fetch = stage(&ws, "ib-fetch", &run);
+    // bash lowers its own limit, soft and hard, and becomes ib-fetch: 32 files, fewer than the
+    // spare the fetch keeps besides one connection per provider.
+    let out = Command::new("bash")
+        .args(["-c", r#"ulimit -n 32 && exec "$@""#, "bash"])
+        .arg(fetch.get_program())
+        .args(fetch.get_args())
+        .current_dir(fetch.get_current_dir().unwrap())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the hard open-file limit is 32") && stderr.contains("ulimit -Hn"), "{stderr}");
 }

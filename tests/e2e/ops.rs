@@ -9,7 +9,7 @@ use inferbench_contract::manifest::Manifest;
 use inferbench_contract::tables::{MetricRow, PooledRow, ResponseRow, ScheduleRow};
 use inferbench_store::parquet_io;
 use inferbench_store::run::{RunDir, WRITER_LOCK};
-use inferbench_store::{event_log, jsonl};
+use inferbench_store::{event_log, jsonl, stages};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -45,15 +45,6 @@ pub fn fetch(ws: &Workspace, run: &Path, url: &str, deadline: &str) -> Command {
 /// Starts `cmd` in the background with its output discarded.
 pub fn spawn_quiet(cmd: &mut Command) -> Child {
     cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("spawn")
-}
-
-/// Every stage after fetch, in order.
-pub const LATER_STAGES: [&str; 4] = ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"];
-
-pub fn derive(ws: &Workspace, run: &Path) {
-    for stage in LATER_STAGES {
-        ok(&mut ws.stage(stage, run));
-    }
 }
 
 /// Sends `signal` (e.g. "-STOP") to `pid` with kill(1): the tests have no libc binding.
@@ -229,22 +220,9 @@ pub fn assert_no_leftovers(run: &Path, after: &str) {
     assert!(left.is_empty(), "{after}: left {left:?} in the run");
 }
 
-/// The derived files a rescore rewrites.
-pub const DERIVED: [&str; 9] = [
-    "responses.parquet",
-    "evaluations.parquet",
-    "metrics.json",
-    "metrics.parquet",
-    "pooled.parquet",
-    "comparisons.json",
-    "report.md",
-    "report.html",
-    "manifest.json",
-];
-
-/// The bytes of every derived file of `run`.
+/// The bytes of every derived file of `run` (the files a rescore rewrites).
 pub fn derived(run: &Path) -> BTreeMap<&'static str, Vec<u8>> {
-    DERIVED.iter().map(|name| (*name, std::fs::read(run.join(name)).unwrap())).collect()
+    stages::derived_files().map(|name| (name, std::fs::read(run.join(name)).unwrap())).collect()
 }
 
 fn json(path: &Path) -> Value {
@@ -310,7 +288,7 @@ pub fn stale_run(ws: &Workspace, sim: &Sim, run: &Path) {
     wait_for(&mut child.0, "a second round in flight", Duration::from_secs(30), || mid_run(run, 1));
     signal(child.0.id(), "-TERM");
     assert_eq!(child.0.wait().unwrap().code(), Some(5), "SIGTERM: interrupted");
-    derive(ws, run);
+    ws.derive(run);
     ok(&mut fetch(ws, run, &sim.url, "0.3"));
 }
 

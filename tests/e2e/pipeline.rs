@@ -20,12 +20,6 @@ pub const SECRETS: [(&str, &str); 8] = [
     ("IB_TEST_IMPOSTOR_KEY", "sk-impostor-95f4aa"),
 ];
 
-fn derive(ws: &Workspace, run: &Path) {
-    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
-        ok(&mut ws.stage(stage, run));
-    }
-}
-
 #[test]
 fn simulated_run_end_to_end() {
     let _one_at_a_time = crate::support::timed_section();
@@ -39,7 +33,7 @@ fn simulated_run_end_to_end() {
         .args(["--endpoint-base", &sim.url, "--deadline-seconds", "1.5", "--env-file", "/nonexistent"])
         .arg("--send-credentials-to-simulator")
         .envs(SECRETS));
-    derive(&ws, &run);
+    ws.derive(&run);
 
     let schedule = parquet_io::read::<ScheduleRow>(&run.join("schedule.parquet")).unwrap().rows;
     let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
@@ -245,7 +239,7 @@ fn check_rescore_is_byte_identical(ws: &Workspace, run: &Path) {
         "report.md",
     ];
     let before: Vec<Vec<u8>> = names.iter().map(|n| std::fs::read(run.join(n)).unwrap()).collect();
-    derive(ws, run);
+    ws.derive(run);
     for (name, old) in names.iter().zip(before) {
         assert!(std::fs::read(run.join(name)).unwrap() == old, "{name} differs when re-derived");
     }

@@ -12,12 +12,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-fn derive(ws: &Workspace, run: &Path) {
-    for stage in ["ib-reconstruct", "ib-evaluate", "ib-aggregate", "ib-report"] {
-        ok(&mut ws.stage(stage, run));
-    }
-}
-
 /// A `--start-at` a little in the future, so that both shards start from it.
 fn soon() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
@@ -122,11 +116,11 @@ fn two_shards_drive_one_closed_loop_run_and_every_stage_reads_them_as_one_log() 
         origins.push(shard.origin_unix_ns);
     }
     assert_eq!(origins[0], origins[1]);
-    derive(&ws, &sharded);
+    ws.derive(&sharded);
 
     ok(ws.stage("ib-fetch", &whole).args(["--endpoint-base", &sim.url]));
     drop(sim);
-    derive(&ws, &whole);
+    ws.derive(&whole);
     let responses = every_request_once(&sharded);
     every_request_once(&whole);
     // Each provider's requests came from one shard: one request at a time per provider, as
@@ -156,7 +150,7 @@ fn two_shards_drive_one_closed_loop_run_and_every_stage_reads_them_as_one_log() 
     assert_eq!(segments[1]["shard"], serde_json::json!({"index": 1, "count": 2}), "{segments}");
     // Rescoring a sharded run gives the same bytes.
     let before = std::fs::read(sharded.join("responses.parquet")).unwrap();
-    derive(&ws, &sharded);
+    ws.derive(&sharded);
     assert_eq!(std::fs::read(sharded.join("responses.parquet")).unwrap(), before);
 }
 
@@ -189,10 +183,10 @@ fn two_shards_send_one_load_step_on_one_clock() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
     assert!(sharded.join("events/seal.json").exists(), "the last shard to finish sealed the log");
-    derive(&ws, &sharded);
+    ws.derive(&sharded);
     ok(ws.stage("ib-fetch", &whole).args(["--endpoint-base", &sim.url]));
     drop(sim);
-    derive(&ws, &whole);
+    ws.derive(&whole);
 
     let schedule: Vec<ScheduleRow> = table(&sharded.join("schedule.parquet"));
     let responses = every_request_once(&sharded);
@@ -290,7 +284,7 @@ fn a_shard_killed_mid_run_resumes_its_own_share_alone() {
         .collect();
     assert!(!interrupted.is_empty(), "the killed shard's attempts in flight were closed");
     assert!(interrupted.iter().all(|(n, _)| *n == 3), "by its own next segment, never by the other shard");
-    derive(&ws, &run);
+    ws.derive(&run);
     let responses = every_request_once(&run);
     for (_, id) in &interrupted {
         let row = responses.iter().find(|r| &r.request_id == id).unwrap();

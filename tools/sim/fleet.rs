@@ -13,7 +13,8 @@
 //!   `time_scale: 0`, so every delay of every profile is zero and a round lasts as long as the
 //!   client and the simulator take (the measurement); otherwise narrow distributions
 //!   around a 300 ms first token and 200 tokens/s, spread a little per provider.
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
+use inferbench_contract::Error;
 use inferbench_store::atomic;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -39,19 +40,25 @@ pub struct Fleet {
     pub zero_latency: bool,
 }
 
+/// Writes the fleet. A bad `--providers`, or a spec or prompt directory that cannot be read or
+/// used, is bad input (exit 3); a fleet that cannot be written is the command's failure (exit 1).
 pub fn generate(fleet: &Fleet) -> Result<()> {
     let n = fleet.providers;
     if n == 0 || n > 9999 {
-        bail!("--providers: from 1 to 9999, got {n}");
+        return Err(Error::bad(format!("--providers: from 1 to 9999, got {n}")).into());
     }
-    let spec_text = std::fs::read_to_string(&fleet.spec)
-        .with_context(|| format!("{}: cannot read the spec", fleet.spec.display()))?;
-    let sized = sized_spec(&spec_text, n).with_context(|| format!("{}", fleet.spec.display()))?;
+    let spec_text = std::fs::read_to_string(&fleet.spec).map_err(|e| Error::unreadable(&fleet.spec, e))?;
+    let sized = sized_spec(&spec_text, n).ok_or_else(|| {
+        Error::bad(format!(
+            "{}: the spec names no provider table (providers.table); a fleet replaces the table, not an inline list",
+            fleet.spec.display()
+        ))
+    })?;
     let out = &fleet.out;
     std::fs::create_dir_all(out.join("prompts")).with_context(|| format!("cannot create {}", out.display()))?;
     let prompts = fleet.spec.parent().unwrap_or(Path::new(".")).join("prompts");
-    for entry in std::fs::read_dir(&prompts).with_context(|| format!("{}: cannot list", prompts.display()))? {
-        let path = entry?.path();
+    for entry in std::fs::read_dir(&prompts).map_err(|e| Error::unreadable(&prompts, e))? {
+        let path = entry.map_err(|e| Error::unreadable(&prompts, e))?.path();
         if path.is_file() {
             let to = out.join("prompts").join(path.file_name().expect("a file has a name"));
             std::fs::copy(&path, &to).with_context(|| format!("cannot copy {} to {}", path.display(), to.display()))?;
@@ -65,8 +72,8 @@ pub fn generate(fleet: &Fleet) -> Result<()> {
 
 /// The spec with its execution plan sized for `n` providers and its table `providers.yaml`.
 /// Only whole `key: value` lines are rewritten, so the rest of the spec (comments included)
-/// is the caller's.
-fn sized_spec(text: &str, n: usize) -> Result<String> {
+/// is the caller's. `None` when the spec names no provider table to replace.
+fn sized_spec(text: &str, n: usize) -> Option<String> {
     let mut out = String::with_capacity(text.len());
     let (mut concurrency, mut total, mut table) = (false, false, false);
     for line in text.lines() {
@@ -74,24 +81,21 @@ fn sized_spec(text: &str, n: usize) -> Result<String> {
         let indent = &line[..line.len() - trimmed.len()];
         if trimmed.starts_with(CONCURRENCY) {
             concurrency = true;
-            writeln!(out, "{indent}{CONCURRENCY} {n}")?;
+            let _ = writeln!(out, "{indent}{CONCURRENCY} {n}");
         } else if trimmed.starts_with(TOTAL) {
             total = true;
-            writeln!(out, "{indent}{TOTAL} {}", 600 * n)?;
+            let _ = writeln!(out, "{indent}{TOTAL} {}", 600 * n);
         } else if trimmed.starts_with(TABLE) && !indent.is_empty() {
             table = true;
-            writeln!(out, "{indent}{TABLE} providers.yaml")?;
+            let _ = writeln!(out, "{indent}{TABLE} providers.yaml");
         } else {
             out.push_str(line);
             out.push('\n');
         }
     }
-    if !table {
-        bail!("the spec names no provider table (providers.table); a fleet replaces the table, not an inline list");
-    }
     // Absent keys are not checked against the table, so a spec without them still fits.
     let _ = (concurrency, total);
-    Ok(out)
+    table.then_some(out)
 }
 
 fn providers_yaml(n: usize) -> String {
@@ -170,5 +174,6 @@ mod tests {
         assert!(fleet.out.join("prompts/ticket-triage.system.txt").is_file());
         let err = generate(&Fleet { providers: 0, ..fleet }).unwrap_err();
         assert!(err.to_string().contains("--providers"), "{err}");
+        assert_eq!(inferbench_cli::exit_for(&err), inferbench_cli::Exit::BadInput);
     }
 }

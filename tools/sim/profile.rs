@@ -35,10 +35,14 @@ impl fmt::Display for ProfileError {
 // No `source()`: the message already ends with the I/O error, and `{:#}` would repeat it.
 impl std::error::Error for ProfileError {}
 
-/// A bad profile file is bad input of the contract (exit code 3 through `cli::finish`).
+/// A bad profile file is bad input of the contract (exit code 3 through `cli::finish`); one that
+/// cannot be read keeps its I/O error as the cause.
 impl From<ProfileError> for inferbench_contract::Error {
     fn from(e: ProfileError) -> Self {
-        inferbench_contract::Error::BadInput(e.to_string())
+        match e {
+            ProfileError::Read { path, source } => inferbench_contract::Error::unreadable(path, source),
+            other => inferbench_contract::Error::BadInput(other.to_string()),
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! What `ib-sim` does with its arguments: writes a fleet, or loads and checks every input
 //! (profiles, time scale, spec, dataset, log, open-file limit) before anything is bound, so a
 //! bad file never leaves a half-started server or a stale port file behind, and then serves.
-//! Every refused input is the contract's bad input (exit code 3).
+//! Every refused input is the contract's bad input (exit code 3); an open-file limit too low
+//! for the profiles' providers is the machine's (exit code 1).
 use crate::args::{Args, Command};
 use crate::{fleet, listen, log, profile, server};
 use anyhow::Context;
@@ -19,7 +20,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn generate_fleet(fleet: fleet::Fleet) -> anyhow::Result<()> {
-    fleet::generate(&fleet).map_err(|e| Error::bad(format!("{e:#}")))?;
+    fleet::generate(&fleet)?;
     println!("wrote a fleet of {} simulated providers to {}", fleet.providers, fleet.out.display());
     Ok(())
 }
@@ -49,7 +50,8 @@ fn app(args: &Args) -> anyhow::Result<server::App> {
         None => None,
     };
     // One connection per provider per client: a fleet needs more than the usual 1,024 files.
-    nofile::ensure(profiles.providers.len() as u64, "ib-sim").map_err(|e| Error::bad(format!("{e:#}")))?;
+    // The machine's limit, not an input: a limit too low exits 1.
+    nofile::ensure(profiles.providers.len() as u64)?;
     Ok(server::App::new(profiles, dataset, time_scale, args.seed, log))
 }
 
@@ -97,5 +99,41 @@ mod tests {
         let mut a = args(&good_profiles, &sample, None);
         a.spec = dir.path().join("missing.yaml").into();
         assert_eq!(exit_for(&run(a).unwrap_err()), Exit::BadInput);
+    }
+
+    /// A fleet's inputs are bad input; a fleet directory that cannot be made is no input's
+    /// fault, and exits 1 with the cause kept.
+    #[test]
+    fn generate_fleet_keeps_the_cause_of_its_failure() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, "").unwrap();
+        let generate = |out: &Path, spec: &Path| {
+            let command = Command::GenerateFleet {
+                providers: 2,
+                out: out.to_path_buf(),
+                spec: spec.to_path_buf().into(),
+                zero_latency: true,
+            };
+            let args = Args {
+                command: Some(command),
+                profiles: None,
+                dataset: inferbench_cli::DatasetArg::default(),
+                spec: spec.to_path_buf().into(),
+                addr: "127.0.0.1:0".parse().unwrap(),
+                port_file: None,
+                log: None,
+                time_scale: None,
+                seed: 0,
+            };
+            run(args).unwrap_err()
+        };
+        let spec = repo.join("pipelines/micro-single-task/spec.yaml");
+        let unwritable = generate(&file.join("fleet"), &spec);
+        assert_eq!(exit_for(&unwritable), Exit::Failed, "{unwritable:#}");
+        let missing = generate(&dir.path().join("fleet"), &dir.path().join("missing.yaml"));
+        assert_eq!(exit_for(&missing), Exit::BadInput, "{missing:#}");
+        assert!(format!("{missing:#}").contains("missing.yaml: cannot read"), "{missing:#}");
     }
 }

@@ -3,8 +3,8 @@
 //! share (rounded cumulatively to whole requests), at positions a seeded shuffle of the block
 //! chooses; so a run of whole blocks holds each class's count exactly, and the classes still
 //! fall at random rounds rather than in a pattern.
-use anyhow::{bail, Result};
 use inferbench_contract::vocab::OperationalOutcome;
+use inferbench_contract::{Error, Result};
 use inferbench_stats::rng::SplitMix64;
 
 /// Requests per provider per block.
@@ -55,16 +55,18 @@ impl Class {
 pub struct Shares(pub [f64; 7]);
 
 impl Shares {
-    /// Checks every share is in [0, 1] and that together they leave room for success.
+    /// Checks every share is in [0, 1] and that together they leave room for success: the
+    /// command line's shares, so a bad one is bad input.
     pub fn new(shares: [f64; 7]) -> Result<Shares> {
         for (class, share) in Class::FAILURES.iter().zip(shares) {
             if !(0.0..=1.0).contains(&share) {
-                bail!("the share of {} must be between 0 and 1, got {share}", class.operational());
+                let message = format!("the share of {} must be between 0 and 1, got {share}", class.operational());
+                return Err(Error::bad(message));
             }
         }
         let total: f64 = shares.iter().sum();
         if total > 1.0 + 1e-9 {
-            bail!("the failure shares add up to {total}, more than every request");
+            return Err(Error::bad(format!("the failure shares add up to {total}, more than every request")));
         }
         Ok(Shares(shares))
     }

@@ -65,8 +65,7 @@ fn checked_flags(args: &Args) -> Result<Shares> {
         args.invalid_stream,
         args.truncated,
         args.stream_error,
-    ])
-    .map_err(|e| Error::bad(format!("{e:#}")))?;
+    ])?;
     if let Some(a) = args.accuracy.filter(|a| !(0.0..=1.0).contains(a)) {
         return Err(Error::bad(format!("--accuracy: must be between 0 and 1, got {a}")).into());
     }

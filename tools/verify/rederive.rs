@@ -1,5 +1,6 @@
-//! Re-deriving reconstruct → evaluate → aggregate → report into a temporary copy of the run
-//! that shares its raw inputs, with the stage binaries beside `ib-verify`, and comparing each
+//! Re-deriving the stages after the run's record (reconstruct → evaluate → aggregate →
+//! report, as `inferbench_store::stages` orders them and gives their flags) into a temporary
+//! copy of the run that shares its raw inputs, with the stage binaries beside `ib-verify`, and comparing each
 //! derived file byte for byte. Every stage is deterministic (`make rescore` rewrites the same
 //! bytes), and `manifest.json`'s host facts come from the log's own records, not from the
 //! machine that re-derives, so all of them compare whole.
@@ -7,22 +8,9 @@ use crate::failure::Failure;
 use anyhow::Context;
 use inferbench_contract::manifest::Manifest;
 use inferbench_store::run::RunDir;
+use inferbench_store::stages::{self, Flag};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// What the four stages write, in the order they write it: everything else in the run is
-/// their input.
-pub const DERIVED: [&str; 9] = [
-    RunDir::RESPONSES,
-    RunDir::EVALUATIONS,
-    RunDir::METRICS_JSON,
-    RunDir::METRICS_PARQUET,
-    RunDir::POOLED,
-    RunDir::COMPARISONS,
-    RunDir::REPORT_MD,
-    RunDir::REPORT_HTML,
-    RunDir::MANIFEST,
-];
 
 /// Where the stages are run: a directory removed when done with.
 struct Scratch(PathBuf);
@@ -49,28 +37,27 @@ pub fn check(run: &RunDir, manifest: &Manifest, stages: &Stages) -> anyhow::Resu
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     let scratch = Scratch(std::env::temp_dir().join(format!("ib-verify-{}-{nanos}", std::process::id())));
     let copy = RunDir::new(scratch.0.join("run"));
-    for name in manifest.files.keys().filter(|n| !DERIVED.contains(&n.as_str())) {
+    // Everything but what the derived stages write is their input.
+    let derived: Vec<&str> = stages::derived_files().collect();
+    for name in manifest.files.keys().filter(|n| !derived.contains(&n.as_str())) {
         share(&run.root().join(name), &copy.root().join(name))?;
     }
     let spec = absolute(stages.spec)?;
     let dataset = stages.dataset.map(absolute).transpose()?;
-    let mut reconstruct = stage(&bin_dir, "ib-reconstruct", &copy);
-    reconstruct.args(["--rules", stages.rules]);
-    let mut evaluate = stage(&bin_dir, "ib-evaluate", &copy);
-    evaluate.arg("--spec").arg(&spec);
-    if let Some(dataset) = &dataset {
-        evaluate.arg("--dataset").arg(dataset);
-    }
-    let mut aggregate = stage(&bin_dir, "ib-aggregate", &copy);
-    aggregate.arg("--spec").arg(&spec);
-    let mut report = stage(&bin_dir, "ib-report", &copy);
-    report.arg("--spec").arg(&spec);
-    for (mut command, first_output) in [
-        (reconstruct, RunDir::RESPONSES),
-        (evaluate, RunDir::EVALUATIONS),
-        (aggregate, RunDir::METRICS_JSON),
-        (report, RunDir::REPORT_MD),
-    ] {
+    for derived in stages::derived() {
+        let mut command = stage(&bin_dir, derived.binary, &copy);
+        for flag in derived.flags {
+            let value = match flag {
+                Flag::Spec => Some(spec.as_os_str()),
+                Flag::Rules => Some(std::ffi::OsStr::new(stages.rules)),
+                // Not given: the spec's dataset.source, as the stage itself defaults.
+                Flag::Dataset => dataset.as_deref().map(Path::as_os_str),
+            };
+            if let Some(value) = value {
+                command.arg(flag.name()).arg(value);
+            }
+        }
+        let first_output = derived.outputs[0];
         let program = command.get_program().to_string_lossy().into_owned();
         let out = command.output().with_context(|| format!("{program}: cannot run (is it built beside ib-verify?)"))?;
         if !out.status.success() {
@@ -87,7 +74,7 @@ pub fn check(run: &RunDir, manifest: &Manifest, stages: &Stages) -> anyhow::Resu
         }
     }
     let mut compared = 0;
-    for name in DERIVED {
+    for name in derived {
         let ours = run.root().join(name);
         if !ours.exists() {
             continue;

@@ -162,11 +162,20 @@ pub fn metadata(execution: &Execution) -> parquet_io::Extra {
 pub fn recorded(run: &RunDir) -> Result<(Inputs, Option<Execution>)> {
     let path = run.responses();
     let (inputs, json) = parquet_io::read_inputs_and::<ResponseRow>(&path, METADATA_KEY)?;
-    let execution = json
-        .map(|json| serde_json::from_str(&json))
+    Ok((inputs, parse(json.as_deref(), &path)?))
+}
+
+/// The execution facts recorded by the `responses.parquet` that `reader` reads (at `path`),
+/// `None` when it was written before it recorded them: for a stage that reads the table's rows
+/// anyway, without opening it a second time.
+pub fn in_table(reader: &parquet_io::Reader<ResponseRow>, path: &std::path::Path) -> Result<Option<Execution>> {
+    parse(reader.metadata(METADATA_KEY), path)
+}
+
+fn parse(json: Option<&str>, path: &std::path::Path) -> Result<Option<Execution>> {
+    json.map(serde_json::from_str)
         .transpose()
-        .map_err(|e| Error::bad(format!("{}: metadata {METADATA_KEY}: {e}", path.display())))?;
-    Ok((inputs, execution))
+        .map_err(|e| Error::bad(format!("{}: metadata {METADATA_KEY}: {e}", path.display())))
 }
 
 /// The facts of `run`'s whole log (whose lock names it `run_id`), read and checked line by

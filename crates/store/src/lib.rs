@@ -29,6 +29,7 @@ pub mod run;
 pub mod sealed;
 pub mod segment_writer;
 pub mod shards;
+pub mod stages;
 pub mod table_lines;
 #[cfg(any(test, feature = "testutil"))]
 pub mod testutil;

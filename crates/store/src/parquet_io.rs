@@ -299,6 +299,8 @@ pub struct Reader<T: Table> {
     pub code_version: String,
     /// Rows in the table, from its footer.
     pub total_rows: u64,
+    /// The table's key-value metadata, for a document carried beside its rows.
+    meta: BTreeMap<String, String>,
     _rows: std::marker::PhantomData<fn() -> T>,
 }
 
@@ -309,7 +311,7 @@ impl<T: Table> Reader<T> {
 
     /// Opens a table to read `batch_rows` rows at a time (e.g. many tables merged at once).
     pub fn open_batched(path: &Path, batch_rows: usize) -> Result<Self> {
-        let Header { builder, inputs, code_version, .. } = open::<T>(path)?;
+        let Header { builder, inputs, code_version, meta } = open::<T>(path)?;
         let total_rows = builder.metadata().file_metadata().num_rows().max(0) as u64;
         let batches = builder.with_batch_size(batch_rows.max(1)).build().map_err(|e| corrupt(path, e))?;
         Ok(Reader {
@@ -318,8 +320,15 @@ impl<T: Table> Reader<T> {
             inputs,
             code_version,
             total_rows,
+            meta,
             _rows: std::marker::PhantomData,
         })
+    }
+
+    /// The value of one more metadata key (see [`Writer::create_with`]), as
+    /// [`read_inputs_and`] gives it, from the table already open.
+    pub fn metadata(&self, key: &str) -> Option<&str> {
+        self.meta.get(key).map(String::as_str)
     }
 }
 

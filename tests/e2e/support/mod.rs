@@ -1,5 +1,6 @@
 //! Helpers for the end-to-end tests: the real binaries, a scratch pipeline, and `ib-sim` on
 //! an ephemeral loopback port.
+use inferbench_store::stages::{self, Flag};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -91,17 +92,43 @@ impl Workspace {
         self.path(&format!("runs/{name}"))
     }
 
-    /// A stage command with the common flags of this workspace.
+    /// A stage command with the flags the stage table gives it, this workspace's spec and
+    /// dataset (and the default rules, inferbench's).
     pub fn stage(&self, name: &str, run: &Path) -> Command {
-        let mut cmd = Command::new(bin(name));
-        cmd.arg("--run").arg(run).current_dir(self.dir.path());
-        if name != "ib-reconstruct" {
-            cmd.arg("--spec").arg(self.spec());
-        }
-        if matches!(name, "ib-select" | "ib-fetch" | "ib-evaluate") {
-            cmd.arg("--dataset").arg(self.dataset());
-        }
+        let mut cmd = stage_command(name, run, &self.spec(), &self.dataset(), None);
+        cmd.current_dir(self.dir.path());
         cmd
+    }
+
+    /// Runs every stage after the fetch on `run`, in pipeline order; each must succeed.
+    pub fn derive(&self, run: &Path) {
+        for stage in stages::derived() {
+            ok(&mut self.stage(stage.binary, run));
+        }
+    }
+}
+
+/// Stage `name`'s command on `run`, with the flags the stage table gives it: `spec`, `dataset`
+/// and `rules` (`None`: the stage's default, inferbench's).
+pub fn stage_command(name: &str, run: &Path, spec: &Path, dataset: &Path, rules: Option<&str>) -> Command {
+    let stage = stages::by_binary(name).unwrap_or_else(|| panic!("{name} is no stage of inferbench_store::stages"));
+    let mut cmd = Command::new(bin(name));
+    cmd.arg("--run").arg(run);
+    for flag in stage.flags {
+        match (flag, rules) {
+            (Flag::Spec, _) => cmd.arg(flag.name()).arg(spec),
+            (Flag::Dataset, _) => cmd.arg(flag.name()).arg(dataset),
+            (Flag::Rules, Some(rules)) => cmd.arg(flag.name()).arg(rules),
+            (Flag::Rules, None) => continue,
+        };
+    }
+    cmd
+}
+
+/// Every stage after the fetch on `run`, as `make rescore` runs them, under `rules`.
+pub fn rescore(run: &Path, spec: &Path, dataset: &Path, rules: &str) {
+    for stage in stages::derived() {
+        ok(&mut stage_command(stage.binary, run, spec, dataset, Some(rules)));
     }
 }
 
