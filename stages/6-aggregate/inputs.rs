@@ -6,7 +6,6 @@ use crate::facts::{LoadFacts, ResponseFacts, Tables};
 use inferbench_contract::lock::Lock;
 use inferbench_contract::execution::StepFacts;
 use inferbench_contract::tables::{EvaluationRow, ResponseRow, ScheduleRow};
-use inferbench_contract::Error;
 use inferbench_inputs::providers::ProviderTable;
 use inferbench_inputs::spec::Spec;
 use inferbench_judge::rules::Rules;

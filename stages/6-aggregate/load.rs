@@ -395,7 +395,7 @@ fn client_bound(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inferbench_contract::vocab::{ArrivalProcess, Outcome, TaskFamily};
+    use inferbench_contract::vocab::{ArrivalProcess, Outcome};
 
     #[test]
     fn itl_spreads_a_chunk_over_its_tokens_and_skips_chunks_that_complete_none() {
