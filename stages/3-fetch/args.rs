@@ -99,12 +99,6 @@ pub fn parse_start_at(text: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
-
-    #[test]
-    fn cli_definition_is_valid() {
-        Args::command().debug_assert();
-    }
 
     #[test]
     fn start_times_read_as_unix_seconds_or_utc() {

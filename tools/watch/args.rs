@@ -64,12 +64,6 @@ fn parse_interval(text: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
-
-    #[test]
-    fn cli_definition_is_valid() {
-        Args::command().debug_assert();
-    }
 
     #[test]
     fn flags_are_checked() {
