@@ -58,7 +58,7 @@ CARGO        ?= cargo
 
 # runs/ is a Hive-partitioned dataset: every run is `runs/workflow=<workflow>/run=<name>/`, so
 # DuckDB, polars or Spark read `runs/*/*/<table>.parquet` with `workflow` and `run` as columns
-# (runs/README.md). No table has a column of either name.
+# (docs/reference/run-directory.md). No table has a column of either name.
 RUNS_ROOT    := runs/workflow=$(WORKFLOW)
 # `make` keeps one simulated run per spec, dataset and selection and brings it up to date
 # (`simulated` for the defaults; another spec or dataset gets its own, so it never meets a
