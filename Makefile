@@ -1,9 +1,12 @@
 # inferbench: the pipeline as file-to-file rules. `make` runs the whole benchmark against
-# simulated providers (no credentials needed); `make run` against the real providers.
+# simulated providers (no credentials needed); `make run` against the real providers. This
+# header is the list of targets: `make help` prints it, and docs/reference/make.md is checked
+# against it (cargo test --test e2e docs).
 #
 #   make                      build, start ib-sim, run every stage on a small selection
 #   make run                  the same against the providers of the spec's table (.env)
 #   make rescore RUN=<dir>    reconstruct → report again from the raw log, no network
+#   make run-files RUN=<dir>  one run's rules alone, up to its report (or FILES=<its files>)
 #   make import FROM=<dir> RUN=<dir>   a reference runner's run directory as a new run
 #   make load TARGET=<url> MODEL=<id> RATES="4 8 16"   one endpoint under load (SEARCH="1 256": its capacity)
 #   make search [SPEC=<spec>]   a capacity search (the spec's load.search) against simulated providers
@@ -13,7 +16,12 @@
 #   make test                 every test
 #   make bench                benchmarks (BENCH_REQUESTS=N: the size of the large synthetic run)
 #   make bench-compare        ib-compare over COMPARE_BENCH_RUNS (1,000) synthetic runs
-#   make data / data-sample   regenerate the synthetic dataset / its 6-per-family sample
+#   make bench-peers          the load client beside AIPerf and GuideLLM (PEERS_RATES, PEERS_SECONDS)
+#   make data                 regenerate the synthetic dataset
+#   make data-sample          regenerate its 6-per-family sample
+#   make bins                 build the release binaries, nothing else
+#   make clean-sim            delete make's simulated run, so that the next `make` starts afresh
+#   make help                 print this header
 #
 # Settings (override on the command line): WORKFLOW, SPEC, DATASET, PER_FAMILY, SAMPLE, RUN,
 # RULES (the scoring rules: inferbench, or reference to reproduce the reference's figures).
@@ -50,7 +58,7 @@ CARGO        ?= cargo
 
 # runs/ is a Hive-partitioned dataset: every run is `runs/workflow=<workflow>/run=<name>/`, so
 # DuckDB, polars or Spark read `runs/*/*/<table>.parquet` with `workflow` and `run` as columns
-# (runs/README.md). No table has a column of either name.
+# (docs/reference/run-directory.md). No table has a column of either name.
 RUNS_ROOT    := runs/workflow=$(WORKFLOW)
 # `make` keeps one simulated run per spec, dataset and selection and brings it up to date
 # (`simulated` for the defaults; another spec or dataset gets its own, so it never meets a
@@ -91,7 +99,7 @@ COMPARE_FLAGS ?=
 # selection makes ib-select check it (and refuse) rather than make call it up to date.
 INPUTS_MK    := runs/.deps/$(subst /,_,$(SPEC))+$(subst /,_,$(DATASET))+$(PER_FAMILY)$(SAMPLE).mk
 
-.PHONY: all run load search rescore import watch verify test bench bins clean-sim data data-sample run-files compare bench-compare bench-peers
+.PHONY: all run load search rescore import watch verify test bench bins clean-sim data data-sample run-files compare bench-compare bench-peers help
 
 all: bins
 	@$(MAKE) -f $(SELF) --no-print-directory run-files RUN=$(SIM_RUN) ENDPOINTS=simulated
@@ -367,6 +375,10 @@ bench-peers: bins
 
 clean-sim:
 	rm -rf $(SIM_RUN)
+
+# The header of this file, the list of targets.
+help:
+	@sed -n '/^[^#]/q; s/^# \{0,1\}//p' $(SELF)
 
 # The same seed always writes byte-identical files; data/README.md records their SHA-256.
 data: bins

@@ -100,11 +100,6 @@ mod tests {
     use std::path::Path;
 
     #[test]
-    fn cli_definition_is_valid() {
-        Args::command().debug_assert();
-    }
-
-    #[test]
     fn the_shared_arguments_and_the_stages_own_parse() {
         let args = Args::try_parse_from(["ib-select", "--run", "r", "--dataset", "d", "--per-family", "2", "--sample"])
             .unwrap();

@@ -14,12 +14,3 @@ pub struct Args {
     #[command(flatten)]
     pub spec: SpecArg,
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn cli_definition_is_valid() {
-        use clap::CommandFactory;
-        super::Args::command().debug_assert();
-    }
-}

@@ -29,12 +29,6 @@ pub struct Args {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
-
-    #[test]
-    fn cli_definition_is_valid() {
-        Args::command().debug_assert();
-    }
 
     #[test]
     fn only_the_run_is_taken() {

@@ -30,13 +30,7 @@ pub struct Args {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
     use std::path::{Path, PathBuf};
-
-    #[test]
-    fn the_command_definition_is_consistent() {
-        Args::command().debug_assert();
-    }
 
     #[test]
     fn run_is_required_and_the_rest_default() {

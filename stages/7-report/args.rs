@@ -26,13 +26,7 @@ pub struct Args {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
     use std::path::Path;
-
-    #[test]
-    fn the_cli_definition_is_consistent() {
-        Args::command().debug_assert();
-    }
 
     #[test]
     fn run_is_required_and_spec_has_a_default() {

@@ -5,6 +5,7 @@ mod browser;
 mod cache;
 mod chunking;
 mod compare;
+mod docs;
 mod drift;
 mod fleet;
 mod golden;

@@ -47,12 +47,3 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=9999))]
     pub sample: Option<u64>,
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn cli_definition_is_valid() {
-        use clap::CommandFactory;
-        super::Cli::command().debug_assert();
-    }
-}

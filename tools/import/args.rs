@@ -44,12 +44,6 @@ pub struct Args {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
-
-    #[test]
-    fn cli_definition_is_valid() {
-        Args::command().debug_assert();
-    }
 
     #[test]
     fn from_and_run_are_required() {

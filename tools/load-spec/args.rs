@@ -98,12 +98,3 @@ fn arrivals(text: &str) -> Result<ArrivalProcess, String> {
         Ok(process) => Ok(process),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn cli_definition_is_valid() {
-        use clap::CommandFactory;
-        super::Args::command().debug_assert();
-    }
-}

@@ -67,12 +67,3 @@ pub struct Args {
     #[arg(long)]
     pub seal_only: bool,
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn cli_definition_is_valid() {
-        use clap::CommandFactory;
-        super::Args::command().debug_assert();
-    }
-}

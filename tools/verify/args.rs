@@ -51,12 +51,6 @@ pub struct Args {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
-
-    #[test]
-    fn the_command_definition_is_consistent() {
-        Args::command().debug_assert();
-    }
 
     #[test]
     fn signing_and_checking_a_signature_are_separate_runs() {
