@@ -314,19 +314,18 @@ pub fn peak_rss_bytes() -> Option<u64> {
 mod tests {
     use super::*;
     use inferbench_contract::event::{Envelope, RoundReleased};
-    use inferbench_contract::testutil::opened;
+    use inferbench_contract::testutil::{self, opened, round_released};
 
     fn envelope(run_id: &str, seq: u64, t_ns: u64, event: Event) -> String {
-        let line = Envelope { v: FORMAT_VERSION, run_id: run_id.into(), seq, t_ns, event };
+        let line = Envelope { run_id: run_id.into(), t_ns, ..testutil::envelope(seq, event) };
         serde_json::to_string(&line).unwrap() + "\n"
     }
 
     fn released(round_id: &str) -> Event {
         Event::RoundReleased(RoundReleased {
             round_id: round_id.into(),
-            round_index: 7,
-            request_ids: vec!["a".into(), "b\"\\".into()],
             nonce: Some("00ff".into()),
+            ..round_released(7, &["a", "b\"\\"])
         })
     }
 

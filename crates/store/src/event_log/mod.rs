@@ -14,8 +14,6 @@
 mod checker;
 mod reader;
 mod source;
-#[cfg(test)]
-mod tests;
 
 pub use checker::Checker;
 pub use reader::{Entry, LogReader, SegmentRead};
@@ -55,3 +53,6 @@ pub fn read(run: &RunDir, run_id: &str) -> Result<Vec<Segment>> {
     }
     Ok(segments)
 }
+
+#[cfg(test)]
+mod tests;
