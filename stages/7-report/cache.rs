@@ -3,11 +3,13 @@
 //! (`inference.cache_probe`, `metrics.json`'s `cache_probe`), in report.md and report.html
 //! alike (report.html's view is `html/cache.rs`). A run that asked for neither reads exactly
 //! as before.
-use crate::format::{figure, fixed, Table};
+use crate::format::figure;
 use crate::labels::label;
 use inferbench_contract::documents::{CacheProbeMetrics, CacheProbeVerdict, PercentileValue};
 use inferbench_inputs::providers::ProviderTable;
 use inferbench_inputs::spec::Spec;
+use inferbench_present::markdown::Table;
+use inferbench_present::number::{self, grouped, Between};
 
 /// The sentence on cache busting, when it is on.
 pub fn busting(spec: &Spec) -> Option<&'static str> {
@@ -52,7 +54,9 @@ pub fn verdict(v: CacheProbeVerdict) -> &'static str {
 fn with_interval(p: &PercentileValue) -> String {
     let shown = figure(p.value);
     match (&p.interval, p.value) {
-        (Some(i), _) => format!("{shown} [{}–{}]", fixed(i.lower, 1), fixed(i.upper, 1)),
+        (Some(i), _) => {
+            format!("{shown} {}", number::interval(&grouped(i.lower, 1), &grouped(i.upper, 1), Between::EnDash))
+        }
         (None, Some(_)) => format!("{shown}†"),
         (None, None) => shown,
     }

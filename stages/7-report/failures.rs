@@ -5,8 +5,7 @@
 //! one) with provider, family, outcome, error type and message, HTTP status and Retry-After,
 //! so a malformed stream is told apart from a dropped connection and a 429 storm from a slow
 //! provider.
-use crate::format::fixed;
-use crate::format::{figure, percent, Table, UNAVAILABLE};
+use crate::format::{figure, percent, UNAVAILABLE};
 use crate::labels::label;
 use crate::leaderboard;
 use crate::responses::{Failure, Responses, FAILURES_QUERY};
@@ -15,6 +14,8 @@ use inferbench_contract::metrics;
 use inferbench_contract::vocab::OperationalOutcome;
 use inferbench_inputs::providers::ProviderTable;
 use inferbench_judge::stream::cap;
+use inferbench_present::markdown::Table;
+use inferbench_present::number::grouped;
 
 /// A failure class's column heading: its rate's label in the metric catalogue.
 fn heading(class: OperationalOutcome) -> &'static str {
@@ -102,7 +103,7 @@ fn answer_streaming(ordered: &[&PooledMetrics], table: &ProviderTable) -> Vec<St
         "Chunk gap p99 (ms)",
         "Buffered",
     ]);
-    let whole = |x: Option<f64>| x.map_or_else(|| UNAVAILABLE.to_string(), |v| fixed(v, 0));
+    let whole = |x: Option<f64>| x.map_or_else(|| UNAVAILABLE.to_string(), |v| grouped(v, 0));
     for row in ordered {
         let a = &row.metrics.stream_diagnostics.answer_streaming;
         let buffered = match a.buffered.numerator {
@@ -137,12 +138,13 @@ pub fn shown_message(r: &Failure) -> String {
 /// How many requests failed and how many the log lists; `columns` names where the rest is.
 pub fn count_note(responses: &Responses, columns: &str) -> String {
     let (total, listed) = (responses.failed_total, responses.failures.len());
-    let of = format!("{} failed request(s) of {} responses", fixed(total as f64, 0), fixed(responses.len() as f64, 0));
+    let of =
+        format!("{} failed request(s) of {} responses", grouped(total as f64, 0), grouped(responses.len() as f64, 0));
     if listed < total {
         format!(
             "{of}; the first {} in the order they ran are listed. Every failed request, with its full error message \
              and body ({columns}), is in responses.parquet: the query below lists them.",
-            fixed(listed as f64, 0)
+            grouped(listed as f64, 0)
         )
     } else {
         format!(

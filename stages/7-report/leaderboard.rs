@@ -1,13 +1,15 @@
 //! The leaderboard: the published snapshot's table (E2E p50/p99, TTFA p50, tokens/s p50 and
 //! p95 floor, task success, operational failures) with the rank and the eligibility added,
 //! so an unranked provider stays visible with the reasons it was not ranked.
-use crate::format::{self, Table};
+use crate::format;
 use crate::labels::label;
 use inferbench_contract::documents::{GroupMetrics, PooledMetrics, RankSeparation};
 use inferbench_contract::metrics::{
     Column, E2E_LATENCY, FAILURE, OUTPUT_TOKENS_PER_SECOND, RANKING, TASK_SUCCESS, TTFA,
 };
 use inferbench_inputs::providers::ProviderTable;
+use inferbench_present::markdown::Table;
+use inferbench_present::number::{self, grouped, Between, DASH};
 use std::cmp::Ordering;
 
 /// The figures between the provider and its eligibility, in the table's order.
@@ -101,11 +103,12 @@ pub fn separation_lines(separations: &[RankSeparation], table: &ProviderTable) -
     for s in separations {
         let difference = match (s.difference, s.lower, s.upper) {
             (Some(d), Some(lo), Some(hi)) => {
-                format!("{} [{}–{}]", format::figure(Some(d)), format::figure(Some(lo)), format::figure(Some(hi)))
+                let bounds = number::interval(&format::figure(Some(lo)), &format::figure(Some(hi)), Between::EnDash);
+                format!("{} {bounds}", format::figure(Some(d)))
             }
             _ => format::UNAVAILABLE.to_string(),
         };
-        let rounds = s.rounds_to_separate.map_or_else(|| "—".to_string(), |r| format::fixed(r as f64, 0));
+        let rounds = s.rounds_to_separate.map_or_else(|| DASH.to_string(), |r| grouped(r as f64, 0));
         t.row(vec![
             label(&s.better, table).to_string(),
             label(&s.worse, table).to_string(),
@@ -132,7 +135,7 @@ apart are a projection from the resampled differences' spread, which shrinks as 
 was observed.";
 
 pub fn rank(rank: Option<i64>) -> String {
-    rank.map_or_else(|| "—".to_string(), |r| r.to_string())
+    rank.map_or_else(|| DASH.to_string(), |r| r.to_string())
 }
 
 fn eligibility(row: &PooledMetrics) -> String {

@@ -1,9 +1,11 @@
 //! A load run's section of the report: what was offered and what the client achieved per step,
 //! each provider's figures per step (latencies from the intended send time), the knees, and
 //! every step whose figures are the client's rather than the provider's, with the reason.
-use crate::format::{figure, fixed, percent, seconds, Table};
+use crate::format::{figure, percent};
 use inferbench_contract::documents::{LoadMetrics, LoadWorkload, Quantiles, StepMetrics, TokenLengths};
 use inferbench_contract::vocab::{ArrivalProcess, LengthDistribution, LoadMode, OperationalOutcome, WorkloadKind};
+use inferbench_present::markdown::Table;
+use inferbench_present::number::{grouped, seconds};
 
 /// The scope sentence of a load run's header.
 pub fn scope(load: &LoadMetrics, providers: usize, model: &str) -> String {
@@ -76,12 +78,12 @@ pub fn section(load: &LoadMetrics) -> Vec<String> {
         table.row(vec![
             first.step.to_string(),
             target(first),
-            fixed(sum(|r| r.offered_rate), 2),
-            fixed(sum(|r| r.achieved_rate), 2),
+            grouped(sum(|r| r.offered_rate), 2),
+            grouped(sum(|r| r.achieved_rate), 2),
             lag.0,
             lag.1,
             first.peak_in_flight.to_string(),
-            first.client_cpu_seconds.map_or("unavailable".into(), |s| fixed(s, 2)),
+            first.client_cpu_seconds.map_or("unavailable".into(), |s| grouped(s, 2)),
             if first.client_bound.is_empty() { "no".to_string() } else { "yes".to_string() },
         ]);
     }
@@ -133,9 +135,9 @@ pub fn section(load: &LoadMetrics) -> Vec<String> {
         table.row(vec![
             r.step.to_string(),
             format!("{}{bound}", r.provider),
-            fixed(r.offered_rate, 2),
-            fixed(r.completed_per_second, 2),
-            fixed(r.output_tokens_per_second, 1),
+            grouped(r.offered_rate, 2),
+            grouped(r.completed_per_second, 2),
+            grouped(r.output_tokens_per_second, 1),
             p(&r.ttft_ms, "p50"),
             p(&r.ttft_ms, "p99"),
             p(&r.ttfa_ms, "p50"),
@@ -169,8 +171,8 @@ pub fn section(load: &LoadMetrics) -> Vec<String> {
         table.row(vec![
             k.provider.clone(),
             k.step.to_string(),
-            fixed(k.offered_rate, 2),
-            fixed(k.goodput_per_second, 2),
+            grouped(k.offered_rate, 2),
+            grouped(k.goodput_per_second, 2),
         ]);
     }
     out.extend(table.lines());
@@ -199,7 +201,7 @@ fn over_time(load: &LoadMetrics) -> Vec<String> {
         for start in (0..bins).step_by(per_row) {
             let end = (start + per_row).min(bins);
             let span = (end - start) as f64 * line.bin_seconds;
-            let rate = |v: &[u64]| fixed(v[start..end].iter().sum::<u64>() as f64 / span, 2);
+            let rate = |v: &[u64]| grouped(v[start..end].iter().sum::<u64>() as f64 / span, 2);
             table.row(vec![
                 format!("{}–{}", trim(start as f64 * line.bin_seconds), trim(end as f64 * line.bin_seconds)),
                 rate(&line.sent),
@@ -259,12 +261,18 @@ fn lengths(l: &TokenLengths) -> String {
         LengthDistribution::Constant => format!("exactly {}", l.min),
         LengthDistribution::Uniform => format!("{} to {} (uniform)", l.min, l.max),
         LengthDistribution::Normal => {
-            format!("normally distributed (mean {}, sd {}) within {} to {}", fixed(mean, 0), fixed(sd, 0), l.min, l.max)
+            format!(
+                "normally distributed (mean {}, sd {}) within {} to {}",
+                grouped(mean, 0),
+                grouped(sd, 0),
+                l.min,
+                l.max
+            )
         }
         LengthDistribution::Lognormal => format!(
             "log-normally distributed (mean {}, sd {}) within {} to {}",
-            fixed(mean, 0),
-            fixed(sd, 0),
+            grouped(mean, 0),
+            grouped(sd, 0),
             l.min,
             l.max
         ),
@@ -277,7 +285,7 @@ fn objectives(load: &LoadMetrics) -> String {
     let mut parts: Vec<String> =
         [("TTFT", o.ttft_ms), ("TTFA", o.ttfa_ms), ("TPOT", o.tpot_ms), ("every ITL", o.itl_ms), ("E2E", o.e2e_ms)]
             .iter()
-            .filter_map(|(name, bound)| bound.map(|b| format!("{name} ≤ {} ms", fixed(b, 0))))
+            .filter_map(|(name, bound)| bound.map(|b| format!("{name} ≤ {} ms", grouped(b, 0))))
             .collect();
     if o.correct {
         parts.push("a correct answer".to_string());
@@ -303,8 +311,8 @@ fn by_step(load: &LoadMetrics) -> Vec<Vec<&StepMetrics>> {
 
 fn target(r: &StepMetrics) -> String {
     match (r.target_rate, r.speedup) {
-        (Some(rate), _) => fixed(rate, 2),
-        (None, Some(speedup)) => format!("trace ×{}", fixed(speedup, 2)),
+        (Some(rate), _) => grouped(rate, 2),
+        (None, Some(speedup)) => format!("trace ×{}", grouped(speedup, 2)),
         (None, None) if r.users.is_some() => format!("{} users", r.users.unwrap_or(0)),
         _ => "unavailable".to_string(),
     }
@@ -320,7 +328,7 @@ fn step_lag(rows: &[&StepMetrics]) -> (String, String) {
 }
 
 fn figure3(x: Option<f64>) -> String {
-    x.map_or_else(|| "unavailable".to_string(), |v| fixed(v, 3))
+    x.map_or_else(|| "unavailable".to_string(), |v| grouped(v, 3))
 }
 
 /// A percentile of `q`, marked † when its samples cannot resolve it.

@@ -1,8 +1,10 @@
 //! The paired comparisons: fastest-provider wins and pairwise E2E differences, as
 //! `ib-aggregate` computed them over the run's paired rounds.
-use crate::format::{coverage, figure, fixed, percent, Table};
+use crate::format::{coverage, figure, percent};
 use inferbench_contract::documents::{ComparisonsDocument, PairRow};
 use inferbench_inputs::providers::ProviderTable;
+use inferbench_present::markdown::Table;
+use inferbench_present::number::grouped;
 
 const INTRO: &str = "Every round sent the same item to every provider at once, so a per-round \
 difference compares providers under the same conditions. Every provider takes part unless its model or \
@@ -40,9 +42,9 @@ pub fn section(c: &ComparisonsDocument, table: &ProviderTable, leading: &[&str])
         lines.push(format!(
             "The {} pairs among the first {} providers of metrics.json (ranked ones first) are listed, of {} pairs; \
              `pairwise_e2e_latency_differences` in comparisons.json has every pair.",
-            fixed(listed.len() as f64, 0),
+            grouped(listed.len() as f64, 0),
             leading.len(),
-            fixed(all.len() as f64, 0)
+            grouped(all.len() as f64, 0)
         ));
         lines.push(String::new());
     }
@@ -66,7 +68,7 @@ fn wins_table(c: &ComparisonsDocument, label: &dyn Fn(&str) -> String) -> Vec<St
         wins.row(vec![
             label(&w.provider),
             percent(w.win_rate),
-            fixed(w.credited_wins, 2),
+            grouped(w.credited_wins, 2),
             w.outright_wins.to_string(),
             w.tied_fastest_rounds.to_string(),
             coverage(w.eligible_e2e_sample_count, w.total_round_count),

@@ -1,10 +1,11 @@
 //! The whole document: title and scope, leaderboard, pooled summary, task-family results,
 //! paired comparisons, provenance. Only the run's files decide its content: no clock, no
 //! machine path, so re-rendering the same inputs gives the same bytes.
-use crate::format::seconds;
 use crate::inputs::ReportInputs;
 use crate::{failures, labels, leaderboard, paired, results, speed};
 use inferbench_contract::vocab::{EndpointMode, WorkloadKind};
+use inferbench_present::markdown::Table;
+use inferbench_present::number::seconds;
 
 /// The report's text, ending with exactly one newline.
 pub fn render(inputs: &ReportInputs) -> String {
@@ -181,7 +182,7 @@ fn how_it_ran(inputs: &ReportInputs) -> String {
 /// The headings of the summary tables against their keys in `metrics.json` and
 /// `metrics.parquet`, for whoever takes a figure from the report to a notebook.
 fn column_names(required: &[String]) -> Vec<String> {
-    let mut t = crate::format::Table::new(&["Heading", "Key in metrics.json"]);
+    let mut t = Table::new(&["Heading", "Key in metrics.json"]);
     for column in required {
         t.row(vec![labels::heading(column), format!("`{column}`")]);
     }

@@ -2,12 +2,14 @@
 //! provider, split into latency, speed and outcome tables, with sample counts) and one section
 //! per task family (the same three tables, coverage and cost, and for contract extraction the
 //! field diagnostics).
-use crate::format::{self, column, coverage, fixed, Table, UNAVAILABLE};
+use crate::format::{column, coverage, UNAVAILABLE};
 use crate::labels::{self, label, Group, GROUPS};
 use crate::leaderboard;
 use inferbench_contract::documents::{Cost, GroupMetrics, PooledMetrics, Summary};
 use inferbench_contract::metrics::{self, OUTPUT_TOKENS_PER_SECOND};
 use inferbench_inputs::providers::ProviderTable;
+use inferbench_present::markdown::Table;
+use inferbench_present::number::grouped;
 
 const CONTRACT_FAMILY: &str = inferbench_contract::vocab::TaskFamily::ContractTermsExtraction.as_str();
 
@@ -193,11 +195,11 @@ fn coverage_table(rows: &[&GroupMetrics], table: &ProviderTable) -> Vec<String> 
 /// not stream usage has an unknown cost, not a zero one).
 pub fn cost(cost: &Cost) -> String {
     match cost.total_cost_usd {
-        Some(total) => fixed(total, 6),
+        Some(total) => grouped(total, 6),
         None if cost.reported_count == 0 => "unknown".to_string(),
         None => format!(
             "at least {} (usage from {})",
-            fixed(cost.known_cost_usd, 6),
+            grouped(cost.known_cost_usd, 6),
             coverage(cost.reported_count, cost.submitted_count)
         ),
     }
@@ -210,7 +212,7 @@ fn diagnostics_table(rows: &[&GroupMetrics], table: &ProviderTable) -> Vec<Strin
         t.row(vec![
             label(&row.provider, table).to_string(),
             d.map_or(UNAVAILABLE.to_string(), |d| d.returned_object_count.to_string()),
-            d.and_then(|d| d.median_correct_fields_returned).map_or(UNAVAILABLE.to_string(), |m| format::fixed(m, 1)),
+            d.and_then(|d| d.median_correct_fields_returned).map_or(UNAVAILABLE.to_string(), |m| grouped(m, 1)),
             d.map_or(UNAVAILABLE.to_string(), |d| d.field_count_total.to_string()),
         ]);
     }

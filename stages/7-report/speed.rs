@@ -1,12 +1,14 @@
 //! The published page's tokens/s view: every provider ordered by its median visible-answer
 //! speed, with the gap to the fastest, the slow-tail floors, and the two waits a fast stream
 //! can still hide (TTFA p95, E2E p99).
-use crate::format::{coverage, figure, fixed, Table, UNAVAILABLE};
+use crate::format::{coverage, figure, UNAVAILABLE};
 use crate::labels::label;
 use crate::leaderboard;
 use inferbench_contract::documents::PooledMetrics;
 use inferbench_contract::metrics::{Column, E2E_LATENCY, OUTPUT_TOKENS_PER_SECOND, TTFA};
 use inferbench_inputs::providers::ProviderTable;
+use inferbench_present::markdown::Table;
+use inferbench_present::number::grouped;
 use std::cmp::Ordering;
 
 /// What the view orders by: the median visible-answer speed.
@@ -54,7 +56,7 @@ pub fn section(pooled: &[PooledMetrics], table: &ProviderTable) -> Vec<String> {
     for row in &ordered {
         let m = &row.metrics;
         let delta = match (m.value(MEDIAN), fastest) {
-            (Some(x), Some(f)) => fixed(x - f, 1),
+            (Some(x), Some(f)) => grouped(x - f, 1),
             _ => UNAVAILABLE.to_string(),
         };
         let mut cells = vec![label(&m.provider, table).to_string(), figure(m.value(MEDIAN)), delta];
@@ -104,7 +106,7 @@ mod tests {
             rows.iter().map(|l| l.split(" | ").nth(1).unwrap().replace(',', "").parse::<f64>().unwrap()).collect();
         assert!(speeds.windows(2).all(|w| w[0] >= w[1]), "{lines:#?}");
         assert!(rows[0].contains(&format!(" | {} | 0.0 | ", figure(Some(speeds[0])))), "{}", rows[0]);
-        let gap = fixed(speeds[1] - speeds[0], 1);
+        let gap = grouped(speeds[1] - speeds[0], 1);
         assert!(rows[1].contains(&format!(" | {gap} | ")), "{}", rows[1]);
         assert!(lines[2].contains("led median speed at"), "{}", lines[2]);
         let expected = ["Provider", "Tokens/s p50", "Δ vs fastest p50", "Tokens/s p95 floor", "Tokens/s p99 floor"];

@@ -18,15 +18,18 @@ const MAY_USE: &[(&str, &[&str])] = &[
     ("cli", &["contract", "judge"]),
     ("sim", &["contract", "judge", "inputs", "stats"]),
     ("testkit", &["contract", "store"]),
+    ("present", &[]),
 ];
 
 /// The external crates the ground floors may use: the contract is types and their shape, the
 /// statistics arithmetic (its generator written out, so no upgrade changes a seed's draws), the
-/// judge a pure function of a stream. Anything heavier belongs above them.
+/// judge a pure function of a stream, the presenter text in and text out (none at all).
+/// Anything heavier belongs above them.
 const EXTERNAL: &[(&str, &[&str])] = &[
     ("contract", &["thiserror", "serde", "serde_json", "sha2", "schemars"]),
     ("stats", &[]),
     ("judge", &["serde_json", "sha2", "tiktoken-rs"]),
+    ("present", &[]),
 ];
 
 /// The `[dependencies]` entries of a Cargo.toml, by name, with their line numbers

@@ -1,9 +1,10 @@
 //! report.html's prompt-cache view: the words of `crate::cache`,
 //! each figure marked with its pointer into `metrics.json`.
-use super::svg::text;
 use super::{view, views, Kind, Page};
 use crate::cache::{how_to_read, verdict, HEADING};
 use inferbench_contract::documents::CacheProbeMetrics;
+use inferbench_present::html::text;
+use inferbench_present::number::{self, Between};
 
 /// The probe's columns; its figures carry their unit.
 const HEADERS: [&str; 6] = ["Provider", "Pairs", "TTFA p50 first", "TTFA p50 repeat", "Difference p50", "Verdict"];
@@ -17,12 +18,12 @@ pub fn html_view(page: &Page, probe: &CacheProbeMetrics) -> String {
         .map(|(i, p)| {
             let at = |key: &str| format!("/cache_probe/providers/{i}/{key}");
             let difference = match (&p.ttfa_difference_ms.interval, p.ttfa_difference_ms.value) {
-                (Some(_), _) => format!(
-                    "{} [{}–{}]",
-                    page.metric(&at("ttfa_difference_ms/value"), Kind::DiffMs),
-                    page.metric(&at("ttfa_difference_ms/interval/lower"), Kind::DiffMs),
-                    page.metric(&at("ttfa_difference_ms/interval/upper"), Kind::DiffMs)
-                ),
+                (Some(_), _) => {
+                    let bound =
+                        |key: &str| page.metric(&at(&format!("ttfa_difference_ms/interval/{key}")), Kind::DiffMs);
+                    let bounds = number::interval(&bound("lower"), &bound("upper"), Between::EnDash);
+                    format!("{} {bounds}", page.metric(&at("ttfa_difference_ms/value"), Kind::DiffMs))
+                }
                 (None, Some(_)) => format!("{}†", page.metric(&at("ttfa_difference_ms/value"), Kind::DiffMs)),
                 (None, None) => page.metric(&at("ttfa_difference_ms/value"), Kind::DiffMs),
             };

@@ -46,18 +46,18 @@ mod json;
 pub(crate) mod svg;
 pub(crate) mod views;
 
-use crate::format::fixed;
 use crate::inputs::ReportInputs;
 use crate::labels::label;
 use inferbench_contract::documents::GroupMetrics;
 use inferbench_contract::metrics::{Column, Unit};
 use inferbench_contract::Error;
+use inferbench_present::html::Element;
+use inferbench_present::number::{self, grouped, significant, Between, DASH};
 use inferbench_store::run::RunDir;
 pub use json::Doc;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt::Display;
-use svg::Element;
 
 const CSS: &str = include_str!("page.css");
 const JS: &str = include_str!("page.js");
@@ -263,11 +263,9 @@ impl<'a> Page<'a> {
         let (lower, upper) = (self.pooled(p, lower), self.pooled(p, upper));
         if self.metrics.pointer(&lower).is_some_and(Value::is_number) {
             let kind = Kind::of(column);
-            return format!(
-                "{figure} <span class=\"ci\">[{} – {}]</span>",
-                self.metric(&lower, kind),
-                self.metric(&upper, kind)
-            );
+            let bounds =
+                number::interval(&self.metric(&lower, kind), &self.metric(&upper, kind), Between::SpacedEnDash);
+            return format!("{figure} <span class=\"ci\">{bounds}</span>");
         }
         let note = note.map(|n| self.pooled(p, n));
         match note.as_deref().and_then(|n| self.metrics.pointer(n)).and_then(Value::as_str) {
@@ -336,7 +334,7 @@ fn figure(attribute: &str, pointer: &str, value: Option<&Value>, literal: Option
         Some(Value::Number(x)) => {
             (literal.map_or_else(|| x.to_string(), str::to_string), format_number(x.as_f64().unwrap_or(f64::NAN), kind))
         }
-        _ => ("null".to_string(), if kind == Kind::Usd { "unknown" } else { "—" }.to_string()),
+        _ => ("null".to_string(), if kind == Kind::Usd { "unknown" } else { DASH }.to_string()),
     };
     Element::new("span").a(attribute, pointer).a("data-value", exact).text(&shown).close()
 }
@@ -345,34 +343,13 @@ fn figure(attribute: &str, pointer: &str, value: Option<&Value>, literal: Option
 pub fn format_number(x: f64, kind: Kind) -> String {
     match kind {
         Kind::Ms => format!("{} s", significant(x / 1000.0)),
-        Kind::DiffMs => {
-            let s = significant(x / 1000.0);
-            match s.starts_with('-') || s.trim_start_matches(['0', '.']).is_empty() {
-                true => format!("{s} s"),
-                false => format!("+{s} s"),
-            }
-        }
-        Kind::Tps => format!("{} tok/s", fixed(x, 1)),
-        Kind::Rate => format!("{}%", fixed(100.0 * x, 2)),
-        Kind::Count | Kind::Tokens => fixed(x, 0),
-        Kind::GapMs => format!("{} ms", fixed(x, 1)),
-        Kind::Usd => format!("${}", fixed(x, 4)),
+        Kind::DiffMs => format!("{} s", number::sign_shown(significant(x / 1000.0))),
+        Kind::Tps => format!("{} tok/s", grouped(x, 1)),
+        Kind::Rate => number::percent(x, 2),
+        Kind::Count | Kind::Tokens => grouped(x, 0),
+        Kind::GapMs => format!("{} ms", grouped(x, 1)),
+        Kind::Usd => format!("${}", grouped(x, 4)),
     }
-}
-
-/// Three significant digits, at most three decimals: `7.11`, `15.0`, `0.177`, `123`.
-fn significant(x: f64) -> String {
-    let a = x.abs();
-    let decimals = if a >= 100.0 {
-        0
-    } else if a >= 10.0 {
-        1
-    } else if a >= 1.0 {
-        2
-    } else {
-        3
-    };
-    fixed(x, decimals)
 }
 
 /// A view: `<section class="view" id="view-NAME" data-view="NAME">` with its question, how

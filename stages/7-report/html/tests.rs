@@ -166,7 +166,7 @@ fn the_page_keeps_the_machine_checkable_contract() {
         let series = marked(svg, "data-series", "").into_iter().next().unwrap().0;
         assert!(svg.contains(" data-chart=\""));
         for s in series.split(',').filter(|s| !s.is_empty()) {
-            let mark = format!("data-series=\"{}\"", svg::attr(s));
+            let mark = format!("data-series=\"{}\"", inferbench_present::html::attr(s));
             assert!(svg.matches(&mark).count() >= 1 && svg[1..].contains(&mark), "{s} in {}", &svg[..120]);
         }
         charts += 1;
@@ -319,7 +319,7 @@ fn a_run_without_responses_still_renders_every_view() {
         let svg = &html[at..at + html[at..].find("</svg>").unwrap()];
         let series = marked(svg, "data-series", "").into_iter().next().unwrap().0;
         for s in series.split(',').filter(|s| !s.is_empty()) {
-            assert!(svg[1..].contains(&format!("data-series=\"{}\"", svg::attr(s))), "{s}");
+            assert!(svg[1..].contains(&format!("data-series=\"{}\"", inferbench_present::html::attr(s))), "{s}");
         }
     }
     assert!(html.contains("No paired rounds to compare") && html.contains("0 failed request(s) of 0 responses"));
@@ -455,7 +455,10 @@ fn many_providers_and_rounds_give_a_bounded_page() {
     let bins = charts::timeline::timeline_bins(rounds, rows);
     assert!(bins < rounds && bins * rows <= charts::timeline::TIMELINE_CELLS, "{bins}");
     assert_eq!(timeline.matches("<rect").count(), bins * rows);
-    assert!(html.contains(&format!("{} rounds, in the order they ran.", crate::format::fixed(rounds as f64, 0))));
+    assert!(html.contains(&format!(
+        "{} rounds, in the order they ran.",
+        inferbench_present::number::grouped(rounds as f64, 0)
+    )));
     let failed = (0..providers * rounds).filter(|i| i % 7 == 3).count();
     assert_eq!(inputs.responses.failed_total, failed);
     let listed = html[html.find("id=\"view-failure-log\"").unwrap()..].matches("<code>req-").count();
@@ -468,7 +471,7 @@ fn many_providers_and_rounds_give_a_bounded_page() {
     if all_pairs > SHOWN_PAIRS {
         assert!(md.contains(&format!(
             "of {} pairs; `pairwise_e2e_latency_differences`",
-            crate::format::fixed(all_pairs as f64, 0)
+            inferbench_present::number::grouped(all_pairs as f64, 0)
         )));
     }
     // The leaderboard lists every provider.

@@ -3,13 +3,14 @@
 //! another, the failure log and the provenance. Figures come from `metrics.json` and
 //! `comparisons.json` through `Page::metric` and `Page::comparison`, which mark each with its
 //! pointer; the few derived numbers (Δ vs the fastest) say what they were derived from.
-use super::svg::{self, attr, text, Element};
 use super::{format_number, view, Kind, Page, Provider};
 use inferbench_contract::metrics::{
     self, Column, Metric, E2E_LATENCY, FAILURE, OUTPUT_TOKENS_PER_SECOND, PRE_ANSWER_REASONING_TOKENS,
     REASONING_EMISSION, TASK_SUCCESS, TIMEOUT, TTFA, TTFO,
 };
 use inferbench_contract::vocab::{EndpointMode, OperationalOutcome};
+use inferbench_present::html::{attr, text, Element};
+use inferbench_present::number::{self, Between, DASH};
 use serde_json::Value;
 use std::cmp::Ordering;
 
@@ -171,7 +172,7 @@ fn reasons(page: &Page, p: &Provider) -> Vec<String> {
 fn status(page: &Page, p: &Provider) -> String {
     match reasons(page, p).is_empty() {
         true => "eligible".to_string(),
-        false => format!("<a class=\"ineligible\" href=\"#why-{}\">not ranked</a>", svg::attr(p.id)),
+        false => format!("<a class=\"ineligible\" href=\"#why-{}\">not ranked</a>", attr(p.id)),
     }
 }
 
@@ -185,7 +186,7 @@ fn reason_list(page: &Page) -> String {
             (!r.is_empty()).then(|| {
                 format!(
                     "<li id=\"why-{}\"><strong>{}</strong>: {}</li>",
-                    svg::attr(p.id),
+                    attr(p.id),
                     text(p.label),
                     text(&r.join("; "))
                 )
@@ -245,16 +246,19 @@ fn separation_table(page: &Page) -> String {
         .map(|(i, pair)| {
             let at = |key: &str| format!("/rank_separation/{i}/{key}");
             let name =
-                |key: &str| svg::text(crate::labels::label(pair[key].as_str().unwrap_or_default(), &page.inputs.table));
+                |key: &str| text(crate::labels::label(pair[key].as_str().unwrap_or_default(), &page.inputs.table));
             vec![
                 name("better"),
                 name("worse"),
                 page.metric(&at("shared_rounds"), Kind::Count),
                 format!(
-                    "{} [{} – {}]",
+                    "{} {}",
                     page.metric(&at("difference"), Kind::DiffMs),
-                    page.metric(&at("lower"), Kind::DiffMs),
-                    page.metric(&at("upper"), Kind::DiffMs)
+                    number::interval(
+                        &page.metric(&at("lower"), Kind::DiffMs),
+                        &page.metric(&at("upper"), Kind::DiffMs),
+                        Between::SpacedEnDash
+                    )
                 ),
                 match (pair["distinguishable"].as_bool(), pair["shared_rounds"].as_i64(), pair["min_rounds"].as_i64()) {
                     (Some(true), _, _) => "yes".to_string(),
@@ -332,7 +336,7 @@ pub fn tokens_per_second(page: &Page) -> String {
                     .a("data-of", format!("{} {}", page.pooled(p, key), page.pooled(f, key)))
                     .text(&format_number(v - best, Kind::Tps))
                     .close(),
-                _ => "—".to_string(),
+                _ => DASH.to_string(),
             };
             let mut cells = vec![name(p), page.pooled_figure(p, key), delta];
             cells.extend(figures(page, p, &SPEED_FIGURES));
@@ -587,7 +591,7 @@ pub fn pair(page: &Page) -> String {
         let p = page.providers.iter().find(|p| p.id == id);
         pair_figures()
             .iter()
-            .map(|(_, key, kind)| p.map_or("—".to_string(), |p| page.metric(&page.pooled(p, key), *kind)))
+            .map(|(_, key, kind)| p.map_or(DASH.to_string(), |p| page.metric(&page.pooled(p, key), *kind)))
             .collect()
     };
     let providers: serde_json::Map<String, Value> = in_pairs

@@ -1,6 +1,6 @@
 //! Which run directories to compare, what each one is (workflow, name, where it came from)
-//! and when it ran.
-use crate::search;
+//! and when it ran. A capacity search's directory is recognised here, and skipped; reading
+//! what it found is `search`'s.
 use anyhow::{Context, Result};
 use inferbench_contract::civil;
 use inferbench_contract::vocab::EndpointMode;
@@ -9,6 +9,19 @@ use inferbench_store::run::RunDir;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+
+/// The record `ib-search` writes into a capacity search's directory.
+pub const SEARCH_JSON: &str = "search.json";
+
+/// Why a search directory is not compared as a run.
+pub const NOT_A_RUN: &str =
+    "a capacity search's directory, holding search.json, not a run: its probes are load runs, compared when named as \
+     `<dir>/probes/*`";
+
+/// Whether `dir` is a capacity search's directory: it holds the search's record.
+pub fn is_search(dir: &Path) -> bool {
+    dir.join(SEARCH_JSON).is_file()
+}
 
 /// What the patterns matched.
 #[derive(Debug, Default, PartialEq)]
@@ -36,9 +49,9 @@ pub fn expand(patterns: &[String]) -> Result<Found> {
             if !literal.is_dir() {
                 return Err(Error::bad(format!("{pattern}: no such run directory")).into());
             }
-            if search::is_search(literal) && !RunDir::new(literal).responses().is_file() {
+            if is_search(literal) && !RunDir::new(literal).responses().is_file() {
                 if searches.insert(literal.to_path_buf()) {
-                    skipped.push((literal.to_path_buf(), search::NOT_A_RUN.to_string()));
+                    skipped.push((literal.to_path_buf(), NOT_A_RUN.to_string()));
                 }
                 continue;
             }
@@ -59,9 +72,9 @@ pub fn expand(patterns: &[String]) -> Result<Found> {
                 continue;
             }
             any = true;
-            if search::is_search(&path) && !RunDir::new(&path).responses().is_file() {
+            if is_search(&path) && !RunDir::new(&path).responses().is_file() {
                 if searches.insert(path.clone()) {
-                    skipped.push((path, search::NOT_A_RUN.to_string()));
+                    skipped.push((path, NOT_A_RUN.to_string()));
                 }
             } else if let Some(why) = unfinished(&path) {
                 skipped.push((path, why));
@@ -445,7 +458,7 @@ mod tests {
         let found = expand(&[format!("{}/*/*", root.display()), named.clone()]).unwrap();
         assert_eq!(found.runs, [root.join("workflow=w/run=a")]);
         assert_eq!(found.searches, std::slice::from_ref(&search), "listed once");
-        assert_eq!(found.skipped, [(search.clone(), search::NOT_A_RUN.to_string())]);
+        assert_eq!(found.skipped, [(search.clone(), NOT_A_RUN.to_string())]);
         // With no run beside it, the error says where the search's runs are.
         let err = expand(&[named]).unwrap_err().to_string();
         assert!(err.contains("is a capacity search") && err.contains("probes/*"), "{err}");

@@ -1,17 +1,9 @@
-//! A capacity search's directory met among the runs: not a run itself (its probes under
-//! `probes/NN/` are), but its `search.json` says what it found for each provider, which the
-//! summary lists.
-use crate::discover::RunInfo;
+//! A capacity search's directory met among the runs (`discover` tells one apart): not a run
+//! itself (its probes under `probes/NN/` are), but its `search.json` says what it found for
+//! each provider, which the summary lists.
+use crate::discover::{workflow_of, RunInfo, SEARCH_JSON};
 use inferbench_contract::documents::{SearchDocument, SearchStatus, SEARCH_VERSION};
 use std::path::{Path, PathBuf};
-
-/// The record `ib-search` writes into the search's directory.
-pub const SEARCH_JSON: &str = "search.json";
-
-/// Why a search directory is not compared as a run.
-pub const NOT_A_RUN: &str =
-    "a capacity search's directory, holding search.json, not a run: its probes are load runs, compared when named as \
-     `<dir>/probes/*`";
 
 /// One search, read.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,10 +17,6 @@ pub struct Search {
     pub doc: SearchDocument,
 }
 
-pub fn is_search(dir: &Path) -> bool {
-    dir.join(SEARCH_JSON).is_file()
-}
-
 /// The search at `dir`, or why its record cannot be read (the comparison goes on without it).
 pub fn read(dir: &Path) -> Result<Search, String> {
     let path = dir.join(SEARCH_JSON);
@@ -38,7 +26,7 @@ pub fn read(dir: &Path) -> Result<Search, String> {
     if doc.version != SEARCH_VERSION {
         return Err(format!("{SEARCH_JSON} is version `{}`, not `{SEARCH_VERSION}`", doc.version));
     }
-    let workflow = crate::discover::workflow_of(dir);
+    let workflow = workflow_of(dir);
     let dir_name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let name = dir_name.strip_prefix("run=").unwrap_or(dir_name).to_string();
     // The date is the first probe's: a search has no manifest of its own.
@@ -54,6 +42,7 @@ pub fn status(status: SearchStatus) -> String {
 #[cfg(test)]
 pub mod tests {
     use super::*;
+    use crate::discover::is_search;
     use inferbench_contract::documents::{Probe, ProbeVerdict, Provenance, SearchResult, Verdict};
 
     pub fn document() -> SearchDocument {

@@ -1,57 +1,19 @@
-//! A plot's axes: the "nice" steps and upper bounds of a scale, the tick labels, and the
-//! grid with its labels and titles drawn into a chart.
+//! A plot's axes on the page: the tick labels of each kind of figure, and the grid with its
+//! labels and titles drawn into a chart. Where a value lands and which values are ticked is
+//! the presenter's (`inferbench_present::axis`).
 use super::{BOTTOM, H, LEFT, RIGHT, TOP, W};
-use crate::format::fixed;
-use crate::html::svg::{n, Element};
 use crate::html::Kind;
-
-/// A "nice" axis step for a range of `span` split in about `ticks` parts.
-pub fn step(span: f64, ticks: f64) -> f64 {
-    if span.is_nan() || span <= 0.0 {
-        return 1.0;
-    }
-    let raw = span / ticks;
-    let mag = 10f64.powf(raw.log10().floor());
-    let f = raw / mag;
-    mag * if f <= 1.0 {
-        1.0
-    } else if f <= 2.0 {
-        2.0
-    } else if f <= 5.0 {
-        5.0
-    } else {
-        10.0
-    }
-}
-
-/// An axis's upper bound: `max` rounded up to a step.
-pub fn nice_max(max: f64) -> (f64, f64) {
-    let s = step(max, 5.0);
-    let top = (max / s).ceil().max(1.0) * s;
-    (top, s)
-}
+use inferbench_present::axis::Scale;
+use inferbench_present::html::{n, Element};
+use inferbench_present::number::fewest;
 
 /// Tick label of a value shown as `kind`, without the unit for compactness: as many decimals
 /// as the value needs, at most three.
 pub fn tick(x: f64, kind: Kind) -> String {
-    let decimals = |v: f64| {
-        (0..3)
-            .find(|d| {
-                let f = (v * 10f64.powi(*d)).fract().abs();
-                f.min(1.0 - f) < 1e-6
-            })
-            .unwrap_or(3) as usize
-    };
     match kind {
-        Kind::Ms | Kind::DiffMs => {
-            let s = x / 1000.0;
-            fixed(s, decimals(s))
-        }
-        Kind::Rate => {
-            let p = 100.0 * x;
-            format!("{}%", fixed(p, decimals(p)))
-        }
-        _ => fixed(x, decimals(x)),
+        Kind::Ms | Kind::DiffMs => fewest(x / 1000.0),
+        Kind::Rate => format!("{}%", fewest(100.0 * x)),
+        _ => fewest(x),
     }
 }
 
@@ -66,39 +28,27 @@ pub struct Axes {
 }
 
 impl Axes {
-    pub fn x(&self, v: f64) -> f64 {
-        let f = |v: f64| if self.log { v.max(self.x0).log10() } else { v };
-        LEFT + (f(v) - f(self.x0)) / (f(self.x1) - f(self.x0)).max(f64::MIN_POSITIVE) * (W - LEFT - RIGHT)
+    /// The x axis: from the plot's left margin to its right one.
+    fn x_scale(&self) -> Scale {
+        Scale { from: self.x0, to: self.x1, start: LEFT, end: W - RIGHT, log: self.log }
     }
 
-    /// The x ticks: multiples of `step`, or 1-2-5 of each decade on a log axis.
-    fn x_ticks(&self, step: f64) -> Vec<f64> {
-        let mut ticks = Vec::new();
-        if self.log {
-            // 1-2-5 in each decade; only the powers of ten when there are many decades.
-            let decades = (self.x1 / self.x0).log10().round();
-            let multiples: &[f64] = if decades > 3.0 { &[1.0] } else { &[1.0, 2.0, 5.0] };
-            let mut decade = 10f64.powf(self.x0.log10().floor());
-            while decade <= self.x1 * (1.0 + 1e-9) {
-                for m in multiples {
-                    let v = decade * m;
-                    if v >= self.x0 * (1.0 - 1e-9) && v <= self.x1 * (1.0 + 1e-9) {
-                        ticks.push(v);
-                    }
-                }
-                decade *= 10.0;
-            }
-            return ticks;
-        }
-        let mut v = (self.x0 / step).ceil() * step;
-        while v <= self.x1 + step * 1e-9 {
-            ticks.push(v);
-            v += step;
-        }
-        ticks
+    /// The y axis: from the bottom margin up to the top one.
+    fn y_scale(&self) -> Scale {
+        Scale::linear(self.y0, self.y1, H - BOTTOM, TOP)
     }
+
+    pub fn x(&self, v: f64) -> f64 {
+        self.x_scale().at(v)
+    }
+
     pub fn y(&self, v: f64) -> f64 {
-        H - BOTTOM - (v - self.y0) / (self.y1 - self.y0).max(f64::MIN_POSITIVE) * (H - TOP - BOTTOM)
+        self.y_scale().at(v)
+    }
+
+    /// A vertical line across the plot at page x `x`.
+    pub fn across(x: f64, class: &str) -> Element {
+        Element::new("line").a("x1", n(x)).a("x2", n(x)).a("y1", n(TOP)).a("y2", n(H - BOTTOM)).a("class", class)
     }
 
     /// Grid, tick labels and axis titles; each axis as (tick step, kind of value, title).
@@ -109,16 +59,9 @@ impl Axes {
         (y_step, y_kind, y_title): (f64, Kind, &str),
     ) {
         let mut g = Element::new("g").a("class", "axes");
-        for v in self.x_ticks(x_step) {
+        for v in self.x_scale().ticks(x_step) {
             let x = self.x(v);
-            g.push(
-                Element::new("line")
-                    .a("x1", n(x))
-                    .a("x2", n(x))
-                    .a("y1", n(TOP))
-                    .a("y2", n(H - BOTTOM))
-                    .a("class", "grid"),
-            );
+            g.push(Axes::across(x, "grid"));
             g.push(
                 Element::new("text")
                     .a("x", n(x))
@@ -127,8 +70,7 @@ impl Axes {
                     .text(&tick(v, x_kind)),
             );
         }
-        let mut v = (self.y0 / y_step).ceil() * y_step;
-        while v <= self.y1 + y_step * 1e-9 {
+        for v in self.y_scale().ticks(y_step) {
             let y = self.y(v);
             g.push(
                 Element::new("line")
@@ -145,7 +87,6 @@ impl Axes {
                     .a("text-anchor", "end")
                     .text(&tick(v, y_kind)),
             );
-            v += y_step;
         }
         g.push(
             Element::new("text")
@@ -171,9 +112,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn axis_steps_are_round() {
-        assert_eq!(step(1000.0, 5.0), 200.0);
-        assert_eq!(step(7.3, 5.0), 2.0);
-        assert_eq!(nice_max(17_070.0), (20_000.0, 5_000.0));
+    fn ticks_drop_the_unit_and_keep_the_decimals_they_need() {
+        assert_eq!(
+            [tick(1500.0, Kind::Ms), tick(0.25, Kind::Rate), tick(20_000.0, Kind::Count)],
+            ["1.5", "25%", "20,000"]
+        );
+    }
+
+    #[test]
+    fn the_axes_span_the_plot_between_its_margins() {
+        let axes = Axes { x0: 0.0, x1: 10.0, y0: 0.0, y1: 100.0, log: false };
+        assert_eq!((axes.x(0.0), axes.x(10.0), axes.y(0.0), axes.y(100.0)), (LEFT, W - RIGHT, H - BOTTOM, TOP));
     }
 }

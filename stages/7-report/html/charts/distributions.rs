@@ -2,10 +2,12 @@
 //! tokens/s, pooled and per task family, with metrics.json's p50/p95/p99 marked on it.
 use super::axes::Axes;
 use super::{colour, figure, legend_item, H, W};
-use crate::html::svg::{self, n, text, Element};
+use crate::html::svg;
 use crate::html::{format_number, view, Kind, Page, Provider};
 use crate::responses::Cell;
 use inferbench_contract::metrics::{Metric, Unit, E2E_LATENCY, OUTPUT_TOKENS_PER_SECOND, TTFA};
+use inferbench_present::html::{n, polyline, text, Element};
+use inferbench_present::number::DASH;
 
 /// Points kept per ECDF curve.
 pub const CURVE_POINTS: usize = 202;
@@ -124,7 +126,7 @@ fn ecdf_figure(page: &Page, metric: &Drawn, scope: &str, samples: Vec<Vec<f64>>)
         let c = colour(*i);
         let count = page
             .scoped(p, scope, format!("{}/population_count", metric.metric.summary.unwrap_or(metric.metric.name)))
-            .map_or("—".to_string(), |ptr| page.metric(&ptr, Kind::Count));
+            .map_or(DASH.to_string(), |ptr| page.metric(&ptr, Kind::Count));
         legend.push(legend_item(c, &format!("{} <span class=\"n\">n = {count}</span>", text(p.label))));
         if v.is_empty() {
             continue;
@@ -166,7 +168,7 @@ fn ecdf_figure(page: &Page, metric: &Drawn, scope: &str, samples: Vec<Vec<f64>>)
 }
 
 fn polyline_series(points: &[(f64, f64)], series: &str) -> Element {
-    svg::polyline(points).a("data-series", series)
+    polyline(points).a("data-series", series)
 }
 
 #[cfg(test)]

@@ -4,10 +4,12 @@
 //! offered; the client's send lag per step; each step's course over time (`load_timeline`);
 //! and the table of every step's figures.
 //! Every figure is `metrics.json`'s `load` section, marked with its pointer.
-use super::axes::{nice_max, Axes};
+use super::axes::Axes;
 use super::{colour, H, W};
-use crate::html::svg::{self, n, Element};
+use crate::html::svg;
 use crate::html::{view, Kind, Page};
+use inferbench_present::axis::nice_max;
+use inferbench_present::html::{n, polyline, text, Element};
 use serde_json::Value;
 
 /// The pointer of a step row's key.
@@ -119,7 +121,7 @@ fn provider_lines(page: &Page, steps: &[Value], providers: &[&str], c: &Provider
         let mut g = Element::new("g").a("data-series", *provider).a("stroke", colour(k)).a("fill", colour(k));
         for (key, dash) in [(c.y[0], None), (c.y[1], Some("5 4"))] {
             let pts = points(provider, key);
-            let mut line = svg::polyline(&pts.iter().map(|(_, x, y)| (axes.x(*x), axes.y(*y))).collect::<Vec<_>>())
+            let mut line = polyline(&pts.iter().map(|(_, x, y)| (axes.x(*x), axes.y(*y))).collect::<Vec<_>>())
                 .a("data-series", *provider);
             if let Some(dash) = dash {
                 line = line.a("stroke-dasharray", dash);
@@ -205,7 +207,7 @@ fn lag_chart(page: &Page, steps: &[Value]) -> String {
             .enumerate()
             .filter_map(|(k, (_, i))| Some((*i, k as f64, page.value(&at(*i, key))?)))
             .collect();
-        let mut line = svg::polyline(&pts.iter().map(|(_, x, y)| (axes.x(*x), axes.y(ly(*y)))).collect::<Vec<_>>())
+        let mut line = polyline(&pts.iter().map(|(_, x, y)| (axes.x(*x), axes.y(ly(*y)))).collect::<Vec<_>>())
             .a("data-series", "client");
         if let Some(dash) = dash {
             line = line.a("stroke-dasharray", dash);
@@ -254,7 +256,7 @@ fn table(page: &Page, steps: &[Value]) -> String {
             let bound = r["client_bound"].as_array().map_or(0, Vec::len);
             vec![
                 page.metric(&at(i, "step"), Kind::Count),
-                crate::html::svg::text(page.label_of(r["provider"].as_str().unwrap_or(""))),
+                text(page.label_of(r["provider"].as_str().unwrap_or(""))),
                 page.metric(&at(i, "offered_rate"), Kind::Tps),
                 page.metric(&at(i, "completed_per_second"), Kind::Tps),
                 page.metric(&at(i, "ttft_ms/p50"), Kind::Ms),

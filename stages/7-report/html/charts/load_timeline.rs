@@ -2,10 +2,12 @@
 //! the most in flight, per bin from the step's opening (`metrics.json` `load.timelines`).
 //! A provider past its capacity shows as completions that stop following the sends while the
 //! requests in flight climb; a burst of failures shows where it happened.
-use super::axes::{nice_max, Axes};
+use super::axes::Axes;
 use super::{colour, figure, legend_item, H, W};
-use crate::html::svg::{self, n, Element};
+use crate::html::svg;
 use crate::html::{Kind, Page};
+use inferbench_present::axis::nice_max;
+use inferbench_present::html::{n, polyline, Element};
 use serde_json::Value;
 
 /// The series, each with the timeline's key, its legend, whether it is a rate (per second of
@@ -64,7 +66,7 @@ fn step_chart(page: &Page, k: usize, line: &Value) -> String {
         // Each bin's value at its middle.
         let pts: Vec<(f64, f64)> =
             (0..count(key)).map(|i| (axes.x((i as f64 + 0.5) * bin), axes.y(value(key, i, *rate)))).collect();
-        let mut poly = svg::polyline(&pts).a("data-series", *legend);
+        let mut poly = polyline(&pts).a("data-series", *legend);
         if let Some(dash) = dash {
             poly = poly.a("stroke-dasharray", *dash);
         }

@@ -27,8 +27,8 @@ pub use pairs::pair_differences;
 pub use speed::speed_vs_start;
 pub use timeline::timeline;
 
-use super::svg::Element;
 use inferbench_contract::vocab::OperationalOutcome;
+use inferbench_present::html::{Element, PALETTE};
 
 const W: f64 = 640.0;
 const H: f64 = 340.0;
@@ -37,12 +37,7 @@ const RIGHT: f64 = 30.0;
 const TOP: f64 = 14.0;
 const BOTTOM: f64 = 44.0;
 
-/// Series colours, distinguishable on white and in print.
-const PALETTE: [&str; 12] = [
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
-    "#393b79", "#ad494a",
-];
-
+/// The colour of the `i`th series: the presenter's palette, in turn.
 fn colour(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
 }

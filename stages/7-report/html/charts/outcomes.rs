@@ -1,12 +1,14 @@
 //! How each provider's requests ended: every request stacked by outcome class, and the
 //! failures alone on a scale that shows them.
-use super::axes::{nice_max, tick};
+use super::axes::tick;
 use super::{classes, figure, legend_item, outcome_colour, RIGHT, TOP, W};
-use crate::format::fixed;
-use crate::html::svg::{self, n, text, Element};
+use crate::html::svg;
 use crate::html::views::class_name;
 use crate::html::{view, Kind, Page, Provider};
 use inferbench_contract::vocab::OperationalOutcome;
+use inferbench_present::axis::nice_max;
+use inferbench_present::html::{n, text, Element};
+use inferbench_present::number::grouped;
 
 pub fn outcomes(page: &Page) -> String {
     let shown = page.charted();
@@ -75,7 +77,7 @@ pub fn outcomes(page: &Page) -> String {
             if v <= 0.0 || total <= 0.0 {
                 continue;
             }
-            let title = format!("{}: {} {} of {}", p.label, fixed(v, 0), class_name(*c), fixed(total, 0));
+            let title = format!("{}: {} {} of {}", p.label, grouped(v, 0), class_name(*c), grouped(total, 0));
             let bar = |x: f64, w: f64| {
                 let mut rect = Element::new("rect");
                 if *c == OperationalOutcome::Success {
@@ -119,7 +121,7 @@ pub fn outcomes(page: &Page) -> String {
                     },
                 )
                 .a("class", "tick")
-                .text(&format!("{}%", q * 100.0)),
+                .text(&tick(q, Kind::Rate)),
         );
     }
     let mut v = 0.0;

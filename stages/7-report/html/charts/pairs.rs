@@ -1,11 +1,13 @@
 //! The paired view: a histogram of the selected pair's per-round E2E differences, with
 //! comparisons.json's median marked on it.
-use super::axes::{nice_max, step, Axes};
-use super::{figure, BOTTOM, H, TOP, W};
-use crate::html::svg::{self, n, text, Element};
+use super::axes::Axes;
+use super::{figure, H, W};
+use crate::html::svg;
 use crate::html::views::default_pair;
 use crate::html::{format_number, view, Kind, Page};
 use crate::responses::Responses;
+use inferbench_present::axis::{nice_max, step};
+use inferbench_present::html::{n, text, Element};
 
 /// Each provider's E2E by round (ascending), indexed like [`Responses::providers`]: the
 /// pairs' differences are a merge of two of these.
@@ -157,25 +159,9 @@ fn histogram(
         );
     }
     let zero = axes.x(0.0);
-    s.push(
-        Element::new("line")
-            .a("x1", n(zero))
-            .a("x2", n(zero))
-            .a("y1", n(TOP))
-            .a("y2", n(H - BOTTOM))
-            .a("class", "zero"),
-    );
+    s.push(Axes::across(zero, "zero"));
     if let Some(m) = median.and_then(|v| v.as_f64()) {
         let x = axes.x(m);
-        s.push(
-            Element::new("line")
-                .a("x1", n(x))
-                .a("x2", n(x))
-                .a("y1", n(TOP))
-                .a("y2", n(H - BOTTOM))
-                .a("class", "median")
-                .a("data-comparison", median_ptr)
-                .a("data-value", exact),
-        );
+        s.push(Axes::across(x, "median").a("data-comparison", median_ptr).a("data-value", exact));
     }
 }

@@ -1,9 +1,11 @@
 //! Tokens per second p50 against TTFA p95: one dot per provider, labelled beside it.
-use super::axes::{nice_max, Axes};
+use super::axes::Axes;
 use super::{colour, figure, legend_item, H, RIGHT, W};
-use crate::html::svg::{self, n, text, Element};
+use crate::html::svg;
 use crate::html::{format_number, view, Kind, Page, Provider};
 use inferbench_contract::metrics::{Column, OUTPUT_TOKENS_PER_SECOND, TTFA};
+use inferbench_present::axis::nice_max;
+use inferbench_present::html::{n, text, Element};
 
 /// The horizontal axis: how long the answer takes to start.
 const START: Column = TTFA.at(95);

@@ -1,13 +1,14 @@
 //! The run's timeline: one row per provider, one column per round (or bin of rounds),
 //! coloured by outcome and shaded by latency.
-use super::axes::nice_max;
 use super::{classes, figure, legend_item, outcome_colour, BOTTOM, RIGHT, TOP, W};
-use crate::format::fixed;
-use crate::html::svg::{self, n, text, Element};
+use crate::html::svg;
 use crate::html::views::class_name;
 use crate::html::{view, Kind, Page};
 use inferbench_contract::metrics::E2E_LATENCY;
 use inferbench_contract::vocab::OperationalOutcome;
+use inferbench_present::axis::nice_max;
+use inferbench_present::html::{n, text, Element};
+use inferbench_present::number::{grouped, DASH};
 
 /// Most columns the timeline draws: beyond this many rounds, each column is a bin of
 /// consecutive rounds, so the page stays the same size for a million requests.
@@ -125,7 +126,7 @@ pub fn timeline(page: &Page) -> String {
                 .a("y", n(axis_y + 14.0))
                 .a("text-anchor", "middle")
                 .a("class", "tick")
-                .text(&fixed(v, 0)),
+                .text(&grouped(v, 0)),
         );
         v += st;
     }
@@ -149,13 +150,13 @@ pub fn timeline(page: &Page) -> String {
         .iter()
         .map(|p| page.pooled(p, E2E_LATENCY.at(99)))
         .find(|ptr| page.value(ptr) == Some(slowest))
-        .map_or("—".to_string(), |ptr| page.metric(&ptr, Kind::Ms));
+        .map_or(DASH.to_string(), |ptr| page.metric(&ptr, Kind::Ms));
     let binned = if bins < rounds_n {
         format!(
             " Each column is a bin of about {} consecutive rounds ({bins} columns): its colour \
              is the bin's most frequent failure class when any request in it failed, and its shade the bin's slowest \
              completed response.",
-            fixed(per_bin, 1)
+            grouped(per_bin, 1)
         )
     } else {
         String::new()
@@ -164,7 +165,7 @@ pub fn timeline(page: &Page) -> String {
         "{} rounds, in the order they ran. A completed cell is shaded by its end-to-end latency: darker is slower, \
          darkest at or beyond {slowest_figure}, the slowest provider's E2E p99. Failures are drawn in their class's \
          colour.{binned}{}",
-        fixed(rounds, 0),
+        grouped(rounds, 0),
         page.charted_note(),
     );
     view(
