@@ -13,7 +13,7 @@
 #   make watch RUN=<dir>      a live, read-only view of a run (q quits; WATCH_FLAGS=--once)
 #   make verify RUN=<dir>     check a run on its own: manifest, sealed log, provenance, re-derivation
 #   make compare RUNS='runs/*/*' OUT=compare   many runs compared (ib-compare)
-#   make test                 every test
+#   make test                 every test, after the gate: rustfmt and clippy, warnings as errors
 #   make bench                benchmarks (BENCH_REQUESTS=N: the size of the large synthetic run)
 #   make bench-compare        ib-compare over COMPARE_BENCH_RUNS (1,000) synthetic runs
 #   make bench-peers          the load client beside AIPerf and GuideLLM (PEERS_RATES, PEERS_SECONDS)
@@ -298,11 +298,21 @@ compare:
 # with the same features, so no crate is compiled twice: `cargo build -p inferbench-compare`
 # on its own resolves serde, tokio and hyper with other features than the workspace's tests,
 # and compiled polars and most of the tree a second time.
+# The gate: the workspace formatted as rustfmt formats it, and compiled without a warning, clippy's
+# lints ([workspace.lints] in Cargo.toml and clippy's defaults) included. Clippy runs as the
+# compiler of the workspace's own crates (RUSTC_WORKSPACE_WRAPPER) inside the one debug build the
+# tests need, with its arguments passed as `cargo clippy -- -Dwarnings` passes them (CLIPPY_ARGS):
+# `cargo clippy` would check every dependency again, polars among them, in a profile of its own.
+# `cargo test` runs under the same two variables, so it reuses that build.
+CLIPPY_DRIVER := $(shell command -v clippy-driver 2>/dev/null)
+LINTED       := RUSTC_WORKSPACE_WRAPPER=$(CLIPPY_DRIVER) CLIPPY_ARGS=-Dwarnings
 LLAMA_VENV := target/llama-venv
 BROWSER_DEPS := tests/browser/node_modules/.package-lock.json
 SYSTEM_DEPS := chromium tmux
 PYTHON_DEPS := polars duckdb pandas
 test:
+	@[ -n "$(CLIPPY_DRIVER)" ] || { echo "make test needs clippy and rustfmt: rustup component add clippy rustfmt" >&2; exit 1; }
+	@$(CARGO) fmt --all --check >/dev/null || { $(CARGO) fmt --all --check | head -40; echo "make test: the files above are not formatted as rustfmt formats them; run cargo fmt --all" >&2; exit 1; }
 	@missing=(); \
 	for cmd in $(SYSTEM_DEPS); do \
 	    [ $$cmd = chromium ] && [ -n "$${IB_CHROMIUM:-}" ] && continue; \
@@ -329,14 +339,14 @@ test:
 	if ! [ $(BROWSER_DEPS) -nt tests/browser/package-lock.json ]; then \
 	    tests/browser/install.sh >"$$logs/browser" 2>&1 & installs[$$!]=browser; \
 	fi; \
-	built=0; $(CARGO) build --workspace --locked --bins --tests --benches --examples || built=$$?; \
+	built=0; $(LINTED) $(CARGO) build --workspace --locked --bins --tests --benches --examples || built=$$?; \
 	failed=0; for pid in "$${!installs[@]}"; do \
 	    wait $$pid && continue; \
 	    failed=1; echo "make test: the $${installs[$$pid]} install failed:" >&2; cat "$$logs/$${installs[$$pid]}" >&2; \
 	done; \
 	rm -rf "$$logs"; \
 	(( ! failed && ! built ))
-	IB_LLAMA_PYTHON=$(CURDIR)/$(LLAMA_VENV)/bin/python $(CARGO) test --workspace --locked
+	IB_LLAMA_PYTHON=$(CURDIR)/$(LLAMA_VENV)/bin/python $(LINTED) $(CARGO) test --workspace --locked
 
 # `make bench` measures issue 9's targets too: the rescore of a 6,000-request run, and a run of
 # BENCH_REQUESTS requests made by ib-synth (0 skips it; e.g. BENCH_REQUESTS=20000 for a quick
