@@ -247,11 +247,7 @@ impl Sorter {
 
     /// Hands every final row to `each`, in key order; removes the spilled runs.
     fn finish(mut self, mut each: impl FnMut(ResponseRow) -> Result<()>) -> Result<()> {
-        let result = self.merge(&mut each);
-        for (path, _) in &self.runs {
-            let _ = std::fs::remove_file(path);
-        }
-        result
+        self.merge(&mut each)
     }
 
     fn merge(&mut self, each: &mut impl FnMut(ResponseRow) -> Result<()>) -> Result<()> {
@@ -294,6 +290,16 @@ impl Sorter {
             if Self::is_final(&self.finals, &row) {
                 each(row)?;
             }
+        }
+    }
+}
+
+impl Drop for Sorter {
+    /// The spilled runs are removed however the sort ends: finished, or given up on an error
+    /// (a full disk at a later spill, a row that cannot be derived).
+    fn drop(&mut self) {
+        for (path, _) in &self.runs {
+            let _ = std::fs::remove_file(path);
         }
     }
 }

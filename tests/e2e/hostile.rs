@@ -1,8 +1,9 @@
 //! The whole pipeline against providers that misbehave on purpose, one misbehaviour each
 //! (tests/fixtures/e2e/hostile-*.yaml): every one is classified as the contract says, no stage
 //! fails, a failing provider never gains a latency or speed sample, the fetch's memory stays
-//! bounded, and no credential reaches any file in any form.
-use crate::support::{ok, Sim, Workspace};
+//! bounded, and no credential reaches any file in any form; and a disk that fills while
+//! `ib-report` writes, which must leave the run as it found it.
+use crate::support::{bin, ok, repo, Sim, Workspace};
 use inferbench_contract::documents::{MetricsDocument, PooledMetrics};
 use inferbench_contract::event::{Envelope, Event};
 use inferbench_contract::tables::{EvaluationRow, ResponseRow};
@@ -10,6 +11,7 @@ use inferbench_contract::vocab::{Classification, ErrorKind, EvaluationError, Ope
 use inferbench_store::parquet_io;
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::process::Command;
 
 /// The fetch must stay under this however large or endless a provider's lines are.
 const MAX_FETCH_RSS: u64 = 64 << 20;
@@ -188,7 +190,8 @@ fn simulated_providers_are_sent_placeholders_not_the_real_credentials() {
 }
 
 /// How many hostile streams run at once in the memory check: ten-megabyte lines and lines
-/// that never end, every one of them at the same time.
+/// that never end, every one of them at the same time. With the bundled spec's event cap the
+/// fetch holds them all in [`MAX_FETCH_RSS`].
 const STREAMS: usize = 80;
 
 #[test]
@@ -228,14 +231,13 @@ fn many_hostile_streams_at_once_take_a_bounded_share_of_memory_each() {
         "every stream is refused at the event cap: {:?}",
         responses.iter().map(|r| r.error_type).collect::<Vec<_>>()
     );
-    // Each stream holds at most one event (the spec's max_event_bytes, 1 MiB), the transport's
-    // read buffer (64 KiB) and its request and bookkeeping; the process itself, a debug build,
-    // about 50 MiB. Measured: 150 MiB; 211 MiB when a long line grew as one vector (its
-    // smaller buffers freed but kept by the allocator), more with hyper's own 400 KiB buffer.
-    let bound = (64 << 20) + STREAMS as u64 * ((1 << 20) + (320 << 10));
+    // Each stream holds at most one event (the spec's max_event_bytes: the bundled 64 KiB), the
+    // transport's read buffer (64 KiB) and its request and bookkeeping, about 0.25 MiB in all;
+    // the process itself, a debug build, about 36 MiB. Measured: 56 MiB; 70 MiB with a 256 KiB
+    // cap, 150 MiB with the 1 MiB cap bundled before (BENCHMARKS.md).
     let peak = fetch_peak_rss(&run).expect("Linux reports the peak");
     eprintln!("{STREAMS} hostile streams at once: ib-fetch peak RSS {:.1} MiB", peak as f64 / (1 << 20) as f64);
-    assert!(peak < bound, "ib-fetch peaked at {} MiB, over {} MiB", peak >> 20, bound >> 20);
+    assert!(peak < MAX_FETCH_RSS, "ib-fetch peaked at {} MiB, over {} MiB", peak >> 20, MAX_FETCH_RSS >> 20);
 }
 
 /// The fetch's peak resident memory, as it recorded it when it closed its first segment.
@@ -246,4 +248,73 @@ fn fetch_peak_rss(run: &Path) -> Option<u64> {
             _ => None,
         }
     })
+}
+
+/// A small tmpfs over a temporary directory, unmounted when dropped.
+struct SmallDisk(tempfile::TempDir);
+
+impl SmallDisk {
+    /// `None` where this process may not mount one (not root).
+    fn mount(kib: u64) -> Option<SmallDisk> {
+        let dir = tempfile::tempdir().ok()?;
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={kib}k"), "tmpfs"])
+            .arg(dir.path())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        mounted.then_some(SmallDisk(dir))
+    }
+
+    /// Fills the disk but for about `kib` KiB.
+    fn fill_leaving(&self, kib: u64) {
+        use std::io::Write;
+        let path = self.0.path().join("filler");
+        let mut filler = std::fs::File::create(&path).unwrap();
+        let block = vec![0u8; 4096];
+        while filler.write_all(&block).is_ok() {}
+        let len = std::fs::metadata(&path).unwrap().len();
+        filler.set_len(len.saturating_sub(kib * 1024)).unwrap();
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0.path()).status();
+    }
+}
+
+#[test]
+fn a_disk_that_fills_while_the_report_is_written_leaves_no_temporary_file() {
+    let Some(disk) = SmallDisk::mount(8 * 1024) else {
+        eprintln!("skipped: mounting a tmpfs needs root");
+        return;
+    };
+    // The golden event log, scored up to the report on the small disk.
+    let run = disk.0.path().join("run");
+    inferbench_testkit::reference_run::copy_tree(&repo().join("tests/golden/own/run"), &run);
+    let spec = repo().join("tests/golden/own/pipeline/spec.yaml");
+    ok(Command::new(bin("ib-reconstruct")).arg("--run").arg(&run));
+    ok(Command::new(bin("ib-evaluate"))
+        .arg("--run")
+        .arg(&run)
+        .arg("--spec")
+        .arg(&spec)
+        .arg("--dataset")
+        .arg(repo().join("tests/fixtures/micro-single-task")));
+    ok(Command::new(bin("ib-aggregate")).arg("--run").arg(&run).arg("--spec").arg(&spec));
+    let before: Vec<_> = crate::support::files(&run);
+    let report = || Command::new(bin("ib-report")).arg("--run").arg(&run).arg("--spec").arg(&spec).output().unwrap();
+    // The disk fills at report.md, at report.html, or at the manifest.
+    for kib in [1, 20, 60, 120, 240] {
+        disk.fill_leaving(kib);
+        let out = report();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{kib} KiB left: {stderr}");
+        assert!(stderr.contains("No space left on device"), "{stderr}");
+        assert_eq!(crate::support::files(&run), before, "{kib} KiB left: the run as it was, no temporary file");
+        std::fs::remove_file(disk.0.path().join("filler")).unwrap();
+    }
+    let out = report();
+    assert!(out.status.success(), "with room: {}", String::from_utf8_lossy(&out.stderr));
 }

@@ -8,6 +8,7 @@
 //!
 //! - [`sse`]: a provider's response bytes framed into server-sent events, incrementally.
 //! - [`stream`]: when a 2xx event stream is over and how it ended.
+//! - [`streaming`]: how an answer streamed: its chunks, their tokens, whether it came at once.
 //! - [`timing`]: the one function that turns logged SSE events into TTFO, TTFA, E2E and tokens/s.
 //! - [`tokenizer`]: the o200k tokenizer every token count uses.
 //! - [`synthetic`]: text of an exact o200k_base length (its words checked with the tokenizer):
@@ -18,6 +19,7 @@
 pub mod rules;
 pub mod sse;
 pub mod stream;
+pub mod streaming;
 #[cfg(test)]
 mod streams;
 pub mod synthetic;

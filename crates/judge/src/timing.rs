@@ -82,6 +82,7 @@ pub fn logged_end(terminal: &RequestTerminal) -> StreamEnd {
     }
 }
 
+pub use crate::streaming::{answer_chunks, is_buffered, AnswerChunk};
 pub use inferbench_contract::chunk::{deltas, ChunkFields, Usage};
 
 /// Everything the stream says about one attempt.
@@ -121,50 +122,6 @@ pub struct StreamTiming {
     /// when each arrived and how many of the answer's tokens it completed (see
     /// [`answer_chunks`]). Their tokens add up to `visible_answer_tokens`.
     pub answer_chunks: Vec<AnswerChunk>,
-}
-
-/// The span under which an answer's first and last events count as one delivery: no model
-/// generates two tokens within it, so an answer streamed faster was held back and flushed.
-pub const BUFFERED_SPAN_MS: f64 = 1.0;
-
-/// Whether a complete answer arrived all at once: it has at least two tokens and either one
-/// chunk brought every token, or its first and last answer events arrived less than
-/// [`BUFFERED_SPAN_MS`] apart. Its tokens/s would measure the network, not the generation
-/// (a provider that holds an answer back 0.5 s and flushes it in two chunks 0.5 ms apart
-/// would stream at 100,000 tokens/s).
-pub fn is_buffered(visible_answer_tokens: i64, chunks: &[AnswerChunk]) -> bool {
-    let (Some(first), Some(last)) = (chunks.first(), chunks.last()) else { return false };
-    visible_answer_tokens >= 2
-        && (chunks.iter().any(|c| c.tokens == visible_answer_tokens)
-            || last.offset_ms - first.offset_ms < BUFFERED_SPAN_MS)
-}
-
-/// One event that carried answer text.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AnswerChunk {
-    /// Its arrival, in ms from the actual send.
-    pub offset_ms: f64,
-    /// The answer's tokens it completed.
-    pub tokens: i64,
-}
-
-/// The tokens each answer chunk brought: the answer is tokenized whole (as for
-/// `visible_answer_tokens`), and a token belongs to the chunk that completed it, the one
-/// holding its last byte. A chunk that only began a token brings 0; a chunk of several tokens
-/// brings all of them. `chunks` are (arrival, end of the chunk's text in `answer`, in bytes).
-pub fn answer_chunks(answer: &str, chunks: &[(f64, usize)]) -> Vec<AnswerChunk> {
-    let ends = tokenizer::token_ends(answer);
-    let mut tokens = ends.iter().peekable();
-    chunks
-        .iter()
-        .map(|&(offset_ms, end)| {
-            let mut n = 0;
-            while tokens.next_if(|&&token_end| token_end <= end).is_some() {
-                n += 1;
-            }
-            AnswerChunk { offset_ms, tokens: n }
-        })
-        .collect()
 }
 
 /// The fields of one event's `data`, when it is a JSON object (else `None`), parsed exactly
@@ -461,10 +418,13 @@ mod tests {
         // One chunk bringing every token of a several-token answer.
         let one = closed(&[ev(10.0, A1), ev(11.0, FINISH)]);
         assert!(one.buffered && one.visible_answer_tokens >= 2);
-        // A normal stream, and the 1 ms boundary itself, are not buffered.
+        // A normal stream is not buffered, nor two chunks 2 ms per token of the larger apart.
         assert!(!closed(&[ev(125.0, A1), ev(225.0, A2), ev(230.0, FINISH)]).buffered);
-        let at_the_span = closed(&[ev(10.0, A1), ev(11.0, A2), ev(12.0, FINISH)]);
+        let larger = closed(&[ev(10.0, A1), ev(50.0, A2)]).answer_chunks.iter().map(|c| c.tokens).max().unwrap();
+        let span = 2.0 * larger as f64;
+        let at_the_span = closed(&[ev(10.0, A1), ev(10.0 + span, A2), ev(60.0, FINISH)]);
         assert!(!at_the_span.buffered && at_the_span.output_tokens_per_second.is_some());
+        assert!(closed(&[ev(10.0, A1), ev(9.0 + span, A2), ev(60.0, FINISH)]).buffered, "1 ms short of it");
         // A one-token answer in one chunk has no span to judge.
         let single = closed(&[ev(10.0, r#"{"choices":[{"delta":{"content":"7"}}]}"#), ev(11.0, "[DONE]")]);
         assert!(!single.buffered);

@@ -9,6 +9,11 @@
 //! leaves the old outputs; killed after it, the next stage to take the run's writer lock
 //! finishes the renames ([`recover`]). Either way the group is all old or all new, and no
 //! temporary file outlives the next run of a stage.
+//!
+//! A write that fails (a full disk at the write, the sync or the rename) removes its
+//! temporary file, and so does a group that fails or is dropped before its commit point: a
+//! failed stage leaves the run as it found it. Only a group whose journal is in place keeps
+//! its temporaries after a failure, for [`recover`] to finish publishing.
 use inferbench_contract::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -29,11 +34,45 @@ pub(crate) fn temporary(path: &Path) -> Result<PathBuf> {
     Ok(parent(path).join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id())))
 }
 
+/// The steps of an atomic write that can fail, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Write,
+    Sync,
+    Rename,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The step at which this thread's writes fail: how the tests reach every failure path.
+    static FAIL_AT: std::cell::Cell<Option<Step>> = const { std::cell::Cell::new(None) };
+}
+
+/// Before `step`: a failure injected by a test (a full disk), else nothing.
+fn before(step: Step) -> std::io::Result<()> {
+    #[cfg(test)]
+    if FAIL_AT.with(|f| f.get()) == Some(step) {
+        return Err(std::io::Error::new(std::io::ErrorKind::StorageFull, format!("no space left ({step:?})")));
+    }
+    let _ = step;
+    Ok(())
+}
+
 /// Writes `bytes` to a new file and syncs it.
 fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut file = std::fs::File::create(path)?;
-    file.write_all(bytes)?;
+    let (head, tail) = bytes.split_at(bytes.len() / 2);
+    file.write_all(head)?;
+    // A disk that fills mid-write leaves part of the bytes written.
+    before(Step::Write)?;
+    file.write_all(tail)?;
+    before(Step::Sync)?;
     file.sync_all()
+}
+
+fn rename(from: &Path, to: &Path) -> std::io::Result<()> {
+    before(Step::Rename)?;
+    std::fs::rename(from, to)
 }
 
 /// Makes the directory's entries (the renames) durable.
@@ -44,7 +83,7 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
 /// Writes `bytes` to `path` atomically. The parent directory must exist.
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = temporary(path)?;
-    let result = write_synced(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    let result = write_synced(&tmp, bytes).and_then(|()| rename(&tmp, path));
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
         return Err(Error::io(path, e));
@@ -66,7 +105,8 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
     write(path, &json_bytes(path, value)?)
 }
 
-/// Outputs published together: all new or all old.
+/// Outputs published together: all new or all old. Dropped without a commit (or failing
+/// before its commit point), it removes the temporary files it wrote.
 #[derive(Debug)]
 pub struct Group {
     dir: PathBuf,
@@ -101,21 +141,27 @@ impl Group {
         Ok(())
     }
 
-    /// Publishes every output of the group.
-    pub fn commit(self) -> Result<()> {
+    /// Publishes every output of the group. A failure before the commit point removes the
+    /// temporary files; after it, they stay with the journal for [`recover`] to publish.
+    pub fn commit(mut self) -> Result<()> {
         let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let journal = Journal { renames: self.files.iter().map(|(tmp, out)| (name(tmp), name(out))).collect() };
         let journal_path = self.dir.join(JOURNAL);
         let bytes = serde_json::to_vec(&journal)
             .map_err(|e| Error::io(&journal_path, std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
         // The journal's own rename is the commit point.
-        write(&self.dir.join(JOURNAL), &bytes)?;
+        write(&journal_path, &bytes)?;
+        self.files.clear();
         finish(&self.dir, &journal)
     }
 
-    /// Removes the temporary files of a group that will not be committed.
-    pub fn abandon(self) {
-        for (tmp, _) in self.files {
+    /// Removes the temporary files of a group that will not be committed (as dropping it does).
+    pub fn abandon(self) {}
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        for (tmp, _) in self.files.drain(..) {
             let _ = std::fs::remove_file(tmp);
         }
     }
@@ -125,7 +171,7 @@ fn finish(dir: &Path, journal: &Journal) -> Result<()> {
     for (tmp, out) in &journal.renames {
         let (tmp, out) = (dir.join(tmp), dir.join(out));
         if tmp.exists() {
-            std::fs::rename(&tmp, &out).map_err(|e| Error::io(&out, e))?;
+            rename(&tmp, &out).map_err(|e| Error::io(&out, e))?;
         }
     }
     sync_dir(dir).map_err(|e| Error::io(dir, e))?;
@@ -240,6 +286,74 @@ mod tests {
         assert_eq!((recovered.finished_commit, recovered.removed_temporaries.len()), (false, 2));
         assert_eq!(std::fs::read(&a).unwrap(), b"new a");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    /// The names in `dir`, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    /// Runs `f` with this thread's writes failing at `step`, if any.
+    fn failing_at<T>(step: Option<Step>, f: impl FnOnce() -> T) -> T {
+        FAIL_AT.with(|s| s.set(step));
+        let out = f();
+        FAIL_AT.with(|s| s.set(None));
+        out
+    }
+
+    #[test]
+    fn a_write_that_fails_at_any_step_leaves_the_old_file_and_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.md");
+        write(&path, b"old report").unwrap();
+        for step in [Step::Write, Step::Sync, Step::Rename] {
+            let err = failing_at(Some(step), || write(&path, b"a new report, longer than the old")).unwrap_err();
+            assert!(matches!(err, Error::Io { .. }) && err.to_string().contains("no space left"), "{step:?}: {err}");
+            assert_eq!(names(dir.path()), ["report.md"], "{step:?}");
+            assert_eq!(std::fs::read(&path).unwrap(), b"old report");
+        }
+    }
+
+    #[test]
+    fn a_group_that_fails_before_its_commit_point_leaves_the_old_outputs_and_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let [md, html, manifest] = ["report.md", "report.html", "manifest.json"].map(|n| dir.path().join(n));
+        for path in [&md, &html, &manifest] {
+            write(path, b"old").unwrap();
+        }
+        let before = names(dir.path());
+        let publish = |at_second: Option<Step>, at_commit: Option<Step>| -> Result<()> {
+            let mut group = Group::new(dir.path());
+            group.add(&md, b"new report")?;
+            failing_at(at_second, || group.add(&html, b"new page"))?;
+            group.add(&manifest, b"new manifest")?;
+            failing_at(at_commit, || group.commit())
+        };
+        let unchanged = |what: &str| {
+            assert_eq!(names(dir.path()), before, "{what}: no temporary, no journal");
+            assert_eq!(std::fs::read(&md).unwrap(), b"old", "{what}");
+        };
+        // The disk fills at the second output, at its write or its sync: the first output's
+        // temporary goes too.
+        for step in [Step::Write, Step::Sync] {
+            assert!(publish(Some(step), None).is_err());
+            unchanged(&format!("second output, {step:?}"));
+        }
+        // Or at the journal, the commit point: its write, its sync or its rename.
+        for step in [Step::Write, Step::Sync, Step::Rename] {
+            assert!(publish(None, Some(step)).is_err());
+            unchanged(&format!("journal, {step:?}"));
+        }
+        // Or the stage gives up on an error of its own and drops the group.
+        let mut group = Group::new(dir.path());
+        group.add(&md, b"new report").unwrap();
+        drop(group);
+        unchanged("dropped");
+        publish(None, None).unwrap();
+        assert_eq!((names(dir.path()), std::fs::read(&md).unwrap()), (before, b"new report".to_vec()));
     }
 
     #[test]

@@ -10,8 +10,11 @@ use super::check::Reader;
 /// on negative, infinite or huge values, after the run is locked.
 pub const MAX_TIMEOUT_SECONDS: f64 = 600.0;
 
-/// `inference.stream_limits.max_event_bytes` when the spec does not set it: 1 MiB.
-pub const DEFAULT_MAX_EVENT_BYTES: u64 = 1 << 20;
+/// `inference.stream_limits.max_event_bytes` when the spec does not set it: 256 KiB. The fetch
+/// holds up to one event per open stream; an SSE event is a few hundred bytes and a tool call's
+/// arguments a few KiB, and 256 KiB still takes a whole answer of tens of thousands of tokens
+/// sent as one event.
+pub const DEFAULT_MAX_EVENT_BYTES: u64 = 256 << 10;
 /// `inference.stream_limits.max_response_bytes` when the spec does not set it: 16 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 16 << 20;
 /// The largest accepted value of either stream limit: 1 GiB.
@@ -101,8 +104,8 @@ mod tests {
     }
 
     #[test]
-    fn the_defaults_are_one_and_sixteen_mebibytes() {
+    fn the_defaults_are_a_quarter_and_sixteen_mebibytes() {
         let limits = StreamLimits::default();
-        assert_eq!((limits.max_event_bytes, limits.max_response_bytes), (1_048_576, 16_777_216));
+        assert_eq!((limits.max_event_bytes, limits.max_response_bytes), (262_144, 16_777_216));
     }
 }

@@ -64,7 +64,7 @@ fn the_bundled_spec_loads_with_its_values() {
     assert_eq!(spec.families[1].input_tokens, (50, 100));
     assert_eq!(spec.inference.max_completion_tokens, 256);
     assert_eq!(spec.inference.timeout_seconds, 20.0);
-    assert_eq!(spec.inference.stream_limits, StreamLimits { max_event_bytes: 1 << 20, max_response_bytes: 16 << 20 });
+    assert_eq!(spec.inference.stream_limits, StreamLimits { max_event_bytes: 64 << 10, max_response_bytes: 16 << 20 });
     assert_eq!(spec.required_columns, metric_columns());
     assert_eq!(spec.provider_source, ProviderSource::Table(spec.dir().join("providers.yaml")));
     assert_eq!(spec.providers_path, spec.dir().join("providers.yaml"));
