@@ -18,8 +18,8 @@ use inferbench_contract::documents::{PairRow, PooledMetrics, ProviderEligibility
 use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::vocab::Outcome;
 use inferbench_inputs::providers::{Provider, ProviderTable};
-use inferbench_stats::percentile::Samples;
 use inferbench_judge::rules::Rules;
+use inferbench_stats::percentile::Samples;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub const DIFFERENCE_DEFINITION: &str = "provider_a_e2e_latency_ms - provider_b_e2e_latency_ms";

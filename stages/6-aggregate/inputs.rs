@@ -3,8 +3,8 @@
 //! or provider table other than the run's would price, check and rank with the wrong entries.
 use crate::args::Args;
 use crate::facts::{LoadFacts, ResponseFacts, Tables};
-use inferbench_contract::lock::Lock;
 use inferbench_contract::execution::StepFacts;
+use inferbench_contract::lock::Lock;
 use inferbench_contract::tables::{EvaluationRow, ResponseRow, ScheduleRow};
 use inferbench_inputs::providers::ProviderTable;
 use inferbench_inputs::spec::Spec;

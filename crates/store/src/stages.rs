@@ -3,8 +3,8 @@
 //! the run. The Makefile's run rules are checked against it (`tests/e2e/stage_graph.rs`),
 //! `ib-verify` re-derives a run in its order with its flags, and the tests run the stages from
 //! it, as one `dvc.yaml` serves both `dvc repro` and `dvc status`.
-use inferbench_contract::execution;
 use crate::run::RunDir;
+use inferbench_contract::execution;
 
 /// What a stage is told besides `--run`, each by its flag: the inputs outside the run directory
 /// (the lock binds them) and the scoring rules.

@@ -43,6 +43,7 @@
 mod cache;
 mod charts;
 mod json;
+pub(crate) mod pair;
 pub(crate) mod svg;
 pub(crate) mod views;
 
@@ -381,7 +382,7 @@ pub fn render(inputs: &ReportInputs, metrics: &Doc, comparisons: &Doc) -> String
         charts::outcomes(&page),
         charts::distributions(&page),
         charts::timeline(&page),
-        views::pair(&page),
+        pair::pair(&page),
         // The probe's view, when the run has one, after the paired differences.
         match &inputs.metrics.cache_probe {
             Some(probe) => format!("{}\n{}", charts::pair_differences(&page), cache::html_view(&page, probe)),

@@ -2,8 +2,8 @@
 //! comparisons.json's median marked on it.
 use super::axes::Axes;
 use super::{figure, H, W};
+use crate::html::pair::default_pair;
 use crate::html::svg;
-use crate::html::views::default_pair;
 use crate::html::{format_number, view, Kind, Page};
 use crate::responses::Responses;
 use inferbench_present::axis::{nice_max, step};
