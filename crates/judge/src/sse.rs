@@ -71,7 +71,7 @@ impl Line {
         } else if self.head.len() == self.head.capacity() {
             // Doubling (from 64 bytes) keeps pushes amortised; the room keeps it within the cap.
             let rest = room.saturating_sub(self.full.len() * BLOCK);
-            let grown = (self.head.capacity() * 2).max(64).min(BLOCK).min(rest).max(self.head.len() + 1);
+            let grown = (self.head.capacity() * 2).clamp(64, BLOCK).min(rest).max(self.head.len() + 1);
             self.head.reserve_exact(grown - self.head.len());
         }
         self.head.push(b);
