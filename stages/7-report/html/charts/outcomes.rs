@@ -24,7 +24,7 @@ pub fn outcomes(page: &Page) -> String {
                 )
             }
             c => {
-                let ptr = page.pooled(p, &format!("{}_count", c.label()));
+                let ptr = page.pooled(p, format!("{}_count", c.label()));
                 (page.value(&ptr).unwrap_or(0.0), ptr)
             }
         }
