@@ -23,7 +23,10 @@ fn main() {
         .map(|s| {
             let (p, r) = s.split_once('x').expect("IB_FLEET_SIZES: PROVIDERSxROUNDS,…");
             let rounds: usize = r.trim().parse().expect("rounds");
-            assert!(rounds % 3 == 0 && rounds > 0, "rounds: a positive multiple of 3 (one item per family each)");
+            assert!(
+                rounds.is_multiple_of(3) && rounds > 0,
+                "rounds: a positive multiple of 3 (one item per family each)"
+            );
             (p.trim().parse().expect("providers"), rounds)
         })
         .collect();

@@ -138,7 +138,7 @@ fn new_lock(
 /// someone else's.
 fn refuse_a_foreign_directory(run: &Path) -> Result<()> {
     // A run may hold the pipeline it is made from (`make load` writes it there first).
-    let foreign = |name: &str, path: &Path| !name.starts_with('.') && !(name == RunDir::PIPELINE && path.is_dir());
+    let foreign = |name: &str, path: &Path| !name.starts_with('.') && (name != RunDir::PIPELINE || !path.is_dir());
     let visible_entries = |dir: &Path| {
         std::fs::read_dir(dir).map(|d| d.flatten().any(|e| foreign(&e.file_name().to_string_lossy(), &e.path())))
     };

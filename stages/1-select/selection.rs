@@ -124,7 +124,9 @@ mod tests {
     #[test]
     fn further_cpython_vectors_for_other_release_hashes() {
         let inferbench = inferbench_contract::canonical::sha256_hex(b"inferbench");
-        let cases: [(&str, &str, usize, [usize; 5], usize, usize); 6] = [
+        // release hash, family, pool size, the first five positions, position 199, the last position
+        type Case<'a> = (&'a str, &'a str, usize, [usize; 5], usize, usize);
+        let cases: [Case; 6] = [
             (&inferbench, "meeting-notes-lookup", 237, [125, 96, 143, 200, 25], 71, 86),
             (&inferbench, "ticket-triage", 244, [226, 140, 206, 231, 229], 135, 73),
             (&inferbench, "contract-terms-extraction", 240, [27, 173, 182, 163, 40], 195, 118),

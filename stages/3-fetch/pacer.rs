@@ -74,7 +74,10 @@ impl Pacer {
             return Err(io::Error::last_os_error());
         }
         let wait = at - now;
+        // time_t and c_long are i64 here but 32 bits on a 32-bit target: the casts keep both.
+        #[allow(clippy::unnecessary_cast)]
         let mut nanos = clock.tv_nsec as i64 + i64::from(wait.subsec_nanos());
+        #[allow(clippy::unnecessary_cast)]
         let mut secs = clock.tv_sec as i64 + wait.as_secs() as i64 + nanos / 1_000_000_000;
         nanos %= 1_000_000_000;
         if nanos < 0 {

@@ -49,7 +49,7 @@ pub fn scan(run: &RunDir, run_id: &str, shard: Option<Shard>) -> Result<LogState
     let mut log = event_log::LogReader::open(run, run_id)?;
     // Whether the segment being read is this fetch's shard's (every segment when unsharded).
     let mut mine = true;
-    while let Some(entry) = log.next() {
+    for entry in log.by_ref() {
         let entry = entry?;
         if let Event::SegmentOpened(s) = &entry.env.event {
             let theirs = s.shard.as_ref().map(|o| o.shard());

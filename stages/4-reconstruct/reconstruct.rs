@@ -263,7 +263,7 @@ impl Sorter {
         let mut held = std::mem::take(&mut self.held);
         held.sort_by_key(|(key, _)| *key);
         held.retain(|(_, row)| Self::is_final(&self.finals, row));
-        let mut heads: Vec<(std::iter::Peekable<std::vec::IntoIter<(u64, u64)>>, RunRows)> = Vec::new();
+        let mut heads: Vec<(SpilledKeys, RunRows)> = Vec::new();
         for (path, keys) in &self.runs {
             heads.push((keys.clone().into_iter().peekable(), RunRows::open(path)?));
         }
@@ -316,6 +316,9 @@ impl parquet_io::Table for Spilled {
 
 /// Rows per row group and per read batch of a spilled run.
 const SPILL_BATCH: usize = 256;
+
+/// A spilled run's sort keys, in order, read one ahead.
+type SpilledKeys = std::iter::Peekable<std::vec::IntoIter<(u64, u64)>>;
 
 /// The rows of a spilled run, read a batch at a time.
 struct RunRows {
@@ -571,11 +574,16 @@ mod tests {
         let mut sorter = Sorter::new(&RunDir::new(dir));
         sorter.spill_rows = spill_rows;
         for (id, n, key, row) in order {
-            let row = row.as_ref().map(Clone::clone).map_err(|e| anyhow::anyhow!("{e}"));
+            let row = row.clone().map_err(|e| anyhow::anyhow!("{e}"));
             sorter.add((id.clone(), *n, *key, row)).unwrap();
         }
         let mut out = Vec::new();
-        sorter.finish(|r| Ok(out.push((r.request_id, r.attempt)))).unwrap();
+        sorter
+            .finish(|r| {
+                out.push((r.request_id, r.attempt));
+                Ok(())
+            })
+            .unwrap();
         assert_eq!(std::fs::read_dir(dir).unwrap().count(), 0, "the spilled runs are removed");
         out
     }

@@ -134,7 +134,7 @@ fn check_final_chunk_after_server_timings(run: &Path, responses: &[ResponseRow])
         responses.iter().map(|r| ((r.request_id.as_str(), r.attempt), ())).collect();
     let mut sent: BTreeMap<String, u64> = BTreeMap::new();
     let mut checked = 0;
-    let log = crate::ops::segment_text(&run, 1);
+    let log = crate::ops::segment_text(run, 1);
     for env in log.lines().map(|l| serde_json::from_str::<Envelope>(l).unwrap()) {
         match env.event {
             Event::RequestStarted(s) => {

@@ -165,7 +165,7 @@ fn check_timing(responses: &[ResponseRow], sim: &Sim) {
 fn check_transport(run: &Path, responses: &[ResponseRow]) {
     let log = inferbench_store::jsonl::parse::<Envelope>(
         Path::new("0001.jsonl"),
-        crate::ops::segment_text(&run, 1).as_bytes(),
+        crate::ops::segment_text(run, 1).as_bytes(),
     )
     .unwrap()
     .records;

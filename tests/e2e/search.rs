@@ -26,7 +26,7 @@ struct SlotServer {
 impl SlotServer {
     fn start(dir: &Path) -> SlotServer {
         let port_file = dir.join("slot-url");
-        let child = Command::new("python3")
+        let mut child = Command::new("python3")
             .arg(repo().join("tests/fixtures/slot-server.py"))
             .args(["--slots", &SLOTS.to_string(), "--service-ms", &SERVICE_MS.to_string()])
             .arg("--port-file")
@@ -39,6 +39,8 @@ impl SlotServer {
             }
             std::thread::sleep(std::time::Duration::from_millis(25));
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("the slot server did not start");
     }
 }

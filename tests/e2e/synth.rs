@@ -104,7 +104,7 @@ fn a_synthetic_run_is_rescored_and_holds_what_was_asked() {
     }
     let out = ok(Command::new(env!("CARGO_BIN_EXE_ib-synth"))
         .args(["--spec", &spec(), "--dataset", &dataset(), "--seed", "6", "--no-seal"])
-        .args(&shares)
+        .args(shares)
         .arg("--run")
         .arg(&other));
     assert!(out.status.success());

@@ -97,7 +97,7 @@ pub struct Stratifier {
 
 impl Stratifier {
     pub fn new(seed: u64, provider: &str, shares: &Shares) -> Stratifier {
-        let mut key = seed ^ 0x5EED_0F_5717_u64;
+        let mut key = seed ^ 0x5E_ED0F_5717_u64;
         for b in provider.bytes() {
             key = (key ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3);
         }

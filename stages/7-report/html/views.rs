@@ -11,7 +11,6 @@ use inferbench_contract::metrics::{
 use inferbench_contract::vocab::{EndpointMode, OperationalOutcome};
 use inferbench_present::html::{attr, text, Element};
 use inferbench_present::number::{self, Between, DASH};
-use serde_json::Value;
 use std::cmp::Ordering;
 
 /// Columns whose cells are words, not figures: left-aligned.

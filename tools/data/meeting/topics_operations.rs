@@ -23,7 +23,7 @@ impl Meeting {
             ("the last sprint", "the sprint before"),
             ("last month", "the month before"),
         ];
-        if mi % 3 == 0 {
+        if mi.is_multiple_of(3) {
             periods.extend([(last_q, q_before), (last_q, q_before)]);
         }
         let (period, prev) = *rng.pick(&periods);
