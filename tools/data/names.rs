@@ -262,7 +262,7 @@ pub fn people(rng: &mut SplitMix64, n: usize, avoid: &[Person]) -> Vec<Person> {
         let culture = if rng.chance(25) { cultures[rng.below(cultures.len())] } else { cultures[i % cultures.len()] };
         let (firsts, lasts) = CULTURES[culture];
         let first = rng.pick(firsts).to_string();
-        let last = agree(&first, rng.pick(lasts));
+        let last = agree(&first, *rng.pick(lasts));
         let p = Person { first, last };
         let clash = |q: &Person| {
             q.first == p.first

@@ -48,7 +48,7 @@ impl Vars {
 
     /// One of `templates`, filled.
     pub fn pick(&self, rng: &mut SplitMix64, templates: &[&str]) -> String {
-        self.fill(rng.pick(templates))
+        self.fill(*rng.pick(templates))
     }
 }
 

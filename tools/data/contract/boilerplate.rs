@@ -111,7 +111,7 @@ pub(super) fn misc_sections(f: &Facts, ctx: &mut Ctx, rng: &mut SplitMix64) -> V
     ctx.v.set("esc", ctx.days(esc));
     add(
         "disputes",
-        rng.pick(&["Dispute Resolution", "Escalation", "Disputes"]),
+        *rng.pick(&["Dispute Resolution", "Escalation", "Disputes"]),
         vec![
             ctx.r(
                 rng,

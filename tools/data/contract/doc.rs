@@ -48,10 +48,10 @@ impl Doc {
         ctx.v.set("ref", ctx.refword);
         set_vocabulary(f, &mut ctx, rng);
         let mut title = ctx.v.fill(match f.kind {
-            Kind::Saas => rng.pick(SAAS_TITLES),
-            Kind::License => rng.pick(LICENSE_TITLES),
-            Kind::Support => rng.pick(SUPPORT_TITLES),
-            Kind::Services => rng.pick(SERVICES_TITLES),
+            Kind::Saas => *rng.pick(SAAS_TITLES),
+            Kind::License => *rng.pick(LICENSE_TITLES),
+            Kind::Support => *rng.pick(SUPPORT_TITLES),
+            Kind::Services => *rng.pick(SERVICES_TITLES),
         });
         // "Annual" only for a one-year initial term.
         if title.starts_with("Annual") && f.term_months != 12 {

@@ -107,7 +107,7 @@ pub(super) fn scope_section(f: &Facts, ctx: &mut Ctx, rng: &mut SplitMix64) -> S
             ],
         ));
     }
-    let title = ctx.v.fill(rng.pick(title));
+    let title = ctx.v.fill(*rng.pick(title));
     Section { key: "scope", title, clauses: c.into_iter().map(|x| fix_spelling(ctx, x)).collect(), optional: false }
 }
 
