@@ -574,7 +574,10 @@ mod tests {
         let mut sorter = Sorter::new(&RunDir::new(dir));
         sorter.spill_rows = spill_rows;
         for (id, n, key, row) in order {
-            let row = row.clone().map_err(|e| anyhow::anyhow!("{e}"));
+            let row = match row {
+                Ok(row) => Ok(row.clone()),
+                Err(e) => Err(anyhow::anyhow!("{e}")),
+            };
             sorter.add((id.clone(), *n, *key, row)).unwrap();
         }
         let mut out = Vec::new();
