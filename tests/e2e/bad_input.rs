@@ -333,7 +333,7 @@ fn mistakes() -> Vec<Mistake> {
         spec("top_p zero", "top_p: 1\n", "top_p: 0\n", &["spec.yaml: inference.top_p: must be greater than 0"]),
         spec(
             "event limit above response limit",
-            "max_event_bytes: 1048576\n",
+            "max_event_bytes: 65536\n",
             "max_event_bytes: 33554432\n",
             &["spec.yaml: inference.stream_limits.max_event_bytes: 33554432 exceeds"],
         ),
