@@ -3,6 +3,7 @@
 use anyhow::{Context, Result};
 use inferbench_contract::event::{Event, Outcome, RequestStarted, RoundReleased, SegmentClosed, SegmentStatus};
 use inferbench_store::segment_writer::{self, Lines, Prepared, SegmentWriter};
+use inferbench_store::write_behind::SyncHandle;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
@@ -14,14 +15,15 @@ pub struct EventLog {
     /// Run-clock time at which this segment opened.
     base_ns: u64,
     inner: Mutex<Inner>,
-    /// A second handle on the segment, made when it opens, that the background flushes sync
-    /// through: a flush never needs a new file descriptor, which a fetch whose connections
-    /// have taken every one it may open could not get.
-    sync_file: std::sync::Arc<std::fs::File>,
+    /// What the background flushes settle and sync the segment through. It shares the
+    /// segment's file descriptor: a flush never needs a new one, which a fetch whose
+    /// connections have taken every one it may open could not get.
+    sync_handle: SyncHandle,
 }
 
 struct Inner {
-    /// Each line reaches the kernel with one `write` as it is written.
+    /// Each line is handed to the segment's writer thread as it is made (a copy under its
+    /// lock): no sender waits for a `write` system call or for the disk.
     writer: SegmentWriter,
     /// Final (non-interrupted) terminal events this segment wrote.
     terminals: u64,
@@ -37,9 +39,9 @@ impl EventLog {
     /// run-clock time of this segment's start.
     pub fn open(path: &Path, run_id: String, next_seq: u64, base_ns: u64) -> Result<Self> {
         let writer = SegmentWriter::append(path, &run_id, next_seq)?;
-        let sync_file = std::sync::Arc::new(writer.sync_handle()?);
+        let sync_handle = writer.sync_handle();
         let inner = Mutex::new(Inner { writer, terminals: 0, client_resource_errors: 0, closed: false });
-        Ok(EventLog { lines: Lines::new(&run_id), opened: Instant::now(), base_ns, inner, sync_file })
+        Ok(EventLog { lines: Lines::new(&run_id), opened: Instant::now(), base_ns, inner, sync_handle })
     }
 
     /// The run clock now, in nanoseconds.
@@ -99,8 +101,8 @@ impl EventLog {
 
     /// A handle that forces the segment to stable storage from another thread, so that the
     /// flush at a round boundary does not hold up the next round's launch.
-    fn sync_handle(&self) -> std::sync::Arc<std::fs::File> {
-        std::sync::Arc::clone(&self.sync_file)
+    fn sync_handle(&self) -> SyncHandle {
+        self.sync_handle.clone()
     }
 
     /// The `request_started` line of a request, serialised now, with its `seq`, `t_ns` and
@@ -130,8 +132,9 @@ impl EventLog {
     }
 
     /// Appends the `request_started` lines of requests sent at `t_ns` each, released at
-    /// `intended_t_ns`, in order and with one write: they reach the kernel together, before
-    /// the caller lets any of the requests' bytes go out. They are rendered in `scratch`.
+    /// `intended_t_ns`, in order and together, before the caller lets any of the requests'
+    /// bytes go out (handed to the writer thread, which writes them within about a
+    /// millisecond). They are rendered in `scratch`.
     pub fn write_started(&self, lines: &[(StartedLine, u64)], intended_t_ns: u64, scratch: &mut Vec<u8>) -> Result<()> {
         self.write_started_released(lines, intended_t_ns, None, scratch)
     }
@@ -154,7 +157,7 @@ impl EventLog {
     }
 
     /// Renders lines into `scratch` from the next `seq` (`render` returns how many) and
-    /// appends them with one write; nothing once the log is closed.
+    /// hands them over together; nothing once the log is closed.
     fn append_rendered(&self, scratch: &mut Vec<u8>, render: impl FnOnce(&mut Vec<u8>, u64) -> u64) -> Result<()> {
         let mut inner = self.inner.lock().map_err(|_| anyhow::anyhow!("event log lock poisoned"))?;
         if inner.closed {
@@ -179,8 +182,8 @@ impl Flushes {
             return Ok(());
         }
         self.finish().await?;
-        let file = log.sync_handle();
-        self.running = Some(tokio::task::spawn_blocking(move || file.sync_data()));
+        let handle = log.sync_handle();
+        self.running = Some(tokio::task::spawn_blocking(move || handle.sync()));
         Ok(())
     }
 
@@ -254,6 +257,7 @@ mod tests {
         let queued_line = vec![(log.started_line(queued.clone()).unwrap(), 30)];
         log.write_started_released(&queued_line, 6, Some(25), &mut Vec::new()).unwrap();
         log.emit(terminal("a", Outcome::Completed)).unwrap();
+        log.inner.lock().unwrap().writer.sync().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let written: Vec<&str> = text.lines().collect();
         let envelope =

@@ -3,8 +3,9 @@
 //! Per round, all providers are released together behind one barrier and the next round
 //! waits for every terminal outcome. Every fact (request sent, response head, each SSE event
 //! with the arrival time of its bytes, the terminal outcome) is appended to
-//! `events/<segment>.jsonl` as it happens; a killed fetch loses nothing already received and
-//! rerunning the same command resumes. When every scheduled request is terminal the log is
+//! `events/<segment>.jsonl` as it happens (by a writer thread, about a millisecond behind); a
+//! stopped fetch loses nothing already received, a killed one at most that last millisecond,
+//! and rerunning the same command resumes. When every scheduled request is terminal the log is
 //! sealed into `events.parquet`.
 mod allocator;
 mod args;

@@ -15,9 +15,10 @@ use std::sync::Arc;
 ///
 /// The launch is one loop that never yields: per request, the send time is taken and the
 /// request handed to its provider's connection at once; then each request's exchange is set
-/// up and every `request_started` line goes to the log in one write. On the single-threaded
+/// up and every `request_started` line is handed to the log together. On the single-threaded
 /// runtime no connection writes a byte before this function yields, so every request is in
-/// the log before it is on the wire, and the launch skew (latest minus earliest send time) is
+/// the log before it is on the wire (the log's writer thread writes it within about a
+/// millisecond, so the launch never waits for the disk), and the launch skew (latest minus earliest send time) is
 /// the cost of the hand-overs alone. Before the barrier opens, every connection's state is read
 /// once, so that the hand-overs find it in the cache (that pass counts in the gap between
 /// rounds, where it belongs: it is the client's work).

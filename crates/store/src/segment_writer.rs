@@ -13,6 +13,7 @@
 //! same way) and ends with its `segment_closed` (with [`peak_rss_bytes`]); its `seq` runs on
 //! without a gap from the number the writer was opened at.
 use crate::run::RunDir;
+use crate::write_behind::{FileBehind, SyncHandle};
 use inferbench_contract::canonical::file_sha256;
 use inferbench_contract::event::{EndpointMode, Event, RequestStarted, SegmentOpened};
 use inferbench_contract::{Error, Result, CODE_VERSION, FORMAT_VERSION};
@@ -155,10 +156,11 @@ fn push_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
 }
 
 /// One segment file of the log, written line by line with gap-free `seq`. `W` is the file
-/// itself when each line must reach the kernel as it is written (a fetch: a killed process
-/// loses at most the line being written), or a buffer over it when nothing needs a line before
-/// the next is made (a generated or imported log, synced once at its end).
-pub struct SegmentWriter<W: Write = File> {
+/// written behind its caller ([`FileBehind`]) when lines are made while something must not wait
+/// for the disk (a fetch: its senders hand a line over and go on; a killed process loses only
+/// the last millisecond or so of lines, each whole), or a buffer over the file when nothing
+/// needs a line before the next is made (a generated or imported log, synced once at its end).
+pub struct SegmentWriter<W: Write = FileBehind> {
     path: PathBuf,
     out: W,
     lines: Lines,
@@ -168,24 +170,24 @@ pub struct SegmentWriter<W: Write = File> {
     line: Vec<u8>,
 }
 
-impl SegmentWriter<File> {
+impl SegmentWriter<FileBehind> {
     /// Opens segment file `path` (creating it and the `events/` directory it stands in) to
-    /// append lines numbered from `next_seq`, each with one `write`.
+    /// append lines numbered from `next_seq`, written behind the caller.
     pub fn append(path: &Path, run_id: &str, next_seq: u64) -> Result<Self> {
         create_parent(path)?;
-        let file = OpenOptions::new().create(true).append(true).open(path).map_err(|e| Error::io(path, e))?;
+        let file = FileBehind::append(path).map_err(|e| Error::io(path, e))?;
         Ok(Self::over(path, file, run_id, next_seq))
     }
 
-    /// A second handle on the file, to flush it to stable storage from another thread while
-    /// this one keeps appending.
-    pub fn sync_handle(&self) -> Result<File> {
-        self.out.try_clone().map_err(|e| Error::io(&self.path, e))
+    /// A handle to write out and sync the segment from another thread while this one keeps
+    /// appending; it needs no file descriptor of its own.
+    pub fn sync_handle(&self) -> SyncHandle {
+        self.out.sync_handle()
     }
 
-    /// Flushes the file to stable storage (fsync).
+    /// Writes out every line so far and flushes the file to stable storage (fsync).
     pub fn sync(&mut self) -> Result<()> {
-        self.out.sync_data().map_err(|e| Error::io(&self.path, e))
+        self.out.sync().map_err(|e| Error::io(&self.path, e))
     }
 }
 
