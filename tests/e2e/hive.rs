@@ -1,6 +1,6 @@
-//! `runs/` as a Hive-partitioned dataset: the README's DuckDB and polars queries run as they
-//! are written on a real run's files, with `workflow` and `run` read from the paths; no table
-//! has a column of either name.
+//! `runs/` as a Hive-partitioned dataset: the notebook guide's DuckDB and polars queries run as
+//! they are written on a real run's files, with `workflow` and `run` read from the paths; no
+//! table has a column of either name.
 use crate::compare::{quick_workspace, scored_run};
 use crate::support::{files, Sim};
 use inferbench_contract::tables::ResponseRow;
@@ -9,7 +9,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use std::collections::BTreeMap;
 use std::process::Command;
 
-/// The README's query (section "The run directory"), run by DuckDB from the workspace root.
+/// The notebook guide's query (`docs/guide/notebooks.md`), run by DuckDB from the workspace root.
 const DUCKDB: &str = r#"
 import duckdb, json, sys
 rows = duckdb.sql("""

@@ -1,7 +1,7 @@
 //! One snapshot of a run: what the lock and schedule fix (the totals), what the log says so
 //! far (the tally), who holds the writer lock, and the time now, turned into the figures
 //! `ib-watch` shows and prints as JSON (`--once --json`; the fields are documented in
-//! runs/README.md, "Watching a run").
+//! docs/guide/watching.md).
 use crate::tally::{Final, SegmentInfo, Tally};
 use inferbench_contract::lock::Lock;
 use inferbench_contract::metrics::{Column, E2E_LATENCY, TTFA};

@@ -69,7 +69,7 @@ impl SealRecord {
     /// `None` for the first): SHA-256 of the text
     /// `inferbench-seal-chain/1\n<run_id>\n<previous link or empty>\n<segment>\n<original_sha256>\n<compressed_sha256>\n`.
     /// One chain over the whole log in segment-number order, a sharded log's too: the shards'
-    /// segments are sealed together once every shard is done (runs/README.md, "Shards").
+    /// segments are sealed together once every shard is done (docs/reference/event-log.md, "Shards").
     pub fn chain_link(run_id: &str, previous: Option<&str>, segment: &SealedSegment) -> String {
         canonical::sha256_hex(
             format!(

@@ -1,4 +1,4 @@
-//! The run directory: `runs/<workflow>/<run-id>/`. See `runs/README.md` for the layout.
+//! The run directory: `runs/<workflow>/<run-id>/`. See `docs/reference/run-directory.md` for the layout.
 use std::path::{Path, PathBuf};
 
 /// Canonical paths inside one run directory.
