@@ -194,7 +194,6 @@ fn ib_compare_over_hive_partitioned_runs_matches_a_naive_bootstrap() {
     let compare = ib_compare();
     let ws = quick_workspace();
     let runs: Vec<PathBuf> = {
-        let _one_at_a_time = crate::support::timed_section();
         let sim = Sim::start(&ws);
         ["a", "b"]
             .iter()

@@ -48,7 +48,7 @@ fn python(script: &str, args: &[&str], cwd: &std::path::Path, what: &str) -> ser
 fn duckdb_and_polars_read_runs_as_a_hive_partitioned_dataset() {
     let ws = quick_workspace();
     let run = {
-        let _one_at_a_time = crate::support::timed_section();
+        let _beside_others = crate::support::shared_section();
         let sim = Sim::start(&ws);
         scored_run(&ws, &sim, "workflow=micro-single-task/run=run-20261201-120000", "2")
     };

@@ -17,7 +17,6 @@ const LIMIT: Duration = Duration::from_secs(30);
 
 #[test]
 fn forty_sigkills_of_fetch_leave_one_outcome_per_request_and_an_identical_rescore() {
-    let _one_at_a_time = crate::support::timed_section();
     let ws = fast_workspace(0.08);
     let sim = Sim::start(&ws);
     let run = ws.run("run-kills");
@@ -236,7 +235,6 @@ fn killed_later_stages_leave_whole_groups_and_no_stale_outputs() {
     let ws = fast_workspace(0.1);
     let run = ws.run("run-stages");
     let old = {
-        let _one_at_a_time = crate::support::timed_section();
         let sim = Sim::start(&ws);
         stale_run(&ws, &sim, &run);
         derived(&run)

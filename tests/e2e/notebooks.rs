@@ -9,7 +9,7 @@ use std::process::Command;
 fn the_notebook_analyses_run_on_a_simulated_run_with_polars_duckdb_and_pandas() {
     let ws = quick_workspace();
     {
-        let _one_at_a_time = crate::support::timed_section();
+        let _beside_others = crate::support::shared_section();
         let sim = Sim::start(&ws);
         scored_run(&ws, &sim, "workflow=micro-single-task/run=notebook", "2");
     }

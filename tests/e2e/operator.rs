@@ -39,7 +39,6 @@ fn stage(ws: &Workspace, name: &str, run: &Path) -> Command {
 
 #[test]
 fn a_second_fetch_and_every_later_stage_refuse_while_fetch_runs() {
-    let _one_at_a_time = crate::support::timed_section();
     let ws = fast_workspace(0.1);
     let sim = Sim::start(&ws);
     let run = ws.run("run-busy");
@@ -321,7 +320,6 @@ fn cases() -> Vec<Case> {
 /// `run-base`, fetched in two segments with its derived files computed after the first and
 /// now stale (see [`stale_run`]), and `run-other`, a complete run of the same inputs.
 fn two_runs(ws: &Workspace) -> (std::path::PathBuf, std::path::PathBuf) {
-    let _one_at_a_time = crate::support::timed_section();
     let sim = Sim::start(ws);
     let (base, other) = (ws.run("run-base"), ws.run("run-other"));
     stale_run(ws, &sim, &base);
@@ -409,7 +407,6 @@ fn stale_foreign_and_edited_run_files_are_each_refused_and_nothing_written() {
 
 #[test]
 fn a_killed_run_copied_and_renamed_resumes_as_the_same_run() {
-    let _one_at_a_time = crate::support::timed_section();
     let ws = fast_workspace(0.1);
     let sim = Sim::start(&ws);
     let original = ws.run("run-original");

@@ -52,7 +52,7 @@ fn identical_profiles_share_a_rank_range_and_a_clearly_faster_provider_ranks_alo
     let run = ws.run("run-ranks");
     {
         // Only the fetch is timed: the derived stages read its log, whatever runs beside them.
-        let _one_at_a_time = crate::support::timed_section();
+        let _beside_others = crate::support::shared_section();
         let sim = Sim::start(&ws);
         ok(ws.stage("ib-select", &run).args(["--per-family", "100", "--sample"]));
         ok(&mut ws.stage("ib-schedule", &run));

@@ -112,7 +112,7 @@ fn check_bodies(run: &Path, sim_url: &str) {
 
 #[test]
 fn the_reference_spec_runs_unchanged_through_every_stage() {
-    let _one_at_a_time = crate::support::timed_section();
+    let _beside_others = crate::support::shared_section();
     let ws = reference_workspace();
     let listed = ok(Command::new(crate::support::bin("ib-select"))
         .args(["--list-inputs", "--spec"])

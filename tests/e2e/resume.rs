@@ -65,7 +65,7 @@ fn fetch_mid_run(ws: &Workspace, sim: &Sim, name: &str) -> (std::path::PathBuf, 
 
 #[test]
 fn killed_fetch_resumes_with_one_outcome_per_request() {
-    let _one_at_a_time = crate::support::timed_section();
+    let _beside_others = crate::support::shared_section();
     let ws = Workspace::new();
     let sim = Sim::start(&ws);
     let (run, mut child) = fetch_mid_run(&ws, &sim, "run-resume");
@@ -113,7 +113,7 @@ fn killed_fetch_resumes_with_one_outcome_per_request() {
 
 #[test]
 fn sigterm_stops_fetch_cleanly_and_records_what_finished() {
-    let _one_at_a_time = crate::support::timed_section();
+    let _beside_others = crate::support::shared_section();
     let ws = Workspace::new();
     let sim = Sim::start(&ws);
     let (run, mut child) = fetch_mid_run(&ws, &sim, "run-sigterm");
@@ -138,7 +138,7 @@ fn sigterm_stops_fetch_cleanly_and_records_what_finished() {
 
 #[test]
 fn a_run_never_mixes_simulated_and_real_segments() {
-    let _one_at_a_time = crate::support::timed_section();
+    let _beside_others = crate::support::shared_section();
     let ws = Workspace::new();
     let sim = Sim::start(&ws);
     let (run, mut child) = fetch_mid_run(&ws, &sim, "run-mixed");

@@ -4,7 +4,7 @@
 //! sealed segment or `report.md`; a segment deleted; two segments swapped; the signature
 //! checked against another key. Copies whose manifest an editor without the key re-made to
 //! match are still refused, by the signature, the seal's chain or the re-derivation.
-use crate::support::{bin, ok, timed_section, Sim, Workspace};
+use crate::support::{bin, ok, Sim, Workspace};
 use inferbench_contract::canonical::file_digest;
 use inferbench_contract::manifest::{FileEntry, Manifest};
 use inferbench_contract::seal::SealRecord;
@@ -85,7 +85,6 @@ fn a_run_verifies_and_every_tampered_copy_is_refused_naming_the_file() {
     ok(ws.stage("ib-select", &run).args(["--per-family", "1", "--sample"]));
     ok(&mut ws.stage("ib-schedule", &run));
     {
-        let _timed = timed_section();
         let sim = Sim::start(&ws);
         // Two shards: two segments, 0001 and 0002, sealed together and chained.
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();

@@ -146,11 +146,21 @@ pub fn ok(cmd: &mut Command) -> Output {
     out
 }
 
-/// Tests that run `ib-sim` and check timing take turns: on a 2-core machine two simulated
-/// runs at once would measure the scheduler, not the client.
-pub fn timed_section() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+static TIMED: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Tests whose assertions hold within tight timing (send lag, launch skew, a chunk's arrival
+/// within a millisecond, a latency against its profile) or that load both cores (a real
+/// server, a browser) take turns: on a 2-core machine two simulated runs at once would
+/// measure the scheduler, not the client. Nothing else runs a timed section beside them.
+pub fn timed_section() -> std::sync::RwLockWriteGuard<'static, ()> {
+    TIMED.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Tests whose timing assertions hold with a wide margin (a provider ten times faster than
+/// another, a deadline seconds away) run their fetches beside each other, never beside a
+/// [`timed_section`]. Tests that check no timing at all take neither.
+pub fn shared_section() -> std::sync::RwLockReadGuard<'static, ()> {
+    TIMED.read().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A running `ib-sim`, stopped on drop.
