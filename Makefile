@@ -16,7 +16,7 @@
 #   make test                 every test, after the gate: rustfmt and clippy, warnings as errors
 #   make bench                benchmarks (BENCH_REQUESTS=N: the size of the large synthetic run)
 #   make bench-compare        ib-compare over COMPARE_BENCH_RUNS (1,000) synthetic runs
-#   make bench-peers          the load client beside AIPerf and GuideLLM (PEERS_RATES, PEERS_SECONDS)
+#   make bench-peers          the load client beside vllm-bench, AIPerf and GuideLLM (PEERS_*)
 #   make data                 regenerate the synthetic dataset
 #   make data-sample          regenerate its 6-per-family sample
 #   make bins                 build the release binaries, nothing else
@@ -353,8 +353,10 @@ test:
 # run). The large run needs ~22 KB of disk per request while it is measured (deleted after);
 # see BENCHMARKS.md. Then the fleet benchmark: one ib-fetch against 1,000 simulated providers
 # (and 10), its launch skew and gap between rounds (IB_FLEET_SIZES changes the sizes). Then the
-# load benchmark: one ib-fetch sending an open-loop load to a zero-latency ib-sim at rising
-# rates, its send lag, achieved rate and CPU per 1,000 requests (IB_LOAD_RATES, IB_LOAD_SECONDS).
+# load benchmark: ib-fetch sending an open-loop load to a zero-latency ib-sim streaming one token
+# per event, one run per arrival process and rate, its send lag, achieved rate, CPU per 1,000
+# requests and peak memory (IB_LOAD_RATES, IB_LOAD_ARRIVALS, IB_LOAD_SECONDS; IB_LOAD_PROFILE=
+# poisson:2000 profiles that run's fetch with perf and says where its CPU went).
 BENCH_REQUESTS ?= 1000000
 bench: bins
 	BENCH_REQUESTS=$(BENCH_REQUESTS) $(CARGO) bench --locked --bench pipeline
@@ -373,15 +375,21 @@ bench-compare:
 	    $(BIN)/ib-compare --out target/bench/compare-out 'target/bench/compare-runs/*/*'
 	rm -rf target/bench/compare-runs
 
-# inferbench's load client beside two peer load generators, AIPerf and GuideLLM, against one
-# ib-sim at zero latency on the same machine, at each rate of PEERS_RATES for PEERS_SECONDS
-# (benches/peers/run.sh; results in target/bench/peers/<time>/summary.md). Not part of
-# `make bench`: its first run installs both peers from PyPI into target/peers-venv (about
-# 6.5 GB: GuideLLM requires torch, whose wheel pulls the CUDA libraries).
-PEERS_RATES   ?= 50 200 500 2000
-PEERS_SECONDS ?= 15
+# inferbench's load client beside three peer load generators, vllm-bench, AIPerf and GuideLLM,
+# against one ib-sim at zero latency on the same machine, at each rate of PEERS_RATES for
+# PEERS_SECONDS, for each arrival process of PEERS_ARRIVALS (benches/peers/run.sh; results in
+# target/bench/peers/<time>/summary.md). Not part of `make bench`: its first run installs
+# AIPerf and GuideLLM from PyPI into target/peers-venv (about 6.5 GB: GuideLLM requires torch,
+# whose wheel pulls the CUDA libraries), and builds vllm-bench from PEERS_VLLM_BENCH (a
+# binary, a source directory or a git URL) into target/peers-vllm-bench; without it,
+# vllm-bench is absent and the script says so.
+PEERS_RATES    ?= 50 200 500 2000
+PEERS_SECONDS  ?= 15
+PEERS_ARRIVALS ?= constant
+PEERS_TOOLS    ?= inferbench vllm-bench aiperf guidellm
 bench-peers: bins
-	PEERS_RATES='$(PEERS_RATES)' PEERS_SECONDS='$(PEERS_SECONDS)' BIN='$(BIN)' benches/peers/run.sh
+	PEERS_RATES='$(PEERS_RATES)' PEERS_SECONDS='$(PEERS_SECONDS)' PEERS_ARRIVALS='$(PEERS_ARRIVALS)' \
+	    PEERS_TOOLS='$(PEERS_TOOLS)' PEERS_VLLM_BENCH='$(PEERS_VLLM_BENCH)' BIN='$(BIN)' benches/peers/run.sh
 
 clean-sim:
 	rm -rf $(SIM_RUN)

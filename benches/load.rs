@@ -1,27 +1,36 @@
-//! `cargo bench --bench load`: how fast and how punctually one `ib-fetch` sends an open-loop
-//! load, the client and `ib-sim` sharing the machine (issue 24, target 8).
+//! `cargo bench --bench load`: how fast, how punctually and at what cost one `ib-fetch` sends
+//! an open-loop load, the client and `ib-sim` sharing the machine (issues 24 and 34).
 //!
 //! One simulated provider at zero latency (`ib-sim generate-fleet --zero-latency`: every delay
 //! of its profile is zero, so a request costs only what the client and the simulator spend on
-//! it; answers are the dataset's short JSON, tens of tokens streamed a few to a chunk), a load
-//! spec of constant arrivals at each rate of `IB_LOAD_RATES` (requests per second, default
-//! `500,1000,2000,3000`) for `IB_LOAD_SECONDS` each (default 10), and the real `ib-select`,
-//! `ib-schedule` and `ib-fetch`. The figures come from the run's event log alone: per step, the
-//! requests sent, the achieved rate over the step (sends between its first and its last due
-//! time), the send lag (actual minus intended send time) p50, p99 and maximum, every request's
-//! outcome, the peak in flight and the fetch's CPU time per 1,000 requests (`step_closed`).
-//! The run prints a Markdown table, and the fetch's peak resident memory (`segment_closed`) per
-//! request in flight at the peak.
+//! it), answering with the dataset's short JSON one token per SSE event and no usage chunk:
+//! the stream `make bench-peers` gives every tool (about 36 events and 6 KB per request). For
+//! each arrival process of `IB_LOAD_ARRIVALS` (default `poisson,constant`) and each rate of
+//! `IB_LOAD_RATES` (requests per second, default `500,1000,2000,3000`), one load spec of one
+//! step of `IB_LOAD_SECONDS` (default 10) and one run of the real `ib-select`, `ib-schedule`
+//! and `ib-fetch`, so that the fetch's whole-process figures belong to that step alone: its CPU
+//! time (user + system, start-up and the seal of its log included) and peak resident memory,
+//! from GNU time (`/usr/bin/time`, Debian's `time`) as a peer tool's are measured. The rest
+//! comes from the run's event log: the requests sent, the achieved rate over the step (sends
+//! between its first and its last due time), the send lag (actual minus intended send time)
+//! p50, p99 and maximum, every request's outcome, the peak in flight and the fetch's own CPU
+//! accounting of the step (`step_closed`). The run prints a Markdown table.
 //!
 //! `IB_LOAD_TIME_SCALE=F` serves the generated fleet's profile (a first token after about
 //! 300 ms, 200 tokens/s) with its delays times F instead of at zero latency: a slow provider, so
-//! that many streams are open at once (at 2,000 requests a second and F = 20, over 10,000).
+//! that many streams are open at once (at 500 requests a second and F = 20, several thousand).
+//!
+//! `IB_LOAD_PROFILE=<arrivals>:<rate>` (e.g. `poisson:2000`) also records that run's fetch
+//! with `perf record` (Debian's linux-perf; a CPU-clock sample 4,999 times a second on each
+//! thread) and prints where its CPU went: by thread (the sender's runtime, the log's writer,
+//! the background syncs, the seal's workers) and, on the runtime's thread, by what the sampled
+//! function belongs to (see [`category`]). `perf.data` is kept under `target/bench/load-profile/`.
 use inferbench_contract::event::{Event, Outcome};
 use inferbench_store::event_log::LogReader;
 use inferbench_store::run::RunDir;
 use inferbench_testkit::fleet_run::percentile;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -44,7 +53,9 @@ struct Step {
 
 fn main() {
     let rates = std::env::var("IB_LOAD_RATES").unwrap_or_else(|_| "500,1000,2000,3000".into());
+    let arrivals = std::env::var("IB_LOAD_ARRIVALS").unwrap_or_else(|_| "poisson,constant".into());
     let seconds: f64 = std::env::var("IB_LOAD_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(10.0);
+    let profile = std::env::var("IB_LOAD_PROFILE").ok();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().expect("temp dir");
     let fleet = dir.path().join("fleet");
@@ -56,22 +67,18 @@ fn main() {
         generate.arg("--zero-latency");
     }
     ok(&mut generate);
-    let spec = fleet.join("spec.yaml");
-    let text = std::fs::read_to_string(&spec).unwrap();
-    let start = text.find("execution_plan:\n").expect("an execution plan");
-    let end = start + text[start..].find("\nstream_timing:").expect("stream_timing after it");
-    let load = format!(
-        "load:\n  mode: open_loop\n  arrivals: constant\n  rates: [{rates}]\n  step_seconds: {seconds}\n  \
-         objectives: {{correct: false}}\n"
-    );
-    std::fs::write(&spec, format!("{}{load}{}", &text[..start], &text[end + 1..])).unwrap();
+    // The peers' stream: no usage chunk (one token per event is the profile's default).
+    let profiles = fleet.join("sim-profiles.yaml");
+    let text = std::fs::read_to_string(&profiles).unwrap();
+    std::fs::write(&profiles, text + "    usage_chunk: never\n").unwrap();
+    let base_spec = std::fs::read_to_string(fleet.join("spec.yaml")).unwrap();
     let dataset = repo.join("data/micro-single-task");
     let url_file = dir.path().join("sim-url");
     let mut sim = Command::new(env!("CARGO_BIN_EXE_ib-sim"))
         .arg("--profiles")
-        .arg(fleet.join("sim-profiles.yaml"))
+        .arg(&profiles)
         .arg("--spec")
-        .arg(&spec)
+        .arg(fleet.join("spec.yaml"))
         .arg("--dataset")
         .arg(&dataset)
         .arg("--port-file")
@@ -86,54 +93,107 @@ fn main() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let url = std::fs::read_to_string(&url_file).unwrap().trim().to_string();
-    let run = dir.path().join("run");
-    let stage = |name: &str| {
-        let mut cmd = Command::new(match name {
-            "ib-select" => env!("CARGO_BIN_EXE_ib-select"),
-            "ib-schedule" => env!("CARGO_BIN_EXE_ib-schedule"),
-            _ => env!("CARGO_BIN_EXE_ib-fetch"),
-        });
-        cmd.arg("--run").arg(&run).arg("--spec").arg(&spec);
-        cmd
-    };
-    ok(stage("ib-select").arg("--dataset").arg(&dataset).args(["--per-family", "200"]));
-    ok(&mut stage("ib-schedule"));
-    ok(stage("ib-fetch").arg("--dataset").arg(&dataset).arg("--endpoint-base").arg(&url));
+    let gnu_time = Path::new("/usr/bin/time").exists();
+    if !gnu_time {
+        println!("GNU time (/usr/bin/time, Debian's `time`) is absent: no whole-process figures.");
+    }
+    println!(
+        "\n| arrivals | target req/s | sent | completed | achieved req/s | lag p50 µs | lag p99 µs | lag max µs | \
+         peak in flight | step CPU s / 1,000 req | whole-process CPU s / 1,000 req | peak RSS MiB |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut profiled = None;
+    for process in arrivals.split(',') {
+        for rate in rates.split(',') {
+            let name = format!("{process}-{rate}");
+            // Beside the fleet's spec: the provider table is named relative to it.
+            let spec = fleet.join(format!("spec-{name}.yaml"));
+            std::fs::write(&spec, with_load(&base_spec, process, rate, seconds)).unwrap();
+            let run = dir.path().join(format!("run-{name}"));
+            let stage = |bin: &str| {
+                let mut cmd = Command::new(bin);
+                cmd.arg("--run").arg(&run).arg("--spec").arg(&spec);
+                cmd
+            };
+            ok(stage(env!("CARGO_BIN_EXE_ib-select")).arg("--dataset").arg(&dataset).args(["--per-family", "200"]));
+            ok(&mut stage(env!("CARGO_BIN_EXE_ib-schedule")));
+            let times = dir.path().join(format!("time-{name}"));
+            let perf_data = (profile.as_deref() == Some(&format!("{process}:{rate}"))).then(|| {
+                let out = repo.join("target/bench/load-profile");
+                std::fs::create_dir_all(&out).unwrap();
+                out.join("perf.data")
+            });
+            let mut fetch = outside(gnu_time.then_some(&times), perf_data.as_deref());
+            fetch.arg(env!("CARGO_BIN_EXE_ib-fetch")).arg("--run").arg(&run).arg("--spec").arg(&spec);
+            ok(fetch.arg("--dataset").arg(&dataset).arg("--endpoint-base").arg(&url));
+            let (steps, _) = read_steps(&RunDir::new(&run));
+            let step = steps.values().next().expect("one step");
+            let whole = gnu_time.then(|| std::fs::read_to_string(&times).unwrap());
+            print_row(process, rate, step, whole.as_deref());
+            profiled = profiled.or(perf_data);
+            // Each run's log is read; the next one needs the room.
+            let _ = std::fs::remove_dir_all(&run);
+        }
+    }
     let _ = sim.kill();
     let _ = sim.wait();
-    let (steps, peak_rss) = read_steps(&RunDir::new(&run));
-    println!("\n| target req/s | sent | completed | achieved req/s | lag p50 µs | lag p99 µs | lag max µs | peak in flight | fetch CPU s / 1,000 req |");
-    println!("|---|---|---|---|---|---|---|---|---|");
-    for (rate, step) in rates.split(',').zip(steps.values()) {
-        let span_s = match (step.sends_ns.iter().min(), step.sends_ns.iter().max()) {
-            (Some(a), Some(b)) if b > a => (b - a) as f64 / 1e9,
-            _ => f64::NAN,
-        };
-        let due_span_s = match (step.intended_ns.iter().min(), step.intended_ns.iter().max()) {
-            (Some(a), Some(b)) if b > a => (b - a) as f64 / 1e9,
-            _ => f64::NAN,
-        };
-        // Sends over the time they were due across: a client that falls behind stretches it.
-        let achieved = (step.sent.saturating_sub(1)) as f64 / span_s.max(due_span_s);
-        println!(
-            "| {rate} | {} | {} | {achieved:.1} | {} | {} | {} | {} | {:.3} |",
-            step.sent,
-            step.completed,
-            percentile(&step.lags_ns, 50) / 1000,
-            percentile(&step.lags_ns, 99) / 1000,
-            step.lags_ns.iter().max().copied().unwrap_or(0) / 1000,
-            step.peak,
-            step.cpu_ns as f64 / 1e9 / (step.sent.max(1) as f64 / 1000.0),
-        );
+    if let Some(data) = profiled {
+        print_profile(&data);
+    } else if let Some(wanted) = profile {
+        println!("\nIB_LOAD_PROFILE={wanted} names no run of this benchmark (arrivals:rate)");
     }
-    let peak = steps.values().map(|s| s.peak).max().unwrap_or(0);
-    if let Some(rss) = peak_rss {
-        println!(
-            "\nib-fetch peak RSS {:.1} MiB with at most {peak} requests in flight: {:.1} KiB per request in flight at most",
-            rss as f64 / (1 << 20) as f64,
-            rss as f64 / 1024.0 / peak.max(1) as f64
-        );
+}
+
+/// The fleet's spec with a load section of one step at `rate` with `arrivals`.
+fn with_load(spec: &str, arrivals: &str, rate: &str, seconds: f64) -> String {
+    let start = spec.find("execution_plan:\n").expect("an execution plan");
+    let end = start + spec[start..].find("\nstream_timing:").expect("stream_timing after it");
+    let load = format!(
+        "load:\n  mode: open_loop\n  arrivals: {arrivals}\n  rates: [{rate}]\n  step_seconds: {seconds}\n  \
+         objectives: {{correct: false}}\n"
+    );
+    format!("{}{load}{}", &spec[..start], &spec[end + 1..])
+}
+
+/// A command that runs the next arguments under GNU time (writing `%e %U %S %M` to `times`)
+/// and `perf record` (to `perf_data`), each when given.
+fn outside(times: Option<&PathBuf>, perf_data: Option<&Path>) -> Command {
+    let mut words: Vec<std::ffi::OsString> = Vec::new();
+    if let Some(times) = times {
+        words.extend(["/usr/bin/time".into(), "-f".into(), "%e %U %S %M".into(), "-o".into(), times.into()]);
     }
+    if let Some(data) = perf_data {
+        words.extend(["perf".into(), "record".into(), "-q".into(), "-e".into(), "cpu-clock".into()]);
+        words.extend(["-F".into(), "4999".into(), "-o".into(), data.into(), "--".into()]);
+    }
+    let mut cmd = Command::new(words.first().cloned().unwrap_or_else(|| "env".into()));
+    cmd.args(words.iter().skip(1));
+    cmd
+}
+
+fn print_row(arrivals: &str, rate: &str, step: &Step, whole: Option<&str>) {
+    let span = |times: &[u64]| match (times.iter().min(), times.iter().max()) {
+        (Some(a), Some(b)) if b > a => (b - a) as f64 / 1e9,
+        _ => f64::NAN,
+    };
+    // Sends over the time they were due across: a client that falls behind stretches it.
+    let achieved = (step.sent.saturating_sub(1)) as f64 / span(&step.sends_ns).max(span(&step.intended_ns));
+    let per_1000 = step.sent.max(1) as f64 / 1000.0;
+    let (cpu, rss) =
+        match whole.map(|w| w.split_whitespace().map(|v| v.parse::<f64>().unwrap_or(f64::NAN)).collect::<Vec<_>>()) {
+            Some(v) if v.len() >= 4 => (format!("{:.3}", (v[1] + v[2]) / per_1000), format!("{:.0}", v[3] / 1024.0)),
+            _ => ("–".into(), "–".into()),
+        };
+    println!(
+        "| {arrivals} | {rate} | {} | {} | {achieved:.1} | {} | {} | {} | {} | {:.3} | {cpu} | {rss} |",
+        step.sent,
+        step.completed,
+        percentile(&step.lags_ns, 50) / 1000,
+        percentile(&step.lags_ns, 99) / 1000,
+        step.lags_ns.iter().max().copied().unwrap_or(0) / 1000,
+        step.peak,
+        step.cpu_ns as f64 / 1e9 / per_1000,
+    );
 }
 
 /// Each step's figures, and the fetch's peak resident memory, from the log.
@@ -169,4 +229,76 @@ fn read_steps(run: &RunDir) -> (BTreeMap<u32, Step>, Option<u64>) {
         }
     }
     (steps, peak_rss)
+}
+
+/// What `perf report` says of the profiled fetch: the share of its CPU samples per thread, then
+/// the runtime thread's by [`category`].
+fn print_profile(data: &Path) {
+    let report = Command::new("perf")
+        .args(["report", "--stdio", "--no-children", "--sort", "comm,sym", "-q", "--percent-limit", "0", "-i"])
+        .arg(data)
+        .output();
+    let Some(report) = report.ok().filter(|r| r.status.success()) else {
+        println!("\n`perf report` failed on {}: no profile", data.display());
+        return;
+    };
+    let mut threads: BTreeMap<String, f64> = BTreeMap::new();
+    let mut runtime: BTreeMap<&str, f64> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&report.stdout).lines() {
+        let mut words = line.split_whitespace();
+        let (Some(share), Some(thread), Some(space)) = (words.next(), words.next(), words.next()) else { continue };
+        let Ok(share) = share.trim_end_matches('%').parse::<f64>() else { continue };
+        let symbol = words.collect::<Vec<_>>().join(" ");
+        *threads.entry(thread.to_string()).or_default() += share;
+        if thread == "ib-fetch" {
+            *runtime.entry(category(space == "[k]", &symbol)).or_default() += share;
+        }
+    }
+    println!("\nWhere ib-fetch's CPU went ({}): share of all samples, by thread", data.display());
+    println!("\n| thread | share |\n|---|---|");
+    let mut by_share: Vec<_> = threads.into_iter().collect();
+    by_share.sort_by(|a, b| b.1.total_cmp(&a.1));
+    for (thread, share) in by_share {
+        println!("| {thread} | {share:.1}% |");
+    }
+    println!("\nThe runtime's thread (`ib-fetch`: sending, receiving, judging, recording), by what it ran\n");
+    println!("| what | share of all samples |\n|---|---|");
+    let mut by_share: Vec<_> = runtime.into_iter().collect();
+    by_share.sort_by(|a, b| b.1.total_cmp(&a.1));
+    for (what, share) in by_share {
+        println!("| {what} | {share:.1}% |");
+    }
+}
+
+/// What a sampled function of the runtime's thread belongs to, by its name: the self time of
+/// a leaf, so a `memcpy` counts as allocation and copies whoever called it, and the kernel's
+/// time (system calls, the network stack, page faults) is one line.
+fn category(kernel: bool, symbol: &str) -> &'static str {
+    let has = |parts: &[&str]| parts.iter().any(|p| symbol.contains(p));
+    if kernel {
+        "kernel: system calls, network stack, faults"
+    } else if has(&["malloc", "free", "realloc", "memcpy", "memmove", "memset", "alloc::", "drop_in_place"]) {
+        "allocation, copies and drops"
+    } else if has(&["inferbench_judge::stream", "chunk::", "Chunk", "lenient_json", "serde_json::de", "Payload"]) {
+        "judging: parsing each event's JSON and its verdict"
+    } else if has(&["inferbench_judge::sse", "hyper::", "http::", "httparse", "bytes::", "h2::"]) {
+        "HTTP and SSE framing"
+    } else if has(&[
+        "segment_writer",
+        "serde_json::ser",
+        "write_behind",
+        "log::",
+        "Recorder",
+        "redact",
+        "credentials",
+        "guard",
+    ]) {
+        "recording: redaction, serialising lines, handing them to the writer"
+    } else if has(&["tokio::", "mio::", "futures", "parking_lot", "std::sync"]) {
+        "runtime: tasks, timers, readiness"
+    } else if has(&["rustls", "ring::", "aws_lc"]) {
+        "TLS"
+    } else {
+        "other"
+    }
 }

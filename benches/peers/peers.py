@@ -1,4 +1,5 @@
-"""Helpers of benches/peers/run.sh: inferbench's load client beside AIPerf and GuideLLM.
+"""Helpers of benches/peers/run.sh: inferbench's load client beside vllm-bench, AIPerf and
+GuideLLM.
 
 Run with the peers' venv's Python (it has pyarrow, tiktoken and transformers). Subcommands:
 
@@ -9,9 +10,11 @@ Run with the peers' venv's Python (it has pyarrow, tiktoken and transformers). S
                              inferbench's judge counts tokens with.
   prompts RUN DATASET OUT    the prompts inferbench's run RUN sends (each item's system and
                              user message), in its schedule's order, as OUT/aiperf.jsonl
-                             (AIPerf's multi_turn format) and OUT/guidellm.jsonl (columns
-                             system and prompt): the same messages, so ib-sim answers every
-                             tool with the same items' answers.
+                             (AIPerf's multi_turn format), OUT/guidellm.jsonl (columns
+                             system and prompt) and OUT/vllm-bench.jsonl (its custom format:
+                             one prompt, sent as the user message, per line): the same
+                             messages, so ib-sim answers every tool with the same items'
+                             answers.
   measure OUT -- CMD …       runs CMD, samples the CPU time and resident memory of its whole
                              process tree every 50 ms (/proc; with PEERS_SERVER_PID, the
                              server's CPU too), and writes OUT (JSON): the samples, the wall
@@ -109,6 +112,10 @@ def cmd_prompts(run: Path, dataset: Path, out: Path) -> None:
     with open(out / "guidellm.jsonl", "w") as f:
         for p in order:
             f.write(json.dumps({"system": p["system"], "prompt": p["user"]}) + "\n")
+    # vllm-bench's custom JSONL has no system message: the user message alone.
+    with open(out / "vllm-bench.jsonl", "w") as f:
+        for p in order:
+            f.write(json.dumps({"prompt": p["user"]}) + "\n")
     print(f"{len(schedule)} prompts in schedule order (file holds {len(order)}) → {out}")
 
 
@@ -242,8 +249,12 @@ def pct(values: list[float], p: float) -> float | None:
     return s[int(rank) - 1]
 
 
-def requests_inferbench(step: Path, rate: float) -> tuple[list[tuple[float, float, bool]], list[float]]:
-    """(intended, sent, completed) per request, wall-clock seconds; and the tool's own lag (ms)."""
+Requests = tuple[list[tuple[float | None, float, bool]], list[float]]
+
+
+def requests_inferbench(step: Path, rate: float, arrivals: str) -> Requests:
+    """(intended, sent, completed) per request, wall-clock seconds (intended None where the
+    tool does not record it); and the tool's own lag (ms)."""
     import pyarrow.parquet as pq
 
     cols = ["started_at", "started_t_ns", "intended_t_ns", "outcome", "send_lag_ms"]
@@ -256,10 +267,11 @@ def requests_inferbench(step: Path, rate: float) -> tuple[list[tuple[float, floa
     return out, [r["send_lag_ms"] for r in rows]
 
 
-def requests_aiperf(step: Path, rate: float) -> tuple[list[tuple[float, float, bool]], list[float]]:
+def requests_aiperf(step: Path, rate: float, arrivals: str) -> Requests:
     """AIPerf exports, per request, when its timing manager issued the request's credit and
     when the worker started sending it, not the schedule itself. The schedule of a constant
-    rate is t0 + i / rate: t0 the first credit's issue, i the credit's rank by issue time."""
+    rate is t0 + i / rate: t0 the first credit's issue, i the credit's rank by issue time;
+    a Poisson schedule cannot be recovered, so its lag is not known."""
     path = step / "artifacts" / "profile_export.jsonl"
     if not path.exists():
         return [], []
@@ -275,12 +287,13 @@ def requests_aiperf(step: Path, rate: float) -> tuple[list[tuple[float, float, b
         if m.get("request_start_ns") is None:
             continue
         ok = not r.get("error") and not m.get("was_cancelled")
-        out.append((t0 + i / rate, m["request_start_ns"] / 1e9, ok))
+        intended = t0 + i / rate if arrivals == "constant" else None
+        out.append((intended, m["request_start_ns"] / 1e9, ok))
         own.append((m["request_start_ns"] - m["credit_issued_ns"]) / 1e6)
     return out, own
 
 
-def requests_guidellm(step: Path, rate: float) -> tuple[list[tuple[float, float, bool]], list[float]]:
+def requests_guidellm(step: Path, rate: float, arrivals: str) -> Requests:
     """GuideLLM exports each request's targeted start and its actual request start."""
     path = step / "benchmarks.json"
     if not path.exists():
@@ -299,7 +312,32 @@ def requests_guidellm(step: Path, rate: float) -> tuple[list[tuple[float, float,
     return out, own
 
 
-EXTRACT = {"inferbench": requests_inferbench, "aiperf": requests_aiperf, "guidellm": requests_guidellm}
+def requests_vllm_bench(step: Path, rate: float, arrivals: str) -> Requests:
+    """vllm-bench's detailed result has each request's start, in seconds after its benchmark
+    began (on the monotonic clock, after its start-up), and error; it records no intended send
+    time. The starts are relative: step_figures places them on the wall clock by the server's
+    first receipt of the run (ALIGN_BY_SERVER)."""
+    path = step / "result.json"
+    if not path.exists():
+        return [], []
+    result = json.loads(path.read_text())
+    starts, errors = result.get("start_times") or [], result.get("errors") or []
+    out = [(None, t, not (errors[i] if i < len(errors) else "")) for i, t in enumerate(starts)]
+    return out, []
+
+
+# Tools whose send times are relative to an unknown moment: the first send is taken to be the
+# server's first receipt during the tool's run (loopback: tens of microseconds apart).
+ALIGN_BY_SERVER = {"vllm-bench"}
+
+
+EXTRACT = {
+    "inferbench": requests_inferbench,
+    "aiperf": requests_aiperf,
+    "guidellm": requests_guidellm,
+    "vllm-bench": requests_vllm_bench,
+}
+PEERS = ("vllm-bench", "aiperf", "guidellm")
 
 
 def at(samples: list[list[float]], t: float, col: int) -> float:
@@ -314,13 +352,14 @@ def at(samples: list[list[float]], t: float, col: int) -> float:
     return samples[-1][col]
 
 
-def step_figures(step: Path, tool: str, rate: float, sim: list[dict]) -> dict:
+def step_figures(step: Path, tool: str, arrivals: str, rate: float, sim: list[dict]) -> dict:
     m = json.loads((step / "measure.json").read_text())
-    reqs, own = EXTRACT[tool](step, rate)
+    reqs, own = EXTRACT[tool](step, rate, arrivals)
     reqs.sort(key=lambda r: r[1])
     n = len(reqs)
     fig: dict = {
         "tool": tool,
+        "arrivals": arrivals,
         "rate": rate,
         "exit": m["exit"],
         "timed_out": m["timed_out"],
@@ -333,6 +372,9 @@ def step_figures(step: Path, tool: str, rate: float, sim: list[dict]) -> dict:
         "completed": sum(1 for r in reqs if r[2]),
     }
     got = [r for r in sim if m["started_unix"] <= r["received_unix_ms"] / 1e3 <= m["ended_unix"] + 1]
+    if tool in ALIGN_BY_SERVER and reqs and got:
+        shift = min(r["received_unix_ms"] for r in got) / 1e3 - reqs[0][1]
+        reqs = [(due, sent + shift, ok) for due, sent, ok in reqs]
     fig["server_received"] = len(got)
     if len(got) >= 2:
         times = sorted(r["received_unix_ms"] for r in got)
@@ -344,13 +386,17 @@ def step_figures(step: Path, tool: str, rate: float, sim: list[dict]) -> dict:
         fig["server_usage_chunks"] = sum(1 for r in got if r.get("usage_chunk"))
     if n >= 2:
         first, last = reqs[0][1], reqs[-1][1]
-        due = sorted(r[0] for r in reqs)
         fig["send_span_s"] = last - first
         fig["startup_s"] = first - m["started_unix"]
-        fig["due_span_s"] = due[-1] - due[0]
-        fig["achieved"] = (n - 1) / max(last - first, due[-1] - due[0])
-        lags = [(r[1] - r[0]) * 1e3 for r in reqs]
-        fig["lag_ms"] = {"p50": pct(lags, 50), "p99": pct(lags, 99), "max": max(lags), "min": min(lags)}
+        if all(r[0] is not None for r in reqs):
+            due = sorted(r[0] for r in reqs)
+            fig["due_span_s"] = due[-1] - due[0]
+            fig["achieved"] = (n - 1) / max(last - first, due[-1] - due[0])
+            lags = [(r[1] - r[0]) * 1e3 for r in reqs]
+            fig["lag_ms"] = {"p50": pct(lags, 50), "p99": pct(lags, 99), "max": max(lags), "min": min(lags)}
+        else:
+            # No schedule to stretch: the sends' own span.
+            fig["achieved"] = (n - 1) / max(last - first, 1e-9)
         fig["own_lag_ms"] = {"p50": pct(own, 50), "p99": pct(own, 99)} if own else None
         samples = m["samples"]
         window_cpu = at(samples, last, 1) - at(samples, first, 1)
@@ -385,27 +431,29 @@ def cmd_summarize(out: Path) -> None:
     meta = json.loads((out / "meta.json").read_text())
     sim = jsonl(out / "sim.jsonl")
     figures = []
-    for rate in meta["rates"]:
-        for tool in meta["tools"]:
-            step = out / "steps" / f"{rate:g}" / tool
-            if (step / "measure.json").exists():
-                figures.append(step_figures(step, tool, rate, sim))
+    arrivals_all = meta.get("arrivals", ["constant"])
+    for arrivals in arrivals_all:
+        for rate in meta["rates"]:
+            for tool in meta["tools"]:
+                step = out / "steps" / arrivals / f"{rate:g}" / tool
+                if (step / "measure.json").exists():
+                    figures.append(step_figures(step, tool, arrivals, rate, sim))
     (out / "summary.json").write_text(json.dumps({"meta": meta, "steps": figures, "unreadable_lines": TORN}, indent=1))
     lines = [
         f"{meta['duration']:g} s per step; target rates {', '.join(f'{r:g}' for r in meta['rates'])} req/s;"
-        f" constant arrivals; {meta['tools_versions']}",
+        f" {' and '.join(arrivals_all)} arrivals; {meta['tools_versions']}",
         "",
-        "| tool | target req/s | started | completed | server got | achieved req/s (client) | (server) | lag p50 ms | lag p99 ms"
+        "| tool | arrivals | target req/s | started | completed | server got | achieved req/s (client) | (server) | lag p50 ms | lag p99 ms"
         " | lag max ms | tool's own p99 ms | client CPU-s / 1,000 req (sending) | (whole run) | server CPU-s / 1,000"
         " | wall s | load avg before |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for f in figures:
         lag = f.get("lag_ms") or {}
         own = f.get("own_lag_ms") or {}
         note = " (timed out)" if f["timed_out"] else (f" (exit {f['exit']})" if f["exit"] else "")
         lines.append(
-            f"| {f['tool']}{note} | {f['rate']:g} | {f['sent']} | {f['completed']} | {f['server_received']}"
+            f"| {f['tool']}{note} | {f['arrivals']} | {f['rate']:g} | {f['sent']} | {f['completed']} | {f['server_received']}"
             f" | {fmt(f.get('achieved'))} | {fmt(f.get('server_achieved'))} | {fmt(lag.get('p50'), 3)} | {fmt(lag.get('p99'), 3)} | {fmt(lag.get('max'), 2)}"
             f" | {fmt(own.get('p99'), 3)} | {fmt(f.get('cpu_per_1k_window'), 2)} | {fmt(f.get('cpu_per_1k_whole'), 2)}"
             f" | {fmt(f.get('server_cpu_per_1k_window'), 2)} | {fmt(f['wall_s'])} | {f['loadavg_before'].split(' ')[0] if f['loadavg_before'] else '—'} |"
@@ -413,27 +461,30 @@ def cmd_summarize(out: Path) -> None:
     lines += [
         "",
         "Ratios, each peer against inferbench at the same target (achieved, at the server:"
-        " inferbench ÷ peer; lag and CPU: peer ÷ inferbench; above 1 is inferbench's advantage):",
+        " inferbench ÷ peer; lag and CPU: peer ÷ inferbench; above 1 is inferbench's advantage; memory: the peak of"
+        " the client's whole process tree, peer ÷ inferbench):",
         "",
-        "| target req/s | peer | achieved | lag p50 | lag p99 | CPU / 1,000 (sending) | CPU / 1,000 (whole run) |",
-        "|---|---|---|---|---|---|---|",
+        "| arrivals | target req/s | peer | achieved | lag p50 | lag p99 | CPU / 1,000 (sending) | CPU / 1,000 (whole run) | peak memory |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    by = {(f["tool"], f["rate"]): f for f in figures}
-    for rate in meta["rates"]:
-        ib = by.get(("inferbench", rate))
-        if not ib:
-            continue
-        for peer in ("aiperf", "guidellm"):
-            p = by.get((peer, rate))
-            if not p:
+    by = {(f["tool"], f["arrivals"], f["rate"]): f for f in figures}
+    for arrivals in arrivals_all:
+        for rate in meta["rates"]:
+            ib = by.get(("inferbench", arrivals, rate))
+            if not ib:
                 continue
-            lines.append(
-                f"| {rate:g} | {peer} | {ratio(ib.get('server_achieved'), p.get('server_achieved'))}"
-                f" | {ratio((p.get('lag_ms') or {}).get('p50'), (ib.get('lag_ms') or {}).get('p50'))}"
-                f" | {ratio((p.get('lag_ms') or {}).get('p99'), (ib.get('lag_ms') or {}).get('p99'))}"
-                f" | {ratio(p.get('cpu_per_1k_window'), ib.get('cpu_per_1k_window'))}"
-                f" | {ratio(p.get('cpu_per_1k_whole'), ib.get('cpu_per_1k_whole'))} |"
-            )
+            for peer in PEERS:
+                p = by.get((peer, arrivals, rate))
+                if not p:
+                    continue
+                lines.append(
+                    f"| {arrivals} | {rate:g} | {peer} | {ratio(ib.get('server_achieved'), p.get('server_achieved'))}"
+                    f" | {ratio((p.get('lag_ms') or {}).get('p50'), (ib.get('lag_ms') or {}).get('p50'))}"
+                    f" | {ratio((p.get('lag_ms') or {}).get('p99'), (ib.get('lag_ms') or {}).get('p99'))}"
+                    f" | {ratio(p.get('cpu_per_1k_window'), ib.get('cpu_per_1k_window'))}"
+                    f" | {ratio(p.get('cpu_per_1k_whole'), ib.get('cpu_per_1k_whole'))}"
+                    f" | {ratio(p.get('peak_tree_rss_mib'), ib.get('peak_tree_rss_mib'))} |"
+                )
     ib_offline = [f for f in figures if f["tool"] == "inferbench" and f.get("offline_cpu_per_1k") is not None]
     if ib_offline:
         lines += [
@@ -447,24 +498,24 @@ def cmd_summarize(out: Path) -> None:
         "",
         "The client's process tree (sampled every 50 ms):",
         "",
-        "| tool | target req/s | processes | peak resident memory, summed over its processes (MiB) | start to first request (s) |",
-        "|---|---|---|---|---|",
+        "| tool | arrivals | target req/s | processes | peak resident memory, summed over its processes (MiB) | start to first request (s) |",
+        "|---|---|---|---|---|---|",
     ]
     for f in figures:
         lines.append(
-            f"| {f['tool']} | {f['rate']:g} | {f['peak_processes']} | {fmt(f['peak_tree_rss_mib'])}"
+            f"| {f['tool']} | {f['arrivals']} | {f['rate']:g} | {f['peak_processes']} | {fmt(f['peak_tree_rss_mib'])}"
             f" | {fmt(f.get('startup_s'), 2)} |"
         )
     lines += [
         "",
         "Work per request at the server (ib-sim's log, every request received during each tool's run):",
         "",
-        "| tool | target req/s | answer tokens (mean) | SSE events (mean) | body bytes (mean) | usage chunks |",
-        "|---|---|---|---|---|---|",
+        "| tool | arrivals | target req/s | answer tokens (mean) | SSE events (mean) | body bytes (mean) | usage chunks |",
+        "|---|---|---|---|---|---|---|",
     ]
     for f in figures:
         lines.append(
-            f"| {f['tool']} | {f['rate']:g} | {fmt(f.get('server_answer_tokens_mean'), 2)}"
+            f"| {f['tool']} | {f['arrivals']} | {f['rate']:g} | {fmt(f.get('server_answer_tokens_mean'), 2)}"
             f" | {fmt(f.get('server_events_mean'), 2)} | {fmt(f.get('server_body_bytes_mean'))}"
             f" | {f.get('server_usage_chunks', '—')} |"
         )
