@@ -28,7 +28,7 @@ const MAY_USE: &[(&str, &[&str])] = &[
 const EXTERNAL: &[(&str, &[&str])] = &[
     ("contract", &["thiserror", "serde", "serde_json", "sha2", "schemars"]),
     ("stats", &[]),
-    ("judge", &["serde_json", "sha2", "tiktoken-rs"]),
+    ("judge", &["memchr", "serde_json", "sha2", "tiktoken-rs"]),
     ("present", &[]),
 ];
 

@@ -77,6 +77,16 @@ impl Line {
         self.head.push(b);
     }
 
+    /// Appends `bytes` as [`Line::push`] would one by one: the same buffers, grown the same way.
+    fn extend(&mut self, mut bytes: &[u8], room: usize) {
+        while let Some(&first) = bytes.first() {
+            self.push(first, room);
+            let take = (self.head.capacity() - self.head.len()).min(BLOCK - self.head.len()).min(bytes.len() - 1);
+            self.head.extend_from_slice(&bytes[1..1 + take]);
+            bytes = &bytes[1 + take..];
+        }
+    }
+
     /// The line's bytes in one buffer of their length, the line left empty.
     fn take(&mut self) -> Vec<u8> {
         if self.full.is_empty() {
@@ -123,30 +133,45 @@ impl Parser {
     /// `TooLarge`; the parser then holds nothing and must not be fed again.
     pub fn feed(&mut self, bytes: &[u8]) -> (Vec<Frame>, Option<TooLarge>) {
         let mut frames = Vec::new();
-        for &b in bytes {
-            if self.after_cr {
-                self.after_cr = false;
-                if b == b'\n' {
-                    continue;
-                }
+        let mut rest = bytes;
+        while let Some(&first) = rest.first() {
+            if std::mem::take(&mut self.after_cr) && first == b'\n' {
+                rest = &rest[1..];
+                continue;
             }
-            match b {
-                b'\r' => {
-                    self.after_cr = true;
-                    self.end_line(&mut frames);
+            // The line's bytes up to its end (or the chunk's), taken as a run rather than byte
+            // by byte: one search, one copy.
+            let run_end = memchr::memchr2(b'\r', b'\n', rest).unwrap_or(rest.len());
+            if run_end > 0 {
+                // The line and the event's fields never hold more than the cap between them.
+                let room = self.max_event_bytes.saturating_sub(self.fields());
+                if run_end > room.saturating_sub(self.line.len()) {
+                    *self = Parser::new(self.max_event_bytes);
+                    return (frames, Some(TooLarge { max_event_bytes: self.max_event_bytes }));
                 }
-                b'\n' => self.end_line(&mut frames),
-                _ => {
-                    // Checked before the byte is taken: the line and the event's fields never
-                    // hold more than the cap between them.
-                    let room = self.max_event_bytes.saturating_sub(self.fields());
-                    if self.line.len() >= room {
-                        *self = Parser::new(self.max_event_bytes);
-                        return (frames, Some(TooLarge { max_event_bytes: self.max_event_bytes }));
+                let (run, after) = rest.split_at(run_end);
+                rest = after;
+                match after.first() {
+                    // A whole line within this chunk (the common case): read from the chunk,
+                    // its text copied once, at its length.
+                    Some(_) if self.line.is_empty() => self.end_line_in(&mut frames, run),
+                    Some(_) => {
+                        self.line.extend(run, room);
+                        let line = self.line.take();
+                        self.end_line(&mut frames, line);
                     }
-                    self.line.push(b, room)
+                    None => {
+                        self.line.extend(run, room);
+                        break;
+                    }
                 }
+            } else {
+                let line = self.line.take();
+                self.end_line(&mut frames, line);
             }
+            // `rest` starts with the line's end.
+            self.after_cr = rest[0] == b'\r';
+            rest = &rest[1..];
             let pending = self.line.len() + self.fields();
             let oversized = frames.last().is_some_and(|f: &Frame| f.size() > self.max_event_bytes);
             if pending > self.max_event_bytes || oversized {
@@ -167,7 +192,8 @@ impl Parser {
     pub fn finish(&mut self) -> (Vec<Frame>, Option<TooLarge>) {
         let mut frames = Vec::new();
         if !self.line.is_empty() {
-            self.end_line(&mut frames);
+            let line = self.line.take();
+            self.end_line(&mut frames, line);
         }
         self.dispatch(&mut frames);
         let cap = self.max_event_bytes;
@@ -184,8 +210,21 @@ impl Parser {
         [&self.data, &self.event, &self.id, &self.retry].iter().map(|f| f.as_ref().map_or(0, String::len)).sum()
     }
 
-    fn end_line(&mut self, frames: &mut Vec<Frame>) {
-        let raw = self.line.take();
+    /// A line read whole from one chunk: its text is taken from the chunk, and only what the
+    /// frame keeps is copied (the data without its `data: `, at its length).
+    fn end_line_in(&mut self, frames: &mut Vec<Frame>, raw: &[u8]) {
+        match std::str::from_utf8(raw) {
+            Ok(text) if self.started || !text.starts_with('\u{feff}') => {
+                self.started = true;
+                if let Some(value) = self.field(frames, text) {
+                    self.data = Some(value.to_string());
+                }
+            }
+            _ => self.end_line(frames, raw.to_vec()),
+        }
+    }
+
+    fn end_line(&mut self, frames: &mut Vec<Frame>, raw: Vec<u8>) {
         // Valid UTF-8 becomes the text in place, without a copy of the line beside it.
         let mut text = String::from_utf8(raw).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         if !self.started {
@@ -194,16 +233,27 @@ impl Parser {
                 text = rest.to_string();
             }
         }
+        let Some(value) = self.field(frames, &text) else { return };
+        // The line becomes the data in place: a long one is not copied beside itself. Its
+        // spare capacity is given back (memory the cap does not count).
+        let value_start = text.len() - value.len();
+        text.replace_range(..value_start, "");
+        text.shrink_to_fit();
+        self.data = Some(text);
+    }
+
+    /// Takes one line's field; returns the value of a `data` line that starts the event's
+    /// data, for the caller to keep (as it can, without a copy of a long line).
+    fn field<'t>(&mut self, frames: &mut Vec<Frame>, text: &'t str) -> Option<&'t str> {
         if text.is_empty() {
             self.dispatch(frames);
-            return;
+            return None;
         }
         if let Some(comment) = text.strip_prefix(':') {
             frames.push(Frame::Comment(comment.strip_prefix(' ').unwrap_or(comment).to_string()));
-            return;
+            return None;
         }
-        // The value as a slice of the line (empty at its end when there is no colon): a data
-        // line is turned into the data in place, from where its value starts.
+        // The value as a slice of the line (empty at its end when there is no colon).
         let (field_end, value_start) = match text.find(':') {
             Some(colon) => (colon, colon + 1 + usize::from(text[colon + 1..].starts_with(' '))),
             None => (text.len(), text.len()),
@@ -218,13 +268,7 @@ impl Parser {
                     data.push('\n');
                     data.push_str(value);
                 }
-                None => {
-                    // The line becomes the data in place: a long one is not copied beside
-                    // itself. Its spare capacity is given back, for the same reason.
-                    text.replace_range(..value_start, "");
-                    text.shrink_to_fit();
-                    self.data = Some(text);
-                }
+                None => return Some(value),
             },
             "event" => self.event = Some(value.to_string()),
             "id" if !value.contains('\0') => self.id = Some(value.to_string()),
@@ -233,6 +277,7 @@ impl Parser {
             }
             _ => {}
         }
+        None
     }
 
     /// The bytes the parser holds between feeds: every buffer's capacity, used or not.
