@@ -140,8 +140,6 @@ impl Shared {
                     return;
                 }
                 gather = (gather * 2).min(GATHER_IDLE);
-                // Someone may be settling on bytes already written.
-                self.done.notify_all();
                 continue;
             }
             gather = GATHER;
@@ -179,7 +177,7 @@ impl Drop for WriteBehind {
 /// A file appended to behind its caller ([`WriteBehind`]), with a second handle to sync it.
 pub struct FileBehind {
     behind: WriteBehind,
-    file: Arc<File>,
+    handle: SyncHandle,
 }
 
 impl FileBehind {
@@ -188,19 +186,19 @@ impl FileBehind {
         let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
         let file = Arc::new(file);
         let behind = WriteBehind::new(AppendTo(Arc::clone(&file)))?;
-        Ok(FileBehind { behind, file })
+        let handle = SyncHandle { shared: Arc::clone(&behind.shared), file };
+        Ok(FileBehind { behind, handle })
     }
 
     /// A handle that settles and syncs the file from another thread while this one keeps
     /// handing bytes over; it holds no file descriptor of its own.
     pub fn sync_handle(&self) -> SyncHandle {
-        SyncHandle { shared: Arc::clone(&self.behind.shared), file: Arc::clone(&self.file) }
+        self.handle.clone()
     }
 
     /// Writes everything handed so far and flushes the file to stable storage (fsync).
     pub fn sync(&self) -> io::Result<()> {
-        self.behind.settle()?;
-        self.file.sync_data()
+        self.handle.sync()
     }
 }
 
