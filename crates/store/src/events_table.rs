@@ -14,8 +14,8 @@
 //!
 //! The table is written from the log's JSONL when the log is sealed (`crate::sealed::seal`);
 //! reading it back is `crate::table_lines`'.
-use crate::event_log::LogReader;
-use crate::inventory::{HashedSegment, Inventory};
+use crate::event_log::{LogReader, SegmentRead};
+use crate::inventory::Inventory;
 use crate::parquet_io::Writer;
 use crate::run::RunDir;
 use inferbench_contract::canonical::file_sha256;
@@ -56,19 +56,21 @@ struct Context {
     sent_t_ns: u64,
 }
 
-/// Writes `events.parquet` from the JSONL of the segments `inventory` lists (`hashes` are
-/// theirs), streaming; returns what it wrote and whether every scheduled request is terminal.
-pub fn write(inventory: &Inventory, hashes: &[HashedSegment], run_id: &str) -> Result<(SealedTable, bool)> {
+/// Writes `events.parquet` from the JSONL of the segments `inventory` lists, streaming, in
+/// one read of the log that also hashes each segment (the table's provenance, in its footer)
+/// and, with `compress`, compresses each live one (see `crate::compress`). Returns what it
+/// wrote, whether every scheduled request is terminal, and each segment as read.
+pub fn write(inventory: &Inventory, run_id: &str, compress: bool) -> Result<(SealedTable, bool, Vec<SegmentRead>)> {
     let run = inventory.run();
     let path = run.events_parquet();
     let unencodable = |e: serde_json::Error| Error::Parquet { path: path.clone(), message: e.to_string() };
-    // A table's provenance is written before its rows, so the segments were hashed up front
-    // (one extra sequential read, cheap next to parsing every line).
-    let mut inputs = BTreeMap::from([(RunDir::LOCK.to_string(), file_sha256(&run.lock())?)]);
-    inputs.extend(hashes.iter().map(|s| (RunDir::segment_name(s.number), s.sha256.clone())));
+    let lock_sha256 = file_sha256(&run.lock())?;
     // Never from the table being rewritten.
     let mut log = LogReader::jsonl(inventory, run_id);
-    let mut writer = Writer::<EventRow>::create(&path, &inputs)?;
+    if compress {
+        log = log.compressing(run);
+    }
+    let mut writer = Writer::<EventRow>::create_deferred(&path)?;
     let mut open: HashMap<(String, u32), Context> = HashMap::new();
     let mut scheduled: Option<u64> = None;
     let mut terminal = 0u64;
@@ -132,7 +134,9 @@ pub fn write(inventory: &Inventory, hashes: &[HashedSegment], run_id: &str) -> R
     }
     writer.write(&batch)?;
     let rows = writer.rows();
-    writer.finish()?;
+    let mut inputs = BTreeMap::from([(RunDir::LOCK.to_string(), lock_sha256)]);
+    inputs.extend(log.segments().iter().map(|s| (RunDir::segment_name(s.number), s.sha256.clone())));
+    writer.finish_with_inputs(&inputs)?;
     let complete = open.is_empty() && scheduled.is_some_and(|n| terminal >= n);
     let segments = log
         .segments()
@@ -146,7 +150,8 @@ pub fn write(inventory: &Inventory, hashes: &[HashedSegment], run_id: &str) -> R
     let bytes = std::fs::metadata(&path).map_err(|e| Error::unreadable(&path, e))?.len();
     let table =
         SealedTable { file: RunDir::EVENTS_TABLE.to_string(), bytes, sha256: file_sha256(&path)?, rows, segments };
-    Ok((table, complete))
+    let read = log.segments().to_vec();
+    Ok((table, complete, read))
 }
 
 fn kind(event: &Event) -> &'static str {

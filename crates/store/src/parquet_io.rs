@@ -60,16 +60,22 @@ pub const BATCH_ROWS: usize = 8_192;
 /// Metadata a table carries beyond its identity and provenance: key → text.
 pub type Extra = BTreeMap<String, String>;
 
-fn key_values<T: Table>(inputs: &Inputs, extra: &Extra) -> Result<Vec<KeyValue>> {
-    let inputs_json = serde_json::to_string(inputs).map_err(|e| parquet_err(Path::new(T::NAME), e))?;
+/// The table's metadata; `inputs` when known up front (else [`Writer::finish_with_inputs`]
+/// appends them to the footer).
+fn key_values<T: Table>(inputs: Option<&Inputs>, extra: &Extra) -> Result<Vec<KeyValue>> {
     let mut kv = vec![
         KeyValue::new("inferbench.table".into(), T::NAME.to_string()),
         KeyValue::new("inferbench.format_version".into(), FORMAT_VERSION.to_string()),
         KeyValue::new("inferbench.code_version".into(), CODE_VERSION.to_string()),
-        KeyValue::new("inferbench.inputs".into(), inputs_json),
     ];
+    kv.extend(inputs.map(inputs_key_value::<T>).transpose()?);
     kv.extend(extra.iter().map(|(k, v)| KeyValue::new(k.clone(), v.clone())));
     Ok(kv)
+}
+
+fn inputs_key_value<T: Table>(inputs: &Inputs) -> Result<KeyValue> {
+    let inputs_json = serde_json::to_string(inputs).map_err(|e| parquet_err(Path::new(T::NAME), e))?;
+    Ok(KeyValue::new("inferbench.inputs".into(), inputs_json))
 }
 
 /// Rows of `T` encoded into Parquet on `W`, a bounded row group at a time.
@@ -84,7 +90,7 @@ struct Encoder<W: std::io::Write + Send> {
 }
 
 impl<W: std::io::Write + Send> Encoder<W> {
-    fn new<T: Table>(path: &Path, sink: W, inputs: &Inputs, extra: &Extra) -> Result<Self> {
+    fn new<T: Table>(path: &Path, sink: W, inputs: Option<&Inputs>, extra: &Extra) -> Result<Self> {
         let fields = fields::<T>()?;
         let schema = Arc::new(arrow_schema::Schema::new(fields.clone()));
         let props = WriterProperties::builder()
@@ -120,17 +126,21 @@ impl<W: std::io::Write + Send> Encoder<W> {
         Ok(())
     }
 
-    fn finish(mut self) -> Result<W> {
+    /// Closes the table; `late` is metadata appended to its footer.
+    fn finish(mut self, late: Option<KeyValue>) -> Result<W> {
         self.flush()?;
+        if let Some(kv) = late {
+            self.writer.append_key_value_metadata(kv);
+        }
         self.writer.into_inner().map_err(|e| parquet_err(&self.path, e))
     }
 }
 
 /// Serialises `rows` to Parquet bytes (the same bytes a [`Writer`] given the same rows writes).
 pub fn to_bytes<T: Table>(rows: &[T], inputs: &Inputs) -> Result<Vec<u8>> {
-    let mut encoder = Encoder::new::<T>(Path::new(T::NAME), Vec::new(), inputs, &Extra::new())?;
+    let mut encoder = Encoder::new::<T>(Path::new(T::NAME), Vec::new(), Some(inputs), &Extra::new())?;
     encoder.write(rows)?;
-    encoder.finish()
+    encoder.finish(None)
 }
 
 /// Writes `rows` to `path` atomically.
@@ -146,8 +156,8 @@ pub fn write<T: Table>(path: &Path, rows: &[T], inputs: &Inputs) -> Result<()> {
 /// and renames it over `path`, so a reader never sees a half-written table and a failure (or
 /// a writer dropped without `finish`) leaves the previous table untouched and no temporary
 /// file. It holds at most one row group ([`Table::ROW_GROUP_ROWS`] rows) in memory. The
-/// provenance is given up front: it is the table's metadata, and the inputs are known before
-/// the first row is derived.
+/// provenance is given up front, or, when the inputs are hashed in the same read that derives
+/// the rows, at the end ([`Writer::create_deferred`], [`Writer::finish_with_inputs`]).
 pub struct Writer<T: Table> {
     path: PathBuf,
     tmp: PathBuf,
@@ -164,6 +174,16 @@ impl<T: Table> Writer<T> {
 
     /// [`Writer::create`], the table carrying `extra` metadata besides its provenance.
     pub fn create_with(path: &Path, inputs: &Inputs, extra: &Extra) -> Result<Self> {
+        Self::start(path, Some(inputs), extra)
+    }
+
+    /// [`Writer::create`] for a table whose inputs are known only once its rows are written:
+    /// they go to its footer by [`Writer::finish_with_inputs`].
+    pub fn create_deferred(path: &Path) -> Result<Self> {
+        Self::start(path, None, &Extra::new())
+    }
+
+    fn start(path: &Path, inputs: Option<&Inputs>, extra: &Extra) -> Result<Self> {
         let tmp = atomic::temporary(path)?;
         let file = std::fs::File::create(&tmp).map_err(|e| Error::io(path, e))?;
         let mut writer =
@@ -188,9 +208,19 @@ impl<T: Table> Writer<T> {
     }
 
     /// Writes the last row group and the footer, syncs the file and publishes it at `path`.
-    pub fn finish(mut self) -> Result<()> {
+    pub fn finish(self) -> Result<()> {
+        self.close(None)
+    }
+
+    /// [`Writer::finish`] for a table created by [`Writer::create_deferred`], with its inputs.
+    pub fn finish_with_inputs(self, inputs: &Inputs) -> Result<()> {
+        let kv = inputs_key_value::<T>(inputs)?;
+        self.close(Some(kv))
+    }
+
+    fn close(mut self, late: Option<KeyValue>) -> Result<()> {
         let encoder = self.encoder.take().expect("finish is called once");
-        let file = encoder.finish()?.into_inner().map_err(|e| Error::io(&self.path, e.into_error()))?;
+        let file = encoder.finish(late)?.into_inner().map_err(|e| Error::io(&self.path, e.into_error()))?;
         file.sync_all().map_err(|e| Error::io(&self.path, e))?;
         drop(file);
         std::fs::rename(&self.tmp, &self.path).map_err(|e| Error::io(&self.path, e))?;

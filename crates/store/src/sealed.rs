@@ -10,14 +10,20 @@
 //! (`SealRecord::link`), so no entry can be dropped or reordered unnoticed. Provenance keeps naming the segment
 //! `events/NNNN.jsonl` with the original's hash, so sealing changes no derived file's inputs.
 //!
+//! The log is read once: the same read hashes each segment, derives the table and compresses
+//! each live segment (`crate::compress`), so a seal costs one pass over the log's bytes.
+//!
 //! Crash safety: each compressed file is written to a temporary name, synced, decompressed
-//! again and compared (length and SHA-256) with the original, then renamed into place; the
-//! record is written atomically after every segment is compressed; only then are the plain
-//! files removed. Readers take the plain file while it exists, so a seal killed at any point
-//! leaves a readable log, and sealing again finishes it (it is idempotent).
-use crate::compress::compress;
-use crate::inventory::{HashedSegment, Inventory};
-use crate::run::{is_sealed_segment, RunDir};
+//! again and checked against the original (its length, and the frame's content checksum of
+//! the very bytes hashed), then renamed into place once the log is known complete (an
+//! incomplete log's frames are removed); the record is written atomically after every segment
+//! is compressed; only then are the plain files removed. Readers take the plain file while it
+//! exists, so a seal killed at any point leaves a readable log, and sealing again finishes it
+//! (it is idempotent).
+use crate::compress::{discard, publish};
+use crate::event_log::SegmentRead;
+use crate::inventory::Inventory;
+use crate::run::RunDir;
 use inferbench_contract::seal::{SealRecord, SealedSegment};
 use inferbench_contract::{Error, Result, FORMAT_VERSION};
 use std::collections::BTreeMap;
@@ -41,17 +47,31 @@ pub fn seal(run: &RunDir, run_id: &str) -> Result<Sealed> {
     // are the table's provenance and what each compressed file must decompress to, and the
     // earlier record keeps the segments sealed before.
     let inventory = Inventory::take(run)?;
-    let hashes = inventory.hashes()?;
-    let (table, complete) = crate::events_table::write(&inventory, &hashes, run_id)?;
+    for (number, path) in inventory.listed() {
+        if crate::run::is_sealed_segment(path) && inventory.sealed(*number).is_none() {
+            return Err(Error::bad(format!(
+                "{}: a sealed segment that {} does not list",
+                path.display(),
+                run.seal_record().display()
+            )));
+        }
+    }
+    let discard_all = || inventory.listed().iter().for_each(|(number, _)| discard(run, *number));
+    let (table, complete, read) =
+        crate::events_table::write(&inventory, run_id, true).inspect_err(|_| discard_all())?;
     let events = table.rows;
     let earlier = inventory.record().map(|r| r.segments.clone()).unwrap_or_default();
     if !complete {
+        discard_all();
         return Ok(Sealed { events, complete, segments: earlier });
     }
-    let plain: Vec<&HashedSegment> = hashes.iter().filter(|s| !is_sealed_segment(&s.path)).collect();
+    let plain: Vec<&SegmentRead> = read.iter().filter(|s| !s.sealed).collect();
     let mut sealed: BTreeMap<u32, SealedSegment> = earlier.into_iter().map(|s| (s.segment, s)).collect();
     for segment in &plain {
-        sealed.insert(segment.number, compress(run, segment)?);
+        let compressed = segment.compressed.as_ref().expect("the seal's read compresses every live segment");
+        let entry = publish(compressed, segment.number, &segment.path, segment.bytes, &segment.sha256)
+            .inspect_err(|_| discard_all())?;
+        sealed.insert(segment.number, entry);
     }
     let mut record = SealRecord {
         v: FORMAT_VERSION,
@@ -194,6 +214,13 @@ mod tests {
         let sealed = seal(&run, "run-a").unwrap();
         assert!(!sealed.complete && sealed.segments.is_empty());
         assert!(run.segment(1).exists() && !run.sealed_segment(1).exists() && !run.seal_record().exists());
+        // The frame the seal's read compressed is not left behind.
+        let mut names: Vec<String> = std::fs::read_dir(run.events_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["0001.jsonl"]);
     }
 
     #[test]

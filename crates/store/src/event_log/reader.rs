@@ -22,6 +22,9 @@ pub struct SegmentRead {
     pub lines: usize,
     /// Bytes of an unterminated last line that was skipped.
     pub torn_tail: Option<usize>,
+    /// The live segment compressed as it was read, when the reader was asked to
+    /// ([`LogReader::compressing`]), under its temporary name.
+    pub compressed: Option<crate::compress::CompressedSegment>,
 }
 
 /// One checked line of the log.
@@ -62,6 +65,8 @@ pub struct LogReader {
     /// recorded: its rows are read instead of the JSONL.
     table: Option<SealedSource>,
     reads_table: bool,
+    /// The run whose live segments are compressed as they are read (the seal's one read).
+    compress_into: Option<RunDir>,
 }
 
 impl LogReader {
@@ -105,7 +110,16 @@ impl LogReader {
             checker: Checker::new(run_id),
             done: Vec::new(),
             failed: false,
+            compress_into: None,
         }
+    }
+
+    /// Also compresses each live segment as it is read, for the seal to publish: every
+    /// [`SegmentRead`] of a live segment then holds its checked frame (see `crate::compress`),
+    /// left under a temporary name the caller renames or removes.
+    pub fn compressing(mut self, run: &RunDir) -> LogReader {
+        self.compress_into = Some(run.clone());
+        self
     }
 
     /// The segments read to their end so far (all of them once the iterator is exhausted).
@@ -168,8 +182,9 @@ impl LogReader {
             );
         }
         let segments = std::mem::take(&mut self.pending);
+        let compress_into = self.compress_into.clone();
         let read = std::thread::Builder::new().name("log-read".into());
-        self.threads.push(read.spawn(move || read_segments(segments, &inputs)).expect("a thread"));
+        self.threads.push(read.spawn(move || read_segments(segments, &inputs, compress_into)).expect("a thread"));
     }
 
     fn step(&mut self) -> Result<Option<Entry>> {
@@ -204,12 +219,13 @@ impl LogReader {
                         sha256: String::new(),
                         lines: 0,
                         torn_tail: None,
+                        compressed: None,
                     });
                 }
                 Item::Lines(parsed) => self.block = parsed.into_iter(),
-                Item::End { bytes, sha256, torn_tail } => {
+                Item::End { bytes, sha256, torn_tail, compressed } => {
                     let mut read = self.current.take().expect("an end follows a start");
-                    (read.bytes, read.sha256, read.torn_tail) = (bytes, sha256, torn_tail);
+                    (read.bytes, read.sha256, read.torn_tail, read.compressed) = (bytes, sha256, torn_tail, compressed);
                     self.done.push(read);
                 }
                 Item::Failed(e) => return Err(e),

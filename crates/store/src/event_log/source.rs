@@ -2,6 +2,7 @@
 //! file in turn (decompressing a sealed one), hashes it and cuts it into blocks of complete
 //! lines for the parse workers; or, for a sealed log whose seal recorded `events.parquet`, the
 //! thread that reads that table's rows as the same lines.
+use crate::compress::{CompressedSegment, SegmentCompressor};
 use crate::inventory::Inventory;
 use crate::run::RunDir;
 use inferbench_contract::event::Envelope;
@@ -18,8 +19,9 @@ pub(super) enum Item {
     /// The raw text of [`Item::Lines`] (complete lines, each ending in `\n`), on its way to
     /// a worker.
     Raw(Vec<u8>),
-    /// The segment's end: its size, hash and torn tail.
-    End { bytes: u64, sha256: String, torn_tail: Option<usize> },
+    /// The segment's end: its size, hash and torn tail, and its compressed frame when the
+    /// reader was asked to compress the live segments it reads.
+    End { bytes: u64, sha256: String, torn_tail: Option<usize>, compressed: Option<CompressedSegment> },
     /// The segment could not be opened or read.
     Failed(Error),
 }
@@ -117,6 +119,7 @@ fn send_table(source: &SealedSource, out: &std::sync::mpsc::SyncSender<Item>) ->
             bytes: sealed.original_bytes,
             sha256: sealed.original_sha256.clone(),
             torn_tail: counted.torn_tail_bytes.map(|n| n as usize),
+            compressed: None,
         }))
     };
     // Starts segment `number` (closing the current one and any in between, which hold no
@@ -190,11 +193,13 @@ enum Hash {
 }
 
 /// The reader thread: every segment in order, read, hashed and cut into blocks of complete
-/// lines, each handed to the next worker in turn. Stops when a worker is gone (the
-/// `LogReader` was dropped).
+/// lines, each handed to the next worker in turn; with `compress_into`, each live segment is
+/// also compressed as it is read, beside its sealed name in that run (see `crate::compress`).
+/// Stops when a worker is gone (the `LogReader` was dropped).
 pub(super) fn read_segments(
     segments: std::collections::VecDeque<Listed>,
     workers: &[std::sync::mpsc::SyncSender<Item>],
+    compress_into: Option<RunDir>,
 ) {
     let mut turn = 0;
     let mut send = |item: Item| -> bool {
@@ -230,10 +235,25 @@ pub(super) fn read_segments(
         } else {
             (Box::new(file), Hash::Text(Sha256::new()))
         };
+        let compressor = match (&compress_into, sealed) {
+            (Some(run), false) => {
+                let started = std::fs::metadata(&path)
+                    .map_err(|e| Error::unreadable(&path, e))
+                    .and_then(|m| SegmentCompressor::start(run, number, m.len()));
+                match started {
+                    Ok(compressor) => Some(compressor),
+                    Err(e) => {
+                        send(Item::Failed(e));
+                        return;
+                    }
+                }
+            }
+            _ => None,
+        };
         if !send(Item::Start { number, path: path.clone(), sealed }) {
             return;
         }
-        match read_segment(source, hash, &path, &mut send) {
+        match read_segment(source, hash, compressor, &path, &mut send) {
             Ok(Some(end)) => {
                 if !send(end) {
                     return;
@@ -263,10 +283,12 @@ impl<R: std::io::Read> std::io::Read for SharedHashing<R> {
     }
 }
 
-/// One segment's blocks; its [`Item::End`], or `None` when a worker is gone.
+/// One segment's blocks (each also given to `compressor`, if any); its [`Item::End`], or
+/// `None` when a worker is gone.
 fn read_segment(
     mut source: Box<dyn std::io::Read>,
     mut hash: Hash,
+    mut compressor: Option<SegmentCompressor>,
     path: &Path,
     send: &mut impl FnMut(Item) -> bool,
 ) -> Result<Option<Item>> {
@@ -288,6 +310,9 @@ fn read_segment(
         buf.truncate(filled + n);
         if let Hash::Text(hasher) = &mut hash {
             hasher.update(&buf[filled..]);
+        }
+        if let Some(compressor) = compressor.as_mut() {
+            compressor.write(&buf[filled..])?;
         }
         bytes += n as u64;
         let end = n == 0;
@@ -316,7 +341,8 @@ fn read_segment(
                     entry.original_sha256
                 }
             };
-            return Ok(Some(Item::End { bytes, sha256, torn_tail }));
+            let compressed = compressor.map(|c| c.finish(bytes)).transpose()?;
+            return Ok(Some(Item::End { bytes, sha256, torn_tail, compressed }));
         }
     }
 }
