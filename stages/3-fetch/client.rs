@@ -655,7 +655,7 @@ impl Recorder<'_> {
         let mut deltas = Deltas::default();
         let mut redacted = false;
         let mut redact = |text: String| {
-            let (clean, hit) = creds.redact(&text);
+            let (clean, hit) = creds.redact(text);
             redacted |= hit;
             clean
         };
@@ -663,17 +663,18 @@ impl Recorder<'_> {
             Frame::Comment(text) => event.comment = Some(redact(text)),
             Frame::Event { data, event: kind, id, retry } => {
                 let payload = Payload::of(kind.as_deref(), data.as_deref());
-                if let Some(chunk) = payload.object() {
-                    (deltas.reasoning, deltas.answer) = (chunk.fields.reasoning.clone(), chunk.fields.answer.clone());
-                }
                 if let Some(judge) = judge {
                     end = judge.observe(index, kind.as_deref(), &payload);
                     p.done |= payload == Payload::Done && end.is_some();
-                    if end.is_none() {
-                        // Only what joins the answer can put a credential into derived files.
-                        p.reasoning.push_str(&deltas.reasoning);
-                        p.answer.push_str(&deltas.answer);
-                    }
+                }
+                // The chunk's deltas, taken from it rather than copied: the judge is done with it.
+                if let Payload::Object(chunk) = payload {
+                    (deltas.reasoning, deltas.answer) = (chunk.fields.reasoning, chunk.fields.answer);
+                }
+                if judging && end.is_none() {
+                    // Only what joins the answer can put a credential into derived files.
+                    p.reasoning.push_str(&deltas.reasoning);
+                    p.answer.push_str(&deltas.answer);
                 }
                 let data = data.map(&mut redact);
                 let kind = kind.map(&mut redact);

@@ -100,7 +100,11 @@ impl Credentials {
     /// SSE payload), percent-encoding (`sk%2D…`, as a URL or a header may carry it), and any
     /// mix of them, up to [`DECODING_DEPTH`] decodings deep.
     pub fn found_in(&self, text: &str) -> bool {
-        let mut layer = vec![text.to_string()];
+        if self.secrets().next().is_none() {
+            return false;
+        }
+        // The text itself is looked at in place: the decoded layers are the only copies.
+        let mut layer: Vec<std::borrow::Cow<'_, str>> = vec![std::borrow::Cow::Borrowed(text)];
         for depth in 0..=DECODING_DEPTH {
             if layer.iter().any(|t| self.secrets().any(|v| t.contains(v))) {
                 return true;
@@ -108,13 +112,13 @@ impl Credentials {
             if depth == DECODING_DEPTH {
                 break;
             }
-            let mut next = Vec::new();
+            let mut next: Vec<std::borrow::Cow<'_, str>> = Vec::new();
             for t in &layer {
                 if t.contains('\\') {
-                    next.push(json_unescape(t));
+                    next.push(json_unescape(t).into());
                 }
                 if t.contains('%') {
-                    next.push(percent_decode(t));
+                    next.push(percent_decode(t).into());
                 }
             }
             next.retain(|t| !layer.contains(t));
@@ -132,11 +136,12 @@ impl Credentials {
     /// reference's parser reads it) is then re-serialised with its decoded strings (and keys)
     /// redacted (a string that still holds one behind escapes is replaced whole), and any other
     /// text is replaced whole, since its encoded form cannot be cut out reliably.
-    pub fn redact(&self, text: &str) -> (String, bool) {
-        if !self.found_in(text) {
-            return (text.to_string(), false);
+    pub fn redact(&self, text: String) -> (String, bool) {
+        if !self.found_in(&text) {
+            // Nearly every text: handed back as it came, not copied.
+            return (text, false);
         }
-        let out = self.clean(text.to_string());
+        let out = self.clean(text);
         if !self.found_in(&out) {
             return (out, true);
         }
@@ -186,7 +191,7 @@ impl Credentials {
 
     /// [`Credentials::redact`] without the flag.
     pub fn redacted(&self, text: &str) -> String {
-        self.redact(text).0
+        self.redact(text.to_string()).0
     }
 
     /// Every clear occurrence replaced.
@@ -315,7 +320,7 @@ mod tests {
     fn redaction_removes_every_occurrence_and_debug_shows_names_only() {
         let creds = secret("sk-secret-123");
         assert_eq!(creds.redacted("Bearer sk-secret-123 / sk-secret-123"), "Bearer <redacted> / <redacted>");
-        assert_eq!(creds.redact("nothing here"), ("nothing here".to_string(), false));
+        assert_eq!(creds.redact("nothing here".into()), ("nothing here".to_string(), false));
         assert!(!format!("{creds:?}").contains("sk-secret"));
     }
 
@@ -328,16 +333,16 @@ mod tests {
         let creds = secret("sk-abc1");
         let escaped = r#"{"id":"\u0073\u006b-abc1","k\u0073k-abc1":["x sk\u002dabc1 y"],"n":1}"#;
         assert!(creds.found_in(escaped));
-        let (out, redacted) = creds.redact(escaped);
+        let (out, redacted) = creds.redact(escaped.into());
         assert!(redacted);
         assert_eq!(out, r#"{"id":"<redacted>","k<redacted>":["x <redacted> y"],"n":1}"#);
-        let (out, _) = creds.redact(r#"not json sk\u002dabc1"#);
+        let (out, _) = creds.redact(r#"not json sk\u002dabc1"#.into());
         assert!(!out.contains("abc1") && out.starts_with("<redacted>"), "{out}");
         assert!(creds.found_in("the answer is sk\\u002dabc1"), "an escape the model wrote in its text");
         // The model's escape inside an SSE payload: two layers.
         let doubly = r#"{"choices":[{"delta":{"content":"{\"k\":\"\\u0073k-abc1\"}"}}]}"#;
         assert!(creds.found_in(doubly));
-        let (out, _) = creds.redact(doubly);
+        let (out, _) = creds.redact(doubly.into());
         assert!(!creds.found_in(&out), "{out}");
         assert!(serde_json::from_str::<serde_json::Value>(&out).is_ok(), "still JSON: {out}");
     }
@@ -347,7 +352,7 @@ mod tests {
         let creds = secret("sk-abc1");
         assert!(creds.found_in("%5Cu0073k-abc1"), "a percent-encoded JSON escape");
         assert!(creds.found_in(r"\\\\u0073k-abc1"), "three layers of escaping");
-        let (out, hit) = creds.redact(r#"{"choices":[{"delta":{"content":"\u0073k-abc1"}}],"lp":NaN}"#);
+        let (out, hit) = creds.redact(r#"{"choices":[{"delta":{"content":"\u0073k-abc1"}}],"lp":NaN}"#.into());
         assert!(hit && inferbench_contract::lenient_json::parse(&out).is_some(), "still JSON: {out}");
         assert!(!creds.found_in(&out), "{out}");
     }
@@ -366,7 +371,7 @@ mod tests {
         let creds = secret("sk-abc1");
         assert!(creds.found_in("https://x/?key=sk%2Dabc1"));
         assert!(creds.found_in("%73%6B-abc1"));
-        let (out, hit) = creds.redact("x-request-id: sk%2Dabc1");
+        let (out, hit) = creds.redact("x-request-id: sk%2Dabc1".into());
         assert!(hit && !creds.found_in(&out), "{out}");
         assert_eq!(percent_decode("100% %zz %41"), "100% %zz A");
     }
@@ -383,7 +388,7 @@ mod tests {
         )
         .unwrap();
         let creds = Credentials::simulated(&p);
-        assert_eq!(creds.redact("a simulated stream"), ("a simulated stream".to_string(), false));
-        assert_eq!(secret("ab").redact("abab"), ("abab".to_string(), false));
+        assert_eq!(creds.redact("a simulated stream".into()), ("a simulated stream".to_string(), false));
+        assert_eq!(secret("ab").redact("abab".into()), ("abab".to_string(), false));
     }
 }

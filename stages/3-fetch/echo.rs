@@ -37,8 +37,9 @@ pub struct EchoGuard {
 
 impl EchoGuard {
     /// Takes the next event (already redacted field by field) with the deltas of its raw
-    /// payload; returns the events that can be written now, in their order.
-    pub fn pass(&mut self, creds: &Credentials, t_ns: u64, event: SseEvent, deltas: Deltas) -> Vec<(u64, SseEvent)> {
+    /// payload; returns the events that can be written now, in their order (drained from the
+    /// guard's own buffer, so an event passed straight through costs no allocation).
+    pub fn pass(&mut self, creds: &Credentials, t_ns: u64, event: SseEvent, deltas: Deltas) -> Released<'_> {
         let keep = creds.longest();
         let reasoning_done = extend(&mut self.reasoning_tail, &deltas.reasoning, keep, creds);
         let answer_done = extend(&mut self.answer_tail, &deltas.answer, keep, creds);
@@ -58,15 +59,23 @@ impl EchoGuard {
         let pending = creds.secret_prefix_at_end(&self.reasoning_tail).is_some()
             || creds.secret_prefix_at_end(&self.answer_tail).is_some();
         if pending && self.held.len() < MAX_HELD {
-            return Vec::new();
+            return self.held.drain(0..0).map(without_deltas);
         }
         self.flush()
     }
 
     /// Every held event, for writing (at the end of the attempt).
-    pub fn flush(&mut self) -> Vec<(u64, SseEvent)> {
-        self.held.drain(..).map(|(t, e, _)| (t, e)).collect()
+    pub fn flush(&mut self) -> Released<'_> {
+        self.held.drain(..).map(without_deltas)
     }
+}
+
+/// Events the guard lets go, with their stamps.
+pub type Released<'a> =
+    std::iter::Map<std::vec::Drain<'a, (u64, SseEvent, Deltas)>, fn((u64, SseEvent, Deltas)) -> (u64, SseEvent)>;
+
+fn without_deltas((t_ns, event, _): (u64, SseEvent, Deltas)) -> (u64, SseEvent) {
+    (t_ns, event)
 }
 
 /// Appends `delta` to `tail`, keeping its last `keep` bytes; true when the credential is then
@@ -140,7 +149,7 @@ mod tests {
 
     fn pass(guard: &mut EchoGuard, index: u32, content: &str) -> Vec<(u64, SseEvent)> {
         let (e, d) = event(index, content);
-        guard.pass(&creds(), u64::from(index), e, d)
+        guard.pass(&creds(), u64::from(index), e, d).collect()
     }
 
     #[test]
@@ -175,6 +184,6 @@ mod tests {
         }
         assert_eq!(written, MAX_HELD, "released once the bound is reached");
         assert!(pass(&mut guard, 100, "sk-s").is_empty());
-        assert_eq!(guard.flush().len(), 2, "the last empty one and this one");
+        assert_eq!(guard.flush().count(), 2, "the last empty one and this one");
     }
 }
