@@ -15,7 +15,7 @@
 use crate::run::RunDir;
 use crate::write_behind::{FileBehind, SyncHandle};
 use inferbench_contract::canonical::file_sha256;
-use inferbench_contract::event::{EndpointMode, Event, RequestStarted, SegmentOpened};
+use inferbench_contract::event::{EndpointMode, Event, RequestStarted, SegmentOpened, SseEvent};
 use inferbench_contract::{Error, Result, CODE_VERSION, FORMAT_VERSION};
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
@@ -48,6 +48,10 @@ impl Lines {
     /// Appends the line of `event`, number `seq`, stamped `t_ns`, to `out`.
     pub fn render(&self, out: &mut Vec<u8>, seq: u64, t_ns: u64, event: &Event) -> serde_json::Result<()> {
         stamp(out, &self.head, seq, t_ns);
+        if let Event::SseEvent(sse) = event {
+            render_sse(out, sse);
+            return Ok(());
+        }
         let at = out.len();
         serde_json::to_writer(&mut *out, event)?;
         // The event is the object `{"type":…,"data":…}`; its fields go on the envelope's.
@@ -148,6 +152,84 @@ fn stamp(out: &mut Vec<u8>, head: &[u8], seq: u64, t_ns: u64) {
     push_json(out, &seq);
     out.extend_from_slice(T_KEY);
     push_json(out, &t_ns);
+}
+
+/// The rest of an `sse_event` line (from the comma after `t_ns`), byte for byte what serde_json
+/// writes for it: the fetch writes one line per event it receives, most of it the event's
+/// `data` escaped, and serde_json's escaping looks at a byte at a time
+/// (`lines_are_the_envelopes_serde_writes` holds the two to the same bytes).
+fn render_sse(out: &mut Vec<u8>, e: &SseEvent) {
+    out.extend_from_slice(b",\"type\":\"sse_event\",\"data\":{\"request_id\":");
+    push_json_str(out, &e.request_id);
+    out.extend_from_slice(b",\"attempt\":");
+    push_json(out, &e.attempt);
+    out.extend_from_slice(b",\"index\":");
+    push_json(out, &e.index);
+    let optional =
+        [("data", &e.data), ("event", &e.event), ("id", &e.id), ("retry", &e.retry), ("comment", &e.comment)];
+    for (key, value) in optional {
+        if let Some(value) = value {
+            out.extend_from_slice(b",\"");
+            out.extend_from_slice(key.as_bytes());
+            out.extend_from_slice(b"\":");
+            push_json_str(out, value);
+        }
+    }
+    if e.redacted {
+        out.extend_from_slice(b",\"redacted\":true");
+    }
+    out.extend_from_slice(b"}}\n");
+}
+
+/// `text` as a JSON string, escaped as serde_json escapes it: `"` and `\\` with a backslash,
+/// the control characters below U+0020 as `\\b`, `\\t`, `\\n`, `\\f`, `\\r` or `\\u00xx`, and
+/// every other character as it is. Eight bytes are looked at at once while none needs escaping.
+fn push_json_str(out: &mut Vec<u8>, text: &str) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Whether any byte of `w` is zero, or below 0x20 (exact for "any byte", SWAR).
+    let has_zero = |w: u64| w.wrapping_sub(ONES) & !w & HIGH != 0;
+    let needs_escape = |w: u64| {
+        w.wrapping_sub(ONES * 0x20) & !w & HIGH != 0 || has_zero(w ^ (ONES * 0x22)) || has_zero(w ^ (ONES * 0x5c))
+    };
+    let bytes = text.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        if let Some(word) = bytes.get(i..i + 8) {
+            if !needs_escape(u64::from_le_bytes(word.try_into().expect("eight bytes"))) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
+        let short = match b {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            0x08 => b'b',
+            0x09 => b't',
+            0x0a => b'n',
+            0x0c => b'f',
+            0x0d => b'r',
+            0x00..=0x1f => b'u',
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        out.push(b'\\');
+        out.push(short);
+        if short == b'u' {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(&[b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
+        }
+        i += 1;
+        start = i;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
 }
 
 /// A number or string as serde_json writes it (which cannot fail into memory).
@@ -347,6 +429,39 @@ mod tests {
         let mut out = Vec::new();
         prepared.render(&mut out, 3, 4);
         assert_eq!(String::from_utf8(out).unwrap(), envelope(run_id, 3, 4, events[1].1.clone()));
+    }
+
+    #[test]
+    fn an_sse_line_is_the_bytes_serde_writes_whatever_its_text() {
+        // Every ASCII byte (each control character, the quote and the backslash), multi-byte
+        // characters, at every offset of the eight-byte window and at a string's either end.
+        let mut texts: Vec<String> = vec![String::new(), "é€😀\u{7f}\u{80}".into()];
+        for b in 0u8..0x80 {
+            let c = char::from(b);
+            for at in 0..10 {
+                texts.push(format!("{}{c}{}", "a".repeat(at), "é".repeat(at % 3)));
+            }
+            texts.push(format!("{c}{c}{c}abcdefghijklmnop{c}"));
+        }
+        texts.push(r#"{"choices":[{"delta":{"content":"{\"a\": \"b\\n\"}"}}]}"#.into());
+        let lines = Lines::new("run-a");
+        for (n, text) in texts.iter().enumerate() {
+            let some = |k: usize| (n % 6 != k).then(|| text.clone());
+            let event = Event::SseEvent(SseEvent {
+                request_id: format!("req-{text}"),
+                attempt: n as u32,
+                index: u32::MAX - n as u32,
+                data: some(0),
+                event: some(1),
+                id: some(2),
+                retry: some(3),
+                comment: some(4),
+                redacted: n % 2 == 0,
+            });
+            let mut out = Vec::new();
+            lines.render(&mut out, n as u64, 7, &event).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), envelope("run-a", n as u64, 7, event), "{text:?}");
+        }
     }
 
     #[test]

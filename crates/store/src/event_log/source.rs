@@ -50,12 +50,12 @@ pub(super) struct SealedSource {
 pub(super) fn parse_lines(text: &[u8]) -> Vec<std::result::Result<Envelope, serde_json::Error>> {
     let ends: Vec<usize> = memchr::memchr_iter(b'\n', text).collect();
     let mut parsed = Vec::with_capacity(ends.len());
-    let mut values = serde_json::Deserializer::from_slice(text).into_iter::<Envelope>();
-    for &end in &ends {
-        match values.next() {
-            Some(Ok(env)) if values.byte_offset() == end => parsed.push(Ok(env)),
-            _ => break,
-        }
+    // A block that is UTF-8 throughout (every block the log's writer wrote) is checked once
+    // here, so the parser need not check each string again; one that is not is read as bytes,
+    // and each line then fails or parses exactly as it does alone.
+    match std::str::from_utf8(text) {
+        Ok(text) => parse_values(serde_json::Deserializer::from_str(text), &ends, &mut parsed),
+        Err(_) => parse_values(serde_json::Deserializer::from_slice(text), &ends, &mut parsed),
     }
     let mut start = parsed.len().checked_sub(1).map_or(0, |last| ends[last] + 1);
     for &end in &ends[parsed.len()..] {
@@ -63,6 +63,21 @@ pub(super) fn parse_lines(text: &[u8]) -> Vec<std::result::Result<Envelope, serd
         start = end + 1;
     }
     parsed
+}
+
+/// The values of a block, one after another, while each ends exactly at its line's end.
+fn parse_values<'de, R: serde_json::de::Read<'de>>(
+    de: serde_json::Deserializer<R>,
+    ends: &[usize],
+    parsed: &mut Vec<std::result::Result<Envelope, serde_json::Error>>,
+) {
+    let mut values = de.into_iter::<Envelope>();
+    for &end in ends {
+        match values.next() {
+            Some(Ok(env)) if values.byte_offset() == end => parsed.push(Ok(env)),
+            _ => break,
+        }
+    }
 }
 
 /// The table to read a sealed log from, if the seal recorded one for exactly the segments
@@ -362,16 +377,22 @@ mod tests {
             format!("{good}\n{{\"v\":\n{good}\n"),
             format!("  {good}\n{good}\n"),
         ];
+        // A block that is not UTF-8 throughout: a line with a byte that cannot be.
+        let mut not_utf8 = format!("{good}\n").into_bytes();
+        not_utf8.extend(
+            good.replacen("\"r\"", "\"r\u{0}\"", 1).into_bytes().iter().map(|&b| if b == 0 { 0xff } else { b }),
+        );
+        not_utf8.extend(format!("\n{good}\n").into_bytes());
+        let texts = texts.into_iter().map(String::into_bytes).chain([not_utf8]);
         for text in texts {
             let alone: Vec<String> = text
-                .split_terminator('\n')
-                .map(|line| format!("{:?}", serde_json::from_str::<Envelope>(line).map_err(|e| e.to_string())))
+                .split(|&b| b == b'\n')
+                .take(text.iter().filter(|&&b| b == b'\n').count())
+                .map(|line| format!("{:?}", serde_json::from_slice::<Envelope>(line).map_err(|e| e.to_string())))
                 .collect();
-            let block: Vec<String> = parse_lines(text.as_bytes())
-                .into_iter()
-                .map(|r| format!("{:?}", r.map_err(|e| e.to_string())))
-                .collect();
-            assert_eq!(block, alone, "{text:?}");
+            let block: Vec<String> =
+                parse_lines(&text).into_iter().map(|r| format!("{:?}", r.map_err(|e| e.to_string()))).collect();
+            assert_eq!(block, alone, "{:?}", String::from_utf8_lossy(&text));
         }
     }
 }
