@@ -122,9 +122,7 @@ pub fn write(inventory: &Inventory, run_id: &str, compress: bool) -> Result<(Sea
         if let Event::SseEvent(e) = event {
             fill_sse(&mut row, e);
         } else {
-            let value = serde_json::to_value(&event).map_err(unencodable)?;
-            let data = value.get("data").cloned().unwrap_or(serde_json::Value::Null);
-            row.data = Some(serde_json::to_string(&data).map_err(unencodable)?);
+            row.data = Some(data_text(&event).map_err(unencodable)?);
         }
         batch.push(row);
         if batch.len() == batch.capacity() {
@@ -154,6 +152,20 @@ pub fn write(inventory: &Inventory, run_id: &str, compress: bool) -> Result<(Sea
     Ok((table, complete, read))
 }
 
+/// The JSON text of `event`'s `data` object, as it stands in the event's own serialisation
+/// (`{"type":…,"data":…}`, cut out of it rather than serialised through a `Value` tree: a
+/// `request_started`'s data holds a whole request body).
+fn data_text(event: &Event) -> serde_json::Result<String> {
+    let mut text = serde_json::to_string(event)?;
+    let prefix = format!("{{\"type\":\"{}\",\"data\":", kind(event));
+    if !(text.starts_with(&prefix) && text.ends_with('}')) {
+        return Err(serde::ser::Error::custom(format!("an event that does not serialise as {prefix}…}}")));
+    }
+    text.pop();
+    text.drain(..prefix.len());
+    Ok(text)
+}
+
 fn kind(event: &Event) -> &'static str {
     match event {
         Event::SegmentOpened(_) => "segment_opened",
@@ -167,5 +179,35 @@ fn kind(event: &Event) -> &'static str {
         Event::SegmentClosed(_) => "segment_closed",
         Event::StepOpened(_) => "step_opened",
         Event::StepClosed(_) => "step_closed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inferbench_contract::event::{RequestStarted, SegmentStatus, StepStatus};
+    use inferbench_contract::testutil::*;
+
+    #[test]
+    fn an_events_data_text_is_its_data_object_serialised() {
+        let body = serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "é \"q\"\n\u{1}"}],
+            "temperature": 0.1, "top_p": 1e-7, "n": u64::MAX, "z": null, "b": [true, {"k": -3}]});
+        let events = [
+            opened(2),
+            Event::RoundReleased(round_released(3, &["a", "b"])),
+            Event::RequestStarted(RequestStarted { body, ..request_started("q\"1", 4) }),
+            Event::ResponseHead(response_head("q1", 503)),
+            Event::CredentialEcho(credential_echo("q1", &["answer"])),
+            Event::RequestTerminal(request_terminal("q1", Outcome::Timeout)),
+            Event::RoundClosed(round_closed(4)),
+            Event::SegmentClosed(segment_closed(2, SegmentStatus::Complete)),
+            Event::StepOpened(step_opened(1, 10)),
+            Event::StepClosed(step_closed(1, StepStatus::Complete)),
+        ];
+        for event in events {
+            let value = serde_json::to_value(&event).unwrap();
+            let through_value = serde_json::to_string(&value["data"]).unwrap();
+            assert_eq!(data_text(&event).unwrap(), through_value);
+        }
     }
 }

@@ -448,15 +448,14 @@ mod tests {
         for (n, text) in texts.iter().enumerate() {
             let some = |k: usize| (n % 6 != k).then(|| text.clone());
             let event = Event::SseEvent(SseEvent {
-                request_id: format!("req-{text}"),
                 attempt: n as u32,
-                index: u32::MAX - n as u32,
                 data: some(0),
                 event: some(1),
                 id: some(2),
                 retry: some(3),
                 comment: some(4),
                 redacted: n % 2 == 0,
+                ..testutil::sse_event(&format!("req-{text}"), u32::MAX - n as u32, "")
             });
             let mut out = Vec::new();
             lines.render(&mut out, n as u64, 7, &event).unwrap();
