@@ -7,11 +7,9 @@
 //! microseconds of judging and logging each, milliseconds, during which a send that falls due
 //! waits (a send-lag p99 of 8.5 ms at 500 requests a second with 3,800 streams open on a slow
 //! provider). Here the requests are held in shards of [`SHARD`], polled one shard after another
-//! in the order their streams were woken; a call that has spent [`TURN`] without a request
-//! finishing returns [`Next::TurnOver`], so the caller's `select!` (its timer first) looks at its
-//! clock between turns and then goes on polling, without giving up its place on the runtime
-//! (yielding to the runtime instead puts the launch loop behind every connection's task, and
-//! the streams fall behind the sockets).
+//! from where the last call stopped; a call that has spent [`TURN`] without a request finishing
+//! asks to be polled again and returns, so the caller's `select!` (its timer first) runs between
+//! turns.
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use futures_util::task::AtomicWaker;
 use std::collections::VecDeque;
@@ -28,15 +26,6 @@ const SHARD: usize = 16;
 /// The most a call spends polling shards before it yields to the caller's timer (at most one
 /// shard's polling more).
 const TURN: Duration = Duration::from_micros(200);
-
-/// What a turn of [`InFlightSet::next`] gives.
-#[derive(Debug, PartialEq)]
-pub enum Next<T> {
-    /// A future finished, with its output.
-    Finished(T),
-    /// The turn's time is spent and futures that moved are still to be polled: poll again.
-    TurnOver,
-}
 
 /// Futures in flight, polled in bounded turns (see the module docs). Only the shards whose
 /// futures were woken are polled: with thousands of streams open, a turn costs what moved, not
@@ -130,12 +119,12 @@ impl<F: Future + Unpin> InFlightSet<F> {
         self.len += 1;
     }
 
-    /// The next future to finish, or the end of a turn, or `None` when none is in flight.
-    pub fn next(&mut self) -> impl Future<Output = Option<Next<F::Output>>> + '_ {
+    /// The next future to finish, or `None` when none is in flight.
+    pub fn next(&mut self) -> impl Future<Output = Option<F::Output>> + '_ {
         std::future::poll_fn(move |cx| self.poll_turn(cx))
     }
 
-    fn poll_turn(&mut self, cx: &mut Context<'_>) -> Poll<Option<Next<F::Output>>> {
+    fn poll_turn(&mut self, cx: &mut Context<'_>) -> Poll<Option<F::Output>> {
         if self.len == 0 {
             return Poll::Ready(None);
         }
@@ -151,16 +140,11 @@ impl<F: Future + Unpin> InFlightSet<F> {
                 // Others of the shard may be ready still: it stopped at the first to finish.
                 shard.flag.enqueue();
                 self.len -= 1;
-                return Poll::Ready(Some(Next::Finished(output)));
+                return Poll::Ready(Some(output));
             }
             if started.elapsed() >= TURN {
-                // The shards still queued hold responses that moved: the caller comes back for
-                // them once it has looked at its clock. Once the task's cooperative budget is
-                // spent, the streams' timers cannot move until it yields: then it yields (and is
-                // polled again), so the connections' tasks get the thread.
-                if tokio::task::coop::has_budget_remaining() {
-                    return Poll::Ready(Some(Next::TurnOver));
-                }
+                // The shards still queued hold responses that moved: come back for them once
+                // the caller has looked at its clock.
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
             }
@@ -178,7 +162,7 @@ mod tests {
     /// One poll of `set`, and how long it took. Outside a runtime: tokio's cooperative budget
     /// (which makes a task's futures yield after 128 operations on its resources) does not
     /// apply, as it does not to the response bodies a stream reads.
-    fn one_turn(set: &mut InFlightSet<Boxed>) -> (Poll<Option<Next<usize>>>, Duration) {
+    fn one_turn(set: &mut InFlightSet<Boxed>) -> (Poll<Option<usize>>, Duration) {
         let start = Instant::now();
         let polled = set.poll_turn(&mut Context::from_waker(std::task::Waker::noop()));
         (polled, start.elapsed())
@@ -208,22 +192,20 @@ mod tests {
         assert_eq!(set.len(), 4000);
         // Every future polled once, waiting for its first message: a turn then finds nothing to do.
         while !set.woken.queue().is_empty() {
-            assert!(matches!(one_turn(&mut set).0, Poll::Pending | Poll::Ready(Some(Next::TurnOver))));
+            assert!(one_turn(&mut set).0.is_pending());
         }
         senders.iter().for_each(|tx| tx.send(()).unwrap());
         let (polled, took) = one_turn(&mut set);
-        assert_eq!(polled, Poll::Ready(Some(Next::TurnOver)), "the woken streams take more than a turn");
+        assert!(polled.is_pending());
         // Its budget plus one shard's polling (16 × 20 µs), with room for a loaded machine.
         assert!(took < Duration::from_millis(20), "a turn took {took:?}");
         senders.iter().for_each(|tx| tx.send(()).unwrap());
         let mut seen = vec![false; 4000];
         loop {
             match one_turn(&mut set).0 {
-                Poll::Ready(Some(Next::Finished(i))) => {
-                    assert!(!std::mem::replace(&mut seen[i], true), "future {i} finished twice")
-                }
+                Poll::Ready(Some(i)) => assert!(!std::mem::replace(&mut seen[i], true), "future {i} finished twice"),
                 Poll::Ready(None) => break,
-                Poll::Ready(Some(Next::TurnOver)) | Poll::Pending => {}
+                Poll::Pending => {}
             }
         }
         assert!(seen.iter().all(|&s| s) && set.is_empty());
@@ -240,8 +222,7 @@ mod tests {
             s.send(i).unwrap();
         }
         let mut got = Vec::new();
-        while let Some(next) = set.next().await {
-            let Next::Finished(i) = next else { continue };
+        while let Some(i) = set.next().await {
             got.push(i);
             if i == 50 {
                 set.push(Box::pin(async { 1000 }));

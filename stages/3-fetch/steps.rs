@@ -21,7 +21,7 @@
 //! again whole, each of its requests as a new attempt, so a step's figures always come from one
 //! uninterrupted run of it.
 use crate::client;
-use crate::in_flight::{InFlightSet, Next};
+use crate::in_flight::InFlightSet;
 use crate::log::{EventLog, Flushes};
 use crate::pacer::Pacer;
 use crate::plan::Plan;
@@ -201,8 +201,7 @@ async fn run_closed_step(
     }
     peak = peak.max(in_flight.len() as u64);
     let mut last_flush = std::time::Instant::now();
-    while let Some(turn) = in_flight.next().await {
-        let Next::Finished((round_index, provider, result)) = turn else { continue };
+    while let Some((round_index, provider, result)) = in_flight.next().await {
         result?;
         let user = user_of.get(&round_index).copied().unwrap_or(0);
         if let Some(next) = queues.get_mut(&(provider, user)).and_then(|q| q.pop_front()) {
@@ -272,16 +271,7 @@ async fn run_open_step(
                     last_flush = std::time::Instant::now();
                 }
             }
-            // Before the streams: a turn of theirs is always ready while they are busy.
-            round = prepared.recv(), if next.is_none() && !exhausted => {
-                match round {
-                    Some(round) => next = Some(round?),
-                    None => exhausted = true,
-                }
-            }
-            Some(turn) = in_flight.next(), if !in_flight.is_empty() => {
-                // A turn over: the timer is looked at (it comes first), then the streams again.
-                let Next::Finished(done) = turn else { continue };
+            Some(done) = in_flight.next(), if !in_flight.is_empty() => {
                 let (round_index, provider, result): (u64, String, Result<()>) = done;
                 result?;
                 close_round(log, &mut open, round_index)?;
@@ -292,6 +282,12 @@ async fn run_open_step(
                     peak = peak.max(in_flight.len() as u64);
                 }
                 progress.set_message(format!("{} in flight", in_flight.len()));
+            }
+            round = prepared.recv(), if next.is_none() && !exhausted => {
+                match round {
+                    Some(round) => next = Some(round?),
+                    None => exhausted = true,
+                }
             }
             else => break,
         }
