@@ -13,7 +13,6 @@ mod client;
 mod credentials;
 mod echo;
 mod fetch;
-mod in_flight;
 mod log;
 mod pacer;
 mod plan;

@@ -21,7 +21,6 @@
 //! again whole, each of its requests as a new attempt, so a step's figures always come from one
 //! uninterrupted run of it.
 use crate::client;
-use crate::in_flight::InFlightSet;
 use crate::log::{EventLog, Flushes};
 use crate::pacer::Pacer;
 use crate::plan::Plan;
@@ -30,6 +29,7 @@ use crate::resume::LogState;
 use crate::rounds::shutdown_signal;
 use crate::segment;
 use anyhow::{Context, Result};
+use futures_util::StreamExt;
 use inferbench_cli::Interrupted;
 use inferbench_contract::event::{Event, RoundClosed, SegmentStatus, StepClosed, StepOpened, StepStatus};
 use inferbench_contract::vocab::LoadMode;
@@ -191,7 +191,7 @@ async fn run_closed_step(
     }
     let account = StepAccount::start(log);
     let opened_t_ns = open_step(plan, log, pacer, step, attempt, scheduled).await?;
-    let mut in_flight = InFlightSet::new();
+    let mut in_flight = futures_util::stream::FuturesUnordered::new();
     let (mut sent, mut peak) = (0u64, 0u64);
     for queue in queues.values_mut() {
         if let Some(first) = queue.pop_front() {
@@ -245,7 +245,7 @@ async fn run_open_step(
     let opened_t_ns = open_step(plan, log, pacer, step, attempt, scheduled).await?;
     let mut offsets = offsets.into_iter();
     let mut due = offsets.next().map(|o| opened_t_ns + o);
-    let mut in_flight = InFlightSet::new();
+    let mut in_flight = futures_util::stream::FuturesUnordered::new();
     let mut open: HashMap<u64, OpenRound> = HashMap::new();
     let (mut sent, mut peak) = (0u64, 0u64);
     let mut exhausted = next.is_none();
@@ -356,7 +356,7 @@ fn launch_released<'a>(
     log: &'a Arc<EventLog>,
     waiting: Waiting,
     released: Option<u64>,
-    in_flight: &mut InFlightSet<InFlight<'a>>,
+    in_flight: &mut futures_util::stream::FuturesUnordered<InFlight<'a>>,
 ) -> Result<()> {
     let Waiting { request: client::Prepared { unit, client, line, mut request }, intended_t_ns, round_index } = waiting;
     let t_ns = log.now();
@@ -385,7 +385,7 @@ fn launch<'a>(
     round: PreparedRound,
     intended_t_ns: u64,
     cap: &mut Cap,
-    in_flight: &mut InFlightSet<InFlight<'a>>,
+    in_flight: &mut futures_util::stream::FuturesUnordered<InFlight<'a>>,
 ) -> Result<(u64, usize, String, u64, u64, usize)> {
     let PreparedRound {
         round_id,
