@@ -1,4 +1,5 @@
-//! The allocator: mimalloc, and the one setting ib-fetch gives it at startup.
+//! The allocator: mimalloc, and the settings ib-fetch gives it (and glibc's, which its C code
+//! uses) at startup.
 
 // glibc's free of a large block merges every small block freed before it (a thousand
 // exchanges' worth at the end of a round): milliseconds between two rounds, and the
@@ -19,6 +20,31 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 pub fn keep_freed_pages() {
     // SAFETY: sets one integer option; mimalloc reads it at each purge, from any thread.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) }
+}
+
+/// The most a block glibc's `malloc` serves from mmap'd pages of its own may be: its maximum
+/// (`DEFAULT_MMAP_THRESHOLD_MAX` on 64-bit Linux).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const MMAP_THRESHOLD: libc::c_int = 32 << 20;
+
+/// How much free memory at the top of a glibc heap is kept rather than given back.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const TRIM_THRESHOLD: libc::c_int = 256 << 20;
+
+/// The C code in the fetch (zstd, through the seal's compressors and every Parquet page of
+/// `events.parquet`) allocates with glibc's `malloc`, not mimalloc: a compression context's
+/// workspace (a megabyte or so) for every column of every row group. Above glibc's dynamic mmap
+/// threshold each is mapped afresh and unmapped when freed, and every page of it is faulted in
+/// and zeroed by the kernel again: 39,000 page faults sealing a 20,000-request log, 2,100 with
+/// these two settings, a few percent of the seal's CPU (measured, see
+/// benches/results/2026-12-07-seal-one-read). Kept blocks are bounded by the seal's own peak.
+pub fn keep_c_library_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: sets two of glibc malloc's parameters, before any other thread runs.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, TRIM_THRESHOLD);
+    }
 }
 
 #[cfg(test)]
