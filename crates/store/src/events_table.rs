@@ -58,18 +58,16 @@ struct Context {
 
 /// Writes `events.parquet` from the JSONL of the segments `inventory` lists, streaming, in
 /// one read of the log that also hashes each segment (the table's provenance, in its footer)
-/// and, with `compress`, compresses each live one (see `crate::compress`). Returns what it
-/// wrote, whether every scheduled request is terminal, and each segment as read.
-pub fn write(inventory: &Inventory, run_id: &str, compress: bool) -> Result<(SealedTable, bool, Vec<SegmentRead>)> {
+/// and compresses each live one (see `crate::compress`; the seal publishes or removes the
+/// frames). Returns what it wrote, whether every scheduled request is terminal, and each
+/// segment as read.
+pub fn write(inventory: &Inventory, run_id: &str) -> Result<(SealedTable, bool, Vec<SegmentRead>)> {
     let run = inventory.run();
     let path = run.events_parquet();
     let unencodable = |e: serde_json::Error| Error::Parquet { path: path.clone(), message: e.to_string() };
     let lock_sha256 = file_sha256(&run.lock())?;
     // Never from the table being rewritten.
-    let mut log = LogReader::jsonl(inventory, run_id);
-    if compress {
-        log = log.compressing(run);
-    }
+    let mut log = LogReader::jsonl(inventory, run_id).compressing(run);
     let mut writer = Writer::<EventRow>::create_deferred(&path)?;
     let mut open: HashMap<(String, u32), Context> = HashMap::new();
     let mut scheduled: Option<u64> = None;

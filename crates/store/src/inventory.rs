@@ -59,6 +59,18 @@ impl Inventory {
         self.record.as_ref()?.segments.iter().find(|s| s.segment == number)
     }
 
+    /// What the seal record says of sealed segment `number` (whose file is `path`); one it does
+    /// not list is refused: nothing vouches for its JSONL.
+    pub fn recorded(&self, number: u32, path: &Path) -> Result<&SealedSegment> {
+        self.sealed(number).ok_or_else(|| {
+            Error::bad(format!(
+                "{}: a sealed segment that {} does not list",
+                path.display(),
+                self.run.seal_record().display()
+            ))
+        })
+    }
+
     /// Every segment's JSONL, hashed: a live segment over its bytes, a sealed one as its record
     /// gives it once the compressed file is checked to be the one sealed (a sealed segment the
     /// record does not list is refused).
@@ -66,13 +78,7 @@ impl Inventory {
         let mut hashed = Vec::with_capacity(self.listed.len());
         for (number, path) in &self.listed {
             let (bytes, sha256) = if is_sealed_segment(path) {
-                let entry = self.sealed(*number).ok_or_else(|| {
-                    Error::bad(format!(
-                        "{}: a sealed segment that {} does not list",
-                        path.display(),
-                        self.run.seal_record().display()
-                    ))
-                })?;
+                let entry = self.recorded(*number, path)?;
                 check_compressed(path, entry)?;
                 (entry.original_bytes, entry.original_sha256.clone())
             } else {

@@ -48,17 +48,12 @@ pub fn seal(run: &RunDir, run_id: &str) -> Result<Sealed> {
     // earlier record keeps the segments sealed before.
     let inventory = Inventory::take(run)?;
     for (number, path) in inventory.listed() {
-        if crate::run::is_sealed_segment(path) && inventory.sealed(*number).is_none() {
-            return Err(Error::bad(format!(
-                "{}: a sealed segment that {} does not list",
-                path.display(),
-                run.seal_record().display()
-            )));
+        if crate::run::is_sealed_segment(path) {
+            inventory.recorded(*number, path)?;
         }
     }
     let discard_all = || inventory.listed().iter().for_each(|(number, _)| discard(run, *number));
-    let (table, complete, read) =
-        crate::events_table::write(&inventory, run_id, true).inspect_err(|_| discard_all())?;
+    let (table, complete, read) = crate::events_table::write(&inventory, run_id).inspect_err(|_| discard_all())?;
     let events = table.rows;
     let earlier = inventory.record().map(|r| r.segments.clone()).unwrap_or_default();
     if !complete {
