@@ -311,6 +311,7 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
         task_family: unit.task_family,
         item_id: unit.item_id.clone(),
         endpoint,
+        api: inferbench_contract::vocab::WireApi::ChatCompletions,
         body: unit.body.clone(),
         headers: logged_headers,
         step: unit.step,

@@ -14,7 +14,7 @@ use inferbench_contract::event::{
     Event, RequestStarted, RequestTerminal, ResponseHead, RoundClosed, RoundReleased, SegmentClosed, SegmentOpened,
     SseEvent,
 };
-use inferbench_contract::vocab::{ErrorKind, Outcome, SegmentStatus};
+use inferbench_contract::vocab::{ErrorKind, Outcome, SegmentStatus, WireApi};
 use inferbench_judge::stream::{cap, ERROR_BODY_CAP};
 use std::collections::BTreeMap;
 
@@ -130,6 +130,8 @@ fn request_events(record: &Record, base: u64, position: usize, counts: &mut Coun
             task_family: unit.task_family,
             item_id: unit.item_id.clone(),
             endpoint: record.endpoint.clone(),
+            // The reference runner speaks chat completions only.
+            api: WireApi::ChatCompletions,
             body: record.body.clone(),
             headers: record.headers.iter().cloned().collect(),
             step: None,

@@ -206,6 +206,7 @@ impl<'a> Rounds<'a> {
                 task_family: row.task_family,
                 item_id: row.item_id.clone(),
                 endpoint: simulated_endpoint("http://127.0.0.1", &provider.name),
+                api: inferbench_contract::vocab::WireApi::ChatCompletions,
                 body: provider.body(self.spec, &this.item.system, &this.item.user),
                 headers: request_headers(provider),
                 step: None,

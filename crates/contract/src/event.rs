@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-pub use crate::vocab::{EndpointMode, ErrorKind, Outcome, SegmentStatus, StepStatus, TaskFamily};
+pub use crate::vocab::{EndpointMode, ErrorKind, Outcome, SegmentStatus, StepStatus, TaskFamily, WireApi};
 
 // Deserialised by hand (below): the same fields, read without buffering the whole line as
 // `#[serde(flatten)]` would.
@@ -225,6 +225,10 @@ pub struct RequestStarted {
     pub task_family: TaskFamily,
     pub item_id: String,
     pub endpoint: String,
+    /// The wire API the request was sent through, which says how its events are read; absent
+    /// for chat completions (every log written before other APIs were spoken).
+    #[serde(default, skip_serializing_if = "WireApi::is_chat_completions")]
+    pub api: WireApi,
     /// The exact JSON body sent.
     pub body: Value,
     /// Request headers with credentials redacted.

@@ -16,7 +16,7 @@ use crate::event::{
 };
 use crate::lock::{Lock, LockSelection, LockTokenizer};
 use crate::tables::{EvaluationRow, ResponseRow, ScheduleRow, SelectionRow};
-use crate::vocab::{Classification, OperationalOutcome, Outcome, SegmentStatus, StepStatus, TaskFamily};
+use crate::vocab::{Classification, OperationalOutcome, Outcome, SegmentStatus, StepStatus, TaskFamily, WireApi};
 use std::collections::BTreeMap;
 
 /// The run id every builder uses.
@@ -90,6 +90,7 @@ pub fn request_started(request_id: &str, round_index: u64) -> RequestStarted {
         task_family: TaskFamily::TicketTriage,
         item_id: "i".into(),
         endpoint: "http://x".into(),
+        api: WireApi::ChatCompletions,
         body: serde_json::json!({}),
         headers: BTreeMap::new(),
         step: None,

@@ -324,6 +324,44 @@ string_enum! {
 }
 
 string_enum! {
+    /// The wire API a provider is called through: its endpoint's request body, its
+    /// authentication headers and the grammar of its event stream. One stream judge reads all
+    /// three into the same channels (`inferbench_judge::stream`).
+    WireApi {
+        /// OpenAI chat completions (`/v1/chat/completions`, `chat.completion.chunk` events,
+        /// `[DONE]`).
+        ChatCompletions => "chat-completions",
+        /// OpenAI Responses (`/v1/responses`, `response.*` events).
+        Responses => "responses",
+        /// Anthropic Messages (`/v1/messages`, `message_start` … `message_stop`).
+        Messages => "messages",
+    }
+}
+
+impl WireApi {
+    /// The path an OpenAI- or Anthropic-compatible server serves the API at, under its base.
+    pub const fn route(self) -> &'static str {
+        match self {
+            WireApi::ChatCompletions => "v1/chat/completions",
+            WireApi::Responses => "v1/responses",
+            WireApi::Messages => "v1/messages",
+        }
+    }
+
+    /// Whether this is chat completions (which a request's log line leaves unsaid).
+    pub fn is_chat_completions(&self) -> bool {
+        *self == WireApi::ChatCompletions
+    }
+}
+
+impl Default for WireApi {
+    /// Every log written before the API was recorded is chat completions'.
+    fn default() -> WireApi {
+        WireApi::ChatCompletions
+    }
+}
+
+string_enum! {
     /// What `ib-fetch --shard i/N` shares a run's schedule out by (`crate::shard`).
     ShareUnit {
         /// The provider's position in the lock's provider list (the launch order).
