@@ -142,7 +142,7 @@ pub fn prepare(args: Args) -> Result<Plan> {
                 if !send_credentials_to_simulator || !absent.is_empty() {
                     creds = Credentials::simulated(provider);
                 }
-                simulated_endpoint(base, &provider.name)
+                simulated_endpoint(base, &provider.name, provider.api(spec.inference.api))
             }
             None => {
                 missing.extend(absent);

@@ -97,7 +97,14 @@ fn check_bodies(run: &Path, sim_url: &str) {
         }
         let messages = body["messages"].as_array().unwrap();
         assert_eq!((messages[0]["role"].as_str(), messages[1]["role"].as_str()), (Some("system"), Some("user")));
-        assert_eq!(request["endpoint"], inferbench_inputs::providers::simulated_endpoint(sim_url, provider));
+        assert_eq!(
+            request["endpoint"],
+            inferbench_inputs::providers::simulated_endpoint(
+                sim_url,
+                provider,
+                inferbench_contract::vocab::WireApi::ChatCompletions
+            )
+        );
         let headers = request["headers"].as_object().unwrap();
         let auth: Vec<&str> =
             if provider == "modal" { vec!["Modal-Key", "Modal-Secret"] } else { vec!["Authorization"] };

@@ -16,7 +16,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use axum::{Json, Router};
-use inferbench_inputs::providers::SIMULATED_ROUTE;
+use inferbench_contract::vocab::WireApi;
 use inferbench_judge::tokenizer;
 use inferbench_sim::answer::{self, tokenize};
 use inferbench_sim::dataset::Dataset;
@@ -86,9 +86,9 @@ impl App {
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
-        .route(&format!("/{{provider}}/{SIMULATED_ROUTE}"), post(chat))
+        .route(&format!("/{{provider}}/{}", WireApi::ChatCompletions.route()), post(chat))
         .fallback(|| async {
-            let message = format!("no such route; use POST /{{provider}}/{SIMULATED_ROUTE}");
+            let message = format!("no such route; use POST /{{provider}}/{}", WireApi::ChatCompletions.route());
             error(StatusCode::NOT_FOUND, "not_found_error", &message)
         })
         .with_state(app)
@@ -130,7 +130,7 @@ fn error(status: StatusCode, kind: &str, message: &str) -> Response {
 /// Where a `redirect` fault points: a path the simulator does not serve, so a client that
 /// follows it gets a 404 instead of a second draw.
 pub fn redirect_location(slug: &str) -> String {
-    format!("/{slug}/redirected/{SIMULATED_ROUTE}")
+    format!("/{slug}/redirected/{}", WireApi::ChatCompletions.route())
 }
 
 async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: HeaderMap, body: Bytes) -> Response {

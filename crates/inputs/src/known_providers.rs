@@ -240,6 +240,8 @@ impl Known {
             name: self.name.to_string(),
             label: Some(self.label.to_string()),
             endpoint: self.endpoint.to_string(),
+            // The reference runner's vendors all serve chat completions.
+            api: None,
             auth: self.auth.auth(),
             model_id: self.model_id.to_string(),
             model_aliases: Vec::new(),

@@ -2,6 +2,7 @@
 //! fields it adds to a request, and the checks of one value that need nothing else. Reading a
 //! table and checking it against a spec is [`crate::providers`]'; a spec that lists its
 //! providers inline builds the same [`ProviderTable`] (`crate::spec`).
+use inferbench_contract::vocab::WireApi;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -21,13 +22,18 @@ pub struct Provider {
     #[serde(default)]
     pub label: Option<String>,
     pub endpoint: String,
+    /// The wire API the endpoint serves; the spec's `inference.api` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<WireApi>,
     pub auth: Auth,
     /// The model id sent in the request body.
     pub model_id: String,
     /// Other model ids a completed response may echo and still count as the intended model.
     #[serde(default)]
     pub model_aliases: Vec<String>,
-    /// `max_tokens` or `max_completion_tokens`.
+    /// Chat completions: `max_tokens` or `max_completion_tokens`. The other APIs name their
+    /// own (`max_output_tokens`, `max_tokens`), which this may repeat or leave out.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub token_limit_field: String,
     /// Provider-specific reasoning fields, merged into the body (must set reasoning_effort).
     #[serde(default)]
@@ -76,16 +82,20 @@ pub fn slug(name: &str) -> String {
     out.trim_matches('-').to_string()
 }
 
-/// The path `ib-sim` serves every provider's chat completions at, under the provider's slug.
-pub const SIMULATED_ROUTE: &str = "v1/chat/completions";
-
 /// Where `ib-sim` serving at `base` (e.g. `http://127.0.0.1:18080`) answers the provider
-/// `name`: `{base}/{slug}/v1/chat/completions`. With an empty base, the path alone.
-pub fn simulated_endpoint(base: &str, name: &str) -> String {
-    format!("{}/{}/{SIMULATED_ROUTE}", base.trim_end_matches('/'), slug(name))
+/// `name` on `api`: `{base}/{slug}/{route}`, e.g. `…/z-ai/v1/chat/completions`. With an empty
+/// base, the path alone.
+pub fn simulated_endpoint(base: &str, name: &str, api: WireApi) -> String {
+    format!("{}/{}/{}", base.trim_end_matches('/'), slug(name), api.route())
 }
 
 impl Provider {
+    /// The wire API this provider is called through under `spec_default` (the spec's
+    /// `inference.api`).
+    pub fn api(&self, spec_default: WireApi) -> WireApi {
+        self.api.unwrap_or(spec_default)
+    }
+
     pub fn label(&self) -> &str {
         self.label.as_deref().unwrap_or(&self.name)
     }

@@ -6,10 +6,10 @@
 //! the same table for both forms, and [`bound_hashes`] what a run's lock binds for each.
 pub use crate::provider::{
     is_env_name, simulated_endpoint, slug, Auth, Price, Provider, ProviderTable, BUILDER_FIELDS, REASONING_DOCS,
-    SIMULATED_ROUTE,
 };
 use crate::provider::{is_header_name, url_problem};
 use crate::spec::{ProviderSource, Spec};
+use inferbench_contract::vocab::WireApi;
 use inferbench_contract::{canonical, Error, Result};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -312,10 +312,11 @@ mod tests {
         assert_eq!(slug("deepinfra"), "deepinfra");
         assert_eq!(slug("  Together  AI "), "together-ai");
         assert_eq!(
-            simulated_endpoint("http://127.0.0.1:18080/", "Z.AI"),
+            simulated_endpoint("http://127.0.0.1:18080/", "Z.AI", WireApi::ChatCompletions),
             "http://127.0.0.1:18080/z-ai/v1/chat/completions"
         );
-        assert_eq!(simulated_endpoint("", "z-ai"), "/z-ai/v1/chat/completions");
+        assert_eq!(simulated_endpoint("", "z-ai", WireApi::ChatCompletions), "/z-ai/v1/chat/completions");
+        assert_eq!(simulated_endpoint("", "z-ai", WireApi::Messages), "/z-ai/v1/messages");
     }
 
     #[test]

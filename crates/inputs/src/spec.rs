@@ -26,7 +26,7 @@ mod vendors;
 mod workload;
 
 use crate::provider::ProviderTable;
-use inferbench_contract::vocab::TaskFamily;
+use inferbench_contract::vocab::{TaskFamily, WireApi};
 
 use check::{Problems, Reader};
 use inferbench_contract::{Error, Result};
@@ -109,6 +109,9 @@ pub struct FamilySpec {
 /// The request settings sent to every provider, and the client's limits.
 #[derive(Debug, Clone)]
 pub struct Inference {
+    /// The wire API of every provider whose row names none (`inference.api`; chat completions
+    /// when the spec names none either).
+    pub api: WireApi,
     pub temperature: f64,
     pub top_p: f64,
     pub presence_penalty: f64,
@@ -134,9 +137,15 @@ pub struct Reasoning {
 
 #[derive(Debug, Clone)]
 pub struct StructuredOutput {
-    /// Always `json_object`, the one mode inferbench implements.
+    /// One of [`STRUCTURED_OUTPUT_MODES`]: `json_object` asks the API for a JSON object (chat's
+    /// `response_format`, Responses' `text.format`); `prompt_only` asks nothing of the API (the
+    /// prompt alone asks for JSON, as the Messages API requires). Either way every answer is
+    /// checked locally and strictly.
     pub mode: String,
 }
+
+/// The values `inference.structured_output.mode` may take.
+pub const STRUCTURED_OUTPUT_MODES: [&str; 2] = ["json_object", "prompt_only"];
 
 /// The run-size figures of `execution_plan` that depend on the provider table, checked
 /// against it when the table is loaded (`ProviderTable::load`). `None`: not written.
@@ -373,7 +382,22 @@ fn inference(r: &mut Reader) -> Inference {
             Err(format!("must be greater than 0 and at most 1, found {p}"))
         }
     });
+    let api = match r.string("inference.api") {
+        None => WireApi::ChatCompletions,
+        Some(text) => text.parse().unwrap_or_else(|_| {
+            r.push("inference.api", format!("`{text}` is not one of {}", WireApi::NAMES.join(", ")));
+            WireApi::ChatCompletions
+        }),
+    };
+    let mode = r.string("inference.structured_output.mode").unwrap_or_else(|| "json_object".into());
+    if !STRUCTURED_OUTPUT_MODES.contains(&mode.as_str()) {
+        r.push(
+            "inference.structured_output.mode",
+            format!("`{mode}` is not one of {}", STRUCTURED_OUTPUT_MODES.join(", ")),
+        );
+    }
     Inference {
+        api,
         temperature: r.number("inference.temperature", within(0.0, 2.0)).unwrap_or(0.0),
         top_p: top_p.unwrap_or(1.0),
         presence_penalty: r.number("inference.presence_penalty", within(-2.0, 2.0)).unwrap_or(0.0),
@@ -381,7 +405,7 @@ fn inference(r: &mut Reader) -> Inference {
         max_completion_tokens: max_tokens as u32,
         timeout_seconds,
         reasoning: Reasoning { default_effort },
-        structured_output: StructuredOutput { mode: "json_object".into() },
+        structured_output: StructuredOutput { mode },
         stream_limits: limits::read(r),
         transport: transport::read(r),
         cache: cache::read(r),

@@ -447,7 +447,17 @@ async fn usage_is_sent_if_and_only_if_asked_unless_the_provider_ignores_it() {
         ("never-usage", true, false),
     ] {
         let body = if asked { chat_body_with_usage(TICKET) } else { chat_body(TICKET) };
-        let text = send(sim.addr, &inferbench_inputs::providers::simulated_endpoint("", provider), &body).await.text();
+        let text = send(
+            sim.addr,
+            &inferbench_inputs::providers::simulated_endpoint(
+                "",
+                provider,
+                inferbench_contract::vocab::WireApi::ChatCompletions,
+            ),
+            &body,
+        )
+        .await
+        .text();
         let usage: Vec<Value> = chunk_values(&text).into_iter().filter(|c| c.get("usage").is_some()).collect();
         assert_eq!(usage.len(), want as usize, "{provider} asked={asked}");
         if want {
@@ -467,7 +477,11 @@ async fn usage_is_sent_if_and_only_if_asked_unless_the_provider_ignores_it() {
 #[tokio::test]
 async fn the_route_is_the_contract_slug() {
     let sim = start().await;
-    let route = inferbench_inputs::providers::simulated_endpoint("", "\u{212A}elvin");
+    let route = inferbench_inputs::providers::simulated_endpoint(
+        "",
+        "\u{212A}elvin",
+        inferbench_contract::vocab::WireApi::ChatCompletions,
+    );
     assert_eq!(route, "/elvin/v1/chat/completions");
     let r = send(sim.addr, &route, &chat_body(TICKET)).await;
     assert!(r.head.starts_with("HTTP/1.1 200"), "{}", r.head);

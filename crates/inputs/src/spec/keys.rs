@@ -148,7 +148,7 @@ const PROVIDERS: &[Key] = &[
 ];
 
 const INFERENCE: &[Key] = &[
-    opt("api", Is(Str("chat-completions"), "inferbench calls chat completions only")),
+    opt("api", Acted),
     req("reasoning", Map(REASONING)),
     opt("streaming", Is(Bool(true), "inferbench measures streamed responses only")),
     opt("stream_protocol", Is(Str("server_sent_events"), "inferbench reads server-sent events only")),
@@ -182,7 +182,7 @@ const REASONING: &[Key] = &[
 ];
 
 const STRUCTURED_OUTPUT: &[Key] = &[
-    req("mode", Is(Str("json_object"), "inferbench asks every provider for response_format json_object")),
+    req("mode", Acted),
     opt("schema_enforcement", Is(Str("local_strict"), "answers are checked locally, strictly")),
     opt("evaluate_reconstructed_final_answer", Is(Bool(true), "the answer is rebuilt from the stream and scored")),
 ];

@@ -4,7 +4,7 @@ use crate::{credential, wire};
 use inferbench_contract::canonical::sha256_hex;
 
 fn path(provider: &str) -> String {
-    inferbench_inputs::providers::simulated_endpoint("", provider)
+    inferbench_inputs::providers::simulated_endpoint("", provider, inferbench_contract::vocab::WireApi::ChatCompletions)
 }
 
 #[tokio::test]
