@@ -20,6 +20,7 @@ use futures_util::FutureExt;
 use inferbench_contract::event::{
     CredentialEcho, ErrorKind, Event, Outcome, RequestStarted, RequestTerminal, ResponseHead, SseEvent,
 };
+use inferbench_contract::vocab::WireApi;
 use inferbench_contract::USER_AGENT;
 use inferbench_inputs::providers::Provider;
 use inferbench_inputs::spec::HttpVersion;
@@ -45,10 +46,23 @@ const REQUEST_HEADERS: [(&str, &str); 4] = [
     ("User-Agent", USER_AGENT),
 ];
 
+/// Headers an API requires of every request, sent and logged in clear.
+fn api_headers(api: WireApi) -> &'static [(&'static str, &'static str)] {
+    match api {
+        WireApi::Messages => &[("anthropic-version", ANTHROPIC_VERSION)],
+        WireApi::ChatCompletions | WireApi::Responses => &[],
+    }
+}
+
+/// The Messages API version inferbench speaks (Anthropic's `anthropic-version` header).
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
 /// A provider's connections (a pool, see [`Transport`]) and what it needs to sign requests.
 #[derive(Clone)]
 pub struct ProviderClient {
     pub provider: Provider,
+    /// The wire API it is called through (the row's, else the spec's).
+    pub api: WireApi,
     pub endpoint: String,
     pub credentials: Credentials,
     pub http: Transport,
@@ -61,6 +75,7 @@ impl ProviderClient {
     /// and the TLS offer of the spec's HTTP version.
     pub fn new(
         provider: Provider,
+        api: WireApi,
         endpoint: String,
         credentials: Credentials,
         http_version: HttpVersion,
@@ -70,7 +85,7 @@ impl ProviderClient {
         // like every other.
         let http = Transport::new(&endpoint, tls)
             .map_err(|e| anyhow::anyhow!("provider {}: endpoint {}", provider.name, credentials.redacted(&e)))?;
-        Ok(ProviderClient { provider, endpoint, credentials, http })
+        Ok(ProviderClient { provider, api, endpoint, credentials, http })
     }
 }
 
@@ -283,7 +298,13 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
     let creds = &client.credentials;
     let mut logged_headers: BTreeMap<String, String> =
         REQUEST_HEADERS.iter().map(|(name, value)| (name.to_string(), value.to_string())).collect();
-    let auth = creds.headers(&client.provider);
+    let auth = creds.headers(&client.provider, client.api);
+    for (name, value) in api_headers(client.api) {
+        // Unless the provider's own headers set it.
+        if !auth.iter().any(|(h, _)| h.eq_ignore_ascii_case(name)) {
+            logged_headers.insert(name.to_string(), value.to_string());
+        }
+    }
     for (name, _) in &auth {
         logged_headers.insert(name.clone(), REDACTED.to_string());
     }
@@ -291,6 +312,11 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
     let mut request = client.http.post();
     for (name, value) in REQUEST_HEADERS {
         request = request.header(name, value);
+    }
+    for (name, value) in
+        api_headers(client.api).iter().filter(|(h, _)| !auth.iter().any(|(a, _)| a.eq_ignore_ascii_case(h)))
+    {
+        request = request.header(*name, *value);
     }
     for (name, value) in &auth {
         request = request.header(name.as_str(), value.as_str());
@@ -311,7 +337,7 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
         task_family: unit.task_family,
         item_id: unit.item_id.clone(),
         endpoint,
-        api: inferbench_contract::vocab::WireApi::ChatCompletions,
+        api: client.api,
         body: unit.body.clone(),
         headers: logged_headers,
         step: unit.step,

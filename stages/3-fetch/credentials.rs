@@ -1,6 +1,7 @@
 //! Credentials: read from the process environment, else from a `.env` file (process wins),
 //! used only to build request headers, and scrubbed from everything that is logged.
 use inferbench_contract::lenient_json;
+use inferbench_contract::vocab::WireApi;
 use inferbench_inputs::providers::{Auth, Provider};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -82,12 +83,14 @@ impl Credentials {
         Credentials { values, secret: false }
     }
 
-    /// The auth headers to send (real values) and to log (redacted).
-    pub fn headers(&self, provider: &Provider) -> Vec<(String, String)> {
+    /// The auth headers to send (real values) and to log (redacted) on `api`: a bearer
+    /// credential is `Authorization: Bearer …` on OpenAI's APIs and `x-api-key` on Anthropic's.
+    pub fn headers(&self, provider: &Provider, api: WireApi) -> Vec<(String, String)> {
         let get = |name: &str| self.values.get(name).cloned().unwrap_or_default();
-        match &provider.auth {
-            Auth::Bearer { env } => vec![("Authorization".to_string(), format!("Bearer {}", get(env)))],
-            Auth::Headers { headers } => headers.iter().map(|(h, env)| (h.clone(), get(env))).collect(),
+        match (&provider.auth, api) {
+            (Auth::Bearer { env }, WireApi::Messages) => vec![("x-api-key".to_string(), get(env))],
+            (Auth::Bearer { env }, _) => vec![("Authorization".to_string(), format!("Bearer {}", get(env)))],
+            (Auth::Headers { headers }, _) => headers.iter().map(|(h, env)| (h.clone(), get(env))).collect(),
         }
     }
 

@@ -149,7 +149,8 @@ pub fn prepare(args: Args) -> Result<Plan> {
                 provider.endpoint.clone()
             }
         };
-        let client = ProviderClient::new(provider.clone(), endpoint, creds, http_version)?;
+        let client =
+            ProviderClient::new(provider.clone(), provider.api(spec.inference.api), endpoint, creds, http_version)?;
         clients.insert(provider.name.clone(), Arc::new(client));
     }
     if !missing.is_empty() {

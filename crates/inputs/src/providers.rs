@@ -16,13 +16,14 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 impl Provider {
-    /// The exact request body: common sampling settings, then the token limit, the structured
-    /// output mode, the provider's reasoning fields, its extra fields, and the usage option.
+    /// The exact request body on this provider's wire API (docs/reference/wire-apis.md): the
+    /// prompts, common sampling settings, then the token limit, the structured output mode, the
+    /// provider's reasoning fields, its extra fields, and the usage option.
     pub fn body(&self, spec: &Spec, system: &str, user: &str) -> Value {
         let inf = &spec.inference;
-        let messages = json!([{"role": "system", "content": system}, {"role": "user", "content": user}]);
-        let format = json!({"type": inf.structured_output.mode});
-        self.build(spec, messages, u64::from(inf.max_completion_tokens), Some(format), false)
+        let prompt = Prompt { system: Some(system), user };
+        let json_mode = inf.structured_output.mode == "json_object";
+        self.build(spec, prompt, u64::from(inf.max_completion_tokens), json_mode, false)
     }
 
     /// A synthetic request's body (`load.workload.kind: synthetic`): the prompt as its one
@@ -32,23 +33,51 @@ impl Provider {
     /// length. The sampling settings, reasoning fields, extra fields and usage option are the
     /// dataset requests'. No `min_tokens` is sent.
     pub fn synthetic_body(&self, spec: &Spec, prompt: &str, output_tokens: u32, ignore_eos: bool) -> Value {
-        let messages = json!([{"role": "user", "content": prompt}]);
-        self.build(spec, messages, u64::from(output_tokens), None, ignore_eos)
+        self.build(spec, Prompt { system: None, user: prompt }, u64::from(output_tokens), false, ignore_eos)
     }
 
-    fn build(&self, spec: &Spec, messages: Value, limit: u64, format: Option<Value>, ignore_eos: bool) -> Value {
+    fn build(&self, spec: &Spec, prompt: Prompt, limit: u64, json_mode: bool, ignore_eos: bool) -> Value {
         let inf = &spec.inference;
+        let api = self.api(inf.api);
+        let user = json!({"role": "user", "content": prompt.user});
         let mut body = Map::new();
         body.insert("model".into(), json!(self.model_id));
-        body.insert("messages".into(), messages);
+        match (api, prompt.system) {
+            (WireApi::ChatCompletions, Some(system)) => {
+                body.insert("messages".into(), json!([{"role": "system", "content": system}, user]));
+            }
+            (WireApi::ChatCompletions, None) => {
+                body.insert("messages".into(), json!([user]));
+            }
+            (WireApi::Responses, system) => {
+                if let Some(system) = system {
+                    body.insert("instructions".into(), json!(system));
+                }
+                body.insert("input".into(), json!([user]));
+            }
+            (WireApi::Messages, system) => {
+                if let Some(system) = system {
+                    body.insert("system".into(), json!(system));
+                }
+                body.insert("messages".into(), json!([user]));
+            }
+        }
         body.insert("stream".into(), json!(true));
         body.insert("temperature".into(), number(inf.temperature));
         body.insert("top_p".into(), number(inf.top_p));
-        body.insert("presence_penalty".into(), number(inf.presence_penalty));
-        body.insert("frequency_penalty".into(), number(inf.frequency_penalty));
-        body.insert(self.token_limit_field.clone(), json!(limit));
-        if let Some(format) = format {
-            body.insert("response_format".into(), format);
+        // The other APIs have no penalties; a non-zero one is refused for them (`problems`).
+        if api == WireApi::ChatCompletions {
+            body.insert("presence_penalty".into(), number(inf.presence_penalty));
+            body.insert("frequency_penalty".into(), number(inf.frequency_penalty));
+        }
+        body.insert(self.token_limit_key(api).into(), json!(limit));
+        if json_mode {
+            match api {
+                WireApi::ChatCompletions => body.insert("response_format".into(), json!({"type": "json_object"})),
+                WireApi::Responses => body.insert("text".into(), json!({"format": {"type": "json_object"}})),
+                // Refused before anything is locked (`problems`).
+                WireApi::Messages => None,
+            };
         }
         if ignore_eos {
             body.insert("ignore_eos".into(), json!(true));
@@ -56,10 +85,34 @@ impl Provider {
         for (k, v) in self.reasoning.iter().chain(self.extra.iter()) {
             body.insert(k.clone(), v.clone());
         }
-        if self.stream_usage {
+        if self.stream_usage && api == WireApi::ChatCompletions {
             body.insert("stream_options".into(), json!({"include_usage": true}));
         }
         Value::Object(body)
+    }
+
+    /// The body field of the answer-token ceiling on `api`.
+    fn token_limit_key(&self, api: WireApi) -> &str {
+        match api {
+            WireApi::ChatCompletions => &self.token_limit_field,
+            WireApi::Responses => "max_output_tokens",
+            WireApi::Messages => "max_tokens",
+        }
+    }
+}
+
+/// The prompts of one request: a task's system and user prompt, or a synthetic prompt alone.
+struct Prompt<'a> {
+    system: Option<&'a str>,
+    user: &'a str,
+}
+
+/// Body fields the request builder sets itself on `api`, beside [`BUILDER_FIELDS`].
+fn builder_fields(api: WireApi) -> &'static [&'static str] {
+    match api {
+        WireApi::ChatCompletions => &[],
+        WireApi::Responses => &["input", "instructions", "max_output_tokens", "text"],
+        WireApi::Messages => &["system"],
     }
 }
 
@@ -247,15 +300,82 @@ impl Provider {
         if self.model_aliases.iter().any(|a| a.trim().is_empty()) {
             bad("model_aliases", "an alias must not be empty".into());
         }
-        if !["max_tokens", "max_completion_tokens"].contains(&self.token_limit_field.as_str()) {
-            bad("token_limit_field", "expected max_tokens or max_completion_tokens".into());
+        let api = self.api(spec.inference.api);
+        // What the API cannot express is refused here, before anything is locked, naming the
+        // API (the provider and the key are named by the caller).
+        let on = format!("on the {api} API");
+        match api {
+            WireApi::ChatCompletions => {
+                if !["max_tokens", "max_completion_tokens"].contains(&self.token_limit_field.as_str()) {
+                    bad("token_limit_field", "expected max_tokens or max_completion_tokens".into());
+                }
+            }
+            other => {
+                let own = self.token_limit_key(other);
+                if !(self.token_limit_field.is_empty() || self.token_limit_field == own) {
+                    bad("token_limit_field", format!("{on} the answer-token ceiling is `{own}`; leave this out"));
+                }
+                if self.stream_usage {
+                    bad("stream_usage", format!("{on} every stream carries its usage; leave this out"));
+                }
+                let inf = &spec.inference;
+                for (key, value) in
+                    [("presence_penalty", inf.presence_penalty), ("frequency_penalty", inf.frequency_penalty)]
+                {
+                    if value != 0.0 {
+                        bad(
+                            &format!("inference.{key}"),
+                            format!("{value} cannot be sent {on}, which has no such setting"),
+                        );
+                    }
+                }
+            }
         }
-        let effort = &spec.inference.reasoning.default_effort;
-        if self.reasoning.get("reasoning_effort").and_then(Value::as_str) != Some(effort.as_str()) {
-            bad("reasoning.reasoning_effort", format!("must be `{effort}` (the spec's reasoning effort)"));
+        if api == WireApi::Messages && spec.inference.structured_output.mode == "json_object" {
+            bad(
+                "inference.structured_output.mode",
+                format!("json_object cannot be asked for {on}, which has no JSON mode; use prompt_only"),
+            );
+        }
+        let effort = spec.inference.reasoning.default_effort.as_str();
+        match api {
+            WireApi::ChatCompletions => {
+                if self.reasoning.get("reasoning_effort").and_then(Value::as_str) != Some(effort) {
+                    bad("reasoning.reasoning_effort", format!("must be `{effort}` (the spec's reasoning effort)"));
+                }
+            }
+            WireApi::Responses => {
+                let set = self.reasoning.get("reasoning").and_then(|r| r.get("effort")).and_then(Value::as_str);
+                if set != Some(effort) {
+                    bad("reasoning.reasoning.effort", format!("must be `{effort}` (the spec's reasoning effort) {on}"));
+                }
+            }
+            WireApi::Messages => {
+                let thinking = self.reasoning.get("thinking");
+                let kind = thinking.and_then(|t| t.get("type")).and_then(Value::as_str);
+                let budget = thinking.and_then(|t| t.get("budget_tokens")).and_then(Value::as_u64);
+                match (effort, kind, budget) {
+                    ("none", None | Some("disabled"), _) => {}
+                    ("none", _, _) => bad(
+                        "reasoning.thinking",
+                        format!("must be absent or `{{type: disabled}}` {on}: the spec's reasoning effort is none"),
+                    ),
+                    (_, Some("enabled"), Some(1..)) => {}
+                    _ => bad(
+                        "reasoning.thinking",
+                        format!(
+                            "must be `{{type: enabled, budget_tokens: n}}` {on}: the provider's thinking budget for \
+                             the spec's reasoning effort `{effort}`"
+                        ),
+                    ),
+                }
+            }
         }
         for (section, fields) in [("reasoning", &self.reasoning), ("extra", &self.extra)] {
-            for key in fields.keys().filter(|k| BUILDER_FIELDS.contains(&k.as_str())) {
+            for key in fields
+                .keys()
+                .filter(|k| BUILDER_FIELDS.contains(&k.as_str()) || builder_fields(api).contains(&k.as_str()))
+            {
                 bad(&format!("{section}.{key}"), "overrides a field the request builder sets from the spec".into());
             }
         }
@@ -401,6 +521,100 @@ mod tests {
         assert_eq!(found.len(), 1, "{key} = {value}: {found:#?}");
         assert!(found[0].starts_with(&format!("providers.yaml: providers[{i}] ")), "{}", found[0]);
         assert!(found[0].contains(named) && found[0].contains(text), "{key} = {value}: {}", found[0]);
+    }
+
+    /// The bundled spec and its baseten row, moved onto `api` with that API's reasoning fields.
+    fn on_api(api: WireApi) -> (Spec, Provider) {
+        let (mut spec, table) = bundled();
+        spec.inference.structured_output.mode = "prompt_only".into();
+        let mut p = table.get("baseten").unwrap().clone();
+        p.api = Some(api);
+        p.token_limit_field = String::new();
+        p.stream_usage = false;
+        p.reasoning = match api {
+            WireApi::ChatCompletions => p.reasoning,
+            WireApi::Responses => json!({"reasoning": {"effort": "low"}}).as_object().unwrap().clone(),
+            WireApi::Messages => {
+                json!({"thinking": {"type": "enabled", "budget_tokens": 1024}}).as_object().unwrap().clone()
+            }
+        };
+        (spec, p)
+    }
+
+    fn problems_of(spec: &Spec, p: &Provider) -> Vec<String> {
+        p.problems(spec).into_iter().map(|(k, what)| format!("{k}: {what}")).collect()
+    }
+
+    #[test]
+    fn each_api_has_its_own_body() {
+        let (mut spec, p) = on_api(WireApi::Responses);
+        assert!(problems_of(&spec, &p).is_empty(), "{:?}", problems_of(&spec, &p));
+        spec.inference.structured_output.mode = "json_object".into();
+        let body = p.body(&spec, "sys", "user");
+        assert_eq!(body["instructions"], "sys");
+        assert_eq!(body["input"], json!([{"role": "user", "content": "user"}]));
+        assert_eq!(body["max_output_tokens"], json!(spec.inference.max_completion_tokens));
+        assert_eq!(body["text"], json!({"format": {"type": "json_object"}}));
+        assert_eq!(body["reasoning"], json!({"effort": "low"}));
+        for absent in ["messages", "presence_penalty", "frequency_penalty", "response_format", "stream_options"] {
+            assert!(body.get(absent).is_none(), "{absent}");
+        }
+        let (spec, p) = on_api(WireApi::Messages);
+        assert!(problems_of(&spec, &p).is_empty(), "{:?}", problems_of(&spec, &p));
+        let body = p.body(&spec, "sys", "user");
+        assert_eq!(body["system"], "sys");
+        assert_eq!(body["messages"], json!([{"role": "user", "content": "user"}]));
+        assert_eq!(body["max_tokens"], json!(spec.inference.max_completion_tokens));
+        assert_eq!(body["thinking"], json!({"type": "enabled", "budget_tokens": 1024}));
+        assert_eq!(body["stream"], json!(true));
+        assert!(body.get("text").is_none() && body.get("response_format").is_none());
+        // A synthetic prompt has no system prompt on any API.
+        let synthetic = p.synthetic_body(&spec, "w w", 9, false);
+        assert!(synthetic.get("system").is_none());
+        assert_eq!(synthetic["max_tokens"], json!(9));
+        // The spec's API is every row's that names none.
+        let (mut spec, mut p) = on_api(WireApi::Responses);
+        p.api = None;
+        spec.inference.api = WireApi::Responses;
+        assert!(p.body(&spec, "s", "u").get("input").is_some());
+    }
+
+    #[test]
+    fn a_setting_an_api_cannot_express_is_refused_naming_the_key_and_the_api() {
+        let (mut spec, p) = on_api(WireApi::Messages);
+        spec.inference.structured_output.mode = "json_object".into();
+        assert_eq!(
+            problems_of(&spec, &p),
+            ["inference.structured_output.mode: json_object cannot be asked for on the messages API, which has no \
+              JSON mode; use prompt_only"]
+        );
+        let (mut spec, mut p) = on_api(WireApi::Responses);
+        spec.inference.presence_penalty = 0.5;
+        p.stream_usage = true;
+        p.token_limit_field = "max_tokens".into();
+        let found = problems_of(&spec, &p);
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert!(found[0]
+            .starts_with("token_limit_field: on the responses API the answer-token ceiling is `max_output_tokens`"));
+        assert!(found[1].starts_with("stream_usage: on the responses API"));
+        assert!(found[2].starts_with("inference.presence_penalty: 0.5 cannot be sent on the responses API"));
+        let (spec, mut p) = on_api(WireApi::Responses);
+        p.reasoning = json!({"reasoning": {"effort": "high"}}).as_object().unwrap().clone();
+        assert!(problems_of(&spec, &p)[0].starts_with("reasoning.reasoning.effort: must be `low`"));
+        p.reasoning = json!({"reasoning": {"effort": "low"}, "input": "x"}).as_object().unwrap().clone();
+        assert_eq!(
+            problems_of(&spec, &p),
+            ["reasoning.input: overrides a field the request builder sets from the spec"]
+        );
+        let (mut spec, mut p) = on_api(WireApi::Messages);
+        p.reasoning = Map::new();
+        assert!(
+            problems_of(&spec, &p)[0].starts_with("reasoning.thinking: must be `{type: enabled, budget_tokens: n}`")
+        );
+        spec.inference.reasoning.default_effort = "none".into();
+        assert!(problems_of(&spec, &p).is_empty());
+        p.reasoning = json!({"thinking": {"type": "enabled", "budget_tokens": 2048}}).as_object().unwrap().clone();
+        assert!(problems_of(&spec, &p)[0].contains("the spec's reasoning effort is none"));
     }
 
     #[test]

@@ -4,7 +4,7 @@ use crate::client::{execute, version_name, Limits, ProviderClient, Unit};
 use crate::credentials::Credentials;
 use crate::log::EventLog;
 use inferbench_contract::event::{Envelope, Event, RequestStarted, RequestTerminal, ResponseHead};
-use inferbench_contract::vocab::{ErrorKind, Outcome};
+use inferbench_contract::vocab::{ErrorKind, Outcome, WireApi};
 use inferbench_inputs::providers::Provider;
 use inferbench_inputs::spec::{HttpVersion, Spec};
 use std::time::Duration;
@@ -55,12 +55,22 @@ async fn run(response: Vec<u8>, limits: Limits) -> (Vec<Envelope>, u64) {
 /// One attempt against `response` with a client for `http_version`; the log's records, its
 /// size in bytes, and the request head the server read.
 async fn attempt(response: Vec<u8>, limits: Limits, http_version: HttpVersion) -> (Vec<Envelope>, u64, String) {
+    attempt_on(WireApi::ChatCompletions, response, limits, http_version).await
+}
+
+/// [`attempt`] through `api`.
+async fn attempt_on(
+    api: WireApi,
+    response: Vec<u8>,
+    limits: Limits,
+    http_version: HttpVersion,
+) -> (Vec<Envelope>, u64, String) {
     let (endpoint, served) = serve_once(response).await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("0001.jsonl");
     let log = EventLog::open(&path, "run-x".into(), 0, 0).unwrap();
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = ProviderClient::new(provider(), endpoint, Credentials::for_tests(KEY), http_version).unwrap();
+    let client = ProviderClient::new(provider(), api, endpoint, Credentials::for_tests(KEY), http_version).unwrap();
     let unit = Unit {
         request_id: "r1".into(),
         round_id: "round".into(),
@@ -226,6 +236,25 @@ fn header_lines(request: &str) -> Vec<String> {
 }
 
 #[tokio::test]
+async fn a_bearer_credential_goes_as_x_api_key_with_the_anthropic_version_on_messages_and_as_authorization_elsewhere() {
+    let answer = sse(&format!("data: {ANSWER}\n\ndata: [DONE]\n\n"));
+    let (events, _, request) = attempt_on(WireApi::Messages, answer.clone(), LIMITS, HttpVersion::default()).await;
+    let sent = header_lines(&request);
+    assert!(sent.contains(&format!("x-api-key: {KEY}")), "{sent:#?}");
+    assert!(sent.contains(&format!("anthropic-version: {}", crate::client::ANTHROPIC_VERSION)), "{sent:#?}");
+    assert!(!sent.iter().any(|l| l.starts_with("authorization:")), "{sent:#?}");
+    let logged = started(&events);
+    assert_eq!(logged.api, WireApi::Messages);
+    assert_eq!(logged.headers["x-api-key"], crate::credentials::REDACTED);
+    assert_eq!(logged.headers["anthropic-version"], crate::client::ANTHROPIC_VERSION);
+    let (events, _, request) = attempt_on(WireApi::Responses, answer, LIMITS, HttpVersion::default()).await;
+    let sent = header_lines(&request);
+    assert!(sent.contains(&format!("authorization: Bearer {KEY}")), "{sent:#?}");
+    assert!(!sent.iter().any(|l| l.starts_with("x-api-key:") || l.starts_with("anthropic-version:")), "{sent:#?}");
+    assert_eq!(started(&events).api, WireApi::Responses);
+}
+
+#[tokio::test]
 async fn the_default_client_sends_http_1_1_uncompressed_with_its_user_agent_and_logs_what_it_sent() {
     assert_eq!(bundled_http_version(), HttpVersion::Http1);
     let answer = sse(&format!("data: {ANSWER}\n\ndata: [DONE]\n\n"));
@@ -303,7 +332,14 @@ async fn offered_by(http_version: HttpVersion) -> Vec<String> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let endpoint = format!("https://{}/v1/chat/completions", listener.local_addr().unwrap());
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = ProviderClient::new(provider(), endpoint.clone(), Credentials::for_tests(KEY), http_version).unwrap();
+    let client = ProviderClient::new(
+        provider(),
+        WireApi::ChatCompletions,
+        endpoint.clone(),
+        Credentials::for_tests(KEY),
+        http_version,
+    )
+    .unwrap();
     let request = http::Request::post(endpoint.as_str()).body(crate::transport::Body::default()).unwrap();
     let request =
         tokio::spawn(async move { client.http.sending(crate::transport::Outgoing::new(request)).await.is_ok() });
@@ -403,8 +439,14 @@ async fn a_completed_exchange_hands_its_connection_to_the_next_request_and_an_ab
     let path = dir.path().join("0001.jsonl");
     let log = EventLog::open(&path, "run-x".into(), 0, 0).unwrap();
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let client =
-        ProviderClient::new(provider(), endpoint, Credentials::for_tests(KEY), HttpVersion::default()).unwrap();
+    let client = ProviderClient::new(
+        provider(),
+        WireApi::ChatCompletions,
+        endpoint,
+        Credentials::for_tests(KEY),
+        HttpVersion::default(),
+    )
+    .unwrap();
     let limits = Limits { max_event_bytes: 1 << 20, max_response_bytes: 500 };
     // Each request, what it ends with, and how many connections the server has accepted then.
     let expected = [

@@ -111,6 +111,22 @@ fn timeouts_must_be_finite_positive_and_bounded() {
 }
 
 #[test]
+fn the_wire_api_and_the_structured_output_mode_are_one_of_their_values() {
+    refused("inference.api", json!("completions"), "inference.api", "one of chat-completions, responses, messages");
+    refused(
+        "inference.structured_output.mode",
+        json!("json_schema"),
+        "inference.structured_output.mode",
+        "json_object, prompt_only",
+    );
+    for api in ["chat-completions", "responses", "messages"] {
+        // The spec alone: its provider table is checked against it when loaded (providers.rs).
+        assert!(problems_with("inference.api", json!(api)).is_empty(), "{api}");
+    }
+    assert!(problems_with("inference.structured_output.mode", json!("prompt_only")).is_empty());
+}
+
+#[test]
 fn settings_inferbench_does_not_implement_are_refused_with_the_reason() {
     refused("inference.max_attempts", json!(2), "inference.max_attempts", "must be 1, found 2: inferbench sends");
     refused(
@@ -121,12 +137,6 @@ fn settings_inferbench_does_not_implement_are_refused_with_the_reason() {
     );
     refused("inference.turns", json!(3), "inference.turns", "single-turn");
     refused("inference.streaming", json!(false), "inference.streaming", "must be true");
-    refused(
-        "inference.structured_output.mode",
-        json!("json_schema"),
-        "inference.structured_output.mode",
-        "json_object",
-    );
     refused(
         "inference.reasoning.provider_overrides",
         json!({"modal": "high"}),
