@@ -525,7 +525,7 @@ async fn read_stream(
     p: &mut Progress,
 ) -> Result<(StreamEnd, Option<Drain>)> {
     let mut parser = Parser::new(limits.max_event_bytes);
-    let mut judge = Judge::default();
+    let mut judge = Judge::on(inferbench_judge::rules::Rules::Inferbench, client.api);
     // The first bytes of the body: the evidence when it turns out to hold no event at all.
     let mut head = Vec::new();
     loop {
@@ -689,7 +689,7 @@ impl Recorder<'_> {
         match frame {
             Frame::Comment(text) => event.comment = Some(redact(text)),
             Frame::Event { data, event: kind, id, retry } => {
-                let payload = Payload::of(kind.as_deref(), data.as_deref());
+                let payload = Payload::read(self.client.api, kind.as_deref(), data.as_deref());
                 if let Some(judge) = judge {
                     end = judge.observe(index, kind.as_deref(), &payload);
                     p.done |= payload == Payload::Done && end.is_some();

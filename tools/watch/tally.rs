@@ -6,6 +6,7 @@
 //! timing function (`timing::compute_with`), which also gives its TTFA and E2E. An attempt's
 //! events are kept only until its terminal event, so memory follows the requests in flight.
 use inferbench_contract::event::{Envelope, Event, Outcome, SseEvent};
+use inferbench_contract::vocab::WireApi;
 use inferbench_contract::vocab::{EndpointMode, ErrorKind, OperationalOutcome, SegmentStatus, StepStatus};
 use inferbench_contract::{Error, Result};
 use inferbench_judge::rules::Rules;
@@ -30,6 +31,8 @@ pub struct Started {
     pub segment: u32,
     /// A load run's step.
     pub step: Option<u32>,
+    /// The wire API whose grammar its events are read by.
+    pub api: WireApi,
 }
 
 /// A load run's current step, as far as the log goes.
@@ -202,6 +205,7 @@ impl Tally {
                     t_ns,
                     segment,
                     step: s.step,
+                    api: s.api,
                 });
             }
             Event::SseEvent(e) => {
@@ -229,7 +233,8 @@ impl Tally {
                 let Some(started) = open.started else { return Ok(()) };
                 let events: Vec<TimedEvent> =
                     open.events.iter().map(|(t, e)| TimedEvent::logged(started.t_ns, *t, e)).collect();
-                let judged = timing::compute_with(self.rules, &events, &timing::logged_end(&term), term.http_status);
+                let judged =
+                    timing::compute_on(self.rules, started.api, &events, &timing::logged_end(&term), term.http_status);
                 let class = OperationalOutcome::of(judged.end.outcome, term.http_status);
                 if let Some(step) = self.step.as_mut().filter(|step| Some(step.step) == started.step) {
                     step.failures += u64::from(class.is_failure());

@@ -14,6 +14,10 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::borrow::Cow;
 
+pub mod grammar;
+
+use crate::vocab::WireApi;
+
 /// Token usage as the provider reported it (later non-null values win).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Usage {
@@ -56,6 +60,9 @@ pub struct Chunk {
     /// The whole object, kept only when the general reading made it (the fast one refuses
     /// every chunk whose error the judge must quote).
     value: Option<Value>,
+    /// What the event is in its grammar: `None` for a chat chunk, which has no grammar beyond
+    /// its fields ([`grammar`]).
+    pub event: Option<grammar::Event>,
 }
 
 impl Chunk {
@@ -73,6 +80,21 @@ impl Chunk {
         }
         match crate::lenient_json::parse(text) {
             Some(value @ Value::Object(_)) => Ok(Some(from_value(value))),
+            Some(_) => Ok(None),
+            None => Err(()),
+        }
+    }
+
+    /// Reads one event's `text` as `api`'s grammar reads it: a chat chunk as [`Chunk::read`]
+    /// (an `error` event's data kept whole), any other API's event into the same fields and its
+    /// [`grammar::Event`]. The same `None` and `Err(())` as [`Chunk::read`].
+    #[allow(clippy::result_unit_err)]
+    pub fn read_on(api: WireApi, event_name: Option<&str>, text: &str) -> Result<Option<Chunk>, ()> {
+        if api == WireApi::ChatCompletions {
+            return Chunk::read(text, event_name == Some("error"));
+        }
+        match crate::lenient_json::parse(text) {
+            Some(value @ Value::Object(_)) => Ok(Some(grammar::read(api, event_name, value))),
             Some(_) => Ok(None),
             None => Err(()),
         }
@@ -160,7 +182,7 @@ pub fn from_value(payload: Value) -> Chunk {
         model: non_empty_string(payload.get("model")),
     };
     let provider_request_id = non_empty_string(payload.get("request_id").or_else(|| payload.get("id")));
-    Chunk { fields, provider_request_id, value: Some(payload) }
+    Chunk { fields, provider_request_id, value: Some(payload), event: None }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -475,7 +497,7 @@ pub fn fast(text_: &str) -> Option<Chunk> {
     });
     let provider_request_id = non_empty(chunk.request_id.or(chunk.id));
     let fields = ChunkFields { reasoning, answer, finish_reason, usage, model: non_empty(chunk.model) };
-    Some(Chunk { fields, provider_request_id, value: None })
+    Some(Chunk { fields, provider_request_id, value: None, event: None })
 }
 
 #[cfg(test)]

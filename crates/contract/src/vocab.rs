@@ -235,14 +235,22 @@ string_enum! {
         /// The body carried more events than its size cap allows (one per 64 bytes): a flood of
         /// keep-alives or comments that would make the log many times larger than the body.
         TooManyEvents => "too_many_events",
-        /// A `data: {"error": …}` payload inside a 2xx stream.
+        /// A `data: {"error": …}` payload inside a 2xx stream, or a Responses stream's
+        /// `response.failed`.
         InBandError => "in_band_error",
-        /// An SSE event named `error` inside a 2xx stream.
+        /// An SSE event named `error` (or, on Responses and Messages, whose type is `error`)
+        /// inside a 2xx stream.
         ErrorEvent => "error_event",
         /// The stream ended cleanly with neither `[DONE]` nor a `finish_reason`.
         NoDoneOrFinish => "no_done_or_finish",
         /// The fetch process stopped before the attempt ended.
         Interrupted => "interrupted",
+        /// A Responses or Messages stream ended cleanly (or with `[DONE]`) before its grammar's
+        /// terminal event (`response.completed`, `response.incomplete`, `message_stop`).
+        NoTerminalEvent => "no_terminal_event",
+        /// A Responses or Messages stream broke its grammar's rules: an event before the
+        /// response opened, a second opening, a delta or stop for a block never started.
+        GrammarViolation => "grammar_violation",
     }
 }
 

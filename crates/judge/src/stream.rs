@@ -16,8 +16,9 @@
 //! - A body that ends cleanly after a `finish_reason` is `completed`; with neither `[DONE]`
 //!   nor a `finish_reason` it is `truncated`; with no event at all it is `invalid_stream`.
 use crate::rules::Rules;
+use inferbench_contract::chunk::grammar::{self, Kind};
 use inferbench_contract::chunk::Chunk;
-use inferbench_contract::vocab::{ErrorKind, Outcome};
+use inferbench_contract::vocab::{ErrorKind, Outcome, WireApi};
 use serde_json::Value;
 
 /// Cap on an error message taken from a stream.
@@ -46,11 +47,16 @@ impl Payload {
     /// The `data` of an event named `event_name` (an `error` event's data is kept as a tree:
     /// the judge quotes it whole).
     pub fn of(event_name: Option<&str>, data: Option<&str>) -> Payload {
+        Payload::read(WireApi::ChatCompletions, event_name, data)
+    }
+
+    /// The `data` of an event named `event_name` on `api`, read by that API's grammar.
+    pub fn read(api: WireApi, event_name: Option<&str>, data: Option<&str>) -> Payload {
         match data {
             None => Payload::Absent,
             Some("[DONE]") => Payload::Done,
             Some("") => Payload::Empty,
-            Some(text) => match Chunk::read(text, event_name == Some("error")) {
+            Some(text) => match Chunk::read_on(api, event_name, text) {
                 Ok(Some(chunk)) => Payload::Object(Box::new(chunk)),
                 Ok(None) => Payload::NotObject,
                 Err(()) => Payload::NotJson,
@@ -91,7 +97,7 @@ impl StreamEnd {
         matches!(
             (self.outcome, self.error_type),
             (Outcome::Completed, _)
-                | (Outcome::Truncated, Some(ErrorKind::NoDoneOrFinish))
+                | (Outcome::Truncated, Some(ErrorKind::NoDoneOrFinish | ErrorKind::NoTerminalEvent))
                 | (Outcome::InvalidStream, Some(ErrorKind::EmptyStream))
         )
     }
@@ -101,9 +107,14 @@ impl StreamEnd {
 #[derive(Debug, Default, Clone)]
 pub struct Judge {
     rules: Rules,
+    api: WireApi,
     events: u32,
     finish_seen: bool,
     done_seen: bool,
+    /// Responses and Messages: the response opened (`response.created`, `message_start`).
+    opened: bool,
+    /// Messages: the content blocks started and not yet stopped, by index, in start order.
+    open_blocks: Vec<Option<u64>>,
 }
 
 impl Judge {
@@ -112,24 +123,50 @@ impl Judge {
         Judge { rules, ..Judge::default() }
     }
 
+    /// A judge of `api`'s grammar applying `rules` (the reference's rules are chat completions'
+    /// only: the reference runner spoke nothing else).
+    pub fn on(rules: Rules, api: WireApi) -> Judge {
+        Judge { rules, api, ..Judge::default() }
+    }
+
+    /// The API whose grammar this judge reads.
+    pub fn api(&self) -> WireApi {
+        self.api
+    }
+
+    /// An event's `data`, read by this judge's grammar ([`Payload::read`]).
+    pub fn payload(&self, event_name: Option<&str>, data: Option<&str>) -> Payload {
+        Payload::read(self.api, event_name, data)
+    }
+
     /// Takes the next dispatched event (not a comment); returns how the stream ended when this
     /// event ends it.
     pub fn observe(&mut self, index: u32, event_name: Option<&str>, payload: &Payload) -> Option<StreamEnd> {
         // Only an event with data is a server-sent event proper (WHATWG dispatches nothing
         // else); `id:`- or `retry:`-only blocks are logged but are no evidence of a stream.
         self.events += u32::from(*payload != Payload::Absent);
-        if self.rules.is_reference() {
+        if self.rules.is_reference() && self.api == WireApi::ChatCompletions {
             return self.observe_as_reference(index, payload);
         }
-        if event_name == Some("error") {
+        let typed_error = payload.object().and_then(|c| c.event.as_ref()).is_some_and(|e| e.kind == Kind::Error);
+        if event_name == Some("error") || typed_error {
             let value = payload.object().and_then(Chunk::value);
-            let message = value.and_then(error_message).unwrap_or_else(|| "no message".to_string());
+            let message =
+                value.and_then(|v| error_message(v).or_else(|| grammar::error_message(v).map(|m| cap(m, MESSAGE_CAP))));
+            let message = message.unwrap_or_else(|| "no message".to_string());
+            let body = match self.api {
+                WireApi::ChatCompletions => value,
+                _ => value.map(grammar::error_object),
+            };
             return Some(StreamEnd {
                 outcome: Outcome::StreamError,
                 error_type: Some(ErrorKind::ErrorEvent),
                 message: Some(format!("event {index}: the provider sent an `error` event: {message}")),
-                error_body: value.map(|v| cap(&compact(v), ERROR_BODY_CAP)),
+                error_body: body.map(|v| cap(&compact(v), ERROR_BODY_CAP)),
             });
+        }
+        if self.api != WireApi::ChatCompletions {
+            return self.observe_grammar(index, payload);
         }
         match payload {
             Payload::Absent | Payload::Empty => None,
@@ -169,6 +206,109 @@ impl Judge {
         }
     }
 
+    /// A Responses or Messages event (not an error, which [`Judge::observe`] took).
+    fn observe_grammar(&mut self, index: u32, payload: &Payload) -> Option<StreamEnd> {
+        let chunk = match payload {
+            Payload::Absent | Payload::Empty => return None,
+            Payload::Done => {
+                return Some(StreamEnd::failed(
+                    Outcome::Truncated,
+                    ErrorKind::NoTerminalEvent,
+                    format!("event {index}: [DONE] before {}", self.terminal_names()),
+                ))
+            }
+            Payload::NotJson => {
+                return Some(StreamEnd::failed(
+                    Outcome::InvalidStream,
+                    ErrorKind::InvalidSse,
+                    format!("event {index}: data is not JSON"),
+                ))
+            }
+            Payload::NotObject => {
+                return Some(StreamEnd::failed(
+                    Outcome::InvalidStream,
+                    ErrorKind::InvalidSse,
+                    format!("event {index}: data is JSON but not an object"),
+                ))
+            }
+            Payload::Object(chunk) => chunk,
+        };
+        let Some(event) = chunk.event.as_ref() else { return None };
+        let broken = |rule: String| {
+            Some(StreamEnd::failed(
+                Outcome::InvalidStream,
+                ErrorKind::GrammarViolation,
+                format!("event {index}: {rule}"),
+            ))
+        };
+        let opening = match self.api {
+            WireApi::Messages => "message_start",
+            _ => "response.created",
+        };
+        let name = if event.name.is_empty() { "an event without a type" } else { event.name.as_str() };
+        match &event.kind {
+            Kind::Ping => return None,
+            Kind::Opened if self.opened => return broken(format!("a second `{name}`")),
+            Kind::Opened => {
+                self.opened = true;
+                return None;
+            }
+            _ if !self.opened => return broken(format!("`{name}` before `{opening}`")),
+            _ => {}
+        }
+        if chunk.fields.finish_reason.as_deref().is_some_and(|r| !r.trim().is_empty()) {
+            self.finish_seen = true;
+        }
+        match &event.kind {
+            Kind::BlockStart(i) if self.open_blocks.contains(i) => broken(format!("block {} started twice", block(*i))),
+            Kind::BlockStart(i) => {
+                self.open_blocks.push(*i);
+                None
+            }
+            Kind::BlockDelta(i) | Kind::BlockStop(i) => {
+                // An event without an index belongs to the last block started.
+                let at = match i {
+                    Some(_) => self.open_blocks.iter().position(|b| b == i),
+                    None => self.open_blocks.len().checked_sub(1),
+                };
+                match (at, &event.kind) {
+                    (None, Kind::BlockDelta(_)) => {
+                        broken(format!("a delta for block {}, which is not open", block(*i)))
+                    }
+                    (None, _) => broken(format!("a stop for block {}, which is not open", block(*i))),
+                    (Some(at), Kind::BlockStop(_)) => {
+                        self.open_blocks.remove(at);
+                        None
+                    }
+                    _ => None,
+                }
+            }
+            Kind::Terminal => Some(StreamEnd::completed()),
+            Kind::Failed => {
+                let value = chunk.value();
+                let message = value.and_then(grammar::error_message).map(|m| cap(m, MESSAGE_CAP));
+                Some(StreamEnd {
+                    outcome: Outcome::StreamError,
+                    error_type: Some(ErrorKind::InBandError),
+                    message: Some(format!(
+                        "event {index}: the provider failed the response: {}",
+                        message.as_deref().unwrap_or("no message")
+                    )),
+                    error_body: value.map(|v| cap(&compact(grammar::error_object(v)), ERROR_BODY_CAP)),
+                })
+            }
+            Kind::Content | Kind::Ping | Kind::Opened | Kind::Error => None,
+        }
+    }
+
+    /// The terminal events of this judge's grammar, for a message.
+    fn terminal_names(&self) -> &'static str {
+        match self.api {
+            WireApi::Messages => "`message_stop`",
+            _ => "a terminal event (`response.completed`, `response.incomplete`, `response.failed`)",
+        }
+    }
+
     /// The reference's reading (§5.5): `[DONE]` is noted and reading goes on until the server
     /// closes; error events and members are ordinary events; only data that is not a JSON
     /// object ends the stream, as a transport error.
@@ -198,9 +338,16 @@ impl Judge {
 
     /// The body ended cleanly without an event that ended the stream.
     pub fn closed(&self) -> StreamEnd {
-        if self.rules.is_reference() {
+        if self.rules.is_reference() && self.api == WireApi::ChatCompletions {
             // The reference completes every 2xx stream that closes, whatever it held.
             return StreamEnd::completed();
+        }
+        if self.events > 0 && self.api != WireApi::ChatCompletions {
+            return StreamEnd::failed(
+                Outcome::Truncated,
+                ErrorKind::NoTerminalEvent,
+                format!("the stream ended before {}", self.terminal_names()),
+            );
         }
         if self.events == 0 {
             StreamEnd::failed(
@@ -222,6 +369,11 @@ impl Judge {
     pub fn finish_seen(&self) -> bool {
         self.finish_seen
     }
+}
+
+/// A block's index for a message (`?` for an event without one).
+fn block(index: Option<u64>) -> String {
+    index.map_or_else(|| "?".to_string(), |i| i.to_string())
 }
 
 /// `error.message` of an OpenAI error payload, when it is a string.

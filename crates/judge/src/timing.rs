@@ -28,7 +28,7 @@ use crate::stream::{Judge, Payload, StreamEnd};
 use crate::tokenizer;
 use inferbench_contract::chunk::Chunk;
 use inferbench_contract::event::{RequestTerminal, SseEvent};
-use inferbench_contract::vocab::{ErrorKind, Outcome};
+use inferbench_contract::vocab::{ErrorKind, Outcome, WireApi};
 
 /// One logged event of an attempt, as the timing function needs it.
 #[derive(Debug, Clone, Copy)]
@@ -124,10 +124,16 @@ pub struct StreamTiming {
     pub answer_chunks: Vec<AnswerChunk>,
 }
 
-/// The fields of one event's `data`, when it is a JSON object (else `None`), parsed exactly
-/// as [`compute_with`] parses it.
+/// The fields of one chat completions event's `data`, when it is a JSON object (else `None`),
+/// parsed exactly as [`compute_with`] parses it.
 pub fn chunk_fields(data: Option<&str>) -> Option<ChunkFields> {
-    match Payload::of(None, data) {
+    chunk_fields_on(WireApi::ChatCompletions, None, data)
+}
+
+/// The fields of one event of `api`'s stream, named `event_name`, parsed exactly as
+/// [`compute_on`] parses it.
+pub fn chunk_fields_on(api: WireApi, event_name: Option<&str>, data: Option<&str>) -> Option<ChunkFields> {
+    match Payload::read(api, event_name, data) {
         Payload::Object(chunk) => Some(chunk.fields),
         _ => None,
     }
@@ -156,6 +162,23 @@ fn special_token_failure(index: usize, channel: &str) -> StreamEnd {
     )
 }
 
+/// Takes an event's model, provider id, usage and finish reason into `t`; returns its
+/// reasoning and answer text.
+fn absorb(t: &mut StreamTiming, chunk: Chunk) -> (String, String) {
+    let Chunk { fields, provider_request_id, .. } = chunk;
+    if t.response_model.is_none() {
+        t.response_model = fields.model;
+    }
+    if t.provider_request_id.is_none() {
+        t.provider_request_id = provider_request_id;
+    }
+    t.usage.merge(&fields.usage);
+    if fields.finish_reason.is_some() {
+        t.finish_reason = fields.finish_reason;
+    }
+    (fields.reasoning, fields.answer)
+}
+
 /// [`compute`] under the given scoring rules (see [`crate::rules`]).
 pub fn compute_with(
     rules: Rules,
@@ -163,9 +186,22 @@ pub fn compute_with(
     logged: &StreamEnd,
     http_status: Option<u16>,
 ) -> StreamTiming {
+    compute_on(rules, WireApi::ChatCompletions, events, logged, http_status)
+}
+
+/// [`compute_with`] of a stream of `api`'s grammar: the same definitions on every API, the
+/// events read by that API's grammar (docs/reference/wire-apis.md).
+pub fn compute_on(
+    rules: Rules,
+    api: WireApi,
+    events: &[TimedEvent<'_>],
+    logged: &StreamEnd,
+    http_status: Option<u16>,
+) -> StreamTiming {
     let two_xx = http_status.is_some_and(|s| (200..300).contains(&s));
-    let reference = rules.is_reference();
-    let mut judge = Judge::new(rules);
+    // The reference runner spoke chat completions only; its rules have no other grammar.
+    let reference = rules.is_reference() && api == WireApi::ChatCompletions;
+    let mut judge = Judge::on(rules, api);
     let mut ended = None;
     let mut t = StreamTiming {
         end: logged.clone(),
@@ -199,28 +235,22 @@ pub fn compute_with(
         if event.comment {
             continue;
         }
-        let payload = Payload::of(event.event, event.data);
+        let payload = judge.payload(event.event, event.data);
         if two_xx {
             if let Some(end) = judge.observe(index as u32, event.event, &payload) {
                 t.done_seen = payload == Payload::Done;
                 t.counted_events = index + 1;
                 ended = Some(end);
+                // A grammar's terminal event (or failed response) carries the usage and the
+                // finish reason; no text joins the answer after the stream ended.
+                if let Payload::Object(chunk) = payload {
+                    absorb(&mut t, *chunk);
+                }
                 break;
             }
         }
         let Payload::Object(chunk) = payload else { continue };
-        let Chunk { fields, provider_request_id, .. } = *chunk;
-        if t.response_model.is_none() {
-            t.response_model = fields.model;
-        }
-        if t.provider_request_id.is_none() {
-            t.provider_request_id = provider_request_id;
-        }
-        t.usage.merge(&fields.usage);
-        if fields.finish_reason.is_some() {
-            t.finish_reason = fields.finish_reason;
-        }
-        let (reasoning, answer) = (fields.reasoning, fields.answer);
+        let (reasoning, answer) = absorb(&mut t, *chunk);
         if !reasoning.is_empty() {
             t.reasoning.push_str(&reasoning);
             if t.ttfa_ms.is_none() {
@@ -552,6 +582,159 @@ mod tests {
         // inferbench's rules count it as text.
         let t = closed(&[ev(10.0, A1), ev(20.0, special), ev(30.0, A2), ev(31.0, "[DONE]")]);
         assert!(t.complete);
+    }
+
+    /// One response (reasoning, then a two-event answer, then usage) in each grammar: the same
+    /// text at the same offsets, the structural events of each grammar between them.
+    fn on_every_api() -> [(WireApi, Vec<(f64, String)>); 3] {
+        let chat = [ROLE, THINK, A1, A2, FINISH, "[DONE]"];
+        let chat = [5.0, 115.0, 125.0, 225.0, 230.0, 231.0].into_iter().zip(chat.map(String::from)).collect();
+        let delta = |t: &str, d: &str| serde_json::json!({"type": t, "delta": d}).to_string();
+        let responses = vec![
+            (1.0, r#"{"type":"response.created","response":{"id":"resp_1","model":"glm","usage":null}}"#.to_string()),
+            (2.0, r#"{"type":"response.in_progress","response":{"id":"resp_1"}}"#.to_string()),
+            (3.0, r#"{"type":"response.output_item.added","item":{"type":"reasoning","summary":[]}}"#.to_string()),
+            (115.0, delta("response.reasoning_summary_text.delta", "brief thought")),
+            (120.0, r#"{"type":"response.output_item.added","item":{"type":"message","content":[]}}"#.to_string()),
+            (121.0, r#"{"type":"response.content_part.added","part":{"type":"output_text","text":""}}"#.to_string()),
+            (125.0, delta("response.output_text.delta", "{\"answer\":")),
+            (225.0, delta("response.output_text.delta", "\"Ada\"}")),
+            (226.0, r#"{"type":"response.output_text.done","text":"{\"answer\":\"Ada\"}"}"#.to_string()),
+            (
+                230.0,
+                r#"{"type":"response.completed","response":{"usage":{"input_tokens":20,"output_tokens":7}}}"#
+                    .to_string(),
+            ),
+            (231.0, "[DONE]".to_string()),
+        ];
+        let block = |i: u32, t: &str, k: &str, text: &str| {
+            serde_json::json!({"type": "content_block_delta", "index": i, "delta": {"type": t, k: text}}).to_string()
+        };
+        let messages = vec![
+            (1.0, r#"{"type":"message_start","message":{"id":"msg_1","model":"glm","usage":{"input_tokens":20,"output_tokens":1}}}"#.to_string()),
+            (2.0, r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#.to_string()),
+            (3.0, r#"{"type":"ping"}"#.to_string()),
+            (115.0, block(0, "thinking_delta", "thinking", "brief thought")),
+            // The text block starts while the thinking block is still open (llama.cpp).
+            (120.0, r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#.to_string()),
+            (125.0, block(1, "text_delta", "text", "{\"answer\":")),
+            (225.0, block(1, "text_delta", "text", "\"Ada\"}")),
+            (226.0, block(0, "signature_delta", "signature", "")),
+            (227.0, r#"{"type":"content_block_stop","index":0}"#.to_string()),
+            (228.0, r#"{"type":"content_block_stop","index":1}"#.to_string()),
+            (229.0, r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}}"#.to_string()),
+            (230.0, r#"{"type":"message_stop"}"#.to_string()),
+        ];
+        [(WireApi::ChatCompletions, chat), (WireApi::Responses, responses), (WireApi::Messages, messages)]
+    }
+
+    fn judged(api: WireApi, events: &[(f64, String)]) -> StreamTiming {
+        let events: Vec<TimedEvent> = events.iter().map(|(t, d)| ev(*t, d)).collect();
+        compute_on(Rules::Inferbench, api, &events, &StreamEnd::completed(), Some(200))
+    }
+
+    #[test]
+    fn the_same_response_gives_the_same_figures_on_every_api_and_structure_never_starts_a_clock() {
+        let [chat, rest @ ..] = on_every_api();
+        let want = judged(chat.0, &chat.1);
+        assert!(want.complete);
+        for (api, events) in rest {
+            let t = judged(api, &events);
+            assert_eq!(t.end, StreamEnd::completed(), "{api}");
+            assert_eq!(
+                (t.ttfo_ms, t.ttfa_ms, t.last_answer_ms, t.e2e_latency_ms),
+                (Some(115.0), Some(125.0), Some(225.0), Some(225.0)),
+                "{api}"
+            );
+            assert_eq!((&t.answer, &t.reasoning), (&want.answer, &want.reasoning), "{api}");
+            assert_eq!(
+                (t.visible_answer_tokens, t.output_tokens_per_second),
+                (want.visible_answer_tokens, want.output_tokens_per_second),
+                "{api}"
+            );
+            assert_eq!((t.usage.prompt_tokens, t.usage.completion_tokens), (Some(20), Some(7)), "{api}");
+            assert_eq!((t.finish_reason.as_deref(), t.response_model.as_deref()), (Some("stop"), Some("glm")), "{api}");
+            assert_eq!(t.first_event_ms, Some(1.0), "{api}: the first event, structural, is no first token");
+        }
+        // A trailing [DONE] on Responses is read after the terminal event and never counted.
+        let (_, responses) = &on_every_api()[1];
+        assert_eq!(judged(WireApi::Responses, responses).counted_events, responses.len() - 1);
+    }
+
+    #[test]
+    fn a_grammar_broken_errors_and_streams_cut_short_are_failures_that_time_nothing() {
+        let [_, responses, messages] = on_every_api();
+        let cut = |events: &[(f64, String)], keep: usize| events[..keep].to_vec();
+        let without = |events: &[(f64, String)], drop: usize| {
+            events.iter().enumerate().filter(|(i, _)| *i != drop).map(|(_, e)| e.clone()).collect::<Vec<_>>()
+        };
+        let end = |api, events: &[(f64, String)]| {
+            let t = judged(api, events);
+            assert!(!t.complete && t.e2e_latency_ms.is_none() && t.output_tokens_per_second.is_none(), "{api}: {t:?}");
+            (t.end.outcome, t.end.error_type, t.end.message.unwrap_or_default())
+        };
+        // Cut before the terminal event: truncated, on both.
+        let (o, k, m) = end(WireApi::Responses, &cut(&responses.1, 9));
+        assert_eq!((o, k), (Outcome::Truncated, Some(ErrorKind::NoTerminalEvent)), "{m}");
+        let (o, k, _) = end(WireApi::Messages, &cut(&messages.1, 11));
+        assert_eq!((o, k), (Outcome::Truncated, Some(ErrorKind::NoTerminalEvent)));
+        // [DONE] where the terminal event should be.
+        let mut done = cut(&responses.1, 9);
+        done.push((230.0, "[DONE]".into()));
+        assert_eq!(end(WireApi::Responses, &done).1, Some(ErrorKind::NoTerminalEvent));
+        // Rules broken: text before the opening; a delta for a block never started; a second opening.
+        let (o, k, m) = end(WireApi::Messages, &without(&messages.1, 0));
+        assert_eq!((o, k), (Outcome::InvalidStream, Some(ErrorKind::GrammarViolation)));
+        assert_eq!(m, "event 0: `content_block_start` before `message_start`");
+        let (_, k, m) = end(WireApi::Messages, &without(&messages.1, 4));
+        assert_eq!(
+            (k, m.as_str()),
+            (Some(ErrorKind::GrammarViolation), "event 4: a delta for block 1, which is not open")
+        );
+        let mut twice = messages.1.clone();
+        twice.insert(3, messages.1[0].clone());
+        assert!(end(WireApi::Messages, &twice).2.ends_with("a second `message_start`"));
+        let (_, k, m) = end(WireApi::Responses, &without(&responses.1, 0));
+        assert_eq!(
+            (k, m.as_str()),
+            (Some(ErrorKind::GrammarViolation), "event 0: `response.in_progress` before `response.created`")
+        );
+        // In-band errors: the error event of each grammar, and a failed response.
+        let mut overloaded = cut(&messages.1, 6);
+        overloaded
+            .push((200.0, r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#.into()));
+        let t = judged(WireApi::Messages, &overloaded);
+        assert_eq!((t.end.outcome, t.end.error_type), (Outcome::StreamError, Some(ErrorKind::ErrorEvent)));
+        assert_eq!(t.end.message.as_deref(), Some("event 6: the provider sent an `error` event: Overloaded"));
+        assert_eq!(t.end.error_body.as_deref(), Some(r#"{"type":"overloaded_error","message":"Overloaded"}"#));
+        let mut failed = cut(&responses.1, 7);
+        failed.push((
+            200.0,
+            r#"{"type":"response.failed","response":{"error":{"code":"server_error","message":"boom"}}}"#.into(),
+        ));
+        let t = judged(WireApi::Responses, &failed);
+        assert_eq!((t.end.outcome, t.end.error_type), (Outcome::StreamError, Some(ErrorKind::InBandError)));
+        assert_eq!(t.end.message.as_deref(), Some("event 7: the provider failed the response: boom"));
+        let mut error = cut(&responses.1, 7);
+        error.push((200.0, r#"{"type":"error","code":"rate_limit_exceeded","message":"slow down"}"#.into()));
+        assert_eq!(
+            judged(WireApi::Responses, &error).end.message.as_deref(),
+            Some("event 7: the provider sent an `error` event: slow down")
+        );
+    }
+
+    #[test]
+    fn a_token_ceiling_is_length_however_the_server_words_it() {
+        let [_, responses, messages] = on_every_api();
+        let mut incomplete = responses.1.clone();
+        incomplete[9].1 =
+            r#"{"type":"response.incomplete","response":{"incomplete_details":{"reason":"max_output_tokens"}}}"#.into();
+        let t = judged(WireApi::Responses, &incomplete);
+        assert_eq!((t.end.outcome, t.finish_reason.as_deref()), (Outcome::Completed, Some("length")));
+        let mut max_tokens = messages.1.clone();
+        max_tokens[10].1 =
+            r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":7}}"#.into();
+        assert_eq!(judged(WireApi::Messages, &max_tokens).finish_reason.as_deref(), Some("length"));
     }
 }
 

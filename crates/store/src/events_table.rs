@@ -19,16 +19,17 @@ use crate::inventory::Inventory;
 use crate::parquet_io::Writer;
 use crate::run::RunDir;
 use inferbench_contract::canonical::file_sha256;
-use inferbench_contract::event::{Envelope, Event, Outcome, SseEvent, TaskFamily};
+use inferbench_contract::event::{Envelope, Event, Outcome, SseEvent, TaskFamily, WireApi};
 use inferbench_contract::seal::{SealedTable, TableSegment};
 use inferbench_contract::tables::EventRow;
 use inferbench_contract::{Error, Result};
 use inferbench_judge::timing;
 use std::collections::{BTreeMap, HashMap};
 
-/// Fills the columns of an `sse_event` row: the fields the timing reads, beside the raw event.
-fn fill_sse(row: &mut EventRow, e: SseEvent) {
-    if let Some(chunk) = inferbench_judge::timing::chunk_fields(e.data.as_deref()) {
+/// Fills the columns of an `sse_event` row of a stream of `api`'s grammar: the fields the
+/// timing reads, beside the raw event.
+fn fill_sse(row: &mut EventRow, api: WireApi, e: SseEvent) {
+    if let Some(chunk) = timing::chunk_fields_on(api, e.event.as_deref(), e.data.as_deref()) {
         row.answer_delta = Some(chunk.answer).filter(|s| !s.is_empty());
         row.reasoning_delta = Some(chunk.reasoning).filter(|s| !s.is_empty());
         row.finish_reason = chunk.finish_reason;
@@ -54,6 +55,7 @@ struct Context {
     item_id: String,
     round_index: i64,
     sent_t_ns: u64,
+    api: WireApi,
 }
 
 /// Writes `events.parquet` from the JSONL of the segments `inventory` lists, streaming, in
@@ -77,17 +79,20 @@ pub fn write(inventory: &Inventory, run_id: &str) -> Result<(SealedTable, bool, 
         let entry = entry?;
         let Envelope { seq, t_ns, event, .. } = entry.env;
         let mut row = EventRow::new(entry.segment, seq, t_ns, kind(&event));
+        // Fills a request's row from its attempt's start; returns the attempt's wire API (chat
+        // completions' for an attempt without a start in the log).
         let context = |open: &HashMap<(String, u32), Context>, row: &mut EventRow, id: &str, attempt: u32| {
             row.request_id = Some(id.to_string());
             row.attempt = Some(i64::from(attempt));
-            if let Some(c) = open.get(&(id.to_string(), attempt)) {
-                row.provider = Some(c.provider.clone());
-                row.task_family = Some(c.task_family);
-                row.item_id = Some(c.item_id.clone());
-                row.round_index = Some(c.round_index);
-                row.offset_ms = Some(timing::ms_between(c.sent_t_ns, t_ns));
-            }
+            let c = open.get(&(id.to_string(), attempt))?;
+            row.provider = Some(c.provider.clone());
+            row.task_family = Some(c.task_family);
+            row.item_id = Some(c.item_id.clone());
+            row.round_index = Some(c.round_index);
+            row.offset_ms = Some(timing::ms_between(c.sent_t_ns, t_ns));
+            Some(c.api)
         };
+        let mut api = WireApi::ChatCompletions;
         match &event {
             Event::SegmentOpened(s) => {
                 scheduled.get_or_insert(s.scheduled_requests);
@@ -101,24 +106,31 @@ pub fn write(inventory: &Inventory, run_id: &str) -> Result<(SealedTable, bool, 
                         item_id: s.item_id.clone(),
                         round_index: s.round_index as i64,
                         sent_t_ns: t_ns,
+                        api: s.api,
                     },
                 );
                 context(&open, &mut row, &s.request_id, s.attempt);
             }
-            Event::ResponseHead(h) => context(&open, &mut row, &h.request_id, h.attempt),
-            Event::CredentialEcho(c) => context(&open, &mut row, &c.request_id, c.attempt),
+            Event::ResponseHead(h) => {
+                context(&open, &mut row, &h.request_id, h.attempt);
+            }
+            Event::CredentialEcho(c) => {
+                context(&open, &mut row, &c.request_id, c.attempt);
+            }
             Event::RequestTerminal(t) => {
                 context(&open, &mut row, &t.request_id, t.attempt);
                 open.remove(&(t.request_id.clone(), t.attempt));
                 terminal += u64::from(t.outcome != Outcome::Interrupted);
             }
-            Event::SseEvent(e) => context(&open, &mut row, &e.request_id, e.attempt),
+            Event::SseEvent(e) => {
+                api = context(&open, &mut row, &e.request_id, e.attempt).unwrap_or(WireApi::ChatCompletions);
+            }
             Event::RoundReleased(r) => row.round_index = Some(r.round_index as i64),
             Event::RoundClosed(r) => row.round_index = Some(r.round_index as i64),
             Event::SegmentClosed(_) | Event::StepOpened(_) | Event::StepClosed(_) => {}
         }
         if let Event::SseEvent(e) = event {
-            fill_sse(&mut row, e);
+            fill_sse(&mut row, api, e);
         } else {
             row.data = Some(data_text(&event).map_err(unencodable)?);
         }
