@@ -6,6 +6,7 @@
 //! How many cases each property runs: [`config`]. `make test` runs the defaults (a few seconds
 //! in a debug build); `PROPTEST_CASES=100000 cargo test -p inferbench-judge props` is a long
 //! campaign (README, Tests).
+use inferbench_contract::vocab::WireApi;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::Config;
@@ -45,6 +46,11 @@ pub enum Piece {
     IdRetry(u16),
     /// Data that is not JSON.
     NotJson,
+    /// Messages: a content block starts (0: thinking, 1: text); a delta or stop of another
+    /// grammar's structure (an output item, a content part) elsewhere.
+    Block(u8),
+    /// Messages: a block stops.
+    BlockStop(u8),
 }
 
 /// Text a model may send: ASCII, accents, emoji, JSON-looking text, Unicode line separators.
@@ -75,6 +81,8 @@ fn piece() -> impl Strategy<Value = Piece> {
         1 => text().prop_map(Piece::MultiLine),
         1 => any::<u16>().prop_map(Piece::IdRetry),
         1 => Just(Piece::NotJson),
+        2 => (0..2u8).prop_map(Piece::Block),
+        1 => (0..2u8).prop_map(Piece::BlockStop),
     ]
 }
 
@@ -82,8 +90,86 @@ fn delta(key: &str, text: &str) -> String {
     serde_json::json!({"id": "chatcmpl-1", "model": "m", "choices": [{"index": 0, "delta": {key: text}}]}).to_string()
 }
 
-/// The lines of one piece (without their ends; an empty line dispatches).
-fn lines(piece: &Piece) -> Vec<String> {
+/// The lines of one piece on `api` (without their ends; an empty line dispatches).
+fn lines(api: WireApi, piece: &Piece) -> Vec<String> {
+    match api {
+        WireApi::ChatCompletions => chat_lines(piece),
+        WireApi::Responses => responses_lines(piece),
+        WireApi::Messages => messages_lines(piece),
+    }
+}
+
+/// An event with an `event:` line naming its JSON type, as OpenAI and Anthropic write them.
+fn typed(value: serde_json::Value) -> Vec<String> {
+    let name = value["type"].as_str().unwrap_or_default().to_string();
+    vec![format!("event: {name}"), format!("data: {value}"), String::new()]
+}
+
+fn responses_lines(piece: &Piece) -> Vec<String> {
+    use serde_json::json;
+    let usage = json!({"input_tokens": 20, "output_tokens": 7, "total_tokens": 27});
+    match piece {
+        Piece::Role => {
+            typed(json!({"type": "response.created", "response": {"id": "resp_1", "model": "m", "usage": null}}))
+        }
+        Piece::Reasoning(t) => typed(json!({"type": "response.reasoning_summary_text.delta", "delta": t})),
+        // Data-only, as LiteLLM writes it.
+        Piece::Answer(t) => {
+            vec![format!("data: {}", json!({"type": "response.output_text.delta", "delta": t})), String::new()]
+        }
+        Piece::Finish("length") => typed(json!({"type": "response.incomplete",
+            "response": {"incomplete_details": {"reason": "max_output_tokens"}, "usage": usage}})),
+        Piece::Finish(_) => typed(json!({"type": "response.output_text.done", "text": ""})),
+        Piece::Usage => typed(json!({"type": "response.completed", "response": {"id": "resp_1", "usage": usage}})),
+        Piece::ErrorEvent => typed(json!({"type": "error", "code": "server_error", "message": "overloaded"})),
+        Piece::InBandError => typed(json!({"type": "response.failed", "response": {"error": {"message": "boom"}}})),
+        Piece::Block(_) => typed(json!({"type": "response.output_item.added", "item": {"type": "message"}})),
+        Piece::BlockStop(_) => typed(json!({"type": "response.output_item.done", "item": {"type": "message"}})),
+        Piece::MultiLine(t) => {
+            let json = json!({"type": "response.output_text.delta", "delta": t}).to_string();
+            let (a, b) = json.split_at(json.find(':').unwrap_or(0));
+            vec![format!("data: {a}"), format!("data:{b}"), String::new()]
+        }
+        other => chat_lines(other),
+    }
+}
+
+fn messages_lines(piece: &Piece) -> Vec<String> {
+    use serde_json::json;
+    match piece {
+        Piece::Role => typed(json!({"type": "message_start", "message": {"id": "msg_1", "model": "m",
+            "usage": {"input_tokens": 20, "output_tokens": 1}}})),
+        Piece::Reasoning(t) => typed(
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": t}}),
+        ),
+        Piece::Answer(t) => {
+            typed(json!({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": t}}))
+        }
+        Piece::Finish(r) => {
+            let reason = if *r == "length" { "max_tokens" } else { "end_turn" };
+            typed(json!({"type": "message_delta", "delta": {"stop_reason": reason}, "usage": {"output_tokens": 7}}))
+        }
+        Piece::Usage => typed(json!({"type": "message_stop"})),
+        Piece::KeepAlive => typed(json!({"type": "ping"})),
+        Piece::ErrorEvent | Piece::InBandError => {
+            typed(json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}))
+        }
+        Piece::Block(i) => {
+            let block =
+                if *i == 0 { json!({"type": "thinking", "thinking": ""}) } else { json!({"type": "text", "text": ""}) };
+            typed(json!({"type": "content_block_start", "index": i, "content_block": block}))
+        }
+        Piece::BlockStop(i) => typed(json!({"type": "content_block_stop", "index": i})),
+        Piece::MultiLine(t) => {
+            let json = json!({"type": "content_block_delta", "delta": {"type": "text_delta", "text": t}}).to_string();
+            let (a, b) = json.split_at(json.find(':').unwrap_or(0));
+            vec![format!("data: {a}"), format!("data:{b}"), String::new()]
+        }
+        other => chat_lines(other),
+    }
+}
+
+fn chat_lines(piece: &Piece) -> Vec<String> {
     let data = |d: String| vec![format!("data: {d}"), String::new()];
     match piece {
         Piece::Role => data(
@@ -111,6 +197,8 @@ fn lines(piece: &Piece) -> Vec<String> {
         }
         Piece::IdRetry(n) => vec![format!("id: {n}"), format!("retry: {n}")],
         Piece::NotJson => data("{\"choices\": [".into()),
+        // Chat completions has no blocks: a role chunk in their place.
+        Piece::Block(_) | Piece::BlockStop(_) => chat_lines(&Piece::Role),
     }
 }
 
@@ -127,6 +215,8 @@ pub enum Ending {
 /// A realistic stream: the pieces, written with one ending, maybe with a byte-order mark.
 #[derive(Debug, Clone)]
 pub struct Realistic {
+    /// The grammar the pieces are written in.
+    pub api: WireApi,
     pub pieces: Vec<Piece>,
     pub ending: Ending,
     pub bom: bool,
@@ -139,7 +229,7 @@ impl Realistic {
             out.extend_from_slice("\u{feff}".as_bytes());
         }
         let mut n = 0usize;
-        for line in self.pieces.iter().flat_map(lines) {
+        for line in self.pieces.iter().flat_map(|p| lines(self.api, p)) {
             out.extend_from_slice(line.as_bytes());
             let end: &[u8] = match self.ending {
                 Ending::Lf => b"\n",
@@ -155,9 +245,21 @@ impl Realistic {
 }
 
 pub fn realistic() -> impl Strategy<Value = Realistic> {
+    realistic_on(WireApi::ChatCompletions)
+}
+
+/// A realistic stream of `api`'s grammar.
+pub fn realistic_on(api: WireApi) -> impl Strategy<Value = Realistic> {
     let ending = prop_oneof![Just(Ending::Lf), Just(Ending::CrLf), Just(Ending::Cr), Just(Ending::Mixed)];
-    (prop::collection::vec(piece(), 0..14), ending, prop::bool::weighted(0.1))
-        .prop_map(|(pieces, ending, bom)| Realistic { pieces, ending, bom })
+    // Most streams of a grammar open as it requires (else every one would be refused at once).
+    (prop::collection::vec(piece(), 0..14), ending, prop::bool::weighted(0.1), prop::bool::weighted(0.8)).prop_map(
+        move |(mut pieces, ending, bom, opened)| {
+            if opened && api != WireApi::ChatCompletions {
+                pieces.insert(0, Piece::Role);
+            }
+            Realistic { api, pieces, ending, bom }
+        },
+    )
 }
 
 /// One way of mangling a stream's bytes. Positions are drawn as [`Index`]es, so a mutation
@@ -264,7 +366,12 @@ impl Mutation {
 
 /// A realistic stream with up to `max_mutations` mutations (huge lines up to `huge` bytes).
 pub fn mangled(max_mutations: usize, huge: usize) -> impl Strategy<Value = Vec<u8>> {
-    (realistic(), prop::collection::vec(mutation(huge), 0..=max_mutations)).prop_map(|(stream, mutations)| {
+    mangled_on(WireApi::ChatCompletions, max_mutations, huge)
+}
+
+/// [`mangled`] for a stream of `api`'s grammar.
+pub fn mangled_on(api: WireApi, max_mutations: usize, huge: usize) -> impl Strategy<Value = Vec<u8>> {
+    (realistic_on(api), prop::collection::vec(mutation(huge), 0..=max_mutations)).prop_map(|(stream, mutations)| {
         let mut bytes = stream.bytes();
         for m in &mutations {
             m.apply(&mut bytes);

@@ -756,7 +756,7 @@ mod tests {
 mod props {
     use super::*;
     use crate::sse::{Frame, Parser};
-    use crate::streams::{chunked, config, cuts, mangled};
+    use crate::streams::{chunked, config, cuts, mangled_on};
     use proptest::prelude::*;
 
     /// One logged `sse_event`: the read that completed it (the clock), its data, its type,
@@ -783,9 +783,9 @@ mod props {
     /// `read_stream`'s handling of a 2xx event stream's reads: the log it writes and the end
     /// it logs, and the index of the event that ended the stream, when one did. Events after
     /// the end are logged as the drain logs them (the rest of the body).
-    fn live(reads: &[&[u8]], caps: &Caps) -> (Vec<Logged>, StreamEnd, Option<usize>) {
+    fn live(api: WireApi, reads: &[&[u8]], caps: &Caps) -> (Vec<Logged>, StreamEnd, Option<usize>) {
         let mut parser = Parser::new(caps.event);
-        let mut judge = Judge::default();
+        let mut judge = Judge::on(Rules::Inferbench, api);
         let mut log: Vec<Logged> = Vec::new();
         let mut bytes = 0usize;
         // Logs a frame; with the judge still judging, returns the end it calls.
@@ -797,7 +797,8 @@ mod props {
                 Frame::Comment(_) => Logged { read, data: None, event: None, comment: true },
                 Frame::Event { data, event, .. } => {
                     if let Some(judge) = judge {
-                        end = judge.observe(index, event.as_deref(), &Payload::of(event.as_deref(), data.as_deref()));
+                        let payload = Payload::read(api, event.as_deref(), data.as_deref());
+                        end = judge.observe(index, event.as_deref(), &payload);
                     }
                     Logged { read, data, event, comment: false }
                 }
@@ -856,7 +857,7 @@ mod props {
     }
 
     /// `ib-reconstruct`'s replay of the log (one millisecond per read).
-    fn replay(rules: Rules, log: &[Logged], logged: &StreamEnd) -> StreamTiming {
+    fn replay(rules: Rules, api: WireApi, log: &[Logged], logged: &StreamEnd) -> StreamTiming {
         let events: Vec<TimedEvent> = log
             .iter()
             .map(|e| TimedEvent {
@@ -866,7 +867,7 @@ mod props {
                 comment: e.comment,
             })
             .collect();
-        compute_with(rules, &events, logged, Some(200))
+        compute_on(rules, api, &events, logged, Some(200))
     }
 
     /// The logged events' text, without the read that completed each.
@@ -875,33 +876,38 @@ mod props {
     }
 
     proptest! {
-        #![proptest_config(config(384))]
+        #![proptest_config(config(768))]
 
         #[test]
         fn the_verdict_is_the_same_live_and_on_replay_in_any_reads(
-            bytes in mangled(4, 2000),
+            (api, bytes) in prop_oneof![Just(WireApi::ChatCompletions), Just(WireApi::Responses), Just(WireApi::Messages)]
+                .prop_flat_map(|api| (Just(api), mangled_on(api, 4, 2000))),
             cut in cuts(10),
             other in cuts(10),
             caps in (prop_oneof![Just(64usize), Just(600), Just(1 << 20)], prop_oneof![Just(300usize), Just(1 << 24)], prop_oneof![Just(4u32), Just(1 << 20)])
                 .prop_map(|(event, body, events)| Caps { event, body, events }),
         ) {
-            let (log, end, ended_at) = live(&chunked(&bytes, &cut), &caps);
-            let t = replay(Rules::Inferbench, &log, &end);
+            let (log, end, ended_at) = live(api, &chunked(&bytes, &cut), &caps);
+            let t = replay(Rules::Inferbench, api, &log, &end);
             prop_assert_eq!(&t.end, &end, "replayed end");
             // The replay counts the events up to the one that ended the stream live.
             prop_assert_eq!(t.counted_events, ended_at.map_or(log.len(), |i| i + 1));
-            let (log2, end2, _) = live(&chunked(&bytes, &other), &caps);
-            let (whole, end_whole, _) = live(&[&bytes], &caps);
+            let (log2, end2, _) = live(api, &chunked(&bytes, &other), &caps);
+            let (whole, end_whole, _) = live(api, &[&bytes], &caps);
             prop_assert_eq!(&end2, &end, "another cutting");
             prop_assert_eq!(&end_whole, &end, "one read");
             prop_assert_eq!(texts(&log2), texts(&log));
             prop_assert_eq!(texts(&whole), texts(&log));
-            let t2 = replay(Rules::Inferbench, &log2, &end2);
+            let t2 = replay(Rules::Inferbench, api, &log2, &end2);
             prop_assert_eq!(
                 (&t2.answer, &t2.reasoning, t2.visible_answer_tokens, t2.counted_events, t2.done_seen, t2.complete),
                 (&t.answer, &t.reasoning, t.visible_answer_tokens, t.counted_events, t.done_seen, t.complete)
             );
-            let _ = replay(Rules::Reference, &log, &end);
+            let _ = replay(Rules::Reference, api, &log, &end);
+            // No provider gains by breaking its stream: a failure is no latency or speed sample.
+            if t.end.outcome != Outcome::Completed {
+                prop_assert!(!t.complete && t.e2e_latency_ms.is_none() && t.output_tokens_per_second.is_none());
+            }
         }
     }
 }
