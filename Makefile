@@ -118,7 +118,8 @@ run: bins
 # tokens instead of the dataset's items; PREFIX_TOKENS makes the first tokens of every prompt
 # the same, and IGNORE_EOS=1 asks the server to answer to length (vLLM, SGLang). The API key
 # is read from CREDENTIAL_ENV (IB_LOAD_API_KEY unless named); an endpoint that needs none is
-# sent the placeholder `unused`.
+# sent the placeholder `unused`. API names the wire API: chat-completions (the default),
+# responses or messages.
 TARGET         ?=
 MODEL          ?=
 RATES          ?=
@@ -133,6 +134,7 @@ OUTPUT_TOKENS  ?=
 PREFIX_TOKENS  ?=
 IGNORE_EOS     ?=
 CREDENTIAL_ENV ?= IB_LOAD_API_KEY
+API            ?=
 # A capacity search instead of RATES: its lowest and highest rate ("1 256"), how close a rate that
 # fails must come to one that holds (TOLERANCE, a share), and at most MAX_PROBES probes of
 # DURATION seconds each. OBJECTIVES sets the goodput's objectives over the template's, e.g.
@@ -157,7 +159,7 @@ load: bins
 	    --model '$(MODEL)' $(if $(RATES),--rates '$(RATES)') $(if $(CONCURRENCY),--concurrency '$(CONCURRENCY)' --requests-per-user '$(REQUESTS)') \
 	    $(if $(SEARCH),--search '$(SEARCH)' --tolerance '$(TOLERANCE)' --max-probes '$(MAX_PROBES)') \
 	    $(if $(OBJECTIVES),--objectives '$(OBJECTIVES)') \
-	    --duration '$(DURATION)' --arrivals '$(ARRIVALS)' --credential-env '$(CREDENTIAL_ENV)' \
+	    --duration '$(DURATION)' --arrivals '$(ARRIVALS)' --credential-env '$(CREDENTIAL_ENV)' $(if $(API),--api '$(API)') \
 	    $(if $(MAX_TOKENS),--max-completion-tokens '$(MAX_TOKENS)') $(if $(TIMEOUT),--timeout-seconds '$(TIMEOUT)') \
 	    $(if $(INPUT_TOKENS),--input-tokens '$(INPUT_TOKENS)') $(if $(OUTPUT_TOKENS),--output-tokens '$(OUTPUT_TOKENS)') \
 	    $(if $(PREFIX_TOKENS),--prefix-tokens '$(PREFIX_TOKENS)') $(if $(IGNORE_EOS),--ignore-eos)

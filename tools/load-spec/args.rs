@@ -1,5 +1,5 @@
 use clap::Parser;
-use inferbench_contract::vocab::ArrivalProcess;
+use inferbench_contract::vocab::{ArrivalProcess, WireApi};
 use std::path::PathBuf;
 
 /// Write a load workflow for one OpenAI-compatible endpoint.
@@ -14,8 +14,8 @@ pub struct Args {
     /// The directory to write (created; refused when it already holds a spec.yaml).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// The endpoint's base URL, e.g. http://127.0.0.1:8080/v1 (`/chat/completions` is added
-    /// unless the URL already ends with it).
+    /// The endpoint's base URL, e.g. http://127.0.0.1:8080/v1 (the API's path, e.g.
+    /// `/chat/completions`, is added unless the URL already ends with it).
     #[arg(long, value_name = "URL")]
     pub target: String,
     /// The model id the endpoint serves, sent as the request's `model`.
@@ -52,6 +52,12 @@ pub struct Args {
     /// How the requests arrive.
     #[arg(long, value_name = "PROCESS", default_value = "poisson", value_parser = arrivals)]
     pub arrivals: ArrivalProcess,
+    /// The wire API the endpoint is called through: chat-completions, responses (OpenAI
+    /// Responses) or messages (Anthropic Messages, whose answers are asked for JSON by the prompt
+    /// alone, and whose key goes as `x-api-key`). Its path (`/chat/completions`, `/responses`,
+    /// `/messages`) is added to TARGET unless TARGET already ends with it.
+    #[arg(long, value_name = "API", default_value = "chat-completions", value_parser = api)]
+    pub api: WireApi,
     /// The gamma process's shape (gamma arrivals): 1 is Poisson, below 1 burstier.
     #[arg(long, value_name = "SHAPE")]
     pub burstiness: Option<f64>,
@@ -92,6 +98,10 @@ pub struct Args {
 }
 
 /// One of the arrival processes a quick start offers (a trace needs a spec of its own).
+fn api(text: &str) -> Result<WireApi, String> {
+    text.parse().map_err(|_| format!("`{text}` is not one of {}", WireApi::NAMES.join(", ")))
+}
+
 fn arrivals(text: &str) -> Result<ArrivalProcess, String> {
     match text.parse::<ArrivalProcess>() {
         Ok(ArrivalProcess::Trace) | Err(_) => Err(format!("`{text}`: one of constant, poisson, gamma")),

@@ -2,7 +2,7 @@
 //! spec's and the provider table's readers, then written.
 use crate::args::Args;
 use anyhow::{bail, Context, Result};
-use inferbench_contract::vocab::ArrivalProcess;
+use inferbench_contract::vocab::{ArrivalProcess, WireApi};
 use inferbench_inputs::providers::ProviderTable;
 use inferbench_inputs::spec::Spec;
 use serde_json::{json, Value};
@@ -43,6 +43,11 @@ pub fn run(args: Args) -> Result<()> {
     }
     if let Some(tokens) = args.max_completion_tokens {
         root["inference"]["max_completion_tokens"] = json!(tokens);
+    }
+    root["inference"]["api"] = json!(args.api.as_str());
+    if args.api == WireApi::Messages {
+        // Messages has no JSON mode: the prompt asks for JSON, the answer is checked as always.
+        root["inference"]["structured_output"]["mode"] = json!("prompt_only");
     }
     let spec = Spec::from_value(&spec_path, &root)?;
     let table = providers(&args, &template.inference.reasoning.default_effort)?;
@@ -215,23 +220,35 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// The provider table: the endpoint, with a bearer token from `--credential-env`.
+/// The provider table: the endpoint on its API, with a bearer token from `--credential-env`.
 fn providers(args: &Args, effort: &str) -> Result<Value> {
     let price = parse_list(&args.price_usd_per_million_tokens).context("--price-usd-per-million-tokens")?;
     let [input, output] = price[..] else { bail!("--price-usd-per-million-tokens: give two prices, input and output") };
     let base = args.target.trim_end_matches('/');
-    let endpoint =
-        if base.ends_with("/chat/completions") { base.to_string() } else { format!("{base}/chat/completions") };
-    Ok(json!({"providers": [{
+    // The API's route below `v1/`: `/chat/completions`, `/responses`, `/messages`.
+    let path = args.api.route().trim_start_matches("v1");
+    let endpoint = if base.ends_with(path) { base.to_string() } else { format!("{base}{path}") };
+    let mut row = json!({
         "name": PROVIDER,
         "label": args.target,
         "endpoint": endpoint,
+        "api": args.api.as_str(),
         "auth": {"kind": "bearer", "env": args.credential_env},
         "model_id": args.model,
-        "token_limit_field": "max_tokens",
-        "reasoning": {"reasoning_effort": effort},
         "price_usd_per_million_tokens": {"input": input, "output": output},
-    }]}))
+    });
+    match args.api {
+        WireApi::ChatCompletions => {
+            row["token_limit_field"] = json!("max_tokens");
+            row["reasoning"] = json!({"reasoning_effort": effort});
+        }
+        WireApi::Responses => row["reasoning"] = json!({"reasoning": {"effort": effort}}),
+        // An effort is no thinking budget: any effort but none (thinking off) is given the
+        // API's least budget, 1,024 tokens; another is set in the written providers.yaml.
+        WireApi::Messages if effort == "none" => row["reasoning"] = json!({"thinking": {"type": "disabled"}}),
+        WireApi::Messages => row["reasoning"] = json!({"thinking": {"type": "enabled", "budget_tokens": 1024}}),
+    }
+    Ok(json!({"providers": [row]}))
 }
 
 fn write(path: &Path, value: &Value, header: &str) -> Result<()> {
@@ -292,6 +309,28 @@ mod tests {
         let table = providers(&open, "low").unwrap();
         assert_eq!(table["providers"][0]["endpoint"], "http://127.0.0.1:8080/v1/chat/completions");
         assert_eq!(table["providers"][0]["auth"]["env"], "IB_LOAD_API_KEY");
+    }
+
+    #[test]
+    fn the_api_chooses_the_path_and_the_rows_fields_checked_by_the_tables_reader() {
+        let template = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pipelines/load-sweep/spec.yaml");
+        for (api, path) in
+            [("responses", "/v1/responses"), ("messages", "/v1/messages"), ("chat-completions", "/v1/chat/completions")]
+        {
+            let mut root: Value = serde_norway::from_str(&std::fs::read_to_string(&template).unwrap()).unwrap();
+            let a = args(&["--rates", "2", "--api", api]);
+            root["inference"]["api"] = json!(api);
+            if api == "messages" {
+                root["inference"]["structured_output"]["mode"] = json!("prompt_only");
+            }
+            let spec = Spec::from_value(&template, &root).unwrap();
+            let table = providers(&a, &spec.inference.reasoning.default_effort).unwrap();
+            assert_eq!(table["providers"][0]["endpoint"], format!("http://127.0.0.1:8080{path}"), "{api}");
+            ProviderTable::from_value(std::path::Path::new("providers.yaml"), &table, &spec).unwrap();
+        }
+        let err =
+            Args::try_parse_from(["ib-load-spec", "--out", "o", "--target", "t", "--model", "m", "--api", "grpc"]);
+        assert!(err.unwrap_err().to_string().contains("`grpc` is not one of chat-completions, responses, messages"));
     }
 
     #[test]
