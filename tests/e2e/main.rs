@@ -31,3 +31,4 @@ mod synth;
 mod tidy;
 mod verify;
 mod watch;
+mod wire_apis;

@@ -244,10 +244,6 @@ impl Realistic {
     }
 }
 
-pub fn realistic() -> impl Strategy<Value = Realistic> {
-    realistic_on(WireApi::ChatCompletions)
-}
-
 /// A realistic stream of `api`'s grammar.
 pub fn realistic_on(api: WireApi) -> impl Strategy<Value = Realistic> {
     let ending = prop_oneof![Just(Ending::Lf), Just(Ending::CrLf), Just(Ending::Cr), Just(Ending::Mixed)];

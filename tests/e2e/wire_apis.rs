@@ -1,0 +1,209 @@
+//! One run whose providers speak every wire API (chat completions, OpenAI Responses, Anthropic
+//! Messages) against `ib-sim`, which serves each grammar from the same profiles: the same
+//! figures on every API against the simulator's own record of what it sent, each grammar's
+//! failures classified, credentials (`x-api-key` too) in no file, a rescore byte-identical.
+use crate::support::{assert_no_secret, ok, Sim, Workspace};
+use inferbench_contract::event::{Envelope, Event};
+use inferbench_contract::tables::{EvaluationRow, EventRow, ResponseRow};
+use inferbench_contract::vocab::{ErrorKind, Outcome, WireApi};
+use inferbench_store::parquet_io;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+const SECRETS: [(&str, &str); 3] = [
+    ("IB_WIRE_CHAT_KEY", "sk-wire-chat-5c1d0e"),
+    ("IB_WIRE_RESPONSES_KEY", "sk-wire-resp-a47b29"),
+    ("IB_WIRE_MESSAGES_KEY", "sk-ant-wire-93e0f1"),
+];
+
+/// (name, api, credential variable).
+const PROVIDERS: [(&str, &str, &str); 7] = [
+    ("chat-steady", "chat-completions", "IB_WIRE_CHAT_KEY"),
+    ("resp-steady", "responses", "IB_WIRE_RESPONSES_KEY"),
+    ("msg-steady", "messages", "IB_WIRE_MESSAGES_KEY"),
+    ("resp-failed", "responses", "IB_WIRE_RESPONSES_KEY"),
+    ("resp-cut", "responses", "IB_WIRE_RESPONSES_KEY"),
+    ("msg-overloaded", "messages", "IB_WIRE_MESSAGES_KEY"),
+    ("msg-incomplete", "messages", "IB_WIRE_MESSAGES_KEY"),
+];
+
+fn table() -> String {
+    let mut out = String::from("providers:\n");
+    for (name, api, env) in PROVIDERS {
+        let (limit, reasoning) = match api {
+            "chat-completions" => ("    token_limit_field: max_tokens\n", "{reasoning_effort: low}"),
+            "responses" => ("", "{reasoning: {effort: low}}"),
+            _ => ("", "{thinking: {type: enabled, budget_tokens: 1024}}"),
+        };
+        out.push_str(&format!(
+            "  - name: {name}\n    endpoint: https://{name}.invalid/v1\n    api: {api}\n    auth: {{kind: bearer, env: {env}}}\n    \
+             model_id: m-{name}\n{limit}    reasoning: {reasoning}\n    price_usd_per_million_tokens: {{input: 0.15, output: 0.50}}\n"
+        ));
+    }
+    out
+}
+
+/// The same steady provider on each API (reasoning first, then the answer), each dialect real
+/// servers speak, and one fault of each grammar that always fires.
+fn profiles() -> String {
+    let steady = "    ttft_ms: {median: 300, p99: 320}\n    tokens_per_second: {median: 200, p05: 190}\n    \
+                  reasoning_tokens: {mean: 12}\n";
+    let mut out = String::from("time_scale: 1.0\nproviders:\n");
+    for (name, extra) in [
+        ("chat-steady", ""),
+        ("resp-steady", "    dialect: {no_indices: true, done_after_terminal: true, reasoning_text: true}\n"),
+        (
+            "msg-steady",
+            "    dialect: {reasoning_closed_late: true, usage_at_end: true, data_only: true, no_ping: true}\n",
+        ),
+        ("resp-failed", "    faults: {response_failed: 1.0}\n"),
+        ("resp-cut", "    faults: {cut_after_structure: 1.0}\n"),
+        ("msg-overloaded", "    faults: {error_event: 1.0}\n"),
+        ("msg-incomplete", "    faults: {response_incomplete: 1.0}\n"),
+    ] {
+        out.push_str(&format!("  {name}:\n    model: m-{name}\n{steady}{extra}"));
+    }
+    out
+}
+
+#[test]
+fn one_run_pairs_providers_of_every_wire_api_and_judges_each_grammar() {
+    // Timing is checked against the simulator's own record, with the pipeline's bands.
+    let _shared = crate::support::shared_section();
+    let ws = Workspace::with_table(&table(), "sim-profiles.yaml", |spec| {
+        spec.replace("    mode: json_object\n", "    mode: prompt_only\n")
+    });
+    std::fs::write(ws.path("pipeline/sim-profiles.yaml"), profiles()).unwrap();
+    let sim = Sim::start(&ws);
+    let run = ws.run("run-wire");
+    ok(ws.stage("ib-select", &run).args(["--per-family", "2", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    ok(ws
+        .stage("ib-fetch", &run)
+        .args(["--endpoint-base", &sim.url, "--deadline-seconds", "5", "--env-file", "/nonexistent"])
+        .arg("--send-credentials-to-simulator")
+        .envs(SECRETS));
+    ws.derive(&run);
+    let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
+    let evaluations = parquet_io::read::<EvaluationRow>(&run.join("evaluations.parquet")).unwrap().rows;
+    assert_eq!(responses.len(), 6 * PROVIDERS.len());
+    let of = |provider: &str| responses.iter().filter(|r| r.provider == provider).collect::<Vec<_>>();
+
+    // The steady provider streams the same answers with the same figures on every API.
+    let valid: BTreeMap<&str, &str> =
+        evaluations.iter().map(|e| (e.request_id.as_str(), e.classification.as_str())).collect();
+    let answers =
+        |provider: &str| of(provider).iter().map(|r| (r.item_id.clone(), r.answer.clone())).collect::<BTreeMap<_, _>>();
+    for provider in ["chat-steady", "resp-steady", "msg-steady"] {
+        for r in of(provider) {
+            assert_eq!((r.outcome, r.http_status, r.error_type), (Outcome::Completed, Some(200), None), "{r:?}");
+            assert_eq!(valid[r.request_id.as_str()], "valid_result", "{provider}: {}", r.answer);
+            assert!(r.ttfo_ms.unwrap() < r.ttfa_ms.unwrap() && !r.reasoning.is_empty(), "reasoning first: {r:?}");
+            assert!(
+                r.e2e_latency_ms.is_some() && r.usage_completion_tokens.is_some() && r.usage_prompt_tokens.is_some(),
+                "{r:?}"
+            );
+            assert_eq!(r.finish_reason.as_deref(), Some("stop"), "{r:?}");
+            assert_eq!(r.response_model.as_deref(), Some(format!("m-{provider}").as_str()));
+        }
+        assert_eq!(answers(provider), answers("chat-steady"), "{provider} answers as chat completions does");
+    }
+    check_against_the_simulators_record(&responses, &sim);
+
+    // Each grammar's failures, classified; none is a latency or speed sample.
+    let failures = [
+        ("resp-failed", Outcome::StreamError, Some(ErrorKind::InBandError)),
+        ("resp-cut", Outcome::Truncated, Some(ErrorKind::NoTerminalEvent)),
+        ("msg-overloaded", Outcome::StreamError, Some(ErrorKind::ErrorEvent)),
+    ];
+    for (provider, outcome, kind) in failures {
+        for r in of(provider) {
+            assert_eq!((r.outcome, r.error_type), (outcome, kind), "{r:?}");
+            assert!(r.e2e_latency_ms.is_none() && r.output_tokens_per_second.is_none(), "{r:?}");
+        }
+    }
+    for r in of("resp-cut") {
+        assert_eq!((r.ttfa_ms, r.ttfo_ms), (None, None), "structural events are no first token: {r:?}");
+    }
+    // A token ceiling is `length`, however the grammar words it.
+    for r in of("msg-incomplete") {
+        assert_eq!((r.outcome, r.finish_reason.as_deref()), (Outcome::Completed, Some("length")), "{r:?}");
+    }
+
+    check_the_log_records_each_api(&run);
+    let secrets: Vec<&str> = SECRETS.iter().map(|(_, v)| *v).collect();
+    assert_no_secret(&run, &secrets);
+    let names = ["responses.parquet", "evaluations.parquet", "metrics.json", "comparisons.json", "report.md"];
+    let before: Vec<Vec<u8>> = names.iter().map(|n| std::fs::read(run.join(n)).unwrap()).collect();
+    ws.derive(&run);
+    for (name, old) in names.iter().zip(before) {
+        assert!(std::fs::read(run.join(name)).unwrap() == old, "{name} differs when re-derived");
+    }
+    // Read from the sealed JSONL instead of the events table: the same responses.
+    let responses_bytes = std::fs::read(run.join("responses.parquet")).unwrap();
+    ok(ws.stage("ib-reconstruct", &run).arg("--read-jsonl"));
+    assert!(std::fs::read(run.join("responses.parquet")).unwrap() == responses_bytes);
+}
+
+/// Every steady response's TTFA against the moment the simulator wrote its first answer event,
+/// and its visible tokens against the answer tokens the simulator sent, on every API.
+fn check_against_the_simulators_record(responses: &[ResponseRow], sim: &Sim) {
+    let log = std::fs::read_to_string(&sim.log).expect("ib-sim log");
+    let records: Vec<Value> = log.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    for provider in ["chat-steady", "resp-steady", "msg-steady"] {
+        let sent: BTreeMap<&str, &Value> =
+            records.iter().filter(|v| v["provider"] == provider).map(|v| (v["item_id"].as_str().unwrap(), v)).collect();
+        assert_eq!(sent.len(), 6, "{provider}");
+        let mut gaps = Vec::new();
+        for r in responses.iter().filter(|r| r.provider == provider) {
+            let record = sent[r.item_id.as_str()];
+            let first = record["answer_event_offsets_ms"][0].as_f64().unwrap();
+            let client = r.ttfa_ms.unwrap();
+            assert!(
+                client >= first - 1.0 && client <= first + 1000.0,
+                "{provider} {}: TTFA {client} vs {first}",
+                r.item_id
+            );
+            gaps.push(client - first);
+            assert_eq!(r.visible_answer_tokens, record["answer_tokens"].as_i64().unwrap(), "{provider}: tokens exact");
+        }
+        gaps.sort_by(f64::total_cmp);
+        assert!(gaps[gaps.len() / 2] <= 100.0, "{provider}: median client−server TTFA gap {gaps:?}");
+    }
+}
+
+/// The log records each attempt's API and each API's authentication (credentials redacted),
+/// and events.parquet reads each grammar's answer text into its typed column.
+fn check_the_log_records_each_api(run: &std::path::Path) {
+    let log = crate::ops::segment_text(run, 1);
+    let mut apis = BTreeMap::new();
+    for env in log.lines().map(|l| serde_json::from_str::<Envelope>(l).unwrap()) {
+        if let Event::RequestStarted(s) = env.event {
+            let headers: Vec<&str> = s.headers.keys().map(String::as_str).collect();
+            match s.api {
+                WireApi::Messages => {
+                    assert_eq!(s.headers["x-api-key"], "<redacted>");
+                    assert_eq!(s.headers["anthropic-version"], "2023-06-01");
+                    assert!(s.endpoint.ends_with("/v1/messages") && s.body["system"].is_string(), "{}", s.endpoint);
+                }
+                api => {
+                    assert!(headers.contains(&"Authorization") && !headers.contains(&"x-api-key"), "{headers:?}");
+                    assert!(s.endpoint.ends_with(api.route()));
+                }
+            }
+            apis.insert(s.provider, s.api);
+        }
+    }
+    for (name, api, _) in PROVIDERS {
+        assert_eq!(apis[name].as_str(), api);
+    }
+    let rows = parquet_io::read::<EventRow>(&run.join("events.parquet")).unwrap().rows;
+    for provider in ["resp-steady", "msg-steady"] {
+        let answer: String = rows
+            .iter()
+            .filter(|r| r.provider.as_deref() == Some(provider) && r.kind == "sse_event")
+            .filter_map(|r| r.answer_delta.clone())
+            .collect();
+        assert!(!answer.is_empty(), "{provider}: events.parquet reads the grammar's answer deltas");
+    }
+}
