@@ -382,3 +382,6 @@ pub fn first_half(s: &str) -> &str {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod grammar_tests;
