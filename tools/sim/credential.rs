@@ -3,8 +3,8 @@
 //!
 //! Which request headers are credentials: `Authorization` and `Proxy-Authorization` (the
 //! token after `Bearer `, else the whole value), and every header whose name is not one of
-//! the standard HTTP request headers of [`STANDARD`] (so `Modal-Key`, `X-Key-Secret`,
-//! `api-key`, `Cookie`…). Empty values and values with bytes outside visible ASCII and
+//! the standard HTTP request headers of [`STANDARD`] nor an API's protocol header of
+//! [`PROTOCOL`] (so `Modal-Key`, `X-Key-Secret`, `api-key`, `x-api-key`, `Cookie`…). Empty values and values with bytes outside visible ASCII and
 //! space are not echoed (they could not be echoed in a response header); duplicates once.
 //! The simulator never writes a credential to its own log: only the header names, the
 //! SHA-256 of each value and the names of the fields that carried them.
@@ -49,7 +49,14 @@ pub const STANDARD: [&str; 31] = [
     "user-agent",
 ];
 
-/// The fields a `credential_echo` stream puts the credentials in, as logged.
+/// Request headers of the wire APIs' own protocol that carry no credential (Messages'
+/// version and beta headers).
+pub const PROTOCOL: [&str; 2] = ["anthropic-version", "anthropic-beta"];
+
+/// The fields a `credential_echo` stream puts the credentials in, as logged. On Responses
+/// and Messages, `sse:event` is an event after the first, `chunk:id` the response or message
+/// id (and the item ids), `chunk:system_fingerprint:json_escaped` a member of the finish's
+/// first closing event (`response.output_text.done`, the text block's `content_block_stop`).
 pub const FIELDS: [&str; 9] = [
     // `x-request-id: req-<credentials>`.
     "header:x-request-id",
@@ -96,7 +103,7 @@ impl Echo {
             let Ok(value) = value.to_str() else { continue };
             let value = match name {
                 "authorization" | "proxy-authorization" => bearer_token(value),
-                _ if STANDARD.contains(&name) => continue,
+                _ if STANDARD.contains(&name) || PROTOCOL.contains(&name) => continue,
                 _ => value,
             }
             .trim();

@@ -53,6 +53,20 @@ pub enum Fault {
     Http400,
     /// 307 with a `Location` header and no body.
     Redirect,
+    /// After the first half of the answer the response fails in band: Responses ends with a
+    /// terminal `response.failed` (`response.error.code: server_error`); Messages sends its
+    /// in-band `overloaded_error`; chat completions its in-band error (as `in_band_error`).
+    ResponseFailed,
+    /// The token ceiling is reached after the first half of the answer: the rest of the
+    /// answer is not sent, the stream closes normally with the ceiling's finish reason
+    /// (Responses `response.incomplete` with `incomplete_details.reason: max_output_tokens`,
+    /// Messages `stop_reason: max_tokens`, chat completions `finish_reason: length`), usage
+    /// counting the tokens sent.
+    ResponseIncomplete,
+    /// The body ends cleanly right after the grammar's opening events (Responses
+    /// `response.created` and `response.in_progress`, Messages `message_start` and its
+    /// `ping`, chat completions the role chunk), before any reasoning or answer delta.
+    CutAfterStructure,
 }
 
 impl Fault {
@@ -60,7 +74,7 @@ impl Fault {
     /// edit of one fault does not reshuffle which requests get the others. New faults are
     /// appended, so a profile that does not use them draws exactly the requests it drew
     /// before they existed.
-    pub const ALL: [Fault; 21] = [
+    pub const ALL: [Fault; 24] = [
         Fault::Http429,
         Fault::Http5xx,
         Fault::StallBefore,
@@ -82,6 +96,9 @@ impl Fault {
         Fault::CredentialEcho,
         Fault::Http400,
         Fault::Redirect,
+        Fault::ResponseFailed,
+        Fault::ResponseIncomplete,
+        Fault::CutAfterStructure,
     ];
 
     /// The key of the fault's probability in the profile's `faults:` map.
@@ -109,6 +126,9 @@ impl Fault {
             Fault::CredentialEcho => "credential_echo",
             Fault::Http400 => "http_400",
             Fault::Redirect => "redirect",
+            Fault::ResponseFailed => "response_failed",
+            Fault::ResponseIncomplete => "response_incomplete",
+            Fault::CutAfterStructure => "cut_after_structure",
         }
     }
 }
@@ -161,6 +181,9 @@ pub struct Faults {
     pub credential_echo: f64,
     pub http_400: f64,
     pub redirect: f64,
+    pub response_failed: f64,
+    pub response_incomplete: f64,
+    pub cut_after_structure: f64,
 }
 
 impl Default for Faults {
@@ -193,6 +216,9 @@ impl Default for Faults {
             credential_echo: 0.0,
             http_400: 0.0,
             redirect: 0.0,
+            response_failed: 0.0,
+            response_incomplete: 0.0,
+            cut_after_structure: 0.0,
         }
     }
 }
@@ -222,6 +248,9 @@ impl Faults {
             Fault::CredentialEcho => self.credential_echo,
             Fault::Http400 => self.http_400,
             Fault::Redirect => self.redirect,
+            Fault::ResponseFailed => self.response_failed,
+            Fault::ResponseIncomplete => self.response_incomplete,
+            Fault::CutAfterStructure => self.cut_after_structure,
         }
     }
 

@@ -4,6 +4,7 @@ use crate::credential::EchoLog;
 use crate::fault::{Fault, NonSseKind};
 use crate::play::{Ending, Played};
 use crate::wire::LineEnding;
+use inferbench_contract::vocab::WireApi;
 use serde::Serialize;
 use std::io::Write;
 use std::path::PathBuf;
@@ -11,6 +12,10 @@ use std::sync::Mutex;
 
 #[derive(Debug, Serialize)]
 pub struct LogRecord {
+    /// The route the request came in on, whose grammar the stream spoke. Absent for chat
+    /// completions, so chat lines read as before.
+    #[serde(skip_serializing_if = "WireApi::is_chat_completions")]
+    pub api: WireApi,
     pub received_unix_ms: u64,
     pub provider: String,
     /// Per-provider request number, from 0.
@@ -39,7 +44,8 @@ pub struct LogRecord {
     pub answer_events: usize,
     /// Whether the request asked for usage (`stream_options.include_usage: true`).
     pub include_usage: bool,
-    /// Whether the planned stream has a usage chunk.
+    /// Whether the planned stream has a usage chunk (on Responses, a terminal event with its
+    /// usage; on Messages, a `message_delta`).
     pub usage_chunk: bool,
     pub line_ending: LineEnding,
     pub split_utf8: bool,

@@ -113,6 +113,37 @@ pub struct Profile {
     pub slots: Option<u32>,
     /// A prompt cache (`None`: the provider keeps none; every prompt costs the same).
     pub prompt_cache: Option<PromptCache>,
+    /// How the provider departs from the official Responses and Messages grammars (the
+    /// default: not at all). Chat completions streams are unaffected.
+    pub dialect: Dialect,
+}
+
+/// `dialect`: the departures from the official Responses and Messages streaming grammars
+/// that real servers make (each `false` by default; any combination may be set). They
+/// change the wire format only: the timing, the tokens and the fault draws are the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Dialect {
+    /// Responses: no `sequence_number`, `output_index`, `content_index` or `summary_index`
+    /// on any event (llama.cpp).
+    pub no_indices: bool,
+    /// Responses and Messages: data-only SSE, no `event:` lines (LiteLLM); the JSON `type`
+    /// names each event.
+    pub data_only: bool,
+    /// Responses: a `data: [DONE]` event after the terminal event (LiteLLM).
+    pub done_after_terminal: bool,
+    /// Responses and Messages: the reasoning item (thinking block) is closed only after the
+    /// answer's last delta, while the message item (text block) is open (llama.cpp): its
+    /// closing events come first at the finish.
+    pub reasoning_closed_late: bool,
+    /// Messages: `message_start` carries zero usage; the full usage (input and output tokens)
+    /// comes in `message_delta` (LiteLLM).
+    pub usage_at_end: bool,
+    /// Responses: reasoning as raw `response.reasoning_text.delta` events (and one
+    /// `response.reasoning_text.done`) instead of the summary events (llama.cpp).
+    pub reasoning_text: bool,
+    /// Messages: no `ping` after `message_start` (llama.cpp, LiteLLM).
+    pub no_ping: bool,
 }
 
 /// `prompt_cache`: the provider remembers every prompt it has received (its `messages`, byte
@@ -225,6 +256,8 @@ struct RawProfile {
     slots: Option<i64>,
     #[serde(default)]
     prompt_cache: Option<PromptCache>,
+    #[serde(default)]
+    dialect: Dialect,
 }
 
 fn reasoning_content() -> String {
@@ -360,8 +393,10 @@ fn validate_profile(slug: String, rp: RawProfile, at: &dyn Fn(&str) -> String) -
         return Err((at("faults"), format!("the fault probabilities add up to {} > 1", f.total())));
     }
     // The oversized line is a whole chunk: it cannot be shorter than the chunk around its
-    // filler, for the longest request id this provider can give.
-    let min = crate::chunk::oversized_line_min_bytes(&slug, &rp.model);
+    // filler, for the longest request id this provider can give, on any of its routes.
+    let min = crate::chunk::oversized_line_min_bytes(&slug, &rp.model)
+        .max(crate::stream::responses::oversized_line_min_bytes(&slug))
+        .max(crate::stream::messages::oversized_line_min_bytes());
     if f.oversized_bytes < min {
         return Err((
             at("faults.oversized_bytes"),
@@ -380,6 +415,7 @@ fn validate_profile(slug: String, rp: RawProfile, at: &dyn Fn(&str) -> String) -
         }
     }
     Ok(Profile {
+        dialect: rp.dialect,
         prompt_cache: rp.prompt_cache,
         slots,
         slug,

@@ -20,7 +20,8 @@ pub enum Kind {
     Abort,
     /// credential_echo: an empty-delta chunk whose SSE `event:` field is the credential.
     Echo,
-    /// in_band_error, error_event: the mid-stream error; the body ends after it.
+    /// in_band_error, error_event, response_failed: the mid-stream error; the body ends
+    /// after it.
     Error,
     /// empty_data: a keep-alive event with empty data (`index` 0: `data:`, 1: `data: `).
     KeepAlive,
@@ -30,11 +31,15 @@ pub enum Kind {
     Unterminated,
     /// data_after_done: a content chunk after `[DONE]`; the body ends after it.
     Trailing,
-    /// truncate: the body ends cleanly here.
+    /// truncate, cut_after_structure: the body ends cleanly here.
     End,
     /// done_then_hang: nothing more is sent; the connection stays open until the client
     /// leaves.
     Hang,
+    /// Never scheduled: an event a grammar adds around the slot it renders (Responses: an
+    /// item or content part opened or closed, Messages: a block started or stopped, a
+    /// `ping`), sent at that slot's time. Chat completions has none.
+    Structure,
 }
 
 /// When an event goes out and which chunk it carries.
@@ -92,6 +97,10 @@ pub fn schedule(
     }
     let done = |slots| Schedule { headers_at_ms: t0, slots };
     let mut slots = vec![slot(t0, Kind::Role, 0)];
+    if fault == Fault::CutAfterStructure {
+        slots.push(slot(t0, Kind::End, 0));
+        return done(slots);
+    }
     let (start, end) = (profile.reasoning.start_fraction, profile.reasoning.end_fraction);
     match fault {
         // Keep-alives while the model is still silent, both empty forms.
@@ -122,6 +131,10 @@ pub fn schedule(
         }
         if c == mid && mid_stream_fault(&mut slots, fault, at, c) {
             return done(slots);
+        }
+        // The token ceiling: the answer stops after its first half, the stream ends as usual.
+        if c == mid && fault == Fault::ResponseIncomplete {
+            break;
         }
         slots.push(slot(at, Kind::Answer, c));
         last_base = base(c);
@@ -155,7 +168,7 @@ fn mid_stream_fault(slots: &mut Vec<Slot>, fault: Fault, at_ms: f64, index: usiz
     let kind = match fault {
         Fault::Disconnect => Kind::Abort,
         Fault::Malformed => Kind::Malformed,
-        Fault::InBandError | Fault::ErrorEvent => Kind::Error,
+        Fault::InBandError | Fault::ErrorEvent | Fault::ResponseFailed => Kind::Error,
         Fault::Truncate => Kind::End,
         Fault::OversizedLine => Kind::Oversized,
         _ => return false,
@@ -271,6 +284,32 @@ mod tests {
         assert_eq!(kinds(&s)[kinds(&s).len() - 2..], [Kind::Done, Kind::Hang]);
         let s = schedule(&p, &draw(Fault::DataAfterDone), 0, &ENDS, false);
         assert_eq!(kinds(&s)[kinds(&s).len() - 2..], [Kind::Done, Kind::Trailing]);
+    }
+
+    #[test]
+    fn response_failed_is_a_mid_stream_error() {
+        let s = schedule(&profile(""), &draw(Fault::ResponseFailed), 0, &ENDS, true);
+        assert_eq!(of(&s, Kind::Answer).len(), 3);
+        let end = s.slots.last().unwrap();
+        assert_eq!((end.kind, end.index, end.at_ms), (Kind::Error, 3, 640.0));
+    }
+
+    #[test]
+    fn response_incomplete_ends_normally_after_half_the_answer() {
+        let s = schedule(&profile(""), &draw(Fault::ResponseIncomplete), 1, &ENDS, true);
+        use Kind::*;
+        assert_eq!(kinds(&s), [Role, Reasoning, Answer, Answer, Answer, Finish, Usage, Done]);
+        // The finish comes when the last chunk sent is generated.
+        assert_eq!(s.slots.last().unwrap().at_ms, 600.0);
+        let s = schedule(&profile(""), &draw(Fault::ResponseIncomplete), 0, &[12], false);
+        assert_eq!(kinds(&s), [Role, Answer, Finish, Done]);
+    }
+
+    #[test]
+    fn cut_after_structure_ends_after_the_role() {
+        let s = schedule(&profile(""), &draw(Fault::CutAfterStructure), 3, &ENDS, true);
+        assert_eq!(kinds(&s), [Kind::Role, Kind::End]);
+        assert!(s.slots.iter().all(|s| s.at_ms == 0.0));
     }
 
     #[test]

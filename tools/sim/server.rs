@@ -1,5 +1,5 @@
-//! The HTTP side: routes, the chat-completions handler, and serving with TCP_NODELAY and
-//! graceful shutdown.
+//! The HTTP side: routes (every provider at each wire API's route, the grammar following the
+//! route), the request handler, and serving with TCP_NODELAY and graceful shutdown.
 use crate::credential::Echo;
 use crate::draw::Drawer;
 use crate::fault::Fault;
@@ -87,8 +87,14 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
         .route(&format!("/{{provider}}/{}", WireApi::ChatCompletions.route()), post(chat))
+        .route(&format!("/{{provider}}/{}", WireApi::Responses.route()), post(responses))
+        .route(&format!("/{{provider}}/{}", WireApi::Messages.route()), post(messages))
         .fallback(|| async {
-            let message = format!("no such route; use POST /{{provider}}/{}", WireApi::ChatCompletions.route());
+            let routes: Vec<String> = [WireApi::ChatCompletions, WireApi::Responses, WireApi::Messages]
+                .iter()
+                .map(|api| format!("POST /{{provider}}/{}", api.route()))
+                .collect();
+            let message = format!("no such route; use {}", routes.join(", "));
             error(StatusCode::NOT_FOUND, "not_found_error", &message)
         })
         .with_state(app)
@@ -127,13 +133,50 @@ fn error(status: StatusCode, kind: &str, message: &str) -> Response {
     (status, Json(json!({"error": {"message": message, "type": kind, "code": status.as_u16()}}))).into_response()
 }
 
+/// An error response in the shape of `api`: OpenAI's (as [`error`]) on chat completions and
+/// Responses, Anthropic's on Messages (`{"type": "error", "error": {"type", "message"}}`,
+/// with Anthropic's type names: `api_error` for a server error, `overloaded_error` for 503).
+fn api_error(api: WireApi, status: StatusCode, kind: &str, message: &str) -> Response {
+    if api != WireApi::Messages {
+        return error(status, kind, message);
+    }
+    let kind = match kind {
+        "server_error" if status == StatusCode::SERVICE_UNAVAILABLE => "overloaded_error",
+        "server_error" => "api_error",
+        other => other,
+    };
+    (status, Json(json!({"type": "error", "error": {"type": kind, "message": message}}))).into_response()
+}
+
 /// Where a `redirect` fault points: a path the simulator does not serve, so a client that
 /// follows it gets a 404 instead of a second draw.
+#[cfg(test)]
 pub fn redirect_location(slug: &str) -> String {
-    format!("/{slug}/redirected/{}", WireApi::ChatCompletions.route())
+    redirect_location_for(slug, WireApi::ChatCompletions)
+}
+
+/// [`redirect_location`] of the route of `api`.
+pub fn redirect_location_for(slug: &str, api: WireApi) -> String {
+    format!("/{slug}/redirected/{}", api.route())
 }
 
 async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+    handle(WireApi::ChatCompletions, app, slug, headers, body).await
+}
+
+async fn responses(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+    handle(WireApi::Responses, app, slug, headers, body).await
+}
+
+async fn messages(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+    handle(WireApi::Messages, app, slug, headers, body).await
+}
+
+/// A request on the route of `api`. Its body is read as the chat completions request it
+/// stands for ([`as_chat`]), so the dataset lookup, the prompt cache, the token limit and the
+/// credentials work alike on every route; the stream is planned in the grammar of `api`.
+async fn handle(api: WireApi, app: Arc<App>, slug: String, headers: HeaderMap, body: Bytes) -> Response {
+    let error = |status, kind: &str, message: &str| api_error(api, status, kind, message);
     // The clock every offset is measured from: as close to receipt as axum lets us be (the
     // body is already read, which on loopback takes microseconds).
     let received = Instant::now();
@@ -144,6 +187,10 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: He
     let request: Value = match serde_json::from_slice(&body) {
         Ok(v @ Value::Object(_)) => v,
         _ => return error(StatusCode::BAD_REQUEST, "invalid_request_error", "the body must be a JSON object"),
+    };
+    let request = match as_chat(api, request) {
+        Ok(request) => request,
+        Err(message) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", &message),
     };
     if request.get("stream") != Some(&Value::Bool(true)) {
         return error(
@@ -176,10 +223,16 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: He
         }
         hit
     });
-    let id = format!("chatcmpl-{slug}-{counter}");
+    let id = match api {
+        WireApi::ChatCompletions => format!("chatcmpl-{slug}-{counter}"),
+        WireApi::Responses => format!("resp_{slug}-{counter}"),
+        WireApi::Messages => format!("msg_{slug}-{counter}"),
+    };
+    // Responses and Messages cannot ask for usage: their terminal events always carry it.
     let include_usage = request.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
 
     let mut record = LogRecord {
+        api,
         received_unix_ms,
         provider: slug.clone(),
         counter,
@@ -235,7 +288,7 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: He
             return error(StatusCode::BAD_REQUEST, "invalid_request_error", message);
         }
         Fault::Redirect => {
-            let location = redirect_location(&slug);
+            let location = redirect_location_for(&slug, api);
             record.status = 307;
             record.content_type = None;
             record.location = Some(location.clone());
@@ -268,25 +321,31 @@ async fn chat(State(app): State<Arc<App>>, Path(slug): Path<String>, headers: He
         Some(e) => (e.answer(&text, tokens_per_chunk), e.reasoning(&usual_reasoning)),
         None => (tokenize(&text, tokens_per_chunk), usual_reasoning),
     };
-    let usage = profile.usage_chunk.sends(include_usage);
-    let plan = stream::plan(&Request {
-        profile,
-        draw: &draw,
-        id: &id,
-        answer: &answer,
-        reasoning: &reasoning,
-        // Counted only for a usage chunk: tokenizing a long prompt costs more than the rest
-        // of the request, and a fleet of a thousand providers receives the same prompt at once.
-        prompt_tokens: if usage { prompt_tokens(&request) } else { 0 },
-        usage,
-        echo: echo.as_ref(),
-    });
+    let chat_api = api == WireApi::ChatCompletions;
+    let usage = !chat_api || profile.usage_chunk.sends(include_usage);
+    let plan = stream::plan_for(
+        &Request {
+            profile,
+            draw: &draw,
+            id: &id,
+            answer: &answer,
+            reasoning: &reasoning,
+            // Counted only for a usage chunk: tokenizing a long prompt costs more than the rest
+            // of the request, and a fleet of a thousand providers receives the same prompt at once.
+            prompt_tokens: if usage { prompt_tokens(&request) } else { 0 },
+            usage,
+            echo: echo.as_ref(),
+        },
+        api,
+    );
     record.status = plan.head.status;
     record.content_type = plan.head.content_type.map(str::to_string);
     record.reasoning_tokens = reasoning.token_count;
     record.answer_tokens = answer.token_count;
     record.answer_events = answer.chunks.len();
-    record.usage_chunk = plan.steps.iter().any(|s| s.kind == Kind::Usage);
+    // On Responses the usage is in the terminal event.
+    record.usage_chunk =
+        plan.steps.iter().any(|s| s.kind == Kind::Usage || (api == WireApi::Responses && s.kind == Kind::Done));
 
     let (head_tx, head_rx) = oneshot::channel();
     // Bounded: a long or endless line is written no faster than the client reads it.
@@ -336,6 +395,56 @@ fn filler_tokens(request: &Value) -> Option<usize> {
 
 /// The longest answer the simulator writes to a request ignoring its end of sequence.
 const MAX_FILLER_TOKENS: u64 = 262_144;
+
+/// A Responses or Messages request as the chat completions request it stands for: its
+/// system prompt (`instructions`, `system`) and input messages (`input`, `messages`) as
+/// `messages`, its token limit (`max_output_tokens`, `max_tokens`) as `max_tokens`, every
+/// other field as it is. A chat completions request is returned as it is. `Err`: what is
+/// wrong with the body.
+fn as_chat(api: WireApi, request: Value) -> Result<Value, String> {
+    let Value::Object(mut body) = request else { return Err("the body must be a JSON object".into()) };
+    let system = match api {
+        WireApi::ChatCompletions => return Ok(Value::Object(body)),
+        WireApi::Responses => body.remove("instructions"),
+        WireApi::Messages => body.remove("system"),
+    };
+    let mut messages = Vec::new();
+    match system {
+        None | Some(Value::Null) => {}
+        Some(s @ Value::String(_)) => messages.push(json!({"role": "system", "content": s})),
+        Some(blocks @ Value::Array(_)) if api == WireApi::Messages => {
+            messages.push(json!({"role": "system", "content": blocks}))
+        }
+        Some(_) if api == WireApi::Responses => return Err("instructions: expected a string".into()),
+        Some(_) => return Err("system: expected a string or a list of text blocks".into()),
+    }
+    match api {
+        WireApi::Responses => {
+            match body.remove("input") {
+                Some(s @ Value::String(_)) => messages.push(json!({"role": "user", "content": s})),
+                Some(Value::Array(items)) => {
+                    // Message items (with or without `type: message`); other items carry no prompt.
+                    messages.extend(items.into_iter().filter(|i| i.get("role").is_some()));
+                }
+                _ => return Err("input: expected a string or a list of input items".into()),
+            }
+            if let Some(limit) = body.remove("max_output_tokens") {
+                body.insert("max_tokens".into(), limit);
+            }
+        }
+        _ => {
+            match body.remove("messages") {
+                Some(Value::Array(items)) => messages.extend(items),
+                _ => return Err("messages: Field required (a list of messages)".into()),
+            }
+            if !matches!(body.get("max_tokens").and_then(Value::as_u64), Some(1..)) {
+                return Err("max_tokens: Field required (a positive integer)".into());
+            }
+        }
+    }
+    body.insert("messages".into(), Value::Array(messages));
+    Ok(Value::Object(body))
+}
 
 fn user_text(request: &Value) -> Option<String> {
     let messages = request.get("messages")?.as_array()?;

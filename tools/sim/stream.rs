@@ -1,15 +1,21 @@
 //! The response to one request, planned as a pure value (so every fault's wire format is
 //! unit-testable without a network): the response head, when it goes out, and the timed
-//! events of the body in the OpenAI chunk format. `play.rs` plays it against the clock.
+//! events of the body in the grammar of the request's wire API: the OpenAI chunk format here,
+//! the Responses and Messages grammars in `stream/responses.rs` and `stream/messages.rs`,
+//! every one dressing the same schedule. `play.rs` plays it against the clock.
 use crate::chunk::Chunker;
 use crate::credential::{escape_all, Echo};
 use crate::draw::Draw;
 use crate::fault::{Fault, NonSseKind};
 use crate::profile::Profile;
-use crate::schedule::{schedule, Kind};
+use crate::schedule::{schedule, Kind, Slot};
 use crate::wire::Payload;
+use inferbench_contract::vocab::WireApi;
 use inferbench_sim::answer::Chunks;
 use serde_json::{json, Map, Value};
+
+pub mod messages;
+pub mod responses;
 
 /// One event: when (profile-time ms from receipt), what, and what it writes.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,13 +94,38 @@ const HTML_PAGE: [&str; 6] = [
     "",
 ];
 
-fn usage_object(req: &Request) -> Value {
-    let completion = req.answer.token_count + req.reasoning.token_count;
+/// The token counts of a response, the same on every API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    pub prompt: usize,
+    /// Every output token: the answer's sent and the reasoning's.
+    pub completion: usize,
+    pub reasoning: usize,
+}
+
+/// The counts of a planned response: the whole answer, or for `response_incomplete` the
+/// answer tokens sent before the ceiling.
+fn counts(req: &Request, slots: &[Slot]) -> Counts {
+    let answer = match req.draw.fault {
+        Fault::ResponseIncomplete => {
+            slots.iter().filter(|s| s.kind == Kind::Answer).map(|s| req.answer.chunks[s.index].1).max().unwrap_or(0)
+        }
+        _ => req.answer.token_count,
+    };
+    Counts {
+        prompt: req.prompt_tokens,
+        completion: answer + req.reasoning.token_count,
+        reasoning: req.reasoning.token_count,
+    }
+}
+
+fn usage_object(counts: Counts) -> Value {
+    let completion = counts.completion;
     json!({
-        "prompt_tokens": req.prompt_tokens,
+        "prompt_tokens": counts.prompt,
         "completion_tokens": completion,
-        "total_tokens": req.prompt_tokens + completion,
-        "completion_tokens_details": {"reasoning_tokens": req.reasoning.token_count},
+        "total_tokens": counts.prompt + completion,
+        "completion_tokens_details": {"reasoning_tokens": counts.reasoning},
     })
 }
 
@@ -102,7 +133,91 @@ fn joined(chunks: &Chunks) -> String {
     chunks.chunks.iter().map(|(t, _)| t.as_str()).collect()
 }
 
+/// The chat completions plan of `req`.
+#[cfg(test)]
 pub fn plan(req: &Request) -> Plan {
+    plan_for(req, WireApi::ChatCompletions)
+}
+
+/// What every grammar's renderer shares: the request, and what the plan drew from it.
+pub struct Context<'a> {
+    pub req: &'a Request<'a>,
+    /// The credentials echoed, `.`-joined (`credential_echo` with a request that carried some).
+    pub echoed: Option<String>,
+    /// The model every event names (`None`: `no_model`).
+    pub model: Option<String>,
+    /// The response's id.
+    pub id: String,
+    /// What the item ids are made of: the id after its prefix (`resp_`, `msg_`), or the
+    /// echoed credentials.
+    pub stem: String,
+    pub counts: Counts,
+    /// Whether the answer stops at the token ceiling (`response_incomplete`).
+    pub incomplete: bool,
+}
+
+impl Context<'_> {
+    /// The answer chunk `i` (empty past the end).
+    pub fn answer(&self, i: usize) -> &str {
+        self.req.answer.chunks.get(i).map(|(t, _)| t.as_str()).unwrap_or("")
+    }
+
+    /// The whole answer.
+    pub fn answer_text(&self) -> String {
+        joined(self.req.answer)
+    }
+
+    pub fn reasoning_text(&self) -> String {
+        joined(self.req.reasoning)
+    }
+
+    /// The lines an event carries before its own: on the first event of a `credential_echo`
+    /// stream, the credentials as an SSE comment and an SSE id.
+    pub fn echo_lines(&self) -> Vec<String> {
+        match &self.echoed {
+            Some(e) => vec![format!(": {e}"), format!("id: {e}")],
+            None => Vec::new(),
+        }
+    }
+}
+
+/// The SSE lines of one JSON event: `event: <type>` (unless the dialect is data-only), then
+/// its data.
+pub fn sse(ty: &str, data: &str, data_only: bool) -> Vec<String> {
+    let mut lines = Vec::with_capacity(2);
+    if !data_only {
+        lines.push(format!("event: {ty}"));
+    }
+    lines.push(format!("data: {data}"));
+    lines
+}
+
+/// `json` with `"system_fingerprint": <the echoed credentials, \u-escaped>` spliced in as its
+/// last member (as text: serde_json would write the characters as they are).
+pub fn with_fingerprint(json: String, echoed: Option<&str>) -> String {
+    match echoed {
+        Some(e) => {
+            let mut json = json;
+            json.pop();
+            json.push_str(&format!(",\"system_fingerprint\":\"{}\"}}", escape_all(e)));
+            json
+        }
+        None => json,
+    }
+}
+
+/// A delta event of `data` cut in two around its (empty) text member `"key":""`, so that
+/// `before + text + after` is the event of `text`: for the oversized and unterminated lines.
+pub fn halves(data: &str, key: &str) -> (String, String) {
+    let pat = format!("\"{key}\":\"");
+    // The first match is the key: inside any string value its quotes would be escaped.
+    let at = data.find(&pat).map(|i| i + pat.len()).unwrap_or(data.len());
+    (data[..at].to_string(), data[at..].to_string())
+}
+
+/// The plan of `req` in the grammar of `api`: the same schedule, the same chunks and the same
+/// fault, each API's events.
+pub fn plan_for(req: &Request, api: WireApi) -> Plan {
     let (profile, draw) = (req.profile, req.draw);
     let echoed = req.echo.map(Echo::joined);
     let model = match draw.fault {
@@ -121,7 +236,28 @@ pub fn plan(req: &Request) -> Plan {
     };
     let ends: Vec<usize> = req.answer.chunks.iter().map(|(_, end)| *end).collect();
     let sched = schedule(profile, draw, req.reasoning.chunks.len(), &ends, req.usage);
+    let counts = counts(req, &sched.slots);
     let mut head = Head { status: 200, content_type: Some("text/event-stream"), request_id, body: HeadBody::Stream };
+    if api != WireApi::ChatCompletions {
+        let id = match &echoed {
+            Some(e) => format!("{}{e}", if api == WireApi::Responses { "resp_" } else { "msg_" }),
+            None => req.id.to_string(),
+        };
+        let stem = match &echoed {
+            Some(e) => e.clone(),
+            None => req.id.split_once('_').map(|(_, stem)| stem).unwrap_or(req.id).to_string(),
+        };
+        let incomplete = draw.fault == Fault::ResponseIncomplete;
+        let cx = Context { req, echoed, model: c.model.clone(), id, stem, counts, incomplete };
+        if draw.fault == Fault::NonSse {
+            non_sse(&mut head, &cx, api);
+        }
+        let steps = match api {
+            WireApi::Responses => responses::steps(&cx, &sched.slots),
+            _ => messages::steps(&cx, &sched.slots),
+        };
+        return Plan { head, headers_at_ms: sched.headers_at_ms, steps };
+    }
     if draw.fault == Fault::NonSse {
         match profile.faults.non_sse_kind {
             NonSseKind::Json => {
@@ -133,7 +269,7 @@ pub fn plan(req: &Request) -> Plan {
                 }
                 let choices = json!([{"index": 0, "message": message, "finish_reason": "stop"}]);
                 let mut object = c.object("chat.completion", choices);
-                object.insert("usage".into(), usage_object(req));
+                object.insert("usage".into(), usage_object(counts));
                 head.content_type = Some("application/json");
                 head.body = HeadBody::Full(Value::Object(object).to_string());
             }
@@ -185,7 +321,8 @@ pub fn plan(req: &Request) -> Plan {
                 }
                 Kind::Error => Payload::data(STREAM_ERROR),
                 Kind::Finish => {
-                    let mut finish = c.chunk(json!({}), Some("stop"));
+                    let reason = if draw.fault == Fault::ResponseIncomplete { "length" } else { "stop" };
+                    let mut finish = c.chunk(json!({}), Some(reason));
                     if let Some(e) = &echoed {
                         // Spliced in as text: serde_json would write the characters as they are.
                         finish.pop();
@@ -195,12 +332,12 @@ pub fn plan(req: &Request) -> Plan {
                 }
                 Kind::Usage => {
                     let mut object = c.object("chat.completion.chunk", json!([]));
-                    object.insert("usage".into(), usage_object(req));
+                    object.insert("usage".into(), usage_object(counts));
                     Payload::data(&Value::Object(object).to_string())
                 }
                 Kind::Done => Payload::data("[DONE]"),
                 Kind::Trailing => Payload::data(&c.content(TRAILING)),
-                Kind::Abort | Kind::End | Kind::Hang => Payload::Nothing,
+                Kind::Abort | Kind::End | Kind::Hang | Kind::Structure => Payload::Nothing,
             };
             Step { at_ms: slot.at_ms, kind: slot.kind, payload }
         })
@@ -208,8 +345,34 @@ pub fn plan(req: &Request) -> Plan {
     Plan { head, headers_at_ms: sched.headers_at_ms, steps }
 }
 
+/// A `non_sse` fault's head on Responses and Messages: the error pages and empty bodies of
+/// chat completions, and for `json` the API's own non-streaming answer.
+fn non_sse(head: &mut Head, cx: &Context, api: WireApi) {
+    let profile = cx.req.profile;
+    match profile.faults.non_sse_kind {
+        NonSseKind::Json => {
+            let body = match api {
+                WireApi::Responses => responses::whole(cx),
+                _ => messages::whole(cx),
+            };
+            head.content_type = Some("application/json");
+            head.body = HeadBody::Full(body.to_string());
+        }
+        NonSseKind::Html => {
+            head.content_type = Some("text/html; charset=utf-8");
+            head.body = HeadBody::Full(HTML_PAGE.join(profile.line_ending.as_str()));
+        }
+        NonSseKind::Empty => head.body = HeadBody::Empty,
+        NonSseKind::NoContent => {
+            head.status = 204;
+            head.content_type = None;
+            head.body = HeadBody::Empty;
+        }
+    }
+}
+
 /// The first half of `s`, cut on a character boundary.
-fn first_half(s: &str) -> &str {
+pub fn first_half(s: &str) -> &str {
     let mut cut = s.len() / 2;
     while !s.is_char_boundary(cut) {
         cut -= 1;
@@ -219,3 +382,6 @@ fn first_half(s: &str) -> &str {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod grammar_tests;

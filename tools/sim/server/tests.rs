@@ -333,6 +333,7 @@ async fn logged(sim: &Sim, provider: &str) -> Value {
 const TICKET: &str = fixtures::TICKET_USER;
 const TICKET_ANSWER: &str = r#"{"category":"bug","priority":"p1"}"#;
 
+mod apis;
 mod faults;
 
 #[tokio::test]
