@@ -31,7 +31,9 @@ fn table() -> String {
     let mut out = String::from("providers:\n");
     for (name, api, env) in PROVIDERS {
         let (limit, reasoning) = match api {
-            "chat-completions" => ("    token_limit_field: max_tokens\n", "{reasoning_effort: low}"),
+            "chat-completions" => {
+                ("    token_limit_field: max_tokens\n    stream_usage: true\n", "{reasoning_effort: low}")
+            }
             "responses" => ("", "{reasoning: {effort: low}}"),
             _ => ("", "{thinking: {type: enabled, budget_tokens: 1024}}"),
         };
