@@ -5,14 +5,15 @@
 //! provider table, not ib-sim's routes). What a real server makes checkable: every stream
 //! completes; TTFO < TTFA on the reasoning server and TTFO = TTFA on the plain one; the final
 //! chunk arrives after the server's own `timings.prompt_ms + timings.predicted_ms`; usage is
-//! captured.
+//! captured. The plain server is also reached through all three of its wire APIs (chat
+//! completions, OpenAI Responses, Anthropic Messages) in one paired run.
 //!
 //! `make test` installs the two wheels into `target/llama-venv`; set
 //! `IB_LLAMA_PYTHON` to use another Python that has them.
 use crate::support::{ok, repo, Workspace};
 use inferbench_contract::event::{Envelope, Event};
 use inferbench_contract::tables::ResponseRow;
-use inferbench_contract::vocab::Outcome;
+use inferbench_contract::vocab::{Outcome, WireApi};
 use inferbench_store::parquet_io;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -127,8 +128,77 @@ fn a_real_llama_cpp_server_streams_and_is_timed_against_its_own_timings() {
     drop(servers);
 }
 
+/// The plain server reached through each of its three APIs, as three providers of one paired
+/// run: every round's synthetic prompt (48 tokens, 12 answer tokens, greedy) to all three at
+/// the same intended time. The one server counts the same usage whatever the API, so each
+/// grammar's reading is held to the others' and to the server's own timings.
+#[test]
+fn one_llama_cpp_server_over_three_wire_apis_is_read_alike_in_one_paired_run() {
+    let _one_at_a_time = crate::support::timed_section();
+    let scratch = tempfile::tempdir().unwrap();
+    let servers = Servers::start(scratch.path(), &[PLAIN]);
+    let base = &servers.urls[PLAIN];
+    let row = |api: WireApi, reasoning: &str| {
+        let limit = if api == WireApi::ChatCompletions {
+            "    token_limit_field: max_tokens\n    stream_usage: true\n"
+        } else {
+            ""
+        };
+        format!(
+            "  - name: over-{api}\n    endpoint: {base}/{}\n    api: {api}\n    auth: {{kind: bearer, env: IB_LLAMA_KEY}}\n    \
+             model_id: {PLAIN}\n{limit}    reasoning: {reasoning}\n    price_usd_per_million_tokens: {{input: 0.01, output: 0.01}}\n",
+            api.route()
+        )
+    };
+    let table = format!(
+        "providers:\n{}{}{}",
+        row(WireApi::ChatCompletions, "{reasoning_effort: low}"),
+        row(WireApi::Responses, "{reasoning: {effort: low}}"),
+        row(WireApi::Messages, "{thinking: {type: enabled, budget_tokens: 1024}}")
+    );
+    let load = "  mode: open_loop\n  arrivals: constant\n  rates: [1]\n  step_seconds: 3\n  seed: 5\n  \
+                workload:\n    kind: synthetic\n    input_tokens: 48\n    \
+                output_tokens: 12\n  objectives: {e2e_ms: 60000}\n";
+    let ws = Workspace::with_table(&table, "sim-profiles.yaml", |spec| {
+        let start = spec.find("execution_plan:\n").expect("the bundled spec has an execution plan");
+        let end = start + spec[start..].find("\nstream_timing:").expect("stream_timing follows it");
+        format!("{}load:\n{load}{}", &spec[..start], &spec[end..])
+            .replace("    mode: json_object\n", "    mode: prompt_only\n")
+    });
+    let run = ws.run("run-apis");
+    ok(ws.stage("ib-select", &run).args(["--per-family", "1", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    ok(ws
+        .stage("ib-fetch", &run)
+        .args(["--deadline-seconds", "120", "--env-file", "/nonexistent"])
+        .env("IB_LLAMA_KEY", "sk-llama-local-7c20"));
+    ws.derive(&run);
+    drop(servers);
+    let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
+    assert_eq!(responses.len(), 3 * 3, "3 rounds × 3 APIs");
+    let mut rounds: BTreeMap<i64, Vec<&ResponseRow>> = BTreeMap::new();
+    for r in &responses {
+        assert_eq!((r.outcome, r.http_status), (Outcome::Completed, Some(200)), "{r:?}");
+        assert!(!r.answer.is_empty() && r.e2e_latency_ms.is_some() && r.ttfa_ms == r.ttfo_ms, "{r:?}");
+        assert_eq!(r.response_model.as_deref(), Some(PLAIN), "{r:?}");
+        assert!(r.usage_completion_tokens.is_some_and(|n| n > 0), "usage read on every API: {r:?}");
+        rounds.entry(r.round_index).or_default().push(r);
+    }
+    // The same prompt gives the same usage on every API, each read by its own grammar (the
+    // words may differ: a prompt the server's cache holds is computed in other batches, and
+    // greedy decoding can part ways on a near tie).
+    for (round, rows) in &rounds {
+        let usage: Vec<(Option<i64>, Option<i64>)> =
+            rows.iter().map(|r| (r.usage_completion_tokens, r.usage_prompt_tokens)).collect();
+        assert_eq!(rows.len(), 3, "round {round}");
+        assert!(usage.windows(2).all(|w| w[0] == w[1]), "round {round}: the same usage on every API: {usage:?}");
+    }
+    check_final_chunk_after_server_timings(&run, &responses);
+}
+
 /// The final chunk (the one carrying the server's `timings`) cannot arrive before the server
 /// spent `prompt_ms + predicted_ms` on the request: the client's clock starts before the send.
+/// (llama.cpp's Messages stream carries no `timings`: its responses are not checked here.)
 fn check_final_chunk_after_server_timings(run: &Path, responses: &[ResponseRow]) {
     let final_attempts: BTreeMap<(&str, i64), ()> =
         responses.iter().map(|r| ((r.request_id.as_str(), r.attempt), ())).collect();
@@ -158,7 +228,8 @@ fn check_final_chunk_after_server_timings(run: &Path, responses: &[ResponseRow])
             _ => {}
         }
     }
-    assert_eq!(checked, responses.len(), "every stream carried the server's timings");
+    let timed = responses.iter().filter(|r| !r.provider.ends_with("messages")).count();
+    assert_eq!(checked, timed, "every chat completions and Responses stream carried the server's timings");
 }
 
 /// `make load` against the plain llama.cpp server (one slot, a few requests a second at most

@@ -233,7 +233,7 @@ impl Judge {
             }
             Payload::Object(chunk) => chunk,
         };
-        let Some(event) = chunk.event.as_ref() else { return None };
+        let event = chunk.event.as_ref()?;
         let broken = |rule: String| {
             Some(StreamEnd::failed(
                 Outcome::InvalidStream,
