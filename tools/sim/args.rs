@@ -1,6 +1,7 @@
 //! `ib-sim`'s command line: serve a profile file's providers, or `generate-fleet`.
 use clap::Parser;
 use inferbench_cli as cli;
+use inferbench_contract::vocab::WireApi;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -57,6 +58,12 @@ pub enum Command {
         /// and the simulator take.
         #[arg(long)]
         zero_latency: bool,
+        /// Wire APIs assigned to the providers in turn (chat-completions, responses,
+        /// messages), each row naming its `api` with the fields that API takes; with a
+        /// messages provider the spec's structured output becomes prompt_only. Without it every
+        /// provider is chat completions and no row names an API.
+        #[arg(long, value_name = "API,...", value_delimiter = ',')]
+        apis: Vec<WireApi>,
     },
 }
 
@@ -98,5 +105,26 @@ mod tests {
                 .unwrap();
         assert!(matches!(g.command, Some(Command::GenerateFleet { providers: 1000, zero_latency: true, .. })));
         assert!(Args::try_parse_from(["ib-sim", "--profiles", "p.yaml", "generate-fleet", "--providers", "1"]).is_err());
+    }
+
+    #[test]
+    fn generate_fleet_takes_a_list_of_apis() {
+        let g = Args::try_parse_from([
+            "ib-sim",
+            "generate-fleet",
+            "--providers",
+            "3",
+            "--out",
+            "f",
+            "--apis",
+            "chat-completions,responses,messages",
+        ])
+        .unwrap();
+        let Some(Command::GenerateFleet { apis, .. }) = g.command else { panic!() };
+        assert_eq!(apis, [WireApi::ChatCompletions, WireApi::Responses, WireApi::Messages]);
+        let g = Args::try_parse_from(["ib-sim", "generate-fleet", "--providers", "3", "--out", "f"]).unwrap();
+        assert!(matches!(g.command, Some(Command::GenerateFleet { apis, .. }) if apis.is_empty()));
+        assert!(Args::try_parse_from(["ib-sim", "generate-fleet", "--providers", "3", "--out", "f", "--apis", "grpc"])
+            .is_err());
     }
 }
