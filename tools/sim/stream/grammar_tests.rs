@@ -256,8 +256,11 @@ fn check_messages(evs: &[Ev]) -> Result<(), String> {
     }
 }
 
+/// The answer and the reasoning deltas of a stream, each with its time.
+type Texts = (Vec<(f64, String)>, Vec<(f64, String)>);
+
 /// The chat plan's content and reasoning deltas, with their times.
-fn chat_texts(plan: &Plan) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
+fn chat_texts(plan: &Plan) -> Texts {
     let mut answer = Vec::new();
     let mut reasoning = Vec::new();
     for ev in events(plan) {
@@ -274,7 +277,7 @@ fn chat_texts(plan: &Plan) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
 }
 
 /// A Responses plan's answer and reasoning deltas, with their times.
-fn responses_texts(evs: &[Ev]) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
+fn responses_texts(evs: &[Ev]) -> Texts {
     let mut answer = Vec::new();
     let mut reasoning = Vec::new();
     for ev in evs.iter().filter(|e| e.data.is_some() && e.data.as_deref() != Some("[DONE]")) {
@@ -291,7 +294,7 @@ fn responses_texts(evs: &[Ev]) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
     (answer, reasoning)
 }
 
-fn messages_texts(evs: &[Ev]) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
+fn messages_texts(evs: &[Ev]) -> Texts {
     let mut answer = Vec::new();
     let mut reasoning = Vec::new();
     for ev in evs.iter().filter(|e| e.data.is_some()) {
