@@ -5,9 +5,28 @@ use inferbench_contract::vocab::WireApi;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+/// What the routes serve and which profile keys shape it, after the options of `--help`.
+const ROUTES: &str = "Every provider of the profile file is served at three routes, the grammar of the stream \
+following the route: POST /<slug>/v1/chat/completions (OpenAI chat completion chunks and [DONE]), POST \
+/<slug>/v1/responses (OpenAI Responses events, response.created to response.completed) and POST \
+/<slug>/v1/messages (Anthropic Messages events, message_start to message_stop), all three from the same \
+profile: the same timings, tokens and fault draws. Errors before a stream are OpenAI-shaped, on /v1/messages \
+Anthropic-shaped.
+
+A profile's `dialect` keys make the Responses and Messages streams speak as real servers do: no_indices, \
+data_only, done_after_terminal, reasoning_closed_late, usage_at_end, reasoning_text, no_ping. Its `faults` \
+are those of every API plus response_failed, response_incomplete and cut_after_structure. The profile file's \
+keys are documented in tools/sim/profile.rs and tools/sim/fault.rs.";
+
 /// Simulated OpenAI-compatible streaming providers for inferbench.
 #[derive(Debug, Parser)]
-#[command(name = "ib-sim", version, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(
+    name = "ib-sim",
+    version,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = ROUTES
+)]
 pub struct Args {
     #[command(subcommand)]
     pub command: Option<Command>,
