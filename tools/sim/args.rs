@@ -1,12 +1,32 @@
 //! `ib-sim`'s command line: serve a profile file's providers, or `generate-fleet`.
 use clap::Parser;
 use inferbench_cli as cli;
+use inferbench_contract::vocab::WireApi;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+/// What the routes serve and which profile keys shape it, after the options of `--help`.
+const ROUTES: &str = "Every provider of the profile file is served at three routes, the grammar of the stream \
+following the route: POST /<slug>/v1/chat/completions (OpenAI chat completion chunks and [DONE]), POST \
+/<slug>/v1/responses (OpenAI Responses events, response.created to response.completed) and POST \
+/<slug>/v1/messages (Anthropic Messages events, message_start to message_stop), all three from the same \
+profile: the same timings, tokens and fault draws. Errors before a stream are OpenAI-shaped, on /v1/messages \
+Anthropic-shaped.
+
+A profile's `dialect` keys make the Responses and Messages streams speak as real servers do: no_indices, \
+data_only, done_after_terminal, reasoning_closed_late, usage_at_end, reasoning_text, no_ping. Its `faults` \
+are those of every API plus response_failed, response_incomplete and cut_after_structure. The profile file's \
+keys are documented in tools/sim/profile.rs and tools/sim/fault.rs.";
+
 /// Simulated OpenAI-compatible streaming providers for inferbench.
 #[derive(Debug, Parser)]
-#[command(name = "ib-sim", version, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(
+    name = "ib-sim",
+    version,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = ROUTES
+)]
 pub struct Args {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -57,6 +77,12 @@ pub enum Command {
         /// and the simulator take.
         #[arg(long)]
         zero_latency: bool,
+        /// Wire APIs assigned to the providers in turn (chat-completions, responses,
+        /// messages), each row naming its `api` with the fields that API takes; with a
+        /// messages provider the spec's structured output becomes prompt_only. Without it every
+        /// provider is chat completions and no row names an API.
+        #[arg(long, value_name = "API,...", value_delimiter = ',')]
+        apis: Vec<WireApi>,
     },
 }
 
@@ -98,5 +124,26 @@ mod tests {
                 .unwrap();
         assert!(matches!(g.command, Some(Command::GenerateFleet { providers: 1000, zero_latency: true, .. })));
         assert!(Args::try_parse_from(["ib-sim", "--profiles", "p.yaml", "generate-fleet", "--providers", "1"]).is_err());
+    }
+
+    #[test]
+    fn generate_fleet_takes_a_list_of_apis() {
+        let g = Args::try_parse_from([
+            "ib-sim",
+            "generate-fleet",
+            "--providers",
+            "3",
+            "--out",
+            "f",
+            "--apis",
+            "chat-completions,responses,messages",
+        ])
+        .unwrap();
+        let Some(Command::GenerateFleet { apis, .. }) = g.command else { panic!() };
+        assert_eq!(apis, [WireApi::ChatCompletions, WireApi::Responses, WireApi::Messages]);
+        let g = Args::try_parse_from(["ib-sim", "generate-fleet", "--providers", "3", "--out", "f"]).unwrap();
+        assert!(matches!(g.command, Some(Command::GenerateFleet { apis, .. }) if apis.is_empty()));
+        assert!(Args::try_parse_from(["ib-sim", "generate-fleet", "--providers", "3", "--out", "f", "--apis", "grpc"])
+            .is_err());
     }
 }

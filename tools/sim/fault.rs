@@ -1,5 +1,26 @@
 //! The faults a simulated provider can inject: at most one per request, each with its
 //! probability in the profile's `faults:` map, plus the parameters some of them take.
+//!
+//! A fault is drawn the same way on every route (`schedule.rs` places it in the same slot);
+//! each grammar renders it in its own events. The comments below say what chat completions
+//! sends; on Responses and Messages:
+//! - `http_429`, `http_5xx`, `http_400`: the same statuses, the error body in the API's shape
+//!   (Messages: `{"type": "error", "error": {"type": "rate_limit_error" | "overloaded_error" |
+//!   "invalid_request_error", "message"}}`); `redirect` points under the route it came in on.
+//! - `in_band_error`, `error_event`: an `error` event (Responses: `{"type": "error", "code":
+//!   "server_error", "message", "param": null, "sequence_number"}`; Messages: `{"type":
+//!   "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}`).
+//! - `malformed`: one answer delta event whose data line is cut in half.
+//! - `no_done`: the terminal event (`response.completed`, `message_stop`) is left out.
+//! - `data_after_done`: one more answer delta after the terminal event.
+//! - `empty_data`: keep-alives in the API's form: SSE comments (`:` and `: keep-alive`) on
+//!   Responses, `ping` events on Messages.
+//! - `oversized_line`, `unterminated_line`: the answer delta event's `data:` line (after its
+//!   `event:` line), oversized or never ended.
+//! - `wrong_model`, `no_model`: the model of the response object or message.
+//! - `credential_echo`: the credentials in the same fields (`credential::FIELDS`); the
+//!   `event:` carrier is a `response.in_progress` or a `ping`.
+//! - `non_sse` `json`: the API's non-streaming answer (a `response` object, a `message`).
 use serde::{Deserialize, Serialize};
 
 /// One way a request can go wrong. Serialized (in the `--log`) under its profile key.

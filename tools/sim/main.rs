@@ -1,8 +1,10 @@
 //! `ib-sim`: simulated OpenAI-compatible streaming providers on loopback.
 //!
-//! Each provider of the profile file is served at `POST /{slug}/v1/chat/completions` with its
-//! own latency and speed distributions, reasoning, chunking, accuracy and faults; answers come
-//! from the dataset's gold. With `--log`, every request's draws and the send time of each
+//! Each provider of the profile file is served at `POST /{slug}/v1/chat/completions`,
+//! `POST /{slug}/v1/responses` and `POST /{slug}/v1/messages`, each route in its API's
+//! streaming grammar (`stream.rs`, `stream/responses.rs`, `stream/messages.rs`), with its own
+//! latency and speed distributions, reasoning, chunking, accuracy, faults and grammar dialect;
+//! answers come from the dataset's gold. With `--log`, every request's draws and the send time of each
 //! answer event are appended as one JSON line: the ground truth for checking a client.
 //! Besides the latency and speed of the published providers it reproduces hostile wire
 //! behaviour (see `fault.rs`): mid-stream errors, non-SSE answers, hangs, endless and

@@ -46,7 +46,9 @@ impl From<ProfileError> for inferbench_contract::Error {
     }
 }
 
-/// Whether a stream ends with a usage chunk (`choices: []`, `usage: {...}`).
+/// Whether a chat completions stream ends with a usage chunk (`choices: []`, `usage: {...}`).
+/// Responses and Messages streams always carry usage (in the terminal event, in
+/// `message_start` and `message_delta`), whatever this says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UsageChunk {

@@ -12,8 +12,8 @@ use inferbench_inputs::spec::Spec;
 use inferbench_sim::dataset::Dataset;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if let Some(Command::GenerateFleet { providers, out, spec, zero_latency }) = args.command {
-        return generate_fleet(fleet::Fleet { providers, out, spec: spec.path, zero_latency });
+    if let Some(Command::GenerateFleet { providers, out, spec, zero_latency, apis }) = args.command {
+        return generate_fleet(fleet::Fleet { providers, out, spec: spec.path, zero_latency, apis });
     }
     let app = app(&args)?;
     listen::serve(app, args.addr, args.port_file.as_deref())
@@ -115,6 +115,7 @@ mod tests {
                 out: out.to_path_buf(),
                 spec: spec.to_path_buf().into(),
                 zero_latency: true,
+                apis: Vec::new(),
             };
             let args = Args {
                 command: Some(command),

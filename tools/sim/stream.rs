@@ -58,12 +58,14 @@ pub struct Plan {
 pub struct Request<'a> {
     pub profile: &'a Profile,
     pub draw: &'a Draw,
-    /// `chatcmpl-…`, the same in every chunk.
+    /// `chatcmpl-…`, the same in every chunk (Responses: `resp_…`, Messages: `msg_…`, the
+    /// response's or message's id; the item ids are made of what follows the `_`).
     pub id: &'a str,
     pub answer: &'a Chunks,
     pub reasoning: &'a Chunks,
     pub prompt_tokens: usize,
-    /// Whether the stream ends with a usage chunk.
+    /// Whether the stream ends with a usage chunk. (Responses and Messages carry usage in
+    /// their terminal events either way.)
     pub usage: bool,
     /// The credentials to echo (`credential_echo` with a request that carried some).
     pub echo: Option<&'a Echo>,

@@ -256,8 +256,11 @@ fn check_messages(evs: &[Ev]) -> Result<(), String> {
     }
 }
 
+/// The answer and the reasoning deltas of a stream, each with its time.
+type Texts = (Vec<(f64, String)>, Vec<(f64, String)>);
+
 /// The chat plan's content and reasoning deltas, with their times.
-fn chat_texts(plan: &Plan) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
+fn chat_texts(plan: &Plan) -> Texts {
     let mut answer = Vec::new();
     let mut reasoning = Vec::new();
     for ev in events(plan) {
@@ -274,7 +277,7 @@ fn chat_texts(plan: &Plan) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
 }
 
 /// A Responses plan's answer and reasoning deltas, with their times.
-fn responses_texts(evs: &[Ev]) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
+fn responses_texts(evs: &[Ev]) -> Texts {
     let mut answer = Vec::new();
     let mut reasoning = Vec::new();
     for ev in evs.iter().filter(|e| e.data.is_some() && e.data.as_deref() != Some("[DONE]")) {
@@ -291,7 +294,7 @@ fn responses_texts(evs: &[Ev]) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
     (answer, reasoning)
 }
 
-fn messages_texts(evs: &[Ev]) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
+fn messages_texts(evs: &[Ev]) -> Texts {
     let mut answer = Vec::new();
     let mut reasoning = Vec::new();
     for ev in evs.iter().filter(|e| e.data.is_some()) {
@@ -869,4 +872,23 @@ fn the_oversized_minimum_covers_every_grammar() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("oversized_bytes"), "{e}");
+}
+
+#[test]
+fn the_echo_fingerprint_is_on_the_answer_s_closing_event_in_every_dialect() {
+    let echo = Echo { headers: vec!["authorization".into()], values: vec!["sk-fp".into()] };
+    for keys in ["no_ping: true", "reasoning_closed_late: true"] {
+        let p = dialect(keys);
+        for (api, ty) in [(WireApi::Responses, "response.output_text.done"), (WireApi::Messages, "content_block_stop")]
+        {
+            let evs = events(&plan_on(api, &p, &draw(Fault::CredentialEcho, 10), true, Some(&echo)));
+            let carriers: Vec<&Ev> =
+                evs.iter().filter(|e| e.data.as_deref().is_some_and(|d| d.contains("system_fingerprint"))).collect();
+            assert_eq!(carriers.len(), 1, "{keys} {api:?}");
+            assert_eq!((carriers[0].ty(), carriers[0].kind), (ty.to_string(), Kind::Finish), "{keys} {api:?}");
+            if api == WireApi::Messages {
+                assert_eq!(carriers[0].json()["index"], 1);
+            }
+        }
+    }
 }

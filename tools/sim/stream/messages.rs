@@ -87,14 +87,14 @@ impl Render<'_> {
         self.push(at, Kind::Structure, data);
     }
 
-    fn close_thinking(&mut self, at: f64, kind: Kind) {
+    fn close_thinking(&mut self, at: f64) {
         if self.thinking != Phase::Open {
             return;
         }
         self.thinking = Phase::Closed;
         let index = self.thinking_index;
         let delta = json!({"type": "signature_delta", "signature": SIGNATURE});
-        self.push(at, kind, json!({"type": "content_block_delta", "index": index, "delta": delta}));
+        self.push(at, Kind::Structure, json!({"type": "content_block_delta", "index": index, "delta": delta}));
         self.push(at, Kind::Structure, json!({"type": "content_block_stop", "index": index}));
     }
 
@@ -105,7 +105,7 @@ impl Render<'_> {
             return;
         }
         if !self.dialect.reasoning_closed_late {
-            self.close_thinking(at, Kind::Structure);
+            self.close_thinking(at);
         }
         self.text = Phase::Open;
         self.text_index = usize::from(self.thinking != Phase::NotOpen);
@@ -191,7 +191,7 @@ impl Render<'_> {
                 let late = self.thinking == Phase::Open;
                 self.open_text(at);
                 if late {
-                    self.close_thinking(at, Kind::Structure);
+                    self.close_thinking(at);
                 }
                 self.text = Phase::Closed;
                 self.push(at, Kind::Finish, json!({"type": "content_block_stop", "index": self.text_index}));

@@ -202,7 +202,7 @@ impl<'a> Render<'a> {
         }
     }
 
-    fn close_reasoning(&mut self, at: f64, kind: Kind) {
+    fn close_reasoning(&mut self, at: f64) {
         if self.reasoning != Phase::Open {
             return;
         }
@@ -210,10 +210,10 @@ impl<'a> Render<'a> {
         let (id, index, text) = (self.reasoning_id(), self.reasoning_index, self.reasoning_sent.clone());
         if self.dialect.reasoning_text {
             let fields = json!({"item_id": id, "output_index": index, "content_index": 0, "text": text});
-            self.push(at, kind, "response.reasoning_text.done", fields);
+            self.push(at, Kind::Structure, "response.reasoning_text.done", fields);
         } else {
             let fields = json!({"item_id": id, "output_index": index, "summary_index": 0, "text": text});
-            self.push(at, kind, "response.reasoning_summary_text.done", fields);
+            self.push(at, Kind::Structure, "response.reasoning_summary_text.done", fields);
             let part = json!({"type": "summary_text", "text": text});
             let fields = json!({"item_id": id, "output_index": index, "summary_index": 0, "part": part});
             self.push(at, Kind::Structure, "response.reasoning_summary_part.done", fields);
@@ -229,7 +229,7 @@ impl<'a> Render<'a> {
             return;
         }
         if !self.dialect.reasoning_closed_late {
-            self.close_reasoning(at, Kind::Structure);
+            self.close_reasoning(at);
         }
         self.message = Phase::Open;
         self.message_index = usize::from(self.reasoning != Phase::NotOpen);
@@ -252,7 +252,7 @@ impl<'a> Render<'a> {
         let late = self.reasoning == Phase::Open;
         self.open_message(at);
         if late {
-            self.close_reasoning(at, Kind::Finish);
+            self.close_reasoning(at);
         }
         let (id, index, text) = (self.message_id(), self.message_index, self.answer_sent.clone());
         let fields = json!({"item_id": id, "output_index": index, "content_index": 0, "text": text, "logprobs": []});
