@@ -14,7 +14,7 @@
 //! not the reference's per-record check, so a single HTTP error does not exclude a provider
 //! (reference §12.2 item 10).
 use crate::join::{Joined, Observation};
-use inferbench_contract::documents::{PairRow, PooledMetrics, ProviderEligibility, WinRow};
+use inferbench_contract::documents::{ApiPairRow, PairRow, PooledMetrics, ProviderEligibility, WinRow};
 use inferbench_contract::tables::ScheduleRow;
 use inferbench_contract::vocab::Outcome;
 use inferbench_inputs::providers::{Provider, ProviderTable};
@@ -35,6 +35,8 @@ pub struct Comparisons {
     pub eligibility: Vec<ProviderEligibility>,
     pub wins: Vec<WinRow>,
     pub pairs: Vec<PairRow>,
+    /// One endpoint over two wire APIs (`crate::api_pairs`).
+    pub api_pairs: Vec<ApiPairRow>,
 }
 
 /// The paired comparisons of a joined run whose providers' pooled rows are `pooled`. `table`
@@ -68,7 +70,12 @@ pub fn compute(
         })
         .collect();
     let rounds = rounds(&joined.schedule, &joined.observations);
-    Comparisons { wins: fastest_wins(&rounds, &eligibility), pairs: pairwise(&rounds, &eligibility), eligibility }
+    Comparisons {
+        wins: fastest_wins(&rounds, &eligibility),
+        pairs: pairwise(&rounds, &eligibility),
+        eligibility,
+        api_pairs: Vec::new(),
+    }
 }
 
 /// A provider's eligibility for paired comparisons, from its pooled row.

@@ -37,7 +37,8 @@ pub fn compute(about: &About, tables: Tables, load: Option<LoadInputs>) -> Resul
     });
     let metrics = metrics::compute_with(about.rules, &joined, &families, &about.table);
     let failures = about.reference_paired_failures.as_ref();
-    let comparisons = comparisons::compute(about.rules, &joined, &about.table, &metrics.pooled, failures);
+    let mut comparisons = comparisons::compute(about.rules, &joined, &about.table, &metrics.pooled, failures);
+    comparisons.api_pairs = crate::api_pairs::compute(&about.table, about.spec.inference.api, &joined.observations);
     let load = about.spec.load.as_ref().zip(load).map(|(plan, load)| {
         let correct: HashMap<String, bool> =
             joined.observations.iter().map(|o| (o.response.request_id.clone(), o.evaluation.correct)).collect();

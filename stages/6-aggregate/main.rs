@@ -3,6 +3,7 @@
 //! A pure function of the run directory's files: it never touches the network. See
 //! `aggregate.rs` for the order of work and `--help` for usage.
 mod aggregate;
+mod api_pairs;
 mod args;
 mod cache;
 mod comparisons;

@@ -84,6 +84,7 @@ pub fn comparisons_doc(id: &RunIdentity, figures: &Figures) -> ComparisonsDocume
         tie_rule: TIE_RULE.to_string(),
         fastest_provider_wins: comparisons.wins.clone(),
         pairwise_e2e_latency_differences: comparisons.pairs.clone(),
+        api_pairs: comparisons.api_pairs.clone(),
         provider_eligibility: comparisons.eligibility.clone(),
         provenance: Provenance::new(id.inputs),
     }

@@ -1,7 +1,7 @@
 //! The paired comparisons: fastest-provider wins and pairwise E2E differences, as
 //! `ib-aggregate` computed them over the run's paired rounds.
 use crate::format::{coverage, figure, percent};
-use inferbench_contract::documents::{ComparisonsDocument, PairRow};
+use inferbench_contract::documents::{ComparisonsDocument, PairRow, PairedDifference};
 use inferbench_inputs::providers::ProviderTable;
 use inferbench_present::markdown::Table;
 use inferbench_present::number::grouped;
@@ -49,6 +49,51 @@ pub fn section(c: &ComparisonsDocument, table: &ProviderTable, leading: &[&str])
         lines.push(String::new());
     }
     lines.extend(pairs_table(&listed, &label));
+    lines.extend(api_pairs(c, &label));
+    lines
+}
+
+pub const API_PAIRS_INTRO: &str = "Providers that are one endpoint reached over two wire APIs (the same model id, \
+the same endpoint but for the API's path) were sent the same item at the same time in every round, so the \
+per-round difference is what the API itself costs. Each figure is the median of `A − B` over the rounds where both \
+have it (negative favours A), with its 95 % paired-bootstrap interval (10,000 resamples, seed 20261201, as \
+`ib-compare` computes it); under 6 rounds no interval can have that coverage and no verdict is given.";
+
+/// What each wire API costs against another on the same endpoint (none: no lines).
+fn api_pairs(c: &ComparisonsDocument, label: &dyn Fn(&str) -> String) -> Vec<String> {
+    if c.api_pairs.is_empty() {
+        return Vec::new();
+    }
+    let mut lines =
+        vec![String::new(), "### What the API costs".to_string(), String::new(), API_PAIRS_INTRO.to_string()];
+    lines.push(String::new());
+    let headers = [
+        "Provider A (API)",
+        "Provider B (API)",
+        "TTFA A − B (ms) [95 %], rounds",
+        "TTFA verdict",
+        "E2E A − B (ms) [95 %], rounds",
+        "E2E verdict",
+    ];
+    let mut table = Table::new(&headers);
+    let with_interval = |d: &PairedDifference| match (d.interval_low_ms, d.interval_high_ms) {
+        (Some(low), Some(high)) => {
+            let (mid, low, high) = (figure(d.difference_p50_ms), figure(Some(low)), figure(Some(high)));
+            format!("{mid} [{low}, {high}], {}", d.paired_count)
+        }
+        _ => format!("{}, {}", figure(d.difference_p50_ms), d.paired_count),
+    };
+    for p in &c.api_pairs {
+        table.row(vec![
+            format!("{} ({})", label(&p.provider_a), p.api_a),
+            format!("{} ({})", label(&p.provider_b), p.api_b),
+            with_interval(&p.ttfa),
+            p.ttfa.verdict.replace('_', " "),
+            with_interval(&p.e2e),
+            p.e2e.verdict.replace('_', " "),
+        ]);
+    }
+    lines.extend(table.lines());
     lines
 }
 

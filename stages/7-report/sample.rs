@@ -286,6 +286,7 @@ pub fn comparisons_document() -> ComparisonsDocument {
             pair("a", "c", [None, None, None], 0),
             pair("b", "c", [None, None, None], 0),
         ],
+        api_pairs: Vec::new(),
         provenance: provenance(),
     }
 }

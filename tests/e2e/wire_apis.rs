@@ -37,9 +37,13 @@ fn table() -> String {
             "responses" => ("", "{reasoning: {effort: low}}"),
             _ => ("", "{thinking: {type: enabled, budget_tokens: 1024}}"),
         };
+        // The three steady providers are one endpoint reached over its three APIs.
+        let (host, model) =
+            if name.ends_with("steady") { ("steady", "m-steady".to_string()) } else { (name, format!("m-{name}")) };
+        let route = api.parse::<WireApi>().unwrap().route();
         out.push_str(&format!(
-            "  - name: {name}\n    endpoint: https://{name}.invalid/v1\n    api: {api}\n    auth: {{kind: bearer, env: {env}}}\n    \
-             model_id: m-{name}\n{limit}    reasoning: {reasoning}\n    price_usd_per_million_tokens: {{input: 0.15, output: 0.50}}\n"
+            "  - name: {name}\n    endpoint: https://{host}.invalid/{route}\n    api: {api}\n    auth: {{kind: bearer, env: {env}}}\n    \
+             model_id: {model}\n{limit}    reasoning: {reasoning}\n    price_usd_per_million_tokens: {{input: 0.15, output: 0.50}}\n"
         ));
     }
     out
@@ -63,7 +67,8 @@ fn profiles() -> String {
         ("msg-overloaded", "    faults: {error_event: 1.0}\n"),
         ("msg-incomplete", "    faults: {response_incomplete: 1.0}\n"),
     ] {
-        out.push_str(&format!("  {name}:\n    model: m-{name}\n{steady}{extra}"));
+        let model = if name.ends_with("steady") { "m-steady".to_string() } else { format!("m-{name}") };
+        out.push_str(&format!("  {name}:\n    model: {model}\n{steady}{extra}"));
     }
     out
 }
@@ -106,7 +111,7 @@ fn one_run_pairs_providers_of_every_wire_api_and_judges_each_grammar() {
                 "{r:?}"
             );
             assert_eq!(r.finish_reason.as_deref(), Some("stop"), "{r:?}");
-            assert_eq!(r.response_model.as_deref(), Some(format!("m-{provider}").as_str()));
+            assert_eq!(r.response_model.as_deref(), Some("m-steady"));
         }
         assert_eq!(answers(provider), answers("chat-steady"), "{provider} answers as chat completions does");
     }
@@ -133,6 +138,7 @@ fn one_run_pairs_providers_of_every_wire_api_and_judges_each_grammar() {
     }
 
     check_the_log_records_each_api(&run);
+    check_what_each_api_costs(&run, &responses);
     let secrets: Vec<&str> = SECRETS.iter().map(|(_, v)| *v).collect();
     assert_no_secret(&run, &secrets);
     let names = ["responses.parquet", "evaluations.parquet", "metrics.json", "comparisons.json", "report.md"];
@@ -145,6 +151,32 @@ fn one_run_pairs_providers_of_every_wire_api_and_judges_each_grammar() {
     let responses_bytes = std::fs::read(run.join("responses.parquet")).unwrap();
     ok(ws.stage("ib-reconstruct", &run).arg("--read-jsonl"));
     assert!(std::fs::read(run.join("responses.parquet")).unwrap() == responses_bytes);
+}
+
+/// The steady endpoint over its three APIs makes three API pairs, each difference the median of
+/// the per-round differences recomputed here from responses.parquet, and the report tables them.
+fn check_what_each_api_costs(run: &std::path::Path, responses: &[ResponseRow]) {
+    let doc: inferbench_contract::documents::ComparisonsDocument =
+        serde_json::from_slice(&std::fs::read(run.join("comparisons.json")).unwrap()).unwrap();
+    let pairs: Vec<(&str, &str)> =
+        doc.api_pairs.iter().map(|p| (p.provider_a.as_str(), p.provider_b.as_str())).collect();
+    assert_eq!(pairs, [("chat-steady", "msg-steady"), ("chat-steady", "resp-steady"), ("msg-steady", "resp-steady")]);
+    for p in &doc.api_pairs {
+        let by_round = |name: &str| -> BTreeMap<i64, f64> {
+            responses.iter().filter(|r| r.provider == name).map(|r| (r.round_index, r.ttfa_ms.unwrap())).collect()
+        };
+        let (a, b) = (by_round(&p.provider_a), by_round(&p.provider_b));
+        let mut differences: Vec<f64> = a.iter().map(|(round, x)| x - b[round]).collect();
+        differences.sort_by(f64::total_cmp);
+        assert_eq!(p.ttfa.paired_count, 6);
+        assert_eq!(p.ttfa.difference_p50_ms, Some(differences[2]), "the upper-tail nearest-rank median");
+        let (low, high) = (p.ttfa.interval_low_ms.unwrap(), p.ttfa.interval_high_ms.unwrap());
+        assert!(differences[0] <= low && low <= differences[2] && differences[2] <= high && high <= differences[5]);
+        assert!(["a_faster", "b_faster", "inconclusive"].contains(&p.ttfa.verdict.as_str()), "{p:?}");
+        assert_eq!(p.e2e.paired_count, 6);
+    }
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(report.contains("### What the API costs") && report.contains("chat-steady (chat-completions)"), "{report}");
 }
 
 /// Every steady response's TTFA against the moment the simulator wrote its first answer event,

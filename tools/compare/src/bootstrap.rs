@@ -1,22 +1,7 @@
-//! The paired bootstrap, shared with `ib-aggregate`'s rank ranges: `inferbench_stats::bootstrap`;
-//! and the rule for when its interval may give a verdict at all, which is ib-compare's.
+//! The paired bootstrap, shared with `ib-aggregate`'s rank ranges and API pairs:
+//! `inferbench_stats::bootstrap`, with the rule for when its interval may give a verdict at all
+//! (`min_pairs`).
 pub use inferbench_stats::bootstrap::*;
-
-/// The fewest paired differences from which a verdict may be given at `confidence` percent.
-///
-/// A percentile interval of resampled medians never reaches past the observed extremes: at
-/// best it is [min, max] of the n differences. For a continuous distribution, [min, max]
-/// covers the true median unless all n values fall on one side of it, so its coverage is
-/// `1 − 2·0.5ⁿ` (n = 1: 0; 2: 50 %; 3: 75 %; 4: 87.5 %; 5: 93.75 %; 6: 96.9 %). Below the
-/// smallest n where that reaches `confidence`, no interval the bootstrap can return has the
-/// coverage it claims, so no verdict is given (`too_few_rounds`). At or above it the bound is
-/// met by the widest interval; the percentile interval is then the stated method. 95 % needs
-/// 6, 99 % needs 8.
-pub fn min_pairs(confidence: u32) -> usize {
-    let miss = 100 - u64::from(confidence.min(99));
-    // Coverage 1 − 2^(1−n) ≥ c/100  ⇔  2^(n−1) · (100 − c) ≥ 100.
-    (1..64).find(|n| (1u64 << (n - 1)) * miss >= 100).unwrap_or(64)
-}
 
 #[cfg(test)]
 mod tests {

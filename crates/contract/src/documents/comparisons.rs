@@ -1,6 +1,7 @@
 //! `comparisons.json`: the paired analysis `ib-aggregate` writes over the run's rounds, and the
 //! rows it is made of.
 use super::Provenance;
+use crate::vocab::WireApi;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +25,12 @@ pub struct ComparisonsDocument {
     pub fastest_provider_wins: Vec<WinRow>,
     /// Per-round E2E differences for every pair of providers, `provider_a < provider_b` by name.
     pub pairwise_e2e_latency_differences: Vec<PairRow>,
+    /// What a wire API costs: for each pair of providers that are one endpoint reached over
+    /// two APIs (the same model id, the same endpoint but for the API's path), the per-round
+    /// TTFA and E2E differences with their paired-bootstrap interval. Absent when the run has
+    /// no such pair.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub api_pairs: Vec<ApiPairRow>,
     /// The code that wrote the document and the files it was derived from (the same as
     /// `metrics.json`'s).
     pub provenance: Provenance,
@@ -109,6 +116,38 @@ pub struct PairRow {
     pub difference_p99_ms: Option<f64>,
 }
 
+/// One endpoint reached over two wire APIs, as two providers of one run (`provider_a <
+/// provider_b` by name): what the API costs, paired round by round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ApiPairRow {
+    pub provider_a: String,
+    pub api_a: WireApi,
+    pub provider_b: String,
+    pub api_b: WireApi,
+    /// `provider_a`'s TTFA − `provider_b`'s, over the rounds where both have one.
+    pub ttfa: PairedDifference,
+    /// `provider_a`'s E2E − `provider_b`'s, over the rounds where both have one.
+    pub e2e: PairedDifference,
+}
+
+/// The per-round differences `a − b` of one figure, milliseconds (negative favours A), with
+/// the paired bootstrap's interval of their median: seed 20261201, 10,000 resamples, 95 %
+/// (`inferbench_stats::bootstrap`, the method `ib-compare` uses).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PairedDifference {
+    /// Rounds where both have the figure.
+    pub paired_count: i64,
+    /// Upper-tail nearest-rank p50 of the differences; null without pairs.
+    pub difference_p50_ms: Option<f64>,
+    /// The 95 % percentile interval of the resampled medians; null without pairs.
+    pub interval_low_ms: Option<f64>,
+    pub interval_high_ms: Option<f64>,
+    /// `a_faster` (the interval below zero), `b_faster` (above), `inconclusive`,
+    /// `too_few_rounds` (under 6 pairs, where no interval can have 95 % coverage) or
+    /// `no_pairs`.
+    pub verdict: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +201,7 @@ mod tests {
                 difference_p95_ms: None,
                 difference_p99_ms: None,
             }],
+            api_pairs: Vec::new(),
             provenance: provenance(),
         }
     }
