@@ -43,7 +43,7 @@ SELF         := $(abspath $(lastword $(MAKEFILE_LIST)))
 WORKFLOW     ?= micro-single-task
 PIPELINE     := pipelines/$(WORKFLOW)
 SPEC         ?= $(PIPELINE)/spec.yaml
-SIM_PROFILES ?= $(PIPELINE)/sim-profiles.yaml
+SIM_PROFILES ?= $(dir $(SPEC))sim-profiles.yaml
 # The generated 721-item dataset (data/README.md); `make` selects a few items per family
 # from it, the reference benchmark 200 (PER_FAMILY=200). A private release works the same way
 # (DATASET=<dir>); a small one needs SAMPLE=--sample.
