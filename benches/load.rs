@@ -16,6 +16,10 @@
 //! p50, p99 and maximum, every request's outcome, the peak in flight and the fetch's own CPU
 //! accounting of the step (`step_closed`). The run prints a Markdown table.
 //!
+//! `IB_LOAD_API=responses` (or `messages`) calls the provider through that wire API instead of
+//! chat completions (`generate-fleet --apis`): the same answers, in that API's grammar, whose
+//! events carry several times the bytes of a chat chunk.
+//!
 //! `IB_LOAD_TIME_SCALE=F` serves the generated fleet's profile (a first token after about
 //! 300 ms, 200 tokens/s) with its delays times F instead of at zero latency: a slow provider, so
 //! that many streams are open at once (at 500 requests a second and F = 20, several thousand).
@@ -66,6 +70,8 @@ fn main() {
     if time_scale.is_none() {
         generate.arg("--zero-latency");
     }
+    let api = std::env::var("IB_LOAD_API").unwrap_or_else(|_| "chat-completions".into());
+    generate.args(["--apis", &api]);
     ok(&mut generate);
     // The peers' stream: no usage chunk (one token per event is the profile's default).
     let profiles = fleet.join("sim-profiles.yaml");
@@ -97,6 +103,7 @@ fn main() {
     if !gnu_time {
         println!("GNU time (/usr/bin/time, Debian's `time`) is absent: no whole-process figures.");
     }
+    println!("\nwire API: {api}");
     println!(
         "\n| arrivals | target req/s | sent | completed | achieved req/s | lag p50 µs | lag p99 µs | lag max µs | \
          peak in flight | step CPU s / 1,000 req | whole-process CPU s / 1,000 req | peak RSS MiB |"
