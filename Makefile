@@ -284,7 +284,10 @@ compare:
 # runs the pipeline against real llama.cpp servers installed into $(LLAMA_VENV), opens
 # report.html in headless Chromium (Debian's) through the pinned playwright-core that
 # tests/browser/install.sh puts into tests/browser/node_modules (again whenever
-# package-lock.json is newer than the install), and drives ib-watch's terminal view in tmux.
+# package-lock.json is newer than the install), runs the pipeline against aimock, a mock server
+# of every wire API written independently of inferbench (tests/interop/install.sh puts the
+# pinned package into tests/interop/node_modules the same way), and drives ib-watch's terminal
+# view in tmux.
 #
 # Chromium and tmux are system packages: as root (CI, a container) apt-get installs them when
 # missing (chromium without its recommends: 25 packages, 124 MB fetched, 414 MB installed,
@@ -310,6 +313,7 @@ CLIPPY_DRIVER := $(shell command -v clippy-driver 2>/dev/null)
 LINTED       := RUSTC_WORKSPACE_WRAPPER=$(CLIPPY_DRIVER) CLIPPY_ARGS=-Dwarnings
 LLAMA_VENV := target/llama-venv
 BROWSER_DEPS := tests/browser/node_modules/.package-lock.json
+INTEROP_DEPS := tests/interop/node_modules/.package-lock.json
 SYSTEM_DEPS := chromium tmux
 PYTHON_DEPS := polars duckdb pandas
 test:
@@ -340,6 +344,9 @@ test:
 	fi; \
 	if ! [ $(BROWSER_DEPS) -nt tests/browser/package-lock.json ]; then \
 	    tests/browser/install.sh >"$$logs/browser" 2>&1 & installs[$$!]=browser; \
+	fi; \
+	if ! [ $(INTEROP_DEPS) -nt tests/interop/package-lock.json ]; then \
+	    tests/interop/install.sh >"$$logs/interop" 2>&1 & installs[$$!]=interop; \
 	fi; \
 	built=0; $(LINTED) $(CARGO) build --workspace --locked --bins --tests --benches --examples || built=$$?; \
 	failed=0; for pid in "$${!installs[@]}"; do \

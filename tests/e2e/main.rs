@@ -12,6 +12,7 @@ mod golden;
 mod hive;
 mod hostile;
 mod import;
+mod interop;
 mod kills;
 mod llama;
 mod load;
