@@ -488,7 +488,8 @@ fn row(a: Attempt, rules: Rules) -> Result<ResponseRow> {
     let term = a.terminal.expect("finals have a terminal");
     let events: Vec<TimedEvent> = a.events.iter().map(|(t, e)| TimedEvent::logged(start, *t, e)).collect();
     let logged = timing::logged_end(&term);
-    let t = timing::compute_on(rules, s.api, &events, &logged, term.http_status);
+    let mut t = timing::compute_on(rules, s.api, &events, &logged, term.http_status);
+    timing::ceiling_reached(&mut t, timing::ceiling(s.api, &s.body));
     let headers = a.head.as_ref().map(|h| &h.2);
     let header = |name: &str| headers.and_then(|h| h.get(name)).cloned();
     let withhold = |channel: &str, text: String| if a.echoed.contains(channel) { WITHHELD.to_string() } else { text };

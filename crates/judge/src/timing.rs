@@ -162,6 +162,29 @@ fn special_token_failure(index: usize, channel: &str) -> StreamEnd {
     )
 }
 
+/// The answer-token ceiling a request's `body` sent on `api` (its own field: `max_output_tokens`
+/// on Responses, `max_tokens` on Messages), if it sent one.
+pub fn ceiling(api: WireApi, body: &serde_json::Value) -> Option<i64> {
+    let field = match api {
+        WireApi::ChatCompletions => return None,
+        WireApi::Responses => "max_output_tokens",
+        WireApi::Messages => "max_tokens",
+    };
+    body.get(field).and_then(serde_json::Value::as_i64)
+}
+
+/// A token ceiling reached is `length` whatever the server calls it: a Responses or Messages
+/// stream that says it completed (`stop`) after as many output tokens as the request's
+/// `ceiling` allowed stopped at the ceiling (llama.cpp ends such a Responses stream with
+/// `response.completed`, where OpenAI sends `response.incomplete`). Chat completions servers
+/// say `length` themselves, and the reference's runs are read as they were.
+pub fn ceiling_reached(t: &mut StreamTiming, ceiling: Option<i64>) {
+    let reached = ceiling.is_some_and(|c| t.usage.completion_tokens.is_some_and(|n| n >= c));
+    if reached && t.finish_reason.as_deref() == Some("stop") {
+        t.finish_reason = Some("length".to_string());
+    }
+}
+
 /// Takes an event's model, provider id, usage and finish reason into `t`; returns its
 /// reasoning and answer text.
 fn absorb(t: &mut StreamTiming, chunk: Chunk) -> (String, String) {
@@ -721,6 +744,20 @@ mod tests {
             judged(WireApi::Responses, &error).end.message.as_deref(),
             Some("event 7: the provider sent an `error` event: slow down")
         );
+    }
+
+    #[test]
+    fn a_completed_stream_at_its_ceiling_is_length_on_the_apis_that_word_it_otherwise() {
+        let [_, responses, _] = on_every_api();
+        let mut t = judged(WireApi::Responses, &responses.1);
+        let body = serde_json::json!({"max_output_tokens": 7});
+        assert_eq!(ceiling(WireApi::Responses, &body), Some(7));
+        assert_eq!(ceiling(WireApi::Messages, &serde_json::json!({"max_tokens": 9})), Some(9));
+        assert_eq!(ceiling(WireApi::ChatCompletions, &serde_json::json!({"max_tokens": 7})), None);
+        ceiling_reached(&mut t, Some(8));
+        assert_eq!(t.finish_reason.as_deref(), Some("stop"), "7 output tokens of 8");
+        ceiling_reached(&mut t, ceiling(WireApi::Responses, &body));
+        assert_eq!(t.finish_reason.as_deref(), Some("length"), "7 output tokens of 7");
     }
 
     #[test]
