@@ -241,3 +241,150 @@ fn check_the_log_records_each_api(run: &std::path::Path) {
         assert!(!answer.is_empty(), "{provider}: events.parquet reads the grammar's answer deltas");
     }
 }
+
+/// The hostile end-to-end test's misbehaving providers (tests/fixtures/e2e/hostile-*.yaml),
+/// each reached over Responses and over Messages: `ib-sim` renders each misbehaviour in that
+/// grammar, and every one is classified as the contract says, never gains a latency or speed
+/// sample, and leaks no credential.
+#[test]
+fn hostile_providers_on_responses_and_messages_are_classified_and_never_gain() {
+    use inferbench_contract::documents::MetricsDocument;
+    use inferbench_contract::vocab::{Classification, EvaluationError, OperationalOutcome};
+    let _shared = crate::support::shared_section();
+    let fixtures = crate::support::repo().join("tests/fixtures/e2e");
+    let profiles: serde_json::Value =
+        serde_norway::from_str(&std::fs::read_to_string(fixtures.join("hostile-sim-profiles.yaml")).unwrap()).unwrap();
+    let names: Vec<String> = profiles["providers"].as_object().unwrap().keys().cloned().collect();
+    let apis = [WireApi::Responses, WireApi::Messages];
+    let mut table = String::from("providers:\n");
+    let mut both = serde_json::Map::new();
+    let mut secrets = Vec::new();
+    for name in &names {
+        for api in apis {
+            let provider = format!("{name}-{api}");
+            let env = format!("IB_HOSTILE_{}_KEY", provider.to_uppercase().replace('-', "_"));
+            secrets.push((env.clone(), format!("sk-{provider}-4d1c88e0")));
+            let reasoning = match api {
+                WireApi::Responses => "{reasoning: {effort: low}}",
+                _ => "{thinking: {type: enabled, budget_tokens: 1024}}",
+            };
+            table.push_str(&format!(
+                "  - name: {provider}\n    endpoint: https://{name}.invalid/{}\n    api: {api}\n    auth: {{kind: bearer, env: {env}}}\n    \
+                 model_id: m-{name}\n    reasoning: {reasoning}\n    price_usd_per_million_tokens: {{input: 0.15, output: 0.50}}\n",
+                api.route()
+            ));
+            both.insert(provider, profiles["providers"][name].clone());
+        }
+    }
+    let ws = Workspace::with_table(&table, "hostile-sim-profiles.yaml", |spec| {
+        spec.replace("    mode: json_object\n", "    mode: prompt_only\n")
+    });
+    let doubled = serde_json::json!({"time_scale": profiles["time_scale"], "providers": both});
+    std::fs::write(ws.path("pipeline/sim-profiles.yaml"), serde_norway::to_string(&doubled).unwrap()).unwrap();
+    let sim = Sim::start(&ws);
+    let run = ws.run("run-hostile-apis");
+    ok(ws.stage("ib-select", &run).args(["--per-family", "1", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", &run));
+    ok(ws
+        .stage("ib-fetch", &run)
+        .args(["--endpoint-base", &sim.url, "--deadline-seconds", "3", "--env-file", "/nonexistent"])
+        .arg("--send-credentials-to-simulator")
+        .envs(secrets.iter().map(|(k, v)| (k.as_str(), v.as_str()))));
+    ws.derive(&run);
+    drop(sim);
+    let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
+    let evaluations = parquet_io::read::<EvaluationRow>(&run.join("evaluations.parquet")).unwrap().rows;
+    let metrics: MetricsDocument = serde_json::from_slice(&std::fs::read(run.join("metrics.json")).unwrap()).unwrap();
+    assert_eq!(responses.len(), 3 * names.len() * apis.len(), "one response per scheduled request");
+    let verdicts: BTreeMap<&str, &EvaluationRow> = evaluations.iter().map(|e| (e.request_id.as_str(), e)).collect();
+    for api in apis {
+        let of = |name: &str| -> Vec<&ResponseRow> {
+            let rows: Vec<&ResponseRow> = responses.iter().filter(|r| r.provider == format!("{name}-{api}")).collect();
+            assert_eq!(rows.len(), 3, "{name}-{api}");
+            rows
+        };
+        let pooled = |name: &str| {
+            let provider = format!("{name}-{api}");
+            metrics.combined_provider_metrics.iter().find(|p| p.metrics.provider == provider).unwrap().clone()
+        };
+        for name in ["steady", "keep-alive", "done-then-hang", "data-after-done", "crlf", "cr", "split-utf8"] {
+            for r in of(name) {
+                assert_eq!(
+                    (r.outcome, r.http_status, r.error_type),
+                    (Outcome::Completed, Some(200), None),
+                    "{name}-{api}: {r:?}"
+                );
+                assert!(r.complete && r.e2e_latency_ms.is_some(), "{name}-{api}: {r:?}");
+                assert_eq!(
+                    verdicts[r.request_id.as_str()].classification,
+                    Classification::ValidResult,
+                    "{name}-{api}: {}",
+                    r.answer
+                );
+            }
+        }
+        for r in of("data-after-done") {
+            assert!(!r.answer.contains("TRAILING") && r.events_after_end >= 1, "logged, never joined: {r:?}");
+        }
+        for r in of("done-then-hang") {
+            assert!(
+                r.e2e_latency_ms.unwrap() < 2000.0,
+                "the terminal event ends the response, not the deadline: {r:?}"
+            );
+        }
+        let failing = [
+            ("in-band-error", OperationalOutcome::StreamError, ErrorKind::ErrorEvent),
+            ("error-event", OperationalOutcome::StreamError, ErrorKind::ErrorEvent),
+            ("plain-json", OperationalOutcome::InvalidStream, ErrorKind::NotEventStream),
+            ("html-page", OperationalOutcome::InvalidStream, ErrorKind::NotEventStream),
+            ("empty-body", OperationalOutcome::InvalidStream, ErrorKind::EmptyStream),
+            ("no-content", OperationalOutcome::InvalidStream, ErrorKind::NotEventStream),
+            ("truncated", OperationalOutcome::Truncated, ErrorKind::NoTerminalEvent),
+            ("oversized-line", OperationalOutcome::InvalidStream, ErrorKind::EventTooLarge),
+            ("unterminated-line", OperationalOutcome::InvalidStream, ErrorKind::EventTooLarge),
+            ("redirect", OperationalOutcome::OtherHttp, ErrorKind::HttpStatus),
+            ("bad-request", OperationalOutcome::Other4xx, ErrorKind::HttpStatus),
+        ];
+        for (name, class, kind) in failing {
+            for r in of(name) {
+                assert_eq!((r.operational_outcome, r.error_type), (class, Some(kind)), "{name}-{api}: {r:?}");
+                assert!(
+                    !r.complete && r.e2e_latency_ms.is_none() && r.output_tokens_per_second.is_none(),
+                    "{name}-{api}"
+                );
+                assert_eq!(
+                    verdicts[r.request_id.as_str()].classification,
+                    Classification::FailedRequest,
+                    "{name}-{api}"
+                );
+            }
+            let p = pooled(name);
+            assert_eq!(p.metrics.failure_rate, Some(1.0), "{name}-{api}");
+            assert_eq!(p.metrics.population("e2e_latency_ms"), 0, "{name}-{api} gains no latency sample");
+            assert!(p.rank.is_none(), "{name}-{api}");
+        }
+        for r in of("in-band-error") {
+            assert!(
+                r.error_body.is_some() && r.ttfa_ms.is_some(),
+                "the error kept, the partial answer's TTFA too: {r:?}"
+            );
+        }
+        assert_eq!(pooled("no-model").model_missing_count, 3, "{api}");
+        assert!(
+            pooled("wrong-model").ineligibility_details.iter().any(|d| d.contains("`m-wrong-model-fp8` (3)")),
+            "{api}: {:?}",
+            pooled("wrong-model").ineligibility_details
+        );
+        for r in of("echo") {
+            assert!(r.credential_echo && r.outcome == Outcome::Completed, "{r:?}");
+            let v = verdicts[r.request_id.as_str()];
+            assert_eq!(
+                (v.classification, v.evaluation_error_type),
+                (Classification::InvalidResult, Some(EvaluationError::CredentialEcho)),
+                "{api}"
+            );
+        }
+    }
+    let values: Vec<&str> = secrets.iter().map(|(_, v)| v.as_str()).collect();
+    assert_no_secret(&run, &values);
+}

@@ -22,7 +22,8 @@ pub enum Kind {
     BlockStart(Option<u64>),
     BlockDelta(Option<u64>),
     BlockStop(Option<u64>),
-    /// Messages' keep-alive.
+    /// Allowed anywhere, even before the response opens: Messages' `ping` keep-alive, and
+    /// Responses' `response.queued` (a background response waiting for its turn).
     Ping,
     /// The response is over: `response.completed`, `response.incomplete`, `message_stop`.
     Terminal,
@@ -116,6 +117,7 @@ fn responses(name: &str, v: &Value, fields: &mut ChunkFields, id: &mut Option<St
     }
     match name {
         "response.created" => Kind::Opened,
+        "response.queued" => Kind::Ping,
         "response.output_text.delta" | "response.refusal.delta" => {
             fields.answer = text(v.get("delta"));
             Kind::Content
@@ -252,6 +254,7 @@ mod tests {
             Kind::Failed
         );
         assert_eq!(kind_of(r, json!({"type": "error", "message": "boom"})).0, Kind::Error);
+        assert_eq!(kind_of(r, json!({"type": "response.queued", "response": {"status": "queued"}})).0, Kind::Ping);
         // Data-only events are dispatched on their JSON type; an event without one on its SSE name.
         let c = read(r, Some("response.output_text.delta"), json!({"delta": "x"}));
         assert_eq!(c.fields.answer, "x");
