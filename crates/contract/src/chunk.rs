@@ -93,6 +93,9 @@ impl Chunk {
         if api == WireApi::ChatCompletions {
             return Chunk::read(text, event_name == Some("error"));
         }
+        if let Some(chunk) = grammar::fast(api, event_name, text) {
+            return Ok(Some(chunk));
+        }
         match crate::lenient_json::parse(text) {
             Some(value @ Value::Object(_)) => Ok(Some(grammar::read(api, event_name, value))),
             Some(_) => Ok(None),

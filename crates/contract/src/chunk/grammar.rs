@@ -7,7 +7,10 @@
 //! `output_index` fields are not required: real servers leave them out.
 use super::{Chunk, ChunkFields, Usage};
 use crate::vocab::WireApi;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// What one event is in its grammar.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,6 +192,114 @@ fn messages(name: &str, v: &Value, fields: &mut ChunkFields, id: &mut Option<Str
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// The fast reading of the events that carry text: most of every stream, one per token.
+
+/// The members of a text-carrying event the fast reading takes: its `type`, its `delta` (a
+/// string on Responses, an object on Messages) and its `index`. Any other member is skipped
+/// (read as JSON all the same); a member of another type, or a duplicated one, fails the
+/// reading, and the event is read the general way instead.
+#[derive(Deserialize)]
+struct Hot<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    delta: Option<HotDelta<'a>>,
+    #[serde(default)]
+    index: Option<u64>,
+    /// Present on a Responses event, the general reading takes the response's id and model.
+    #[serde(default)]
+    response: Option<IgnoredAny>,
+}
+
+/// A `delta` member: a string (Responses) or a Messages delta object's `type`, `text` and
+/// `thinking` strings (any other member skipped).
+enum HotDelta<'a> {
+    Text(Cow<'a, str>),
+    Block { kind: Option<Cow<'a, str>>, text: Option<Cow<'a, str>>, thinking: Option<Cow<'a, str>> },
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for HotDelta<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = HotDelta<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string or an object")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
+                Ok(HotDelta::Text(Cow::Borrowed(s)))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(HotDelta::Text(Cow::Owned(s.to_string())))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let (mut kind, mut text, mut thinking) = (None, None, None);
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    let slot = match key.as_ref() {
+                        "type" => &mut kind,
+                        "text" => &mut text,
+                        "thinking" => &mut thinking,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    if slot.is_some() {
+                        return Err(serde::de::Error::custom("a duplicated member"));
+                    }
+                    *slot = Some(map.next_value::<Cow<'de, str>>()?);
+                }
+                Ok(HotDelta::Block { kind, text, thinking })
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// Reads a text-carrying event of `api` without a JSON tree (`response.output_text.delta`,
+/// `response.reasoning_*_text.delta`, `content_block_delta` with `text_delta` or
+/// `thinking_delta`); `None` for any other event, or one this reading does not model exactly
+/// (the general reading, [`read`], then reads it; both give the same chunk for every event the
+/// fast one accepts, which the tests below hold them to).
+pub fn fast(api: WireApi, event_name: Option<&str>, text: &str) -> Option<Chunk> {
+    // serde's derive would also read the struct from a JSON list, member by member.
+    if !text.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{') {
+        return None;
+    }
+    let hot: Hot = serde_json::from_str(text).ok()?;
+    if hot.response.is_some() {
+        return None;
+    }
+    let name = hot.kind.as_deref().or(event_name)?;
+    let mut fields = ChunkFields::default();
+    let kind = match (api, name, hot.delta) {
+        (WireApi::Responses, "response.output_text.delta" | "response.refusal.delta", Some(HotDelta::Text(t))) => {
+            fields.answer = t.into_owned();
+            Kind::Content
+        }
+        (
+            WireApi::Responses,
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta",
+            Some(HotDelta::Text(t)),
+        ) => {
+            fields.reasoning = t.into_owned();
+            Kind::Content
+        }
+        (WireApi::Messages, "content_block_delta", Some(HotDelta::Block { kind, text, thinking })) => {
+            match kind.as_deref() {
+                Some("text_delta") => fields.answer = text.map(Cow::into_owned).unwrap_or_default(),
+                Some("thinking_delta") => fields.reasoning = thinking.map(Cow::into_owned).unwrap_or_default(),
+                _ => {}
+            }
+            Kind::BlockDelta(hot.index)
+        }
+        _ => return None,
+    };
+    let event = Event { kind, name: name.to_string() };
+    Some(Chunk { fields, provider_request_id: None, value: None, event: Some(event) })
+}
+
 /// The message of an error a grammar reports: an `error` event's (`error.message`, Anthropic;
 /// `message`, OpenAI Responses) or a failed response's (`response.error.message`).
 pub fn error_message(value: &Value) -> Option<&str> {
@@ -307,6 +418,80 @@ mod tests {
         let error = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
         assert_eq!(error_message(&error), Some("Overloaded"));
         assert_eq!(error_object(&error), &json!({"type": "overloaded_error", "message": "Overloaded"}));
+    }
+
+    /// The general reading of `text` (as `Chunk::read_on` falls back to it), without the tree
+    /// it keeps (the fast reading keeps none: no error event is read by it).
+    fn general(api: WireApi, name: Option<&str>, text: &str) -> Option<Chunk> {
+        match crate::lenient_json::parse(text) {
+            Some(value @ Value::Object(_)) => Some(Chunk { value: None, ..read(api, name, value) }),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_fast_reading_takes_the_text_events_and_agrees_with_the_general_one() {
+        let cases = [
+            (
+                WireApi::Responses,
+                r#"{"type":"response.output_text.delta","item_id":"m","output_index":1,"content_index":0,"delta":"Hi \"x\"\n","logprobs":[],"sequence_number":7}"#,
+            ),
+            (WireApi::Responses, r#"{"type":"response.reasoning_text.delta","delta":"hm"}"#),
+            (WireApi::Responses, r#"{"type":"response.reasoning_summary_text.delta","delta":"é😀"}"#),
+            (
+                WireApi::Messages,
+                r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hi"}}"#,
+            ),
+            (
+                WireApi::Messages,
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"so"}}"#,
+            ),
+            (WireApi::Messages, r#"{"type":"content_block_delta","delta":{"type":"signature_delta","signature":"s"}}"#),
+            (WireApi::Messages, r#"{"delta":{"type":"text_delta","text":"named by its event line"}}"#),
+        ];
+        for (api, text) in cases {
+            let name = Some("content_block_delta")
+                .filter(|_| !text.contains("\"type\":\"content") && api == WireApi::Messages);
+            let fast = fast(api, name, text).unwrap_or_else(|| panic!("the fast reading takes {text}"));
+            assert_eq!(Some(fast), general(api, name, text), "{text}");
+        }
+        // What it does not model goes the general way.
+        for text in [
+            r#"["response.output_text.delta","x"]"#,
+            r#"{"type":"response.output_text.delta","delta":{"text":"x"}}"#,
+            r#"{"type":"response.output_text.delta","delta":"a","delta":"b"}"#,
+            r#"{"type":"response.output_text.delta","delta":"a","response":{"id":"r"}}"#,
+            r#"{"type":"response.completed","response":{}}"#,
+            r#"{"type":"response.output_text.delta","delta":"x","index":-1}"#,
+            r#"{"type":"response.output_text.delta","delta":"x","n":NaN}"#,
+        ] {
+            assert_eq!(fast(WireApi::Responses, None, text), None, "{text}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config { cases: 2000, failure_persistence: None, ..Default::default() })]
+
+        /// Whatever the members, their types, duplicates and order: when the fast reading takes
+        /// an event, the general one reads it alike.
+        #[test]
+        fn the_two_readings_agree_on_every_event_the_fast_one_takes(
+            members in proptest::collection::vec((0..7usize, 0..9usize), 0..6),
+            api in proptest::prop_oneof![proptest::strategy::Just(WireApi::Responses), proptest::strategy::Just(WireApi::Messages)],
+            named in proptest::bool::ANY,
+        ) {
+            let keys = ["type", "delta", "index", "response", "item_id", "text", "thinking"];
+            let values = [
+                r#""response.output_text.delta""#, r#""content_block_delta""#, r#""a"bé""#, "3", "-1", "null",
+                r#"{"type":"text_delta","text":"x"}"#, r#"{"type":"thinking_delta","thinking":"y","text":1}"#, "[1,{}]",
+            ];
+            let body: Vec<String> = members.iter().map(|(k, v)| format!("\"{}\":{}", keys[*k], values[*v])).collect();
+            let text = format!("{{{}}}", body.join(","));
+            let name = named.then_some(if api == WireApi::Messages { "content_block_delta" } else { "response.output_text.delta" });
+            if let Some(fast) = fast(api, name, &text) {
+                proptest::prop_assert_eq!(Some(fast), general(api, name, &text), "{}", text);
+            }
+        }
     }
 
     #[test]
