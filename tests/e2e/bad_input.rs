@@ -316,7 +316,13 @@ fn mistakes() -> Vec<Mistake> {
             "json_schema output",
             "    mode: json_object\n",
             "    mode: json_schema\n",
-            &["spec.yaml: inference.structured_output.mode: must be `json_object`"],
+            &["spec.yaml: inference.structured_output.mode: `json_schema` is not one of json_object, prompt_only"],
+        ),
+        spec(
+            "an unknown wire API",
+            "  api: chat-completions\n",
+            "  api: completions\n",
+            &["spec.yaml: inference.api: `completions` is not one of chat-completions, responses, messages"],
         ),
         spec(
             "retries on 429",
@@ -384,6 +390,17 @@ fn mistakes() -> Vec<Mistake> {
             STEADY,
             "    model_id: m-steady\n    extra: {model: m-other}\n",
             &["providers.yaml: providers[0] (steady): extra.model: overrides a field"],
+        ),
+        table(
+            "JSON mode on Messages",
+            STEADY,
+            "    model_id: m-steady\n    api: messages\n",
+            &[
+                "providers.yaml: providers[0] (steady): inference.structured_output.mode: json_object cannot be asked for on \
+                 the messages API",
+                "providers.yaml: providers[0] (steady): reasoning.thinking: must be `{type: enabled, budget_tokens: n}` on \
+                 the messages API",
+            ],
         ),
         table(
             "extra overrides stream",
