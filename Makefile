@@ -312,6 +312,11 @@ compare:
 CLIPPY_DRIVER := $(shell command -v clippy-driver 2>/dev/null)
 LINTED       := RUSTC_WORKSPACE_WRAPPER=$(CLIPPY_DRIVER) CLIPPY_ARGS=-Dwarnings
 LLAMA_VENV := target/llama-venv
+# The official OpenAI and Anthropic Python SDKs, whose own stream readers the e2e suite holds
+# inferbench's reading of the same bytes to (tests/sdk/assemble.py): pinned, installed apart
+# from the system's packages (pip --target; about 11 s and 86 MB).
+SDK_PYTHON := target/sdk-python
+SDK_DEPS   := openai==3.63.0 anthropic==2.17.0
 BROWSER_DEPS := tests/browser/node_modules/.package-lock.json
 INTEROP_DEPS := tests/interop/node_modules/.package-lock.json
 SYSTEM_DEPS := chromium tmux
@@ -345,6 +350,9 @@ test:
 	if ! [ $(BROWSER_DEPS) -nt tests/browser/package-lock.json ]; then \
 	    tests/browser/install.sh >"$$logs/browser" 2>&1 & installs[$$!]=browser; \
 	fi; \
+	if ! PYTHONPATH=$(SDK_PYTHON) python3 -c 'import openai, anthropic' 2>/dev/null; then \
+	    python3 -m pip install --quiet --disable-pip-version-check --target $(SDK_PYTHON) $(SDK_DEPS) >"$$logs/sdk" 2>&1 & installs[$$!]=sdk; \
+	fi; \
 	if ! [ $(INTEROP_DEPS) -nt tests/interop/package-lock.json ]; then \
 	    tests/interop/install.sh >"$$logs/interop" 2>&1 & installs[$$!]=interop; \
 	fi; \
@@ -355,7 +363,8 @@ test:
 	done; \
 	rm -rf "$$logs"; \
 	(( ! failed && ! built ))
-	IB_LLAMA_PYTHON=$(CURDIR)/$(LLAMA_VENV)/bin/python $(LINTED) $(CARGO) test --workspace --locked
+	IB_LLAMA_PYTHON=$(CURDIR)/$(LLAMA_VENV)/bin/python IB_SDK_PYTHONPATH=$(CURDIR)/$(SDK_PYTHON) \
+	    $(LINTED) $(CARGO) test --workspace --locked
 
 # `make bench` measures issue 9's targets too: the rescore of a 6,000-request run, and a run of
 # BENCH_REQUESTS requests made by ib-synth (0 skips it; e.g. BENCH_REQUESTS=20000 for a quick

@@ -57,11 +57,13 @@ fn profiles() -> String {
     let mut out = String::from("time_scale: 1.0\nproviders:\n");
     for (name, extra) in [
         ("chat-steady", ""),
-        ("resp-steady", "    dialect: {no_indices: true, done_after_terminal: true, reasoning_text: true}\n"),
+        // llama.cpp's and LiteLLM's Responses departures at once; llama.cpp's Messages ones (the
+        // Anthropic SDK dispatches on `event:` lines, which every Messages server sends).
         (
-            "msg-steady",
-            "    dialect: {reasoning_closed_late: true, usage_at_end: true, data_only: true, no_ping: true}\n",
+            "resp-steady",
+            "    dialect: {no_indices: true, data_only: true, done_after_terminal: true, reasoning_text: true}\n",
         ),
+        ("msg-steady", "    dialect: {reasoning_closed_late: true, usage_at_end: true, no_ping: true}\n"),
         ("resp-failed", "    faults: {response_failed: 1.0}\n"),
         ("resp-cut", "    faults: {cut_after_structure: 1.0}\n"),
         ("msg-overloaded", "    faults: {error_event: 1.0}\n"),
@@ -139,6 +141,7 @@ fn one_run_pairs_providers_of_every_wire_api_and_judges_each_grammar() {
 
     check_the_log_records_each_api(&run);
     check_what_each_api_costs(&run, &responses);
+    check_the_sdks_read_the_same_bytes_alike(&run, &responses);
     let secrets: Vec<&str> = SECRETS.iter().map(|(_, v)| *v).collect();
     assert_no_secret(&run, &secrets);
     let names = ["responses.parquet", "evaluations.parquet", "metrics.json", "comparisons.json", "report.md"];
@@ -151,6 +154,41 @@ fn one_run_pairs_providers_of_every_wire_api_and_judges_each_grammar() {
     let responses_bytes = std::fs::read(run.join("responses.parquet")).unwrap();
     ok(ws.stage("ib-reconstruct", &run).arg("--read-jsonl"));
     assert!(std::fs::read(run.join("responses.parquet")).unwrap() == responses_bytes);
+}
+
+/// The official SDKs (openai-python, anthropic-sdk-python), reading the bytes each Responses and
+/// Messages attempt recorded, assemble the same answer and reasoning as inferbench did
+/// (`tests/sdk/assemble.py`; `make test` installs the SDKs into target/sdk-python).
+fn check_the_sdks_read_the_same_bytes_alike(run: &std::path::Path, responses: &[ResponseRow]) {
+    let path = std::env::var_os("IB_SDK_PYTHONPATH")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| crate::support::repo().join("target/sdk-python"));
+    assert!(
+        path.join("openai").exists() && path.join("anthropic").exists(),
+        "{}: the openai and anthropic SDKs are not installed there: run `make test`, which installs them, or set \
+         IB_SDK_PYTHONPATH",
+        path.display()
+    );
+    let out = std::process::Command::new("python3")
+        .arg(crate::support::repo().join("tests/sdk/assemble.py"))
+        .arg(run)
+        .env("PYTHONPATH", &path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "assemble.py: {}", String::from_utf8_lossy(&out.stderr));
+    let assembled: BTreeMap<String, Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut compared = 0;
+    for r in responses.iter().filter(|r| r.provider == "resp-steady" || r.provider == "msg-steady") {
+        let sdk = &assembled[&r.request_id];
+        assert_eq!(
+            (sdk["answer"].as_str(), sdk["reasoning"].as_str()),
+            (Some(r.answer.as_str()), Some(r.reasoning.as_str())),
+            "{}",
+            r.provider
+        );
+        compared += 1;
+    }
+    assert_eq!(compared, 12, "every steady Responses and Messages attempt");
 }
 
 /// The steady endpoint over its three APIs makes three API pairs, each difference the median of
