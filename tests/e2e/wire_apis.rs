@@ -163,10 +163,15 @@ fn check_the_sdks_read_the_same_bytes_alike(run: &std::path::Path, responses: &[
     let path = std::env::var_os("IB_SDK_PYTHONPATH")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| crate::support::repo().join("target/sdk-python"));
+    let found = std::process::Command::new("python3")
+        .args(["-c", "import openai, anthropic"])
+        .env("PYTHONPATH", &path)
+        .status()
+        .is_ok_and(|s| s.success());
     assert!(
-        path.join("openai").exists() && path.join("anthropic").exists(),
-        "{}: the openai and anthropic SDKs are not installed there: run `make test`, which installs them, or set \
-         IB_SDK_PYTHONPATH",
+        found,
+        "the openai and anthropic SDKs are not importable (PYTHONPATH={}): run `make test`, which installs them, or \
+         set IB_SDK_PYTHONPATH",
         path.display()
     );
     let out = std::process::Command::new("python3")
