@@ -383,6 +383,7 @@ pub fn render(inputs: &ReportInputs, metrics: &Doc, comparisons: &Doc) -> String
         charts::distributions(&page),
         charts::timeline(&page),
         pair::pair(&page),
+        pair::api_cost(&page).unwrap_or_default(),
         // The probe's view, when the run has one, after the paired differences.
         match &inputs.metrics.cache_probe {
             Some(probe) => format!("{}\n{}", charts::pair_differences(&page), cache::html_view(&page, probe)),
@@ -392,6 +393,7 @@ pub fn render(inputs: &ReportInputs, metrics: &Doc, comparisons: &Doc) -> String
         views::provenance(&page),
     ];
     let probe = inputs.metrics.cache_probe.as_ref().map(|_| ("cache-probe", "Prompt cache"));
+    let api_cost = (!inputs.comparisons.api_pairs.is_empty()).then_some(("api-cost", "API cost"));
     let nav: String = [
         ("leaderboard", "Leaderboard"),
         ("tokens-per-second", "Tokens/s"),
@@ -405,6 +407,7 @@ pub fn render(inputs: &ReportInputs, metrics: &Doc, comparisons: &Doc) -> String
         ("pair", "A vs B"),
     ]
     .into_iter()
+    .chain(api_cost)
     .chain(probe)
     .chain([("failure-log", "Failure log"), ("provenance", "Provenance")])
     .map(|(id, name)| Element::new("a").a("href", format!("#view-{id}")).text(name).close())

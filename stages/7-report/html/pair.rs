@@ -119,6 +119,47 @@ pub fn pair(page: &Page) -> String {
     )
 }
 
+/// What each wire API costs on one endpoint (`comparisons.json`'s `api_pairs`), when the run
+/// reaches one over two APIs: each pair's TTFA and E2E median differences with their
+/// paired-bootstrap intervals, every figure carrying its pointer.
+pub fn api_cost(page: &Page) -> Option<String> {
+    let pairs = page.comparisons["api_pairs"].as_array()?;
+    if pairs.is_empty() {
+        return None;
+    }
+    let mut rows = Vec::new();
+    for (i, row) in pairs.iter().enumerate() {
+        let name = |side: &str| {
+            let id = row[format!("provider_{side}")].as_str().unwrap_or_default();
+            let api = row[format!("api_{side}")].as_str().unwrap_or_default();
+            text(&format!("{} ({api})", page.label_of(id)))
+        };
+        let cell = |figure: &str| {
+            let c = |k: &str, kind| page.comparison(&format!("/api_pairs/{i}/{figure}/{k}"), kind);
+            let verdict = row[figure]["verdict"].as_str().unwrap_or_default().replace('_', " ");
+            format!(
+                "{} [{}, {}] over {} rounds: {}",
+                c("difference_p50_ms", Kind::DiffMs),
+                c("interval_low_ms", Kind::DiffMs),
+                c("interval_high_ms", Kind::DiffMs),
+                c("paired_count", Kind::Count),
+                text(&verdict)
+            )
+        };
+        rows.push(vec![name("a"), name("b"), cell("ttfa"), cell("e2e")]);
+    }
+    let body =
+        table("", &["Provider A (API)", "Provider B (API)", "TTFA A − B, ms [95 %]", "E2E A − B, ms [95 %]"], &rows);
+    Some(view(
+        "api-cost",
+        "What does each wire API cost on one endpoint?",
+        "Providers that are one endpoint reached over two wire APIs were sent the same item at the same time in \
+         every round. Each figure is the median of A − B over the rounds where both have it (negative: A was faster), \
+         with its 95 % paired-bootstrap interval; under 6 rounds no verdict is given.",
+        &body,
+    ))
+}
+
 /// The pair shown first: the first comparable pair with paired rounds, else the first.
 pub fn default_pair(page: &Page) -> Option<usize> {
     let all = page.comparisons["pairwise_e2e_latency_differences"].as_array()?;
