@@ -183,6 +183,30 @@ impl Context<'_> {
     }
 }
 
+/// Where a Responses or Messages stream stands with the echo of a `credential_echo` request:
+/// its comment and id go before the first event, its fingerprint into the first closing one.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EchoPlaced {
+    pub started: bool,
+    pub fingerprinted: bool,
+}
+
+impl EchoPlaced {
+    /// The SSE lines of one event of `ty` with JSON `data`, the echo placed as it falls due.
+    pub fn lines(&mut self, cx: &Context, kind: Kind, ty: &str, data: String, data_only: bool) -> Vec<String> {
+        let data = if kind == Kind::Finish && !self.fingerprinted {
+            self.fingerprinted = true;
+            with_fingerprint(data, cx.echoed.as_deref())
+        } else {
+            data
+        };
+        let mut lines = if self.started { Vec::new() } else { cx.echo_lines() };
+        self.started = true;
+        lines.extend(sse(ty, &data, data_only));
+        lines
+    }
+}
+
 /// The SSE lines of one JSON event: `event: <type>` (unless the dialect is data-only), then
 /// its data.
 pub fn sse(ty: &str, data: &str, data_only: bool) -> Vec<String> {
@@ -275,16 +299,7 @@ pub fn plan_for(req: &Request, api: WireApi) -> Plan {
                 head.content_type = Some("application/json");
                 head.body = HeadBody::Full(Value::Object(object).to_string());
             }
-            NonSseKind::Html => {
-                head.content_type = Some("text/html; charset=utf-8");
-                head.body = HeadBody::Full(HTML_PAGE.join(profile.line_ending.as_str()));
-            }
-            NonSseKind::Empty => head.body = HeadBody::Empty,
-            NonSseKind::NoContent => {
-                head.status = 204;
-                head.content_type = None;
-                head.body = HeadBody::Empty;
-            }
+            kind => not_a_stream(&mut head, kind, profile),
         }
     }
     let answer = |i: usize| req.answer.chunks.get(i).map(|(t, _)| t.as_str()).unwrap_or("");
@@ -360,11 +375,20 @@ fn non_sse(head: &mut Head, cx: &Context, api: WireApi) {
             head.content_type = Some("application/json");
             head.body = HeadBody::Full(body.to_string());
         }
+        kind => not_a_stream(head, kind, profile),
+    }
+}
+
+/// The head of a `non_sse` fault that is the same on every API: an HTML error page, an empty
+/// 200 body, or a 204 (`json` is each API's own non-streaming answer).
+fn not_a_stream(head: &mut Head, kind: NonSseKind, profile: &Profile) {
+    match kind {
         NonSseKind::Html => {
             head.content_type = Some("text/html; charset=utf-8");
             head.body = HeadBody::Full(HTML_PAGE.join(profile.line_ending.as_str()));
         }
         NonSseKind::Empty => head.body = HeadBody::Empty,
+        NonSseKind::Json => unreachable!("each API writes its own non-streaming answer"),
         NonSseKind::NoContent => {
             head.status = 204;
             head.content_type = None;

@@ -7,7 +7,7 @@
 //! (`content_block_start` of type `text`, `text_delta`s, `content_block_stop`);
 //! `message_delta` (`stop_reason`, cumulative usage), `message_stop`. Every event's SSE name
 //! is its JSON `type`.
-use super::{first_half, halves, sse, with_fingerprint, Context, Step, TRAILING};
+use super::{first_half, halves, Context, EchoPlaced, Step, TRAILING};
 use crate::profile::Dialect;
 use crate::schedule::{Kind, Slot};
 use crate::wire::Payload;
@@ -48,8 +48,7 @@ struct Render<'a> {
     text_index: usize,
     /// Whether the `message_delta` is out.
     delta_sent: bool,
-    started: bool,
-    fingerprinted: bool,
+    echo: EchoPlaced,
 }
 
 impl Render<'_> {
@@ -59,15 +58,7 @@ impl Render<'_> {
     }
 
     fn push_data(&mut self, at_ms: f64, kind: Kind, ty: &str, data: String) {
-        let data = if kind == Kind::Finish && !self.fingerprinted {
-            self.fingerprinted = true;
-            with_fingerprint(data, self.cx.echoed.as_deref())
-        } else {
-            data
-        };
-        let mut lines = if self.started { Vec::new() } else { self.cx.echo_lines() };
-        self.started = true;
-        lines.extend(sse(ty, &data, self.dialect.data_only));
+        let lines = self.echo.lines(self.cx, kind, ty, data, self.dialect.data_only);
         self.steps.push(Step { at_ms, kind, payload: Payload::Lines(lines) });
     }
 
@@ -246,8 +237,7 @@ pub fn steps(cx: &Context, slots: &[Slot]) -> Vec<Step> {
         thinking_index: 0,
         text_index: 0,
         delta_sent: false,
-        started: false,
-        fingerprinted: false,
+        echo: EchoPlaced::default(),
     };
     for slot in slots {
         r.slot(slot);

@@ -11,7 +11,7 @@
 //! Every event has `type` and (unless `dialect.no_indices`) a `sequence_number` from 0; item
 //! events have `item_id` and `output_index`, content events `content_index`, summary events
 //! `summary_index`.
-use super::{first_half, halves, sse, with_fingerprint, Context, Step, TRAILING};
+use super::{first_half, halves, Context, EchoPlaced, Step, TRAILING};
 use crate::fault::Fault;
 use crate::profile::Dialect;
 use crate::schedule::{Kind, Slot};
@@ -77,10 +77,7 @@ struct Render<'a> {
     message_index: usize,
     reasoning_sent: String,
     answer_sent: String,
-    /// Whether the first event (which carries the echo's comment and id) is out.
-    started: bool,
-    /// Whether the echo's fingerprint has been written (on the first closing event).
-    fingerprinted: bool,
+    echo: EchoPlaced,
 }
 
 impl<'a> Render<'a> {
@@ -110,15 +107,7 @@ impl<'a> Render<'a> {
     }
 
     fn push_data(&mut self, at_ms: f64, kind: Kind, ty: &str, data: String) {
-        let data = if kind == Kind::Finish && !self.fingerprinted {
-            self.fingerprinted = true;
-            with_fingerprint(data, self.cx.echoed.as_deref())
-        } else {
-            data
-        };
-        let mut lines = if self.started { Vec::new() } else { self.cx.echo_lines() };
-        self.started = true;
-        lines.extend(sse(ty, &data, self.dialect.data_only));
+        let lines = self.echo.lines(self.cx, kind, ty, data, self.dialect.data_only);
         self.steps.push(Step { at_ms, kind, payload: Payload::Lines(lines) });
     }
 
@@ -386,8 +375,7 @@ pub fn steps(cx: &Context, slots: &[Slot]) -> Vec<Step> {
         message_index: 0,
         reasoning_sent: String::new(),
         answer_sent: String::new(),
-        started: false,
-        fingerprinted: false,
+        echo: EchoPlaced::default(),
     };
     for slot in slots {
         r.slot(slot);
@@ -408,8 +396,8 @@ pub fn whole(cx: &Context) -> Value {
         message_index: usize::from(!cx.req.reasoning.chunks.is_empty()),
         reasoning_sent: cx.reasoning_text(),
         answer_sent: cx.answer_text(),
-        started: true,
-        fingerprinted: true,
+        // A whole response, not a stream: no echo to place.
+        echo: EchoPlaced { started: true, fingerprinted: true },
     };
     r.dialect.reasoning_text = false;
     r.response("completed", true)
