@@ -124,12 +124,6 @@ pub struct StreamTiming {
     pub answer_chunks: Vec<AnswerChunk>,
 }
 
-/// The fields of one chat completions event's `data`, when it is a JSON object (else `None`),
-/// parsed exactly as [`compute_with`] parses it.
-pub fn chunk_fields(data: Option<&str>) -> Option<ChunkFields> {
-    chunk_fields_on(WireApi::ChatCompletions, None, data)
-}
-
 /// The fields of one event of `api`'s stream, named `event_name`, parsed exactly as
 /// [`compute_on`] parses it.
 pub fn chunk_fields_on(api: WireApi, event_name: Option<&str>, data: Option<&str>) -> Option<ChunkFields> {

@@ -6,7 +6,8 @@
 //! that request's context from its attempt's `request_started` (provider, task family, item,
 //! round, and `offset_ms` from the attempt's actual send), and:
 //! - for `sse_event` rows, the fields the timing reads, as typed columns derived by the same
-//!   parsing ([`inferbench_judge::timing::chunk_fields`]), so they agree with `responses.parquet`:
+//!   parsing, by the grammar of the attempt's wire API
+//!   ([`inferbench_judge::timing::chunk_fields_on`]), so they agree with `responses.parquet`:
 //!   answer and reasoning delta, finish reason, usage, model; beside the exact raw event: its
 //!   `data` field as plain text (`[DONE]` is the string `[DONE]`), `event`, `id`, `retry` and
 //!   a comment's text;
