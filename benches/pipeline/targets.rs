@@ -6,7 +6,11 @@
 //!    its dataset, selection and schedule made by the real stages, its log by `ib-synth`,
 //!    sealed by `ib-synth --seal-only` (the seal `ib-fetch` runs, in a process of its own so
 //!    its peak RSS is the seal's alone), then every rescore stage once, with its peak RSS;
-//! 3. the bytes per request of each complete run directory (`du -sb`).
+//! 3. the bytes per request of each complete run directory (`du -sb`);
+//! 4. the rescore of a 6,000-request run on each wire API (issue 35): ten simulated providers
+//!    made by `ib-sim generate-fleet --apis <api>` (the same profiles on every API), their
+//!    logs written by `ib-synth` in each API's grammar, each stage's best of three, and each
+//!    API's total against chat completions'.
 //!
 //! Every stage runs under `/usr/bin/time` (GNU time: wall and peak RSS of that process) and
 //! under an address-space limit (`BENCH_MEM_LIMIT_GIB`, default 6), so a stage that does not
@@ -105,6 +109,7 @@ fn bin(name: &str) -> String {
         "ib-evaluate" => env!("CARGO_BIN_EXE_ib-evaluate"),
         "ib-aggregate" => env!("CARGO_BIN_EXE_ib-aggregate"),
         "ib-report" => env!("CARGO_BIN_EXE_ib-report"),
+        "ib-sim" => env!("CARGO_BIN_EXE_ib-sim"),
         other => panic!("no binary {other}"),
     }
     .to_string()
@@ -260,6 +265,57 @@ fn scaled_pipeline(dir: &Path, per_family: u64, dataset: &Path) -> PathBuf {
     spec
 }
 
+/// The rescore of a 6,000-request run on each wire API, side by side (issue 35's target: each
+/// within 1.5× of chat completions').
+fn rescore_on_every_api(dataset: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let source = format!("{REPO}/pipelines/micro-single-task/spec.yaml");
+    let mut rows = Vec::new();
+    for api in ["chat-completions", "responses", "messages"] {
+        let fleet = dir.path().join(format!("fleet-{api}"));
+        let f = fleet.to_str().unwrap();
+        setup(&bin("ib-sim"), &["generate-fleet", "--providers", "10", "--apis", api, "--spec", &source, "--out", f]);
+        let spec = fleet.join("spec.yaml");
+        let spec = spec.to_str().unwrap();
+        let run = dir.path().join(format!("run-{api}"));
+        let r = run.to_str().unwrap();
+        setup(&bin("ib-select"), &["--run", r, "--spec", spec, "--dataset", dataset]);
+        setup(&bin("ib-schedule"), &["--run", r, "--spec", spec]);
+        let profiles = fleet.join("sim-profiles.yaml");
+        let synth_args = ["--run", r, "--spec", spec, "--dataset", dataset, "--profiles", profiles.to_str().unwrap()];
+        setup(&bin("ib-synth"), &[&synth_args[..], &["--no-seal"]].concat());
+        let requests = schedule_rows(&run);
+        let log_bytes = du_bytes(&run.join("events"));
+        setup(&bin("ib-synth"), &["--run", r, "--seal-only"]);
+        let stages = rescore(&run, spec, dataset, 3);
+        rows.push((api, requests, log_bytes, stages));
+    }
+    println!("| 6,000-request run on each wire API (target: rescore within 1.5× of chat) | log (JSONL, before the seal) | reconstruct | evaluate | aggregate | report | rescore total | × chat |");
+    println!("|---|---|---|---|---|---|---|---|");
+    let total = |stages: &[(&str, Measured)]| -> Option<f64> {
+        (stages.len() == STAGES.len() && stages.iter().all(|(_, m)| m.ok))
+            .then(|| stages.iter().map(|(_, m)| m.seconds).sum())
+    };
+    let chat = total(&rows[0].3);
+    for (api, requests, log_bytes, stages) in &rows {
+        let cells: Vec<String> =
+            stages.iter().map(|(_, m)| if m.ok { format!("{:.2} s", m.seconds) } else { cell(m) }).collect();
+        let sum = total(stages);
+        let ratio = match (sum, chat) {
+            (Some(t), Some(c)) if c > 0.0 => format!("{:.2}", t / c),
+            _ => "n/a".to_string(),
+        };
+        println!(
+            "| `{api}` ({requests} requests) | {} MB ({:.0} B per request) | {} | {} | {ratio} |",
+            mb(*log_bytes),
+            *log_bytes as f64 / *requests as f64,
+            cells.join(" | "),
+            sum.map_or("n/a".to_string(), |t| format!("**{t:.2} s**")),
+        );
+    }
+    println!();
+}
+
 pub fn run() {
     // 1. 6,000 requests: the reference benchmark's full run, on the bundled spec and dataset.
     let spec6k = format!("{REPO}/pipelines/micro-single-task/spec.yaml");
@@ -276,6 +332,7 @@ pub fn run() {
     );
     let bytes_per_request_6k = prepared.log_bytes as f64 / prepared.requests as f64;
     drop(small);
+    rescore_on_every_api(&data6k);
 
     // 2. The large run.
     let requests = env_u64("BENCH_REQUESTS", 1_000_000);

@@ -154,3 +154,70 @@ fn a_synthetic_run_is_rescored_and_holds_what_was_asked() {
     assert_eq!(valid + incorrect, found["2xx"], "every completed answer is schema-valid, right or wrong");
     assert!(incorrect > 100, "about 10% of {} completed answers are wrong: {incorrect}", found["2xx"]);
 }
+
+/// The same on a fleet whose providers speak chat completions, Responses and Messages: every
+/// request is judged by its API's grammar as ib-synth wrote it, failures included, and the
+/// answers are scored alike.
+#[test]
+fn a_synthetic_run_over_every_wire_api_is_rescored_as_it_was_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = dir.path().join("fleet");
+    ok(Command::new(bin("ib-sim"))
+        .args(["generate-fleet", "--providers", "3", "--apis", "chat-completions,responses,messages"])
+        .args(["--spec", &spec()])
+        .arg("--out")
+        .arg(&fleet));
+    let fleet_spec = fleet.join("spec.yaml").display().to_string();
+    let run = dir.path().join("run-apis");
+    ok(Command::new(bin("ib-select"))
+        .args(["--spec", &fleet_spec, "--dataset", &dataset(), "--per-family", "20"])
+        .arg("--run")
+        .arg(&run));
+    ok(Command::new(bin("ib-schedule")).args(["--spec", &fleet_spec]).arg("--run").arg(&run));
+    let out = ok(Command::new(env!("CARGO_BIN_EXE_ib-synth"))
+        .args(["--spec", &fleet_spec, "--dataset", &dataset(), "--seed", "7"])
+        .args(["--profiles", &fleet.join("sim-profiles.yaml").display().to_string()])
+        .args(["--invalid-stream", "0.05", "--truncated", "0.05", "--stream-error", "0.05", "--accuracy", "0.9"])
+        .arg("--run")
+        .arg(&run));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["requests"], 180);
+
+    let r = run.display().to_string();
+    ok(Command::new(bin("ib-reconstruct")).args(["--run", &r]));
+    ok(Command::new(bin("ib-evaluate")).args(["--run", &r, "--spec", &fleet_spec, "--dataset", &dataset()]));
+    let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
+    let mut found: BTreeMap<String, u64> = BTreeMap::new();
+    for r in &responses {
+        *found.entry(r.operational_outcome.to_string()).or_insert(0) += 1;
+    }
+    let asked: BTreeMap<String, u64> =
+        summary["outcomes"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_u64().unwrap())).collect();
+    assert_eq!(found, asked, "reconstruct judges every request as ib-synth made it");
+    // Each grammar's own failure kinds: an in-band error object on chat, an `error` event on
+    // the others; a stream without its terminal event truncated as its grammar says.
+    let kinds = |provider: &str| -> Vec<String> {
+        let mut k: Vec<String> = responses
+            .iter()
+            .filter(|r| r.provider == provider)
+            .filter_map(|r| r.error_type.map(|e| e.to_string()))
+            .collect();
+        k.sort();
+        k.dedup();
+        k
+    };
+    let (chat, responses_api, messages) = (kinds("sim-0001"), kinds("sim-0002"), kinds("sim-0003"));
+    assert!(chat.contains(&"in_band_error".to_string()) && chat.contains(&"no_done_or_finish".to_string()), "{chat:?}");
+    for other in [&responses_api, &messages] {
+        assert!(other.contains(&"error_event".to_string()), "{other:?}");
+        assert!(other.contains(&"no_terminal_event".to_string()), "{other:?}");
+        assert!(other.contains(&"invalid_sse".to_string()), "{other:?}");
+    }
+    let evaluations = parquet_io::read::<EvaluationRow>(&run.join("evaluations.parquet")).unwrap().rows;
+    let valid = evaluations.iter().filter(|e| e.classification.to_string() == "valid_result").count() as u64;
+    assert_eq!(valid, summary["correct_answers"].as_u64().unwrap(), "the gold answers are scored correct on every API");
+    // The figures are there on every API: a first answer token for each completed request.
+    for r in responses.iter().filter(|r| r.operational_outcome.to_string() == "2xx") {
+        assert!(r.ttfa_ms.is_some_and(|t| t > 0.0), "{}: no TTFA", r.request_id);
+    }
+}

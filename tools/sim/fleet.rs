@@ -76,7 +76,7 @@ pub fn generate(fleet: &Fleet) -> Result<()> {
         if fleet.apis.iter().take(n).any(|api| *api == WireApi::Messages) {
             sized = prompt_only(&sized).ok_or_else(|| {
                 Error::bad(format!(
-                    "{}: a fleet with a Messages provider needs inference.structured_output.mode (set to prompt_only),                      which the spec does not write",
+                    "{}: a fleet with a Messages provider needs inference.structured_output.mode (set to prompt_only), which the spec does not write",
                     fleet.spec.display()
                 ))
             })?;

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 /// Reads RUN/lock.json, RUN/schedule.parquet (ib-select and ib-schedule made them), the spec,
 /// its provider table and the dataset; writes RUN/events/0001.jsonl as ib-fetch writes it
 /// against fast simulated providers, then seals the run (as ib-fetch does when its schedule is
-/// done). Every later stage (ib-reconstruct … ib-report) runs on it unchanged.
+/// done). Every later stage (ib-reconstruct … ib-report) runs on it unchanged. Each
+/// provider's streams are in the grammar of its wire API (chat completions, Responses or
+/// Messages, from its row's `api` or the spec's `inference.api`).
 ///
 /// Each provider answers as its profile in --profiles says (reasoning tokens and field,
 /// tokens per chunk, accuracy, time to first token and speed, times --time-scale); failures

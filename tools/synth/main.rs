@@ -2,8 +2,9 @@
 //!
 //! Given a run that `ib-select` and `ib-schedule` prepared, it writes `events/0001.jsonl`
 //! exactly as `ib-fetch` would have written it against fast simulated providers (the same
-//! event types, the same request bodies and headers, streams of the same shape: reasoning
-//! deltas, then answer deltas, finish_reason, usage and `[DONE]`), with answers derived from
+//! event types, the same request bodies and headers, streams of the same shape in each
+//! provider's wire API's grammar: reasoning deltas, then answer deltas, the finish, usage and
+//! the terminal event), with answers derived from
 //! the dataset's gold (right or plausibly wrong, as `ib-sim` answers) and a seeded share of
 //! failures of every class; then it seals the run with the one sealing entry point. Every
 //! stage after the fetch then runs on it unchanged. The answers and the dataset's typed gold
@@ -17,6 +18,7 @@ mod rounds;
 mod shares;
 mod summary;
 mod synth;
+mod wire;
 
 use clap::Parser;
 

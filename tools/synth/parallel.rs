@@ -73,12 +73,13 @@ mod tests {
     use crate::profiles::Shape;
     use crate::shares::Class;
     use inferbench_contract::testutil::opened;
+    use inferbench_contract::vocab::WireApi;
     use inferbench_sim::answer;
     use inferbench_stats::rng::SplitMix64;
     use inferbench_store::run::RunDir;
 
-    /// A log of one request of each class, a round each, as the run writes it (each request's
-    /// events after its `request_started`).
+    /// A log of one request of each class on each wire API, a round each, as the run writes it
+    /// (each request's events after its `request_started`).
     fn write_log(run: &RunDir, seed: u64) -> Vec<u8> {
         let mut log = SegmentWriter::create(&run.segment(1), "run-w").unwrap();
         log.write(0, &opened(1)).unwrap();
@@ -93,12 +94,14 @@ mod tests {
         let text = answer::tokenize(r#"{"answer":"Priya Raman"}"#, 2);
         let thought = answer::reasoning(4, 2, false);
         let classes = [Class::Completed].into_iter().chain(Class::FAILURES);
+        let each = classes.flat_map(|class| WireApi::ALL.iter().map(move |&api| (class, api)));
         let mut rounds: Vec<Events> = Vec::new();
-        for (i, class) in classes.enumerate() {
+        for (i, (class, api)) in each.enumerate() {
             let id = format!("req-{i}");
             let send = 1_000 + i as u64;
             let req = Request {
                 request_id: &id,
+                api,
                 slug: "p",
                 counter: i as u64,
                 model: "m",
@@ -137,7 +140,7 @@ mod tests {
         assert_eq!(segments.len(), 1);
         assert!(segments[0].torn_tail.is_none());
         let terminals = segments[0].records.iter().filter(|e| matches!(e.event, Event::RequestTerminal(_))).count();
-        assert_eq!(terminals, 8);
+        assert_eq!(terminals, 8 * WireApi::ALL.len());
         assert_eq!(write_log(&b, 1), bytes, "same seed, same bytes");
         assert_ne!(write_log(&c, 2), bytes, "another seed draws other times");
     }

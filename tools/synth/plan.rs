@@ -2,17 +2,22 @@
 //! simulated provider: the response head, then each server-sent event with its arrival time,
 //! then the terminal outcome. A pure function of its inputs and generator.
 //!
-//! The stream has the shape of ib-sim's (and of the providers it reproduces): a role chunk,
-//! the reasoning deltas in the provider's reasoning field, the answer deltas, a chunk with
-//! `finish_reason`, the usage chunk when the request asked for one, and `[DONE]`. A failing
-//! request breaks that stream the way its class does on the wire. The terminal outcome of
+//! The stream has the shape of ib-sim's (and of the providers it reproduces), in the grammar of
+//! the provider's wire API (`crate::wire`): the response opened, the reasoning deltas, the
+//! answer deltas, the finish, the usage and the terminal event (on chat completions: a role
+//! chunk, the reasoning field's deltas, `content` deltas, `finish_reason`, the usage chunk when
+//! the request asked for one, `[DONE]`). A failing request breaks that stream the way its class
+//! does on the wire. The terminal outcome of
 //! every stream that the events decide is the contract's stream judge's verdict over exactly
 //! the events written (as `ib-fetch` reaches it while reading), so `ib-reconstruct`'s replay
 //! agrees with the log by construction.
 use crate::profiles::Shape;
 use crate::shares::Class;
+use crate::wire::{Step, Stream, Writer};
 use inferbench_contract::event::{ErrorKind, Event, Outcome, RequestTerminal, ResponseHead, SseEvent};
-use inferbench_judge::stream::{Judge, Payload, StreamEnd};
+use inferbench_contract::vocab::WireApi;
+use inferbench_judge::rules::Rules;
+use inferbench_judge::stream::{Judge, StreamEnd};
 use inferbench_sim::answer::Chunks;
 use inferbench_stats::rng::{normal_quantile, SplitMix64};
 use std::collections::BTreeMap;
@@ -21,13 +26,12 @@ use std::collections::BTreeMap;
 pub const BROKEN_BODY: &str =
     "error decoding response body: error reading a body from connection: unexpected EOF during chunk size line";
 
-/// The error object of a stream that reports an error in band, as OpenAI writes it.
-pub const STREAM_ERROR: &str = r#"{"error": {"message": "The server had an error while processing your request. Sorry about that!", "type": "server_error", "code": 500}}"#;
-
 /// Everything one request's events depend on besides the generator.
 pub struct Request<'a> {
     pub request_id: &'a str,
-    /// The provider's slug and request number: the `chatcmpl-…` id of its chunks.
+    /// The provider's wire API: the grammar of the stream.
+    pub api: WireApi,
+    /// The provider's slug and request number: the response id of its events.
     pub slug: &'a str,
     pub counter: u64,
     /// The model id the chunks echo.
@@ -37,63 +41,17 @@ pub struct Request<'a> {
     pub answer: &'a Chunks,
     pub reasoning: &'a Chunks,
     pub prompt_tokens: usize,
-    /// Whether the request asked for a usage chunk (`stream_options.include_usage`).
+    /// Chat completions: whether the request asked for a usage chunk
+    /// (`stream_options.include_usage`); the other APIs always carry the usage.
     pub usage: bool,
     pub time_scale: f64,
     /// The spec's deadline: when a timeout ends.
     pub deadline_ns: u64,
 }
 
-fn json_str(s: &str) -> String {
-    serde_json::Value::from(s).to_string()
-}
-
-struct Chunker {
-    head: String,
-}
-
-impl Chunker {
-    fn new(id: &str, model: &str) -> Chunker {
-        Chunker {
-            head: format!(
-                r#"{{"id":{},"object":"chat.completion.chunk","created":0,"model":{},"choices":"#,
-                json_str(id),
-                json_str(model)
-            ),
-        }
-    }
-
-    fn delta(&self, delta: &str, finish: Option<&str>) -> String {
-        let finish = finish.map_or("null".to_string(), json_str);
-        format!(r#"{}[{{"index":0,"delta":{delta},"finish_reason":{finish}}}]}}"#, self.head)
-    }
-
-    fn field(&self, field: &str, text: &str) -> String {
-        self.delta(&format!("{{{}:{}}}", json_str(field), json_str(text)), None)
-    }
-
-    fn usage(&self, prompt: usize, answer: usize, reasoning: usize) -> String {
-        let completion = answer + reasoning;
-        format!(
-            r#"{}[],"usage":{{"prompt_tokens":{prompt},"completion_tokens":{completion},"total_tokens":{},"completion_tokens_details":{{"reasoning_tokens":{reasoning}}}}}}}"#,
-            self.head,
-            prompt + completion
-        )
-    }
-}
-
 /// A positive factor around 1 with the given spread (lognormal).
 fn jitter(rng: &mut SplitMix64, sigma: f64) -> f64 {
     (sigma * normal_quantile(rng.next_f64())).exp()
-}
-
-/// The first half of `s`, cut on a character boundary: a chunk a proxy truncated.
-fn first_half(s: &str) -> &str {
-    let mut cut = s.len() / 2;
-    while !s.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    &s[..cut]
 }
 
 /// The events after `request_started`, each with its offset in ns from the send.
@@ -104,7 +62,12 @@ pub fn plan(req: &Request, rng: &mut SplitMix64) -> Vec<(u64, Event)> {
     let head_ns = (ttft_ns * 0.1).max(1_000.0) as u64;
     let cut_at = rng.below_modulo(req.answer.chunks.len().max(1));
     let stall_before_head = rng.below_modulo(2) == 0;
-    let id = format!("chatcmpl-{}-{}", req.slug, req.counter);
+    let stem = format!("{}-{}", req.slug, req.counter);
+    let id = match req.api {
+        WireApi::ChatCompletions => format!("chatcmpl-{stem}"),
+        WireApi::Responses => format!("resp_{stem}"),
+        WireApi::Messages => format!("msg_{stem}"),
+    };
     let status = match req.class {
         Class::Http429 => 429,
         Class::Http5xx => 503,
@@ -164,14 +127,22 @@ pub fn plan(req: &Request, rng: &mut SplitMix64) -> Vec<(u64, Event)> {
     }
 
     // The stream as the provider would send it, cut where the class cuts it.
-    let c = Chunker::new(&id, req.model);
-    let mut stream: Vec<(u64, String)> = Vec::new();
-    stream.push((head_ns + 500, c.delta(r#"{"role":"assistant","content":""}"#, None)));
+    let mut w = Writer::new(Stream {
+        api: req.api,
+        stem: &stem,
+        model: req.model,
+        prompt_tokens: req.prompt_tokens,
+        answer_tokens: req.answer.token_count,
+        reasoning_tokens: req.reasoning.token_count,
+        chat_usage: req.usage,
+        chat_reasoning_field: &req.shape.reasoning_field,
+    });
+    w.step(head_ns + 500, Step::Open);
     let reasoning = &req.reasoning.chunks;
     let (lo, hi) = (ttft_ns * 0.3, ttft_ns * 0.9);
     for (i, (text, _)) in reasoning.iter().enumerate() {
         let at = lo + (hi - lo) * (i as f64 + 0.5) / reasoning.len() as f64;
-        stream.push(((at as u64).max(head_ns + 1_000), c.field(&req.shape.reasoning_field, text)));
+        w.step((at as u64).max(head_ns + 1_000), Step::Reasoning(text));
     }
     let answer_at = |j: usize, tokens_before: usize| (ttft_ns + per_token_ns * tokens_before as f64) as u64 + j as u64;
     let mut tokens_before = 0;
@@ -183,58 +154,56 @@ pub fn plan(req: &Request, rng: &mut SplitMix64) -> Vec<(u64, Event)> {
     };
     for (j, (text, end)) in answers.iter().enumerate().take(sent_answers) {
         last = answer_at(j, tokens_before).max(last);
-        stream.push((last, c.field("content", text)));
+        w.step(last, Step::Answer(text));
         tokens_before = *end;
     }
     let gap = ((20_000.0 * scale * 1000.0) as u64).clamp(1_000, 200_000);
     match req.class {
         Class::Completed => {
             last += gap;
-            stream.push((last, c.delta("{}", Some("stop"))));
-            if req.usage {
-                last += gap / 4;
-                stream.push((last, c.usage(req.prompt_tokens, req.answer.token_count, req.reasoning.token_count)));
-            }
+            w.step(last, Step::Finish);
             last += gap / 4;
-            stream.push((last, "[DONE]".to_string()));
+            w.step(last, Step::Usage);
+            last += gap / 4;
+            w.step(last, Step::Terminal);
         }
         Class::InvalidStream => {
             let text = answers.get(cut_at).map(|(t, _)| t.as_str()).unwrap_or("");
             last = answer_at(cut_at, tokens_before).max(last);
-            stream.push((last, first_half(&c.field("content", text)).to_string()));
+            w.step(last, Step::Half(text));
         }
         Class::StreamError => {
             last += gap;
-            stream.push((last, STREAM_ERROR.to_string()));
+            w.step(last, Step::Error);
         }
         _ => {}
     }
 
-    let mut judge = Judge::default();
+    let mut judge = Judge::on(Rules::Inferbench, req.api);
     let mut bytes = 0u64;
     let mut end = None;
     let mut done = false;
-    for (index, (t, data)) in stream.into_iter().enumerate() {
-        bytes += (data.len() + "data: \n\n".len()) as u64;
-        let payload = Payload::of(None, Some(&data));
-        let verdict = judge.observe(index as u32, None, &payload);
+    for (index, sent) in w.sent.into_iter().enumerate() {
+        bytes += sent.wire_bytes();
+        let payload = judge.payload(sent.event, Some(&sent.data));
+        let verdict = judge.observe(index as u32, sent.event, &payload);
+        done = sent.data == "[DONE]" && verdict.is_some();
         out.push((
-            t,
+            sent.at,
             Event::SseEvent(SseEvent {
                 request_id: req.request_id.to_string(),
                 attempt: 1,
                 index: index as u32,
-                data: Some(data),
-                event: None,
+                data: Some(sent.data),
+                event: sent.event.map(str::to_string),
                 id: None,
                 retry: None,
                 comment: None,
                 redacted: false,
             }),
         ));
-        last = last.max(t);
+        last = last.max(sent.at);
         if let Some(v) = verdict {
-            done = payload == Payload::Done;
             end = Some(v);
             break;
         }
@@ -276,11 +245,16 @@ mod tests {
     }
 
     fn events(class: Class) -> Vec<(u64, Event)> {
+        events_on(WireApi::ChatCompletions, class)
+    }
+
+    fn events_on(api: WireApi, class: Class) -> Vec<(u64, Event)> {
         let shape = shape();
         let text = answer::tokenize(r#"{"category":"bug","priority":"p1"}"#, 1);
         let thought = answer::reasoning(8, 1, false);
         let req = Request {
             request_id: "req-1",
+            api,
             slug: "p",
             counter: 0,
             model: "m",
@@ -366,5 +340,93 @@ mod tests {
         let head = events(Class::Http429);
         let Event::ResponseHead(h) = &head[0].1 else { panic!() };
         assert_eq!(h.headers["retry-after"], "2");
+    }
+
+    /// What the contract's reader of `api` takes from each event: its fields, and whether
+    /// the whole stream is its grammar (every data line reads as an object, or is `[DONE]`).
+    fn read_on(api: WireApi, ev: &[(u64, Event)]) -> Vec<inferbench_contract::chunk::ChunkFields> {
+        ev.iter()
+            .filter_map(|(_, e)| match e {
+                Event::SseEvent(s) => Some(s),
+                _ => None,
+            })
+            .filter(|s| s.data.as_deref() != Some("[DONE]"))
+            .map(|s| {
+                let chunk =
+                    inferbench_contract::chunk::Chunk::read_on(api, s.event.as_deref(), s.data.as_deref().unwrap());
+                chunk.unwrap_or_else(|_| panic!("{api}: not JSON: {:?}", s.data)).expect("an object").fields
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_completed_stream_on_every_api_carries_the_same_answer_reasoning_and_usage() {
+        for &api in WireApi::ALL {
+            let ev = events_on(api, Class::Completed);
+            let t = terminal(&ev);
+            assert_eq!((t.outcome, t.http_status, t.error_type), (Outcome::Completed, Some(200), None), "{api}");
+            assert_eq!(t.done_seen, api.is_chat_completions(), "{api}: [DONE] ends chat streams only");
+            let fields = read_on(api, &ev);
+            let answer: String = fields.iter().map(|f| f.answer.as_str()).collect();
+            assert_eq!(answer, r#"{"category":"bug","priority":"p1"}"#, "{api}");
+            let reasoning: Vec<&str> = fields.iter().map(|f| f.reasoning.as_str()).filter(|r| !r.is_empty()).collect();
+            assert_eq!(reasoning.len(), 8, "{api}: one event per reasoning token");
+            assert!(fields.iter().any(|f| f.usage.prompt_tokens == Some(100)), "{api}: the prompt's tokens");
+            // The first answer byte comes after every reasoning byte, and the bytes counted are
+            // the events' own.
+            let first_answer = fields.iter().position(|f| !f.answer.is_empty()).unwrap();
+            let last_reasoning = fields.iter().rposition(|f| !f.reasoning.is_empty()).unwrap();
+            assert!(last_reasoning < first_answer, "{api}");
+            let wire: u64 = ev
+                .iter()
+                .filter_map(|(_, e)| match e {
+                    Event::SseEvent(s) => Some(
+                        s.event.as_ref().map_or(0, |n| "event: \n".len() + n.len())
+                            + "data: \n\n".len()
+                            + s.data.as_ref().unwrap().len(),
+                    ),
+                    _ => None,
+                })
+                .sum::<usize>() as u64;
+            assert_eq!(t.bytes_received, wire, "{api}");
+            assert!(ev.windows(2).all(|w| w[0].0 <= w[1].0), "{api}: times never go back");
+        }
+        let responses = events_on(WireApi::Responses, Class::Completed);
+        let names: Vec<&str> = responses
+            .iter()
+            .filter_map(|(_, e)| match e {
+                Event::SseEvent(s) => s.event.as_deref(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(&names[..2], ["response.created", "response.in_progress"]);
+        assert_eq!(names.last(), Some(&"response.completed"));
+        let messages = events_on(WireApi::Messages, Class::Completed);
+        let Event::SseEvent(first) = &messages[1].1 else { panic!() };
+        assert_eq!(first.event.as_deref(), Some("message_start"));
+    }
+
+    #[test]
+    fn each_failure_class_on_every_api_ends_in_the_class_its_grammar_gives_it() {
+        for &api in &[WireApi::Responses, WireApi::Messages] {
+            let cases = [
+                (Class::Http429, Outcome::HttpError, ErrorKind::HttpStatus),
+                (Class::TransportError, Outcome::TransportError, ErrorKind::Body),
+                (Class::InvalidStream, Outcome::InvalidStream, ErrorKind::InvalidSse),
+                (Class::Truncated, Outcome::Truncated, ErrorKind::NoTerminalEvent),
+                (Class::StreamError, Outcome::StreamError, ErrorKind::ErrorEvent),
+                (Class::Timeout, Outcome::Timeout, ErrorKind::Deadline),
+            ];
+            for (class, outcome, kind) in cases {
+                let ev = events_on(api, class);
+                let t = terminal(&ev);
+                assert_eq!((t.outcome, t.error_type), (outcome, Some(kind)), "{api} {class:?}");
+                let terminal_event = if api == WireApi::Responses { "response.completed" } else { "message_stop" };
+                let sent_terminal = ev
+                    .iter()
+                    .any(|(_, e)| matches!(e, Event::SseEvent(s) if s.event.as_deref() == Some(terminal_event)));
+                assert!(!sent_terminal, "{api} {class:?}: a failing stream never ends well");
+            }
+        }
     }
 }

@@ -74,21 +74,6 @@ impl<'a> Rounds<'a> {
             .zip(shapes)
             .filter_map(|(name, shape)| pipeline.providers.get(name).map(|p| (name.as_str(), (p, shape))))
             .collect();
-        // The streams written are chat completions' (ib-sim's chat route): a provider on
-        // another wire API would have a log whose events its grammar cannot read.
-        let other_api: Vec<String> = providers
-            .values()
-            .map(|(p, _)| (p, p.api(pipeline.spec.inference.api)))
-            .filter(|(_, api)| !api.is_chat_completions())
-            .map(|(p, api)| format!("{} ({api})", p.name))
-            .collect();
-        if !other_api.is_empty() {
-            return Err(Error::bad(format!(
-                "ib-synth writes chat completions streams only; these providers use another wire API: {}",
-                other_api.join(", ")
-            ))
-            .into());
-        }
         let items: HashMap<(&str, &str), &Item> =
             data.items.values().flatten().map(|i| ((i.family.as_str(), i.id.as_str()), i)).collect();
         for row in schedule {
@@ -234,6 +219,7 @@ impl<'a> Rounds<'a> {
         let provider_slug = slug(&provider.name);
         let req = Request {
             request_id: &row.request_id,
+            api: provider.api(self.spec.inference.api),
             slug: &provider_slug,
             counter: n,
             model: &provider.model_id,
