@@ -47,19 +47,37 @@ fn require_browser() {
     );
 }
 
-/// Runs the checker on `report`; its screenshots go to `shots`.
-fn check(report: &Path, metrics: &Path, comparisons: &Path, shots: &Path) -> Output {
+/// One page for the checker: the report, the two files its figures name, where its
+/// screenshots go.
+struct Page<'a> {
+    report: &'a Path,
+    metrics: &'a Path,
+    comparisons: &'a Path,
+    shots: PathBuf,
+}
+
+/// Runs the checker on every page in one browser (a Chromium start costs seconds); returns its
+/// summary of each page, in order, and all it printed.
+fn check(pages: &[Page]) -> (Vec<serde_json::Value>, String) {
     require_browser();
     // Chromium takes both cores for a moment: not while another test measures timings.
     let _one_at_a_time = crate::support::timed_section();
-    Command::new(node())
-        .arg(repo().join("tests/browser/check-report.mjs"))
-        .arg(report)
-        .arg(metrics)
-        .arg(comparisons)
-        .arg(shots)
-        .output()
-        .expect("run node tests/browser/check-report.mjs")
+    let mut command = Command::new(node());
+    command.arg(repo().join("tests/browser/check-report.mjs"));
+    for page in pages {
+        command.arg(page.report).arg(page.metrics).arg(page.comparisons).arg(&page.shots);
+    }
+    let out = command.output().expect("run node tests/browser/check-report.mjs");
+    let said = text(&out);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "the checker could not run ({:?}):\n{said}", out.status);
+    let summaries: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a summary line ({e}): {l}\n{said}")))
+        .collect();
+    assert_eq!(summaries.len(), pages.len(), "one summary per page:\n{said}");
+    let all_passed = summaries.iter().all(|s| s["ok"] == true);
+    assert_eq!(out.status.success(), all_passed, "the exit code says whether every page passed:\n{said}");
+    (summaries, said)
 }
 
 fn text(out: &Output) -> String {
@@ -68,22 +86,19 @@ fn text(out: &Output) -> String {
 
 /// The checker passes `report`; its screenshots are kept in target/browser-screenshots/`name`.
 pub fn assert_passes(name: &str, report: &Path, metrics: &Path, comparisons: &Path, scratch: &Path) {
-    let shots = scratch.join("screenshots");
-    let out = check(report, metrics, comparisons, &shots);
-    assert!(
-        out.status.success(),
-        "the browser check of {} failed ({:?}):\n{}",
-        report.display(),
-        out.status,
-        text(&out)
-    );
-    let summary = String::from_utf8_lossy(&out.stdout);
-    eprintln!("{name}: {}", summary.trim());
-    assert!(summary.contains("\"ok\":true"), "no summary line: {}", text(&out));
+    let page = Page { report, metrics, comparisons, shots: scratch.join("screenshots") };
+    let (summaries, said) = check(std::slice::from_ref(&page));
+    assert_passed(name, &page, &summaries[0], &said);
+}
+
+/// `summary` says the checker passed `page`; its screenshots are kept.
+fn assert_passed(name: &str, page: &Page, summary: &serde_json::Value, said: &str) {
+    assert!(summary["ok"] == true, "the browser check of {} failed:\n{said}", page.report.display());
+    eprintln!("{name}: {summary}");
     let kept = repo().join("target/browser-screenshots").join(name);
     std::fs::create_dir_all(&kept).unwrap();
     for png in ["desktop.png", "phone.png"] {
-        let from = shots.join(png);
+        let from = page.shots.join(png);
         assert!(std::fs::metadata(&from).is_ok_and(|m| m.len() > 0), "no screenshot {}", from.display());
         std::fs::copy(&from, kept.join(png)).unwrap();
     }
@@ -158,18 +173,39 @@ fn generic_breakages(html: &str) -> Vec<Broken> {
     ]
 }
 
-/// Each broken copy is written beside `metrics`/`comparisons` (same names) and must fail.
-fn assert_each_fails(broken: Vec<Broken>, metrics: &Path, comparisons: &Path, scratch: &Path) {
-    for (i, b) in broken.into_iter().enumerate() {
+/// Each broken copy, written beside `metrics`/`comparisons` (same names), must fail with its
+/// problems named; `first` (a page that must pass, named) is checked in the same browser.
+fn assert_each_fails(
+    first: Option<(&str, Page)>,
+    broken: Vec<Broken>,
+    metrics: &Path,
+    comparisons: &Path,
+    scratch: &Path,
+) {
+    let mut reports = Vec::new();
+    for (i, b) in broken.iter().enumerate() {
         let dir = scratch.join(format!("broken-{i}"));
         std::fs::create_dir_all(&dir).unwrap();
         let report = dir.join("report.html");
         std::fs::write(&report, &b.html).unwrap();
-        let out = check(&report, metrics, comparisons, &dir.join("screenshots"));
-        let said = text(&out);
-        assert_eq!(out.status.code(), Some(1), "the checker passed a page with {}:\n{said}", b.what);
+        reports.push((report, dir.join("screenshots")));
+    }
+    let mut pages: Vec<Page> = first.iter().map(|(_, p)| Page { shots: p.shots.clone(), ..*p }).collect();
+    pages.extend(reports.iter().map(|(report, shots)| Page { report, metrics, comparisons, shots: shots.clone() }));
+    let (summaries, said) = check(&pages);
+    let mut summaries = summaries.into_iter();
+    if let Some((name, page)) = &first {
+        assert_passed(name, page, &summaries.next().unwrap(), &said);
+    }
+    for (b, summary) in broken.iter().zip(summaries) {
+        assert!(summary["ok"] == false, "the checker passed a page with {}:\n{summary}", b.what);
+        let found: Vec<&str> = summary["found"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
         for expected in &b.expect {
-            assert!(said.contains(expected.as_str()), "with {}, the checker did not say {expected:?}:\n{said}", b.what);
+            assert!(
+                found.iter().any(|p| p.contains(expected.as_str())),
+                "with {}, the checker did not say {expected:?}:\n{found:#?}",
+                b.what
+            );
         }
     }
 }
@@ -271,7 +307,7 @@ fn the_checker_rejects_broken_copies_of_the_fixture() {
     let comparisons = scratch.path().join("comparisons.json");
     std::fs::copy(fixture.join("metrics.json"), &metrics).unwrap();
     std::fs::copy(fixture.join("comparisons.json"), &comparisons).unwrap();
-    assert_each_fails(broken, &metrics, &comparisons, scratch.path());
+    assert_each_fails(None, broken, &metrics, &comparisons, scratch.path());
 }
 
 /// A small simulated run (7 providers, one fault each, 2 items per family) through every stage,
@@ -297,7 +333,14 @@ fn the_report_of_a_simulated_run_passes_the_browser_check() {
     assert!(report.exists(), "ib-report wrote no report.html in {} (it wrote report.md)", run.display());
     let metrics = run.join("metrics.json");
     let comparisons = run.join("comparisons.json");
-    assert_passes("simulated-run", &report, &metrics, &comparisons, &ws.path("browser"));
     let html = std::fs::read_to_string(&report).unwrap();
-    assert_each_fails(generic_breakages(&html), &metrics, &comparisons, &ws.path("browser"));
+    let page =
+        Page { report: &report, metrics: &metrics, comparisons: &comparisons, shots: ws.path("browser/screenshots") };
+    assert_each_fails(
+        Some(("simulated-run", page)),
+        generic_breakages(&html),
+        &metrics,
+        &comparisons,
+        &ws.path("browser"),
+    );
 }
