@@ -145,6 +145,8 @@ pub struct Unit {
     pub task_family: inferbench_contract::vocab::TaskFamily,
     pub item_id: String,
     pub attempt: u32,
+    /// The request's body, until [`prepare`] moves it into the request's bytes and its
+    /// `request_started` line (null after: no prompt is held for the whole exchange).
     pub body: Value,
     /// A load run's step.
     pub step: Option<u32>,
@@ -294,7 +296,7 @@ pub struct Prepared {
 }
 
 /// Builds `unit`'s request (body, headers, credentials) and its log line.
-pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Result<Prepared> {
+pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, mut unit: Unit) -> Result<Prepared> {
     let creds = &client.credentials;
     let mut logged_headers: BTreeMap<String, String> =
         REQUEST_HEADERS.iter().map(|(name, value)| (name.to_string(), value.to_string())).collect();
@@ -324,8 +326,9 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
     // A header the HTTP grammar refuses (a credential with a line break, say) fails this one
     // request as a `request` error, as every other reason it cannot be sent does; the message
     // names no value.
+    let body = std::mem::take(&mut unit.body);
     let request = request
-        .body(transport::Body::from(serde_json::to_vec(&unit.body)?))
+        .body(transport::Body::from(serde_json::to_vec(&body)?))
         .map(transport::Outgoing::new)
         .map_err(|e| format!("building the request: {}", error_text(&e)));
     let started = RequestStarted {
@@ -338,7 +341,7 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, unit: Unit) -> Resul
         item_id: unit.item_id.clone(),
         endpoint,
         api: client.api,
-        body: unit.body.clone(),
+        body,
         headers: logged_headers,
         step: unit.step,
         target_input_tokens: unit.target_input_tokens,
