@@ -326,9 +326,10 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, mut unit: Unit) -> R
     // A header the HTTP grammar refuses (a credential with a line break, say) fails this one
     // request as a `request` error, as every other reason it cannot be sent does; the message
     // names no value.
-    let body = std::mem::take(&mut unit.body);
+    // Serialised once: the request's bytes, and its log line's body.
+    let body = bytes::Bytes::from(serde_json::to_vec(&std::mem::take(&mut unit.body))?);
     let request = request
-        .body(transport::Body::from(serde_json::to_vec(&body)?))
+        .body(transport::Body::from(body.clone()))
         .map(transport::Outgoing::new)
         .map_err(|e| format!("building the request: {}", error_text(&e)));
     let started = RequestStarted {
@@ -341,7 +342,7 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, mut unit: Unit) -> R
         item_id: unit.item_id.clone(),
         endpoint,
         api: client.api,
-        body,
+        body: Value::Null,
         headers: logged_headers,
         step: unit.step,
         target_input_tokens: unit.target_input_tokens,
@@ -350,7 +351,7 @@ pub fn prepare(log: &EventLog, client: Arc<ProviderClient>, mut unit: Unit) -> R
         released_t_ns: None,
         intended_t_ns: 0,
     };
-    let line = log.started_line(started)?;
+    let line = log.started_line(started, &body)?;
     Ok(Prepared { unit, client, request, line })
 }
 

@@ -107,8 +107,10 @@ impl EventLog {
 
     /// The `request_started` line of a request, serialised now, with its `seq`, `t_ns` and
     /// `intended_t_ns` filled in when it is sent ([`EventLog::write_started`]).
-    pub fn started_line(&self, started: RequestStarted) -> Result<StartedLine> {
-        Ok(StartedLine(self.lines.prepare_started(started)?))
+    /// Its body is given as the bytes the request sends (see
+    /// [`inferbench_store::segment_writer::Lines::prepare_started_with_body`]).
+    pub fn started_line(&self, started: RequestStarted, body_json: &[u8]) -> Result<StartedLine> {
+        Ok(StartedLine(self.lines.prepare_started_with_body(started, body_json)?))
     }
 
     /// The `round_released` line of a round, serialised now, with its `seq` and `t_ns` filled
@@ -248,13 +250,17 @@ mod tests {
         };
         let released_t = log.write_released(&log.released_line(released.clone()).unwrap(), &mut Vec::new()).unwrap();
         let events = [started("a", tricky), started("b", serde_json::json!({}))];
-        let lines: Vec<(StartedLine, u64)> =
-            events.iter().zip([10, 20]).map(|(e, t)| (log.started_line(e.clone()).unwrap(), t)).collect();
+        let lines: Vec<(StartedLine, u64)> = events
+            .iter()
+            .zip([10, 20])
+            .map(|(e, t)| (log.started_line(e.clone(), &serde_json::to_vec(&e.body).unwrap()).unwrap(), t))
+            .collect();
         log.write_started(&lines, 5, &mut b"left over".to_vec()).unwrap();
         // A capped step's request, released from its queue after it was due.
         let mut queued = started("q", serde_json::json!({}));
         queued.step = Some(2);
-        let queued_line = vec![(log.started_line(queued.clone()).unwrap(), 30)];
+        let queued_line =
+            vec![(log.started_line(queued.clone(), &serde_json::to_vec(&queued.body).unwrap()).unwrap(), 30)];
         log.write_started_released(&queued_line, 6, Some(25), &mut Vec::new()).unwrap();
         log.emit(terminal("a", Outcome::Completed)).unwrap();
         log.inner.lock().unwrap().writer.sync().unwrap();

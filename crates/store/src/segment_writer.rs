@@ -91,6 +91,26 @@ impl Lines {
         line.end = Some(b"}}\n");
         Ok(line)
     }
+
+    /// [`Lines::prepare_started`] of `started` with its body given already serialised
+    /// (`body_json`, `serde_json`'s compact bytes of it: the bytes the request sends, so a
+    /// prompt is escaped once, not twice): the same line, byte for byte. `started.body` is not
+    /// read.
+    pub fn prepare_started_with_body(&self, mut started: RequestStarted, body_json: &[u8]) -> Result<Prepared> {
+        started.body = serde_json::Value::Null;
+        let mut line = self.prepare_started(started)?;
+        // Every string serialised before the body has its quotes escaped (`\"`), so the first
+        // `"body":null` in the line is the key and its placeholder.
+        const PLACEHOLDER: &[u8] = b"\"body\":null";
+        let at = line
+            .tail
+            .windows(PLACEHOLDER.len())
+            .position(|w| w == PLACEHOLDER)
+            .ok_or_else(|| Error::bad("request_started has no body"))?;
+        let value = at + b"\"body\":".len();
+        line.tail.splice(value..at + PLACEHOLDER.len(), body_json.iter().copied());
+        Ok(line)
+    }
 }
 
 /// A line serialised ahead of its writing, split where the numbers known only then go:
@@ -490,5 +510,39 @@ mod tests {
         log.write(0, &opened(3)).unwrap();
         log.finish().unwrap();
         assert_eq!(std::fs::read_to_string(&fresh).unwrap(), envelope("run-a", 0, 0, opened(3)));
+    }
+
+    /// A `request_started` line whose body is given serialised is the line serde writes with
+    /// that body, whatever the strings before it hold (here the placeholder's own text).
+    #[test]
+    fn a_request_started_line_with_its_body_given_serialised_is_the_same_line() {
+        let lines = Lines::new("run-1");
+        let bodies = [
+            serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "say \"hi\"\n\u{1F600} \\"}]}),
+            serde_json::json!({"body": null, "x": [1, 2.5, null]}),
+            serde_json::json!({}),
+        ];
+        for body in bodies {
+            let started = RequestStarted {
+                request_id: "r\"body\":null\\".into(),
+                endpoint: "http://h/\"body\":null".into(),
+                item_id: "\"body\":null".into(),
+                body: body.clone(),
+                ..testutil::request_started("r", 3)
+            };
+            let whole = lines.prepare_started(started.clone()).unwrap();
+            let given = lines
+                .prepare_started_with_body(
+                    RequestStarted { body: serde_json::Value::Null, ..started },
+                    &serde_json::to_vec(&body).unwrap(),
+                )
+                .unwrap();
+            for released in [None, Some(41)] {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                whole.render_started(&mut a, 9, 40, released, 39);
+                given.render_started(&mut b, 9, 40, released, 39);
+                assert_eq!(String::from_utf8(b).unwrap(), String::from_utf8(a).unwrap());
+            }
+        }
     }
 }
