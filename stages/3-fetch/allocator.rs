@@ -15,8 +15,12 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// delay), and the next round's launch faults them in again: a third of a millisecond of launch
 /// skew at 1,000 providers, measured (BENCHMARKS.md). The fetch's own peak does not change;
 /// the seal that follows it allocates beside the kept pages instead of in purged ones (peak RSS
-/// +11–13% at 1,000 providers, none measurable at 10): bounded either way. Set here, the
-/// option is no longer read from `MIMALLOC_PURGE_DELAY`.
+/// +11–13% at 1,000 providers, none measurable at 10): bounded either way. Set for round-based
+/// runs only: a load run sends one request at a time, and keeping its freed pages cost it memory
+/// and saved nothing (a slow provider at 500 req/s, ~3,760 streams open: peak RSS 232–248 MiB
+/// kept, 197 MiB purged; at 2,000 req/s the same CPU and send lag either way; see
+/// benches/results/2026-12-07-stream-memory-pieces). Set here, the option is no longer read
+/// from `MIMALLOC_PURGE_DELAY`.
 pub fn keep_freed_pages() {
     // SAFETY: sets one integer option; mimalloc reads it at each purge, from any thread.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) }

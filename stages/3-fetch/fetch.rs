@@ -57,6 +57,9 @@ pub fn run(args: Args) -> Result<()> {
     if !nothing_to_send {
         // One connection per provider: a fleet of a thousand needs more than the usual 1,024 files.
         nofile::ensure(plan.clients.len() as u64)?;
+        // Rounds launch at once what the round before freed: kept, not faulted in again. (A load
+        // run sends one request at a time and leaves mimalloc's purge as it is.)
+        crate::allocator::keep_freed_pages();
         // One thread runs every request. A round's launch then queues all its requests before
         // any byte of them is written, so their `request_started` lines go to the log in one
         // write ahead of the wire, and no other work runs between two sends (see

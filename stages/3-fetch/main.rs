@@ -29,7 +29,6 @@ mod transport;
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
-    allocator::keep_freed_pages();
     allocator::keep_c_library_memory();
     let args = args::Args::parse();
     inferbench_cli::finish("ib-fetch", fetch::run(args))
