@@ -397,8 +397,8 @@ fn validate_profile(slug: String, rp: RawProfile, at: &dyn Fn(&str) -> String) -
     // The oversized line is a whole chunk: it cannot be shorter than the chunk around its
     // filler, for the longest request id this provider can give, on any of its routes.
     let min = crate::chunk::oversized_line_min_bytes(&slug, &rp.model)
-        .max(crate::stream::responses::oversized_line_min_bytes(&slug))
-        .max(crate::stream::messages::oversized_line_min_bytes());
+        .max(crate::chunk::responses::oversized_line_min_bytes(&slug))
+        .max(crate::chunk::messages::oversized_line_min_bytes());
     if f.oversized_bytes < min {
         return Err((
             at("faults.oversized_bytes"),

@@ -860,8 +860,8 @@ fn the_checkers_catch_broken_streams() {
 #[test]
 fn the_oversized_minimum_covers_every_grammar() {
     let chat = crate::chunk::oversized_line_min_bytes("p", "m");
-    let r = responses::oversized_line_min_bytes("p");
-    let m = messages::oversized_line_min_bytes();
+    let r = crate::chunk::responses::oversized_line_min_bytes("p");
+    let m = crate::chunk::messages::oversized_line_min_bytes();
     assert!(m < chat && r > m, "{chat} {r} {m}");
     let e = Profiles::parse(
         &format!(

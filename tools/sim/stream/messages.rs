@@ -8,6 +8,7 @@
 //! `message_delta` (`stop_reason`, cumulative usage), `message_stop`. Every event's SSE name
 //! is its JSON `type`.
 use super::{first_half, halves, Context, EchoPlaced, Step, TRAILING};
+use crate::chunk::messages::text_delta;
 use crate::profile::Dialect;
 use crate::schedule::{Kind, Slot};
 use crate::wire::Payload;
@@ -19,17 +20,6 @@ pub const STREAM_ERROR: &str = r#"{"type":"error","error":{"type":"overloaded_er
 
 /// The placeholder signature that closes a thinking block.
 pub const SIGNATURE: &str = "ib-sim-signature";
-
-/// The data of a `text_delta` of block `index`.
-pub fn text_delta(index: usize, text: &str) -> Value {
-    json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": text}})
-}
-
-/// The shortest `oversized_bytes` a provider can have on this API: its oversized
-/// `text_delta` data line with no filler.
-pub fn oversized_line_min_bytes() -> u64 {
-    ("data: ".len() + text_delta(1, "").to_string().len()) as u64
-}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Phase {

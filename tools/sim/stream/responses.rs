@@ -12,6 +12,7 @@
 //! events have `item_id` and `output_index`, content events `content_index`, summary events
 //! `summary_index`.
 use super::{first_half, halves, Context, EchoPlaced, Step, TRAILING};
+use crate::chunk::responses::{event, text_delta};
 use crate::fault::Fault;
 use crate::profile::Dialect;
 use crate::schedule::{Kind, Slot};
@@ -21,42 +22,6 @@ use serde_json::{json, Map, Value};
 /// The message of a `response_failed` response's `response.error` and of an in-band `error`
 /// event.
 pub const FAILED_MESSAGE: &str = "The server had an error while processing your request. Sorry about that!";
-
-/// The fields that `dialect.no_indices` leaves out.
-const INDICES: [&str; 4] = ["sequence_number", "output_index", "content_index", "summary_index"];
-
-/// The data of one event: `type`, then `sequence_number` (when numbered), then `fields`;
-/// without the index fields when `indexed` is false.
-pub fn event(ty: &str, seq: Option<u64>, fields: Value, indexed: bool) -> Value {
-    let mut m = Map::new();
-    m.insert("type".into(), ty.into());
-    if let (Some(seq), true) = (seq, indexed) {
-        m.insert("sequence_number".into(), seq.into());
-    }
-    if let Value::Object(fields) = fields {
-        for (k, v) in fields {
-            if indexed || !INDICES.contains(&k.as_str()) {
-                m.insert(k, v);
-            }
-        }
-    }
-    Value::Object(m)
-}
-
-/// The data of an `output_text.delta`.
-pub fn text_delta(seq: u64, item_id: &str, output_index: usize, delta: &str, indexed: bool) -> Value {
-    let fields = json!({
-        "item_id": item_id, "output_index": output_index, "content_index": 0, "delta": delta, "logprobs": [],
-    });
-    event("response.output_text.delta", Some(seq), fields, indexed)
-}
-
-/// The shortest `oversized_bytes` a provider can have on this API: its oversized
-/// `output_text.delta` data line with no filler, for the longest item id and sequence number.
-pub fn oversized_line_min_bytes(slug: &str) -> u64 {
-    let id = format!("msg_{slug}-{}", u64::MAX);
-    ("data: ".len() + text_delta(u64::MAX, &id, 1, "", true).to_string().len()) as u64
-}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Phase {
