@@ -30,6 +30,20 @@ fn secrets(ws: &Workspace) -> Vec<(String, String)> {
         .collect()
 }
 
+/// One item per family selected and scheduled, fetched from `sim` with a 3 s deadline and
+/// `secrets` in the environment (sent to the simulator, which echoes what it is told to), and
+/// every later stage derived: the run each hostile test reads.
+pub fn fetch_one_item_per_family(ws: &Workspace, run: &Path, sim: &Sim, secrets: &[(String, String)]) {
+    ok(ws.stage("ib-select", run).args(["--per-family", "1", "--sample"]));
+    ok(&mut ws.stage("ib-schedule", run));
+    ok(ws
+        .stage("ib-fetch", run)
+        .args(["--endpoint-base", &sim.url, "--deadline-seconds", "3", "--env-file", "/nonexistent"])
+        .arg("--send-credentials-to-simulator")
+        .envs(secrets.iter().map(|(k, v)| (k.as_str(), v.as_str()))));
+    ws.derive(run);
+}
+
 #[test]
 fn hostile_providers_are_classified_and_never_gain() {
     let _one_at_a_time = crate::support::timed_section();
@@ -37,14 +51,7 @@ fn hostile_providers_are_classified_and_never_gain() {
     let sim = Sim::start(&ws);
     let run = ws.run("run-hostile");
     let secrets = secrets(&ws);
-    ok(ws.stage("ib-select", &run).args(["--per-family", "1", "--sample"]));
-    ok(&mut ws.stage("ib-schedule", &run));
-    ok(ws
-        .stage("ib-fetch", &run)
-        .args(["--endpoint-base", &sim.url, "--deadline-seconds", "3", "--env-file", "/nonexistent"])
-        .arg("--send-credentials-to-simulator")
-        .envs(secrets.iter().map(|(k, v)| (k.as_str(), v.as_str()))));
-    ws.derive(&run);
+    fetch_one_item_per_family(&ws, &run, &sim, &secrets);
     let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
     let evaluations = parquet_io::read::<EvaluationRow>(&run.join("evaluations.parquet")).unwrap().rows;
     let metrics: MetricsDocument = serde_json::from_slice(&std::fs::read(run.join("metrics.json")).unwrap()).unwrap();

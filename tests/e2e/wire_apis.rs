@@ -344,14 +344,7 @@ fn hostile_providers_on_responses_and_messages_are_classified_and_never_gain() {
     std::fs::write(ws.path("pipeline/sim-profiles.yaml"), serde_norway::to_string(&doubled).unwrap()).unwrap();
     let sim = Sim::start(&ws);
     let run = ws.run("run-hostile-apis");
-    ok(ws.stage("ib-select", &run).args(["--per-family", "1", "--sample"]));
-    ok(&mut ws.stage("ib-schedule", &run));
-    ok(ws
-        .stage("ib-fetch", &run)
-        .args(["--endpoint-base", &sim.url, "--deadline-seconds", "3", "--env-file", "/nonexistent"])
-        .arg("--send-credentials-to-simulator")
-        .envs(secrets.iter().map(|(k, v)| (k.as_str(), v.as_str()))));
-    ws.derive(&run);
+    crate::hostile::fetch_one_item_per_family(&ws, &run, &sim, &secrets);
     drop(sim);
     let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
     let evaluations = parquet_io::read::<EvaluationRow>(&run.join("evaluations.parquet")).unwrap().rows;
