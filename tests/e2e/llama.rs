@@ -232,8 +232,9 @@ fn check_final_chunk_after_server_timings(run: &Path, responses: &[ResponseRow])
     assert_eq!(checked, timed, "every chat completions and Responses stream carried the server's timings");
 }
 
-/// `make load` against the plain llama.cpp server (one slot, a few requests a second at most
-/// on this machine): past its capacity the answers queue at the server, so the latency
+/// `make load` against the plain llama.cpp server (one slot; a synthetic prompt of 48 tokens
+/// and 8 answer tokens takes it about half a second on this machine, so it serves two or
+/// three a second): past its capacity the answers queue at the server, so the latency
 /// measured from the intended send grows step by step while the client still sends on time.
 #[test]
 fn make_load_sweeps_a_real_server_past_its_capacity() {
@@ -248,7 +249,8 @@ fn make_load_sweeps_a_real_server_past_its_capacity() {
         .arg(format!("BIN={}", repo().join("target/debug").display()))
         .arg(format!("TARGET={}/v1", servers.urls[PLAIN]))
         .arg(format!("MODEL={PLAIN}"))
-        .args(["RATES=0.5 1.5", "DURATION=4", "ARRIVALS=constant", "MAX_TOKENS=8", "TIMEOUT=300"])
+        .args(["RATES=1 6", "DURATION=2", "ARRIVALS=constant", "TIMEOUT=300"])
+        .args(["INPUT_TOKENS=48", "OUTPUT_TOKENS=8", "MAX_TOKENS=8"])
         .arg(format!("RUN={}", run.display()))
         .env_remove("IB_LOAD_API_KEY")
         .output()
@@ -257,7 +259,7 @@ fn make_load_sweeps_a_real_server_past_its_capacity() {
     drop(servers);
     assert!(run.join("pipeline/spec.yaml").exists(), "the spec is written into the run");
     let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;
-    assert_eq!(responses.len(), 2 + 6, "4 s at 0.5 and 1.5 req/s: every request has its outcome");
+    assert_eq!(responses.len(), 2 + 12, "2 s at 1 and 6 req/s: every request has its outcome");
     assert!(responses.iter().all(|r| r.outcome == Outcome::Completed), "a deadline of 300 s lets the queue drain");
     let doc: inferbench_contract::documents::MetricsDocument =
         serde_json::from_slice(&std::fs::read(run.join("metrics.json")).unwrap()).unwrap();
