@@ -13,10 +13,10 @@ use std::path::Path;
 use std::process::{Child, Command};
 
 const SLOTS: u32 = 4;
-const SERVICE_MS: f64 = 200.0;
+const SERVICE_MS: f64 = 100.0;
 /// Requests per second the server can serve.
 const CAPACITY: f64 = SLOTS as f64 * 1000.0 / SERVICE_MS;
-const E2E_OBJECTIVE_MS: f64 = 300.0;
+const E2E_OBJECTIVE_MS: f64 = 150.0;
 
 struct SlotServer {
     child: Child,
@@ -91,7 +91,7 @@ fn goodput_from_tables(probe: &Path, doc: &MetricsDocument) -> f64 {
 
 #[test]
 fn a_capacity_search_finds_a_servers_known_capacity_within_ten_percent() {
-    let _one_at_a_time = timed_section();
+    let one_at_a_time = timed_section();
     let scratch = tempfile::tempdir().unwrap();
     let server = SlotServer::start(scratch.path());
     let run = scratch.path().join("runs/workflow=load/run=search");
@@ -99,14 +99,17 @@ fn a_capacity_search_finds_a_servers_known_capacity_within_ten_percent() {
         "load".into(),
         format!("TARGET={}/v1", server.url),
         "MODEL=slot".into(),
-        "SEARCH=4 64".into(),
+        "SEARCH=8 128".into(),
         "TOLERANCE=0.1".into(),
-        "DURATION=4".into(),
+        "DURATION=2".into(),
         "ARRIVALS=constant".into(),
         "TIMEOUT=30".into(),
         format!("OBJECTIVES=e2e_ms={E2E_OBJECTIVE_MS} ttfa_ms=off correct=false goodput_target=0.9"),
         format!("RUN={}", run.display()),
     ]);
+    // What follows reads and re-derives files: no timing left to protect.
+    drop(server);
+    drop(one_at_a_time);
     let doc = search_doc(&run);
     let found = &doc.results[0];
     assert_eq!(found.status, SearchStatus::Found, "{}", std::fs::read_to_string(run.join("report.md")).unwrap());
@@ -163,7 +166,6 @@ fn a_capacity_search_finds_a_servers_known_capacity_within_ten_percent() {
     let before = std::fs::read(run.join("search.json")).unwrap();
     make(&["rescore".into(), format!("RUN={}", run.display())]);
     assert_eq!(std::fs::read(run.join("search.json")).unwrap(), before, "search.json after a rescore");
-    drop(server);
 
     // The search's spec is many runs, not one: ib-select refuses it, locking nothing.
     let single = run.parent().unwrap().join("run=single");

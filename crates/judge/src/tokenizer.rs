@@ -62,9 +62,11 @@ pub fn decode_bytes(tokens: &[u32]) -> Vec<u8> {
 /// special tokens sorted by text, each as 8-byte big-endian length, UTF-8 bytes, rank.
 pub fn vocabulary_sha256() -> String {
     let mut hasher = Sha256::new();
+    // Asked once: the tokenizer builds the set anew on every call.
+    let special_tokens = bpe().special_tokens();
     let mut rank: u32 = 0;
     while let Ok(bytes) = bpe().decode_bytes(&[rank]) {
-        if bpe().special_tokens().iter().any(|s| s.as_bytes() == bytes.as_slice()) {
+        if special_tokens.iter().any(|s| s.as_bytes() == bytes.as_slice()) {
             break;
         }
         hasher.update((bytes.len() as u64).to_be_bytes());
@@ -73,7 +75,7 @@ pub fn vocabulary_sha256() -> String {
         rank += 1;
     }
     let mut specials: Vec<(&str, u32)> =
-        bpe().special_tokens().into_iter().map(|s| (s, bpe().encode_with_special_tokens(s)[0])).collect();
+        special_tokens.into_iter().map(|s| (s, bpe().encode_with_special_tokens(s)[0])).collect();
     specials.sort();
     for (text, rank) in specials {
         hasher.update((text.len() as u64).to_be_bytes());
