@@ -90,7 +90,7 @@ fn flushed_at_once(r: &ResponseRow) -> bool {
 
 #[test]
 fn answers_flushed_at_once_are_flagged_counted_and_no_speed_sample() {
-    let _one_at_a_time = crate::support::timed_section();
+    let one_at_a_time = crate::support::timed_section();
     let scratch = tempfile::tempdir().unwrap();
     let server = ChunkingServer::start(scratch.path());
     let ws = Workspace::with_table(&provider_table(&server.url), "sim-profiles.yaml", |spec| spec);
@@ -102,6 +102,7 @@ fn answers_flushed_at_once_are_flagged_counted_and_no_speed_sample() {
         .args(["--deadline-seconds", "60", "--env-file", "/nonexistent"])
         .env("IB_CHUNKING_KEY", "sk-chunking-local-9c2e"));
     drop(server);
+    drop(one_at_a_time);
     ws.derive(&run);
 
     let responses = parquet_io::read::<ResponseRow>(&run.join("responses.parquet")).unwrap().rows;

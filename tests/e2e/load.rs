@@ -46,19 +46,21 @@ pub fn metrics(run: &Path) -> MetricsDocument {
     serde_json::from_slice(&std::fs::read(run.join("metrics.json")).unwrap()).unwrap()
 }
 
-/// Select, schedule, fetch against a fresh `ib-sim`, and derive everything to the report.
+/// Select, schedule, fetch against a fresh `ib-sim` (the only part timed: it holds the
+/// [`timed_section`]), and derive everything to the report.
 fn run_load(ws: &Workspace, run: &Path) {
     ok(ws.stage("ib-select", run).args(["--per-family", "2", "--sample"]));
     ok(&mut ws.stage("ib-schedule", run));
-    let sim = Sim::start(ws);
-    ok(ws.stage("ib-fetch", run).arg("--endpoint-base").arg(&sim.url));
-    drop(sim);
+    {
+        let _timed = timed_section();
+        let sim = Sim::start(ws);
+        ok(ws.stage("ib-fetch", run).arg("--endpoint-base").arg(&sim.url));
+    }
     ws.derive(run);
 }
 
 #[test]
 fn a_paired_open_loop_sweep_is_sent_on_its_schedule_and_reported_per_step() {
-    let _timed = timed_section();
     let ws = load_workspace(
         "  mode: open_loop\n  arrivals: constant\n  rates: [4, 8]\n  step_seconds: 3\n  warmup_seconds: 0.5\n  \
          cooldown_seconds: 0.5\n  objectives: {e2e_ms: 5000, correct: false, goodput_target: 0.9}\n",
@@ -134,7 +136,6 @@ fn a_paired_open_loop_sweep_is_sent_on_its_schedule_and_reported_per_step() {
     assert!(summary.contains("## Workflow `load-sweep`: 1 runs"), "{summary}");
     assert!(summary.contains("## Capacity searches: 1") && summary.contains("| steady | 12.00 | 16.00 | found |"));
     compared_load_run(&out, &summary, &load);
-    drop(_timed);
     let files = |name: &str| run.join(name);
     crate::browser::assert_passes(
         "load",
@@ -240,7 +241,6 @@ fn compared_load_run(out: &Path, summary: &str, load: &LoadMetrics) {
 
 #[test]
 fn a_trace_is_replayed_at_its_offsets() {
-    let _timed = timed_section();
     let ws = load_workspace(
         "  mode: open_loop\n  arrivals: trace\n  trace: trace.jsonl\n  speedups: [1, 2]\n  step_seconds: 2\n",
     );
@@ -273,7 +273,6 @@ fn a_trace_is_replayed_at_its_offsets() {
 
 #[test]
 fn a_fetch_killed_mid_step_runs_the_step_again_whole_and_loses_nothing() {
-    let _timed = timed_section();
     let ws = load_workspace(
         "  mode: open_loop\n  arrivals: constant\n  rates: [5, 5]\n  step_seconds: 3\n  \
          objectives: {correct: false}\n",
@@ -281,14 +280,16 @@ fn a_fetch_killed_mid_step_runs_the_step_again_whole_and_loses_nothing() {
     let run = ws.run("killed");
     ok(ws.stage("ib-select", &run).args(["--per-family", "2", "--sample"]));
     ok(&mut ws.stage("ib-schedule", &run));
-    let sim = Sim::start(&ws);
-    // Killed (SIGKILL, no chance to clean up) half-way through the first step.
-    let mut child = ws.stage("ib-fetch", &run).arg("--endpoint-base").arg(&sim.url).spawn().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    child.kill().unwrap();
-    child.wait().unwrap();
-    ok(ws.stage("ib-fetch", &run).arg("--endpoint-base").arg(&sim.url));
-    drop(sim);
+    {
+        let _timed = timed_section();
+        let sim = Sim::start(&ws);
+        // Killed (SIGKILL, no chance to clean up) half-way through the first step.
+        let mut child = ws.stage("ib-fetch", &run).arg("--endpoint-base").arg(&sim.url).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        ok(ws.stage("ib-fetch", &run).arg("--endpoint-base").arg(&sim.url));
+    }
     ws.derive(&run);
     let schedule: Vec<ScheduleRow> = table(&run.join("schedule.parquet"));
     let responses: Vec<ResponseRow> = table(&run.join("responses.parquet"));
@@ -316,7 +317,6 @@ fn a_fetch_killed_mid_step_runs_the_step_again_whole_and_loses_nothing() {
 /// client, never the providers.
 #[test]
 fn a_client_out_of_file_descriptors_is_named_and_its_step_client_bound() {
-    let _timed = timed_section();
     let ws = load_workspace(
         "  mode: open_loop\n  arrivals: constant\n  rates: [150]\n  step_seconds: 1.5\n  \
          objectives: {correct: false}\n",
@@ -324,18 +324,21 @@ fn a_client_out_of_file_descriptors_is_named_and_its_step_client_bound() {
     let run = ws.run("squeezed");
     ok(ws.stage("ib-select", &run).args(["--per-family", "2", "--sample"]));
     ok(&mut ws.stage("ib-schedule", &run));
-    let sim = Sim::start(&ws);
-    // 48 descriptors, hard: about 30 connections once the log, the runtime and the rest are open,
-    // against some 100 in flight (150 requests a second to each of 2 providers answering in 0.3 s).
-    let fetch = ws.stage("ib-fetch", &run);
-    let mut args: Vec<String> = fetch.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
-    args.extend(["--endpoint-base".to_string(), sim.url.clone()]);
-    ok(std::process::Command::new("prlimit")
-        .arg("--nofile=48:48")
-        .arg(crate::support::bin("ib-fetch"))
-        .args(&args)
-        .current_dir(ws.path("")));
-    drop(sim);
+    {
+        let _timed = timed_section();
+        let sim = Sim::start(&ws);
+        // 48 descriptors, hard: about 30 connections once the log, the runtime and the rest are
+        // open, against some 100 in flight (150 requests a second to each of 2 providers
+        // answering in 0.3 s).
+        let fetch = ws.stage("ib-fetch", &run);
+        let mut args: Vec<String> = fetch.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        args.extend(["--endpoint-base".to_string(), sim.url.clone()]);
+        ok(std::process::Command::new("prlimit")
+            .arg("--nofile=48:48")
+            .arg(crate::support::bin("ib-fetch"))
+            .args(&args)
+            .current_dir(ws.path("")));
+    }
     ws.derive(&run);
     let responses: Vec<ResponseRow> = table(&run.join("responses.parquet"));
     let squeezed = responses
@@ -361,7 +364,6 @@ fn a_client_out_of_file_descriptors_is_named_and_its_step_client_bound() {
 /// is never taken for the client's lag.
 #[test]
 fn a_capped_step_queues_what_is_over_its_cap_and_counts_the_wait() {
-    let _timed = timed_section();
     let ws = load_workspace(
         "  mode: capped\n  concurrency_cap: 1\n  arrivals: constant\n  rates: [6]\n  step_seconds: 1.5\n  \
          objectives: {correct: false}\n",
@@ -405,7 +407,6 @@ fn a_capped_step_queues_what_is_over_its_cap_and_counts_the_wait() {
 /// of every user is answered.
 #[test]
 fn a_closed_loop_keeps_each_user_to_one_request_at_a_time() {
-    let _timed = timed_section();
     let ws = load_workspace(
         "  mode: closed_loop\n  concurrencies: [1, 2]\n  requests_per_user: 3\n  objectives: {correct: false}\n",
     );
@@ -451,7 +452,6 @@ fn a_synthetic_sweep_sends_exact_lengths_paired_with_a_shared_prefix() {
     use inferbench_contract::tables::{EvaluationRow, EventRow};
     use inferbench_contract::vocab::{Classification, TaskFamily, WorkloadKind};
     use inferbench_judge::tokenizer;
-    let _timed = timed_section();
     let section = "  mode: open_loop\n  arrivals: poisson\n  rates: [4, 8]\n  step_seconds: 2\n  seed: 11\n  \
                 workload:\n    kind: synthetic\n    input_tokens: {distribution: uniform, min: 40, max: 300}\n    \
                 output_tokens: {distribution: normal, mean: 24, stddev: 6, min: 8, max: 40}\n    \

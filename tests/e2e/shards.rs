@@ -70,7 +70,7 @@ fn verdicts(run: &Path) -> BTreeMap<String, (String, String)> {
 
 #[test]
 fn two_shards_drive_one_closed_loop_run_and_every_stage_reads_them_as_one_log() {
-    let _timed = timed_section();
+    let timed = timed_section();
     let ws = Workspace::with_table(TABLE, "sim-profiles.yaml", |spec| spec);
     let (sharded, whole) = (ws.run("sharded"), ws.run("whole"));
     ok(ws.stage("ib-select", &sharded).args(["--per-family", "2", "--sample"]));
@@ -116,10 +116,11 @@ fn two_shards_drive_one_closed_loop_run_and_every_stage_reads_them_as_one_log() 
         origins.push(shard.origin_unix_ns);
     }
     assert_eq!(origins[0], origins[1]);
-    ws.derive(&sharded);
 
     ok(ws.stage("ib-fetch", &whole).args(["--endpoint-base", &sim.url]));
     drop(sim);
+    drop(timed);
+    ws.derive(&sharded);
     ws.derive(&whole);
     let responses = every_request_once(&sharded);
     every_request_once(&whole);
@@ -156,7 +157,7 @@ fn two_shards_drive_one_closed_loop_run_and_every_stage_reads_them_as_one_log() 
 
 #[test]
 fn two_shards_send_one_load_step_on_one_clock() {
-    let _timed = timed_section();
+    let timed = timed_section();
     let ws = load_workspace(
         "  mode: open_loop\n  arrivals: constant\n  rates: [4]\n  step_seconds: 2\n  warmup_seconds: 0\n  \
          cooldown_seconds: 0\n  objectives: {e2e_ms: 5000, correct: false, goodput_target: 0.9}\n",
@@ -183,9 +184,10 @@ fn two_shards_send_one_load_step_on_one_clock() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
     assert!(sharded.join("events/seal.json").exists(), "the last shard to finish sealed the log");
-    ws.derive(&sharded);
     ok(ws.stage("ib-fetch", &whole).args(["--endpoint-base", &sim.url]));
     drop(sim);
+    drop(timed);
+    ws.derive(&sharded);
     ws.derive(&whole);
 
     let schedule: Vec<ScheduleRow> = table(&sharded.join("schedule.parquet"));
