@@ -191,7 +191,7 @@ const BURST_BYTES: usize = 64 * 1024;
 struct Arrivals {
     body: transport::ResponseBody,
     /// The current burst's chunks not yet handed out, in order.
-    ready: std::collections::VecDeque<hyper::Result<Option<bytes::Bytes>>>,
+    ready: std::collections::VecDeque<Result<Option<bytes::Bytes>, transport::BodyError>>,
     /// The arrival of the current burst.
     t_ns: u64,
 }
@@ -204,7 +204,7 @@ impl Arrivals {
     /// The next chunk (`None` at the body's end) and its arrival; a burst takes no more than
     /// `room` bytes (what the body cap still admits), so a body past its cap is not read on.
     /// Cancel-safe: whatever it has taken from the body is handed out by the next call.
-    async fn next(&mut self, log: &EventLog, room: u64) -> (hyper::Result<Option<bytes::Bytes>>, u64) {
+    async fn next(&mut self, log: &EventLog, room: u64) -> (Result<Option<bytes::Bytes>, transport::BodyError>, u64) {
         if self.ready.is_empty() {
             let first = transport::next_chunk(&mut self.body).await;
             self.t_ns = log.now();
@@ -227,7 +227,7 @@ impl Arrivals {
         let mut yielded = false;
         while taken < limit {
             let Some(chunk) = transport::next_chunk(&mut self.body).now_or_never() else {
-                if yielded {
+                if yielded || !self.body.decoded_elsewhere() {
                     return;
                 }
                 // The connection's task decodes the next chunk once this one was asked for.
@@ -580,7 +580,7 @@ async fn read_stream(
 
 /// A body that broke off, in the words runs have always logged it with (the text of the HTTP
 /// client before this one), so that one failure reads the same in every run.
-fn body_error(err: &hyper::Error) -> String {
+fn body_error(err: &transport::BodyError) -> String {
     format!("error decoding response body: {}", error_text(err))
 }
 

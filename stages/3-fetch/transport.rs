@@ -2,28 +2,35 @@
 //! none idle and kept for the next, and a launch that hands a built request to an idle one at
 //! once.
 //!
-//! A request takes the most recently used idle connection that is ready, and opens a new one when
-//! none is idle, inside its measured time; nothing caps how many of a provider's requests are in
-//! flight, so a provider has as many HTTP/1.1 connections as it had requests in flight at once.
-//! HTTP/2 multiplexes every request on one connection (so the server's limit on concurrent streams,
-//! if it sets one, bounds them: hyper queues the rest on the connection, inside their measured
-//! time). An HTTP/1.1 connection goes back to the idle pool only when its exchange ended cleanly:
-//! the [`ResponseBody`] carries it (a [`Lease`]) and hands it back when the body has been read to
-//! its end; a body dropped before its end (a deadline, a size cap, a transport error, a reader that
-//! stopped) drops its connection, which then closes, so no later request meets the rest of an
-//! abandoned answer. Idle connections beyond [`MAX_IDLE`] are closed, the least recently used
-//! first.
+//! A request takes the most recently used idle connection that is still open, and opens a new
+//! one when none is idle, inside its measured time; nothing caps how many of a provider's
+//! requests are in flight, so a provider has as many HTTP/1.1 connections as it had requests in
+//! flight at once. HTTP/2 multiplexes every request on one connection (so the server's limit on
+//! concurrent streams, if it sets one, bounds them: hyper queues the rest on the connection,
+//! inside their measured time). An HTTP/1.1 connection goes back to the idle pool only when its
+//! exchange ended cleanly: the [`ResponseBody`] holds it and hands it back when the body has been
+//! read to its end; a body dropped before its end (a deadline, a size cap, a transport error, a
+//! reader that stopped) drops its connection, which then closes, so no later request meets the
+//! rest of an abandoned answer. Idle connections beyond [`MAX_IDLE`] are closed, the least
+//! recently used first.
+//!
+//! HTTP/1.1 is spoken by [`h1`], inferbench's own client connection: the exchange's task writes
+//! the request and reads the response from the socket itself, with no task, channel or write
+//! buffer of the connection's own. hyper's HTTP/1 client, which ib-fetch used before, held
+//! about 25 KB a connection (a dispatch task and its channel, an 8 KiB header buffer, an 8 KiB
+//! read buffer) and passed every chunk of a body from the connection's task to the reader's;
+//! a stream open at the slow provider's peak now holds its socket and a read buffer of a few
+//! KiB. HTTP/2 (negotiated by TLS's ALPN) is hyper's.
 //!
 //! The closed-loop workflow never has more than one request of a provider in flight (one per
 //! round, rounds one after the other), so its pool never holds more than one connection: a
 //! round's request takes the connection the previous round's handed back when its body ended.
-//! Handing a request to an idle connection is a channel send to the connection's task, about a
-//! microsecond; the bytes are written when that task runs, after the launch loop yields. A
-//! connection handed back whose task has not yet seen its exchange end (not ready yet) is
-//! waited for rather than passed over for a new one. A pooled client (reqwest's, which
-//! ib-fetch used before) spent about 16 µs a request on checkout and its service stack, 16 ms
-//! from the first to the last send of a thousand-provider round, and returned each connection
-//! to its pool through a task of its own between rounds.
+//! Handing a request to an idle connection takes it out of the pool, well under a microsecond;
+//! the bytes are written when the exchange first runs, after the launch loop yields. A
+//! pooled client (reqwest's, which ib-fetch used before hyper) spent about 16 µs a request on
+//! checkout and its service stack, 16 ms from the first to the last send of a
+//! thousand-provider round, and returned each connection to its pool through a task of its own
+//! between rounds.
 //!
 //! Connections are direct: no proxy is consulted, as a proxy's latency would be measured as the
 //! provider's. HTTP/2 is spoken only where TLS negotiated it by ALPN; plain http:// speaks
@@ -32,17 +39,20 @@ use bytes::Bytes;
 use http::header::{HeaderValue, HOST};
 use http::Uri;
 use http_body_util::{BodyExt, Full};
-use hyper::body::{Frame, Incoming, SizeHint};
-use hyper::client::conn::{http1, http2, TrySendError};
+use hyper::body::Incoming;
+use hyper::client::conn::{http2, TrySendError};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls::pki_types::ServerName;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::{ready, Context, Poll};
+use std::task::{Context, Poll};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
 
-pub type Body = Full<Bytes>;
+/// A request's body: the bytes, reference-counted (a request kept to send again shares them).
+pub type Body = Bytes;
 pub type Request = http::Request<Body>;
 pub type Response = http::Response<ResponseBody>;
 
@@ -54,10 +64,9 @@ pub type Sending = Pin<Box<dyn Future<Output = Result<Response, SendError>> + Se
 /// arrival rate holds, each connection handed back is soon taken by a later arrival, so few are
 /// idle at once; when it falls (a burst over, a load step draining thousands of streams), the
 /// connections stay idle for a rise that may never come, each holding a socket and its file
-/// descriptor, the kernel's socket state, a TLS session and hyper's buffers (8 KiB to read,
-/// some tens of KiB in all). 256 keeps that under about 10 MiB a provider, whatever the peak
-/// was, and still spares a rise of up to 256 requests in flight the connects (measured in its
-/// requests' times) a first rise costs. The closed-loop workflow keeps one.
+/// descriptor, the kernel's socket state and a TLS session. 256 keeps that small whatever the
+/// peak was, and still spares a rise of up to 256 requests in flight the connects (measured in
+/// its requests' times) a first rise costs. The closed-loop workflow keeps one.
 pub const MAX_IDLE: usize = 256;
 
 /// Why a request got no response head.
@@ -93,83 +102,110 @@ pub struct Transport {
     pool: Arc<Mutex<Pool>>,
 }
 
+/// The byte stream under an HTTP/1.1 connection.
+pub enum Io {
+    Plain(TcpStream),
+    /// Boxed: a TLS session is several KiB, a plain connection a few words.
+    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+}
+
+impl AsyncRead for Io {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Io::Plain(tcp) => Pin::new(tcp).poll_read(cx, buf),
+            Io::Tls(tls) => Pin::new(tls.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Io {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Io::Plain(tcp) => Pin::new(tcp).poll_write(cx, buf),
+            Io::Tls(tls) => Pin::new(tls.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Io::Plain(tcp) => Pin::new(tcp).poll_flush(cx),
+            Io::Tls(tls) => Pin::new(tls.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Io::Plain(tcp) => Pin::new(tcp).poll_shutdown(cx),
+            Io::Tls(tls) => Pin::new(tls.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
+
+/// An HTTP/1.1 connection of inferbench's own client.
+type H1 = h1::Connection<Io>;
+
 /// A provider's connections that no request holds.
 struct Pool {
     /// The HTTP/2 connection every request is multiplexed on, once one is open; it stays here
     /// while requests use it, until it closes.
-    shared: Option<http2::SendRequest<Body>>,
+    shared: Option<http2::SendRequest<Full<Bytes>>>,
     /// The idle HTTP/1.1 connection handed back last, beside the lock: the closed loop's one
     /// connection, which a hand-over (and [`Transport::warm`]) then finds without reaching for
-    /// another allocation. A connection in use is in no pool: its request's [`Lease`] holds it.
-    last: Option<http1::SendRequest<Body>>,
+    /// another allocation. A connection in use is in no pool: its request's body holds it.
+    last: Option<H1>,
     /// The other idle HTTP/1.1 connections, the most recently handed back last; empty when
     /// `last` is.
-    older: VecDeque<http1::SendRequest<Body>>,
+    older: VecDeque<H1>,
     /// [`MAX_IDLE`], but for the tests.
     max_idle: usize,
 }
 
 /// A connection, in the HTTP version its handshake settled.
 enum Sender {
-    H1(http1::SendRequest<Body>),
-    H2(http2::SendRequest<Body>),
+    H1(H1),
+    H2(http2::SendRequest<Full<Bytes>>),
 }
 
-type Sent = Pin<Box<dyn Future<Output = Result<http::Response<Incoming>, TrySendError<Request>>> + Send>>;
+type Sent =
+    Pin<Box<dyn Future<Output = Result<http::Response<Incoming>, TrySendError<http::Request<Full<Bytes>>>>> + Send>>;
 
-/// Queues `request` on an HTTP/1.1 connection now (no byte is written before its task runs);
-/// the future gives its response head, or the request back when it was never written.
-fn send_h1(sender: &mut http1::SendRequest<Body>, mut request: Request, target: &Target) -> Sent {
-    // Built in HTTP/1.1's form already for plain http:// ([`Transport::post`]).
-    if request.uri().scheme().is_some() {
-        *request.uri_mut() = target.origin.clone();
-        request.headers_mut().insert(HOST, target.host_header.clone());
-    }
-    Box::pin(sender.try_send_request(request))
+fn send_h2(sender: &mut http2::SendRequest<Full<Bytes>>, request: Request) -> Sent {
+    Box::pin(sender.try_send_request(request.map(Full::new)))
 }
 
-fn send_h2(sender: &mut http2::SendRequest<Body>, request: Request) -> Sent {
-    Box::pin(sender.try_send_request(request))
+/// Whether an idle connection is still open: the server has neither closed it (its keep-alive
+/// timeout) nor written to it. Asked without waiting; a connection found closed is dropped.
+fn still_open(connection: &mut H1) -> bool {
+    connection.poll_closed(&mut Context::from_waker(std::task::Waker::noop())).is_pending()
 }
 
 impl Pool {
-    /// Where `request` goes: queued at once on the HTTP/2 connection or on the most recently
-    /// handed back HTTP/1.1 connection that is ready (taken out of the pool, its request's to
-    /// hold); else to wait for the most recent one that is open but not ready yet (its task has
-    /// not yet seen the end of its last exchange), or for a new connection. Closed connections
-    /// met on the way are dropped.
-    fn take(&mut self, request: Request, target: &Target) -> Pending {
+    /// Where `request` goes: queued at once on the HTTP/2 connection, or given the most recently
+    /// handed back HTTP/1.1 connection that is still open (taken out of the pool, its request's
+    /// to hold), or a new connection. Closed connections met on the way are dropped.
+    fn take(&mut self, request: Request) -> Pending {
         if let Some(shared) = &mut self.shared {
             if shared.is_ready() {
-                return Pending::Kept(send_h2(shared, request), None);
+                return Pending::Kept(send_h2(shared, request));
             }
             self.shared = None;
         }
-        let ready = if self.last.as_ref().is_some_and(http1::SendRequest::is_ready) {
-            std::mem::replace(&mut self.last, self.older.pop_back())
-        } else {
-            self.older.iter().rposition(http1::SendRequest::is_ready).and_then(|i| self.older.remove(i))
-        };
-        if let Some(mut sender) = ready {
-            let sent = send_h1(&mut sender, request, target);
-            return Pending::Kept(sent, Some(Sender::H1(sender)));
-        }
-        self.older.retain(|s| !s.is_closed());
-        if self.last.as_ref().is_some_and(http1::SendRequest::is_closed) {
+        while let Some(mut connection) = self.last.take() {
             self.last = self.older.pop_back();
+            if still_open(&mut connection) {
+                return Pending::Idle(connection, request);
+            }
         }
-        let waiting = std::mem::replace(&mut self.last, self.older.pop_back());
-        Pending::Waiting(waiting, request)
+        Pending::New(request)
     }
 
-    /// Takes back a connection whose exchange ended cleanly; gives back what is not kept (a
-    /// closed connection, the least recently used one past the bound, an HTTP/2 connection when
-    /// another is shared already), for the caller to drop outside the lock.
+    /// Takes back a connection whose exchange ended cleanly; gives back what is not kept (the
+    /// least recently used one past the bound, an HTTP/2 connection when another is shared
+    /// already), for the caller to drop outside the lock.
     fn put(&mut self, sender: Sender) -> Option<Sender> {
         match sender {
-            Sender::H1(sender) if sender.is_closed() => Some(Sender::H1(sender)),
-            Sender::H1(sender) => {
-                if let Some(previous) = self.last.replace(sender) {
+            Sender::H1(connection) => {
+                if let Some(previous) = self.last.replace(connection) {
                     self.older.push_back(previous);
                 }
                 (self.older.len() >= self.max_idle).then(|| self.older.pop_front().map(Sender::H1)).flatten()
@@ -188,62 +224,62 @@ impl Pool {
     }
 }
 
-/// A connection a request holds from its hand-over to the end of its response body, and the
-/// pool it goes back to then. Dropped any other way (the body abandoned before its end, or no
-/// response at all), it drops the connection: an HTTP/1.1 one closes. (An HTTP/2 connection is
-/// held only by the request that opened it, and stays shared: a body dropped early resets its
-/// own stream, not the connection.)
-struct Lease {
-    sender: Sender,
-    pool: Arc<Mutex<Pool>>,
-}
-
-impl Lease {
-    fn hand_back(self) {
-        let Lease { sender, pool } = self;
-        let dropped = lock(&pool).put(sender);
-        drop(dropped);
-    }
-}
-
-/// A response body, and the connection it came on while the body is being read: the body read
-/// to its end (its end seen, not only its last byte) hands the connection back to its pool; a
-/// body that fails, or is dropped before its end, drops the connection.
+/// A response body, and the HTTP/1.1 connection it comes on: the body read to its end (its end
+/// seen, not only its last byte) hands the connection back to its pool; a body that fails, or
+/// is dropped before its end, drops the connection, which closes. (An HTTP/2 body holds no
+/// connection: the shared one stays shared, and a body dropped early resets its own stream.)
 pub struct ResponseBody {
-    inner: Incoming,
-    lease: Option<Lease>,
+    inner: Inner,
 }
 
-impl hyper::body::Body for ResponseBody {
-    type Data = Bytes;
-    type Error = hyper::Error;
+enum Inner {
+    /// `None` once the body ended (its connection handed back or dropped).
+    H1(Option<h1::Body<Io>>, Arc<Mutex<Pool>>),
+    H2(Incoming),
+}
 
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
-        let frame = ready!(Pin::new(&mut self.inner).poll_frame(cx));
-        match &frame {
-            None => {
-                if let Some(lease) = self.lease.take() {
-                    lease.hand_back();
-                }
-            }
-            Some(Err(_)) => self.lease = None,
-            Some(Ok(_)) => {}
+/// Why a response body could not be read to its end.
+#[derive(Debug)]
+pub enum BodyError {
+    H1(h1::Error),
+    H2(hyper::Error),
+}
+
+impl std::fmt::Display for BodyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BodyError::H1(e) => e.fmt(f),
+            BodyError::H2(e) => e.fmt(f),
         }
-        Poll::Ready(frame)
     }
+}
 
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
+impl std::error::Error for BodyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BodyError::H1(e) => e.source(),
+            BodyError::H2(e) => e.source(),
+        }
     }
+}
 
-    fn size_hint(&self) -> SizeHint {
-        self.inner.size_hint()
+impl ResponseBody {
+    /// Whether the body's data is decoded by a task of its own (HTTP/2's connection task), so
+    /// that a reader taking what has arrived must yield to it between pieces; an HTTP/1.1 body
+    /// is read from the socket by its reader.
+    pub fn decoded_elsewhere(&self) -> bool {
+        matches!(self.inner, Inner::H2(_))
     }
 }
 
 impl std::fmt::Debug for ResponseBody {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ResponseBody").field("inner", &self.inner).field("leased", &self.lease.is_some()).finish()
+        match &self.inner {
+            Inner::H1(body, _) => {
+                f.debug_struct("ResponseBody").field("http", &"1.1").field("open", &body.is_some()).finish()
+            }
+            Inner::H2(incoming) => f.debug_struct("ResponseBody").field("http", &"2").field("inner", incoming).finish(),
+        }
     }
 }
 
@@ -299,22 +335,19 @@ impl Transport {
         http::Request::post(t.origin.clone()).header(HOST, t.host_header.clone())
     }
 
-    /// Reads the state a hand-over reads (the pool and whether the connection it would take
-    /// first is ready), so that a round's hand-overs find it in the cache: a round's exchanges
-    /// leave little of a thousand connections' state there, and a cache miss per connection is
-    /// most of a hand-over's cost. The hand-over asks again.
+    /// Reads the state a hand-over reads (the pool, and whether it holds a connection to take),
+    /// so that a round's hand-overs find it in the cache: a round's exchanges leave little of a
+    /// thousand connections' state there, and a cache miss per connection is most of a
+    /// hand-over's cost. The hand-over asks again.
     pub fn warm(&self) -> bool {
         let pool = lock(&self.pool);
-        pool.shared.as_ref().is_some_and(http2::SendRequest::is_ready)
-            || pool.last.as_ref().is_some_and(http1::SendRequest::is_ready)
+        pool.shared.as_ref().is_some_and(http2::SendRequest::is_ready) || pool.last.is_some()
     }
 
     /// Hands the request of `outgoing` to an idle connection of the provider when one is open
-    /// and ready (see [`Pool::take`]): the request is queued on it before this returns.
-    /// Otherwise it waits for its exchange, which waits for the connection it took (handed back
-    /// but not ready yet) or opens a new one, inside the request's measured time. Whatever
-    /// happened stays in `outgoing` (a few bytes written beside the request), for
-    /// [`Transport::sending`].
+    /// (see [`Pool::take`]): queued at once on the shared HTTP/2 one, or an HTTP/1.1 one taken out
+    /// of the pool for it. Otherwise its exchange opens a new connection, inside the request's
+    /// measured time. Whatever happened stays in `outgoing`, for [`Transport::sending`].
     pub fn hand_over(&self, outgoing: &mut Outgoing) {
         if !matches!(outgoing.state, Pending::Unsent(_)) {
             return;
@@ -323,7 +356,7 @@ impl Transport {
         let Pending::Unsent(request) = std::mem::replace(&mut outgoing.state, Pending::Moving) else {
             return;
         };
-        outgoing.state = pool.take(request, &self.target);
+        outgoing.state = pool.take(request);
     }
 
     /// The send of `outgoing`, from its hand-over (made now if it was not) to its response head.
@@ -332,68 +365,62 @@ impl Transport {
         let this = self.clone();
         let Outgoing { state, spare } = outgoing;
         match state {
-            Pending::Kept(sent, held) => Box::pin(this.on_kept(sent, held, spare)),
-            Pending::Waiting(waiting, request) => {
-                Box::pin(async move { Box::pin(this.send_later(waiting, request, spare)).await })
-            }
-            // Only while `hand_over` runs: a request it lost (a panic inside hyper) never left.
+            Pending::Kept(sent) => Box::pin(this.on_shared(sent, spare)),
+            Pending::Idle(connection, request) => Box::pin(this.on_idle(connection, request, spare)),
+            Pending::New(request) => Box::pin(async move { Box::pin(this.send_on_new(request)).await }),
+            // Only while `hand_over` runs: a request it lost (a panic) never left.
             Pending::Unsent(_) | Pending::Moving => {
                 Box::pin(std::future::ready(Err(SendError::Request("the request was lost before it was sent".into()))))
             }
         }
     }
 
-    /// Sends on `waiting` once it is ready (a connection handed back whose task is still
-    /// finishing its previous exchange), or on a new connection when there is none or it closes.
-    async fn send_later(
-        self,
-        waiting: Option<http1::SendRequest<Body>>,
-        request: Request,
-        spare: Request,
-    ) -> Result<Response, SendError> {
-        if let Some(mut sender) = waiting.filter(|s| !s.is_closed()) {
-            if sender.ready().await.is_ok() {
-                let sent = send_h1(&mut sender, request, &self.target);
-                return self.on_kept(sent, Some(Sender::H1(sender)), spare).await;
-            }
+    /// The exchange on an idle HTTP/1.1 connection, or, when the connection turns out to have
+    /// closed before any response (see [`h1::Error::ClosedBeforeHead`]), on a new one.
+    async fn on_idle(self, connection: H1, request: Request, spare: Request) -> Result<Response, SendError> {
+        match connection.send(request).await {
+            Ok((head, body)) => Ok(self.h1_response(head, body)),
+            // The keep-alive race: the server closed the idle connection as the request went
+            // out, so it never saw it. It goes again, as curl sends again on a reused
+            // connection that yields nothing. The send time stays the first launch's, so the
+            // new connection counts in the provider's latency, and a request that fails on the
+            // new connection as well fails for good.
+            Err(e) if e.is_closed_before_head() => Box::pin(self.send_on_new(spare)).await,
+            Err(e) => Err(SendError::Request(error_text(&e))),
         }
-        self.send_on_new(request).await
     }
 
-    /// The response to a request queued on a kept connection (`held`, unless it is the shared
-    /// HTTP/2 one), or, when that connection lost it (see [`reused_failure`]), to the same
-    /// request on a new one.
-    async fn on_kept(self, sent: Sent, held: Option<Sender>, spare: Request) -> Result<Response, SendError> {
+    /// The response to a request queued on the shared HTTP/2 connection, or, when that
+    /// connection lost it (see [`reused_failure`]), to the same request on a new one.
+    async fn on_shared(self, sent: Sent, spare: Request) -> Result<Response, SendError> {
         match sent.await {
-            Ok(response) => Ok(self.leased(response, held)),
-            Err(e) => {
-                drop(held);
-                Box::pin(self.send_on_new(reused_failure(e, spare)?)).await
-            }
+            Ok(response) => Ok(h2_response(response)),
+            Err(e) => Box::pin(self.send_on_new(reused_failure(e, spare)?)).await,
         }
     }
 
     /// Sends on a new connection; an HTTP/2 one is shared at once with the requests after.
     async fn send_on_new(self, request: Request) -> Result<Response, SendError> {
-        let (sent, held) = match self.connect().await? {
-            Sender::H1(mut sender) => (send_h1(&mut sender, request, &self.target), Sender::H1(sender)),
+        match self.connect().await? {
+            Sender::H1(connection) => match connection.send(request).await {
+                Ok((head, body)) => Ok(self.h1_response(head, body)),
+                Err(e) => Err(SendError::Request(error_text(&e))),
+            },
             Sender::H2(mut sender) => {
                 let sent = send_h2(&mut sender, request);
-                let dropped = lock(&self.pool).put(Sender::H2(sender.clone()));
+                let dropped = lock(&self.pool).put(Sender::H2(sender));
                 drop(dropped);
-                (sent, Sender::H2(sender))
+                match sent.await {
+                    Ok(response) => Ok(h2_response(response)),
+                    Err(e) => Err(SendError::Request(error_text(&e.into_error()))),
+                }
             }
-        };
-        match sent.await {
-            Ok(response) => Ok(self.leased(response, Some(held))),
-            Err(e) => Err(SendError::Request(error_text(&e.into_error()))),
         }
     }
 
-    /// The response with its body bound to the connection it came on, if the request holds one.
-    fn leased(self, response: http::Response<Incoming>, held: Option<Sender>) -> Response {
-        let lease = held.map(|sender| Lease { sender, pool: self.pool });
-        response.map(|inner| ResponseBody { inner, lease })
+    /// The response with its body holding the connection it came on, for the pool.
+    fn h1_response(self, head: http::Response<()>, body: h1::Body<Io>) -> Response {
+        head.map(|()| ResponseBody { inner: Inner::H1(Some(body), self.pool) })
     }
 
     /// How many HTTP/1.1 connections are idle.
@@ -402,12 +429,12 @@ impl Transport {
         lock(&self.pool).idle()
     }
 
-    /// Opens a connection: TCP with TCP_NODELAY, TLS for https://, and the HTTP handshake of
-    /// the version TLS negotiated. Its task runs on the fetch's runtime until it closes.
+    /// Opens a connection: TCP with TCP_NODELAY, TLS for https://, and HTTP/2's handshake
+    /// where TLS negotiated it (its task runs on the fetch's runtime until it closes).
     async fn connect(&self) -> Result<Sender, SendError> {
         let t = &*self.target;
         let shown = || format!("{}:{}", t.host, t.port);
-        let tcp = tokio::net::TcpStream::connect((t.host.as_str(), t.port)).await.map_err(|e| {
+        let tcp = TcpStream::connect((t.host.as_str(), t.port)).await.map_err(|e| {
             let message = format!("tcp connect to {}: {e}", shown());
             if is_client_resource(&e) {
                 SendError::ClientResource(message)
@@ -416,33 +443,34 @@ impl Transport {
             }
         })?;
         tcp.set_nodelay(true).map_err(|e| SendError::Connect(format!("TCP_NODELAY on {}: {e}", shown())))?;
-        let handshake =
-            |e: hyper::Error| SendError::Connect(format!("HTTP handshake with {}: {}", shown(), error_text(&e)));
         let Some((connector, name)) = &t.tls else {
-            return h1(TokioIo::new(tcp)).await.map_err(handshake);
+            return Ok(Sender::H1(h1::Connection::new(Io::Plain(tcp))));
         };
         let tls = connector
             .connect(name.clone(), tcp)
             .await
             .map_err(|e| SendError::Connect(format!("TLS handshake with {}: {}", shown(), error_text(&e))))?;
-        if tls.get_ref().1.alpn_protocol() == Some(b"h2") {
-            let (sender, connection) = http2::Builder::new(TokioExecutor::new())
-                // hyper's defaults let a server send 2 MiB per stream (5 MiB per connection)
-                // before the client has read any: per stream, the bound of HTTP/1.1's buffer.
-                .initial_stream_window_size(READ_BUFFER_BYTES as u32)
-                .initial_connection_window_size(16 * READ_BUFFER_BYTES as u32)
-                .handshake(TokioIo::new(tls))
-                .await
-                .map_err(handshake)?;
-            tokio::spawn(async move {
-                // Its errors reach the requests on it.
-                let _ = connection.await;
-            });
-            Ok(Sender::H2(sender))
-        } else {
-            h1(TokioIo::new(tls)).await.map_err(handshake)
+        if tls.get_ref().1.alpn_protocol() != Some(b"h2") {
+            return Ok(Sender::H1(h1::Connection::new(Io::Tls(Box::new(tls)))));
         }
+        let (sender, connection) = http2::Builder::new(TokioExecutor::new())
+            // hyper's defaults let a server send 2 MiB per stream (5 MiB per connection)
+            // before the client has read any: per stream, the most HTTP/1.1 reads at once.
+            .initial_stream_window_size(READ_BUFFER_BYTES as u32)
+            .initial_connection_window_size(16 * READ_BUFFER_BYTES as u32)
+            .handshake(TokioIo::new(tls))
+            .await
+            .map_err(|e| SendError::Connect(format!("HTTP/2 handshake with {}: {}", shown(), error_text(&e))))?;
+        tokio::spawn(async move {
+            // Its errors reach the requests on it.
+            let _ = connection.await;
+        });
+        Ok(Sender::H2(sender))
     }
+}
+
+fn h2_response(response: http::Response<Incoming>) -> Response {
+    response.map(|incoming| ResponseBody { inner: Inner::H2(incoming) })
 }
 
 /// Whether a failure to connect is this machine's: out of file descriptors (EMFILE, ENFILE),
@@ -454,19 +482,12 @@ fn is_client_resource(error: &std::io::Error) -> bool {
     )
 }
 
-/// What to do when a request on a connection kept from an earlier exchange got no response:
-/// the request to send once more on a new connection, or the failure to report.
-///
-/// A request that was never written (the connection closed meanwhile) goes again as it is. One
-/// that was written but whose connection closed before any response head (hyper's "incomplete
-/// message") met the keep-alive race: the server closed the idle connection (its keep-alive
-/// timeout, say) as the request went out, so it never saw it. That one goes again too, from
-/// `spare`, as curl does on a reused connection that yields nothing. The send time stays the
-/// first launch's, so the new connection counts in the provider's latency, and a request that
-/// fails on the new connection as well fails for good.
-fn reused_failure(mut error: TrySendError<Request>, spare: Request) -> Result<Request, SendError> {
-    if let Some(unsent) = error.take_message() {
-        return Ok(unsent);
+/// What to do when a request on the shared HTTP/2 connection got no response: the request to
+/// send once more on a new connection (one that was never written, or one whose connection
+/// closed before any response head: hyper's "incomplete message"), or the failure to report.
+fn reused_failure(mut error: TrySendError<http::Request<Full<Bytes>>>, spare: Request) -> Result<Request, SendError> {
+    if error.take_message().is_some() {
+        return Ok(spare);
     }
     let error = error.into_error();
     if error.is_incomplete_message() {
@@ -477,7 +498,7 @@ fn reused_failure(mut error: TrySendError<Request>, spare: Request) -> Result<Re
 }
 
 /// A request to launch and a copy of it, made when the request is built (not in the launch
-/// loop), for a kept connection that loses it (see [`reused_failure`]).
+/// loop), for a kept connection that loses it.
 pub struct Outgoing {
     state: Pending,
     spare: Request,
@@ -487,12 +508,13 @@ pub struct Outgoing {
 enum Pending {
     /// Not handed over yet.
     Unsent(Request),
-    /// Queued on a kept connection: an idle HTTP/1.1 one, taken out of the pool (held here,
-    /// then by the response body), or the shared HTTP/2 one (none held).
-    Kept(Sent, Option<Sender>),
-    /// To send on an idle connection once it is ready (handed back, its task not yet done with
-    /// its previous exchange), or on a new one.
-    Waiting(Option<http1::SendRequest<Body>>, Request),
+    /// Queued on the shared HTTP/2 connection.
+    Kept(Sent),
+    /// Given an idle HTTP/1.1 connection, taken out of the pool (held here, then by the
+    /// response body); written when its exchange first runs.
+    Idle(H1, Request),
+    /// To send on a new connection.
+    New(Request),
     /// Only inside [`Transport::hand_over`].
     Moving,
 }
@@ -509,32 +531,40 @@ impl Outgoing {
     }
 }
 
-/// The most of a response body the transport holds before the stream reads it, per stream.
-pub const READ_BUFFER_BYTES: usize = 64 * 1024;
+/// The most of a response body the transport reads at once, per stream: HTTP/1.1's largest
+/// read ([`h1::MAX_READ`]), and HTTP/2's flow-control window per stream.
+pub const READ_BUFFER_BYTES: usize = h1::MAX_READ;
 
-async fn h1<T>(io: TokioIo<T>) -> hyper::Result<Sender>
-where
-    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-{
-    // hyper's read buffer grows to about 400 KiB on a body that arrives faster than it is
-    // read (a provider writing a ten-megabyte line): 64 KiB holds a stream's memory to the
-    // event cap plus this, and still reads a fast stream in few calls.
-    let (sender, connection) = http1::Builder::new().max_buf_size(READ_BUFFER_BYTES).handshake::<_, Body>(io).await?;
-    tokio::spawn(async move {
-        // Its errors reach the request on it.
-        let _ = connection.await;
-    });
-    Ok(Sender::H1(sender))
-}
-
-/// The next data of a response body; trailers are passed over.
-pub async fn next_chunk(body: &mut ResponseBody) -> hyper::Result<Option<Bytes>> {
-    while let Some(frame) = body.frame().await {
-        if let Ok(data) = frame?.into_data() {
-            return Ok(Some(data));
+/// The next data of a response body; trailers are passed over. An HTTP/1.1 body read to its
+/// end hands its connection back to the pool; one that fails drops it.
+pub async fn next_chunk(body: &mut ResponseBody) -> Result<Option<Bytes>, BodyError> {
+    match &mut body.inner {
+        Inner::H1(open, pool) => {
+            let Some(reading) = open.as_mut() else { return Ok(None) };
+            match reading.next_chunk().await {
+                Ok(Some(data)) => Ok(Some(data)),
+                Ok(None) => {
+                    if let Some(connection) = open.take().and_then(h1::Body::into_reusable) {
+                        let dropped = lock(pool).put(Sender::H1(connection));
+                        drop(dropped);
+                    }
+                    Ok(None)
+                }
+                Err(e) => {
+                    *open = None;
+                    Err(BodyError::H1(e))
+                }
+            }
+        }
+        Inner::H2(incoming) => {
+            while let Some(frame) = incoming.frame().await {
+                if let Ok(data) = frame.map_err(BodyError::H2)?.into_data() {
+                    return Ok(Some(data));
+                }
+            }
+            Ok(None)
         }
     }
-    Ok(None)
 }
 
 /// An error and its causes, `: `-joined.
@@ -549,5 +579,6 @@ pub fn error_text(err: &dyn std::error::Error) -> String {
     text
 }
 
+pub mod h1;
 #[cfg(test)]
 mod tests;

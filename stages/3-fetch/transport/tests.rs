@@ -199,7 +199,7 @@ async fn sequential_requests_reuse_one_connection() {
     assert!(t.warm(), "the connection handed back is ready for the next round");
     let mut next = request(&t);
     t.hand_over(&mut next);
-    assert!(matches!(next.state, Pending::Kept(_, Some(Sender::H1(_)))), "queued at the hand-over");
+    assert!(matches!(next.state, Pending::Idle(..)), "given the idle connection at the hand-over");
     assert_eq!(t.idle(), 0, "taken out of the pool while its exchange runs");
     assert_eq!(body(t.sending(next).await.unwrap()).await, b"ok");
     assert_eq!((accepted.load(SeqCst), t.idle()), (1, 1));
@@ -296,7 +296,7 @@ async fn h2_server() -> (std::net::SocketAddr, Arc<AtomicUsize>) {
         while let Ok((sock, _)) = listener.accept().await {
             counted.fetch_add(1, SeqCst);
             let answer = hyper::service::service_fn(|_request| async {
-                Ok::<_, std::convert::Infallible>(http::Response::new(Body::from("ok")))
+                Ok::<_, std::convert::Infallible>(http::Response::new(Full::new(Bytes::from("ok"))))
             });
             let server = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
             tokio::spawn(server.serve_connection(TokioIo::new(sock), answer));
@@ -319,7 +319,7 @@ async fn requests_on_an_http2_connection_are_multiplexed_on_it_and_it_stays_shar
     let mut launched: Vec<Outgoing> = (0..8).map(|_| absolute()).collect();
     for outgoing in &mut launched {
         t.hand_over(outgoing);
-        assert!(matches!(outgoing.state, Pending::Kept(_, None)), "queued on the shared connection, none held");
+        assert!(matches!(outgoing.state, Pending::Kept(_)), "queued on the shared connection, none held");
     }
     for outgoing in launched {
         assert_eq!(body(t.sending(outgoing).await.unwrap()).await, b"ok");
