@@ -182,12 +182,14 @@ const BURST_BYTES: usize = 64 * 1024;
 /// A response body read burst by burst, each chunk with its arrival on the run clock.
 ///
 /// A chunk is stamped when the read that brought it returns, and the chunks already there with
-/// it (the rest of the same packet, held by the connection's task, which hands the body over
-/// one chunk at a time) are taken at once, before any is processed, and stamped alike. Logging
-/// one chunk's events takes time, more on a loaded machine; stamped one by one, a second chunk
-/// of the same packet would carry that time, and an answer the server flushed at once would
-/// look streamed. Taking a burst costs a yield to the connection's task per chunk; a chunk that
-/// reached the socket during that yield is stamped a few microseconds early.
+/// it (the rest of the same read, which the body hands over one chunk at a time) are taken at
+/// once, before any is processed, and stamped alike. Logging one chunk's events takes time, more
+/// on a loaded machine; stamped one by one, a second chunk of the same packet would carry that
+/// time, and an answer the server flushed at once would look streamed. An HTTP/1.1 body is read
+/// from the socket by this reader, so the burst is what the read brought (and what the socket
+/// holds already); an HTTP/2 body is decoded by the connection's task, so taking a burst costs a
+/// yield to it per chunk, and a chunk that reached the socket during that yield is stamped a few
+/// microseconds early.
 struct Arrivals {
     body: transport::ResponseBody,
     /// The current burst's chunks not yet handed out, in order.
