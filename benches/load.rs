@@ -14,7 +14,11 @@
 //! comes from the run's event log: the requests sent, the achieved rate over the step (sends
 //! between its first and its last due time), the send lag (actual minus intended send time)
 //! p50, p99 and maximum, every request's outcome, the peak in flight and the fetch's own CPU
-//! accounting of the step (`step_closed`). The run prints a Markdown table.
+//! accounting of the step (`step_closed`) and its peak resident memory while it sent (recorded
+//! as its segment closed, before the seal). The run prints a Markdown table, then, for each
+//! arrival process run at several rates, the memory an open stream adds: the growth of the peak
+//! resident memory while sending over the growth of the peak in flight, between its runs with
+//! the fewest and the most streams open (the process's base drops out of the difference).
 //!
 //! `IB_LOAD_API=responses` (or `messages`) calls the provider through that wire API instead of
 //! chat completions (`generate-fleet --apis`): the same answers, in that API's grammar, whose
@@ -22,7 +26,8 @@
 //!
 //! `IB_LOAD_TIME_SCALE=F` serves the generated fleet's profile (a first token after about
 //! 300 ms, 200 tokens/s) with its delays times F instead of at zero latency: a slow provider, so
-//! that many streams are open at once (at 500 requests a second and F = 20, several thousand).
+//! that many streams are open at once (at 500 requests a second and F = 20, several thousand;
+//! `IB_LOAD_RATES=250,500` gives the memory per open stream).
 //!
 //! `IB_LOAD_PROFILE=<arrivals>:<rate>` (e.g. `poisson:2000`) also records that run's fetch
 //! with `perf record` (Debian's linux-perf; a CPU-clock sample 4,999 times a second on each
@@ -106,9 +111,12 @@ fn main() {
     println!("\nwire API: {api}");
     println!(
         "\n| arrivals | target req/s | sent | completed | achieved req/s | lag p50 µs | lag p99 µs | lag max µs | \
-         peak in flight | step CPU s / 1,000 req | whole-process CPU s / 1,000 req | peak RSS MiB |"
+         peak in flight | step CPU s / 1,000 req | whole-process CPU s / 1,000 req | peak RSS MiB | \
+         peak RSS sending MiB |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    // Each arrival process's (peak in flight, peak RSS while sending) per rate.
+    let mut memory: BTreeMap<String, Vec<(u64, u64)>> = BTreeMap::new();
     let mut profiled = None;
     for process in arrivals.split(',') {
         for rate in rates.split(',') {
@@ -133,10 +141,13 @@ fn main() {
             let mut fetch = outside(gnu_time.then_some(&times), perf_data.as_deref());
             fetch.arg(env!("CARGO_BIN_EXE_ib-fetch")).arg("--run").arg(&run).arg("--spec").arg(&spec);
             ok(fetch.arg("--dataset").arg(&dataset).arg("--endpoint-base").arg(&url));
-            let (steps, _) = read_steps(&RunDir::new(&run));
+            let (steps, sending_rss) = read_steps(&RunDir::new(&run));
             let step = steps.values().next().expect("one step");
             let whole = gnu_time.then(|| std::fs::read_to_string(&times).unwrap());
-            print_row(process, rate, step, whole.as_deref());
+            print_row(process, rate, step, whole.as_deref(), sending_rss);
+            if let Some(rss) = sending_rss {
+                memory.entry(process.to_string()).or_default().push((step.peak, rss));
+            }
             profiled = profiled.or(perf_data);
             // Each run's log is read; the next one needs the room.
             let _ = std::fs::remove_dir_all(&run);
@@ -144,6 +155,7 @@ fn main() {
     }
     let _ = sim.kill();
     let _ = sim.wait();
+    print_memory_per_stream(&memory);
     if let Some(data) = profiled {
         print_profile(&data);
     } else if let Some(wanted) = profile {
@@ -178,7 +190,7 @@ fn outside(times: Option<&PathBuf>, perf_data: Option<&Path>) -> Command {
     cmd
 }
 
-fn print_row(arrivals: &str, rate: &str, step: &Step, whole: Option<&str>) {
+fn print_row(arrivals: &str, rate: &str, step: &Step, whole: Option<&str>, sending_rss: Option<u64>) {
     let span = |times: &[u64]| match (times.iter().min(), times.iter().max()) {
         (Some(a), Some(b)) if b > a => (b - a) as f64 / 1e9,
         _ => f64::NAN,
@@ -192,7 +204,7 @@ fn print_row(arrivals: &str, rate: &str, step: &Step, whole: Option<&str>) {
             _ => ("–".into(), "–".into()),
         };
     println!(
-        "| {arrivals} | {rate} | {} | {} | {achieved:.1} | {} | {} | {} | {} | {:.3} | {cpu} | {rss} |",
+        "| {arrivals} | {rate} | {} | {} | {achieved:.1} | {} | {} | {} | {} | {:.3} | {cpu} | {rss} | {} |",
         step.sent,
         step.completed,
         percentile(&step.lags_ns, 50) / 1000,
@@ -200,10 +212,35 @@ fn print_row(arrivals: &str, rate: &str, step: &Step, whole: Option<&str>) {
         step.lags_ns.iter().max().copied().unwrap_or(0) / 1000,
         step.peak,
         step.cpu_ns as f64 / 1e9 / per_1000,
+        sending_rss.map_or("–".into(), |b| format!("{:.0}", b as f64 / (1 << 20) as f64)),
     );
 }
 
-/// Each step's figures, and the fetch's peak resident memory, from the log.
+/// The memory an open stream adds: between the runs of one arrival process with the fewest and
+/// the most streams in flight at once, the growth of the peak resident memory while sending
+/// over the growth of the peak in flight. A difference, so the process's base (its runtime,
+/// the tokenizer's tables, the log's buffers) drops out; the seal, which runs after the last
+/// send, is not in it.
+fn print_memory_per_stream(memory: &BTreeMap<String, Vec<(u64, u64)>>) {
+    for (process, runs) in memory {
+        let (Some(low), Some(high)) = (runs.iter().min(), runs.iter().max()) else { continue };
+        if high.0 <= low.0 {
+            continue;
+        }
+        let per_stream = (high.1 as f64 - low.1 as f64) / (high.0 - low.0) as f64 / 1024.0;
+        println!(
+            "\n{process}: {per_stream:.1} KiB of resident memory per open stream (peak RSS while sending \
+             {:.0} → {:.0} MiB as the peak in flight went {} → {})",
+            low.1 as f64 / (1 << 20) as f64,
+            high.1 as f64 / (1 << 20) as f64,
+            low.0,
+            high.0
+        );
+    }
+}
+
+/// Each step's figures, and the fetch's peak resident memory while it sent (recorded as each
+/// segment closed, before the seal), from the log.
 fn read_steps(run: &RunDir) -> (BTreeMap<u32, Step>, Option<u64>) {
     let lock = inferbench_store::lock::read(&run.lock()).expect("lock");
     let mut steps: BTreeMap<u32, Step> = BTreeMap::new();
