@@ -400,7 +400,8 @@ bench-compare:
 # AIPerf and GuideLLM from PyPI into target/peers-venv (about 6.5 GB: GuideLLM requires torch,
 # whose wheel pulls the CUDA libraries), and builds vllm-bench from PEERS_VLLM_BENCH (a
 # binary, a source directory or a git URL) into target/peers-vllm-bench; without it,
-# vllm-bench is absent and the script says so.
+# vllm-bench is absent and the script says so. PEERS_TIME_SCALE=20 makes the provider slow (its
+# profile's delays × 20: thousands of streams open at once at 500 req/s).
 PEERS_RATES    ?= 50 200 500 2000
 PEERS_SECONDS  ?= 15
 PEERS_ARRIVALS ?= constant

@@ -441,7 +441,9 @@ def cmd_summarize(out: Path) -> None:
     (out / "summary.json").write_text(json.dumps({"meta": meta, "steps": figures, "unreadable_lines": TORN}, indent=1))
     lines = [
         f"{meta['duration']:g} s per step; target rates {', '.join(f'{r:g}' for r in meta['rates'])} req/s;"
-        f" {' and '.join(arrivals_all)} arrivals; {meta['tools_versions']}",
+        f" {' and '.join(arrivals_all)} arrivals;"
+        + (f" a slow provider (its profile's delays × {meta['time_scale']:g});" if meta.get("time_scale") else " the provider at zero latency;")
+        + f" {meta['tools_versions']}",
         "",
         "| tool | arrivals | target req/s | started | completed | server got | achieved req/s (client) | (server) | lag p50 ms | lag p99 ms"
         " | lag max ms | tool's own p99 ms | client CPU-s / 1,000 req (sending) | (whole run) | server CPU-s / 1,000"

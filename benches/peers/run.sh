@@ -24,6 +24,10 @@
 #                  target/peers-vllm-bench, and reused from there while the source is the
 #                  same. Without it, and with nothing built there, vllm-bench is absent: the
 #                  script says so and runs the other tools.
+#   PEERS_TIME_SCALE  serve the generated profile (a first token after about 300 ms, 200
+#                  tokens/s) with its delays times this, instead of at zero latency: a slow
+#                  provider, so that thousands of streams are open at once (e.g. 20 at 500 req/s:
+#                  every tool's memory per open stream shows)
 #   PEERS_OUT      where the results go (default target/bench/peers/<UTC time>)
 #   PEERS_VENV     the peers' virtualenv (default target/peers-venv; made on first use)
 #   PEERS_PYTHON   the Python that makes it (default python3; AIPerf 0.13 needs 3.11-3.13)
@@ -159,12 +163,15 @@ if [ ! -f "$TOKENIZER/hf/tokenizer.json" ]; then
 fi
 
 # --- the server --------------------------------------------------------------------------
-"$BIN/ib-sim" generate-fleet --providers 1 --zero-latency --out "$OUT/fleet" \
+TIME_SCALE=${PEERS_TIME_SCALE:-}
+latency=(--zero-latency)
+[ -z "$TIME_SCALE" ] || latency=()
+"$BIN/ib-sim" generate-fleet --providers 1 "${latency[@]}" --out "$OUT/fleet" \
     --spec "$ROOT/pipelines/micro-single-task/spec.yaml" >/dev/null
 echo "    usage_chunk: never" >>"$OUT/fleet/sim-profiles.yaml"
 rm -f "$OUT/sim-url"
 "$BIN/ib-sim" --profiles "$OUT/fleet/sim-profiles.yaml" --spec "$OUT/fleet/spec.yaml" --dataset "$DATASET" \
-    --port-file "$OUT/sim-url" --log "$OUT/sim.jsonl" >/dev/null 2>"$OUT/sim.err" &
+    ${TIME_SCALE:+--time-scale "$TIME_SCALE"} --port-file "$OUT/sim-url" --log "$OUT/sim.jsonl" >/dev/null 2>"$OUT/sim.err" &
 SIM=$!
 trap 'kill "$SIM" 2>/dev/null || true; wait "$SIM" 2>/dev/null || true' EXIT
 for _ in $(seq 300); do [ -s "$OUT/sim-url" ] && break; sleep 0.1; done
@@ -186,9 +193,10 @@ json.dump({
     "rates": [float(r) for r in "$RATES".split()],
     "arrivals": "$ARRIVALS".split(),
     "duration": float("$SECONDS_PER_STEP"),
+    "time_scale": float("${TIME_SCALE:-0}") or None,
     "tools": "$TOOLS".split(),
     "tools_versions": "inferbench $ib_commit (ib-fetch from $BIN), ${VLLM_VERSION:-no vllm-bench}, AIPerf $AIPERF_VERSION, GuideLLM $GUIDELLM_VERSION, Python " + platform.python_version(),
-    "command": "PEERS_RATES='$RATES' PEERS_SECONDS=$SECONDS_PER_STEP PEERS_ARRIVALS='$ARRIVALS' PEERS_TOOLS='$TOOLS' benches/peers/run.sh",
+    "command": "${TIME_SCALE:+PEERS_TIME_SCALE=$TIME_SCALE }PEERS_RATES='$RATES' PEERS_SECONDS=$SECONDS_PER_STEP PEERS_ARRIVALS='$ARRIVALS' PEERS_TOOLS='$TOOLS' benches/peers/run.sh",
     "cores": int(subprocess.check_output(["nproc"]).strip()),
     "loadavg_start": open("/proc/loadavg").read().strip(),
 }, open(sys.argv[1], "w"), indent=1)
