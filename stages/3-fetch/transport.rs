@@ -367,7 +367,7 @@ impl Transport {
         match state {
             Pending::Kept(sent) => Box::pin(this.on_shared(sent, spare)),
             Pending::Idle(connection, request) => Box::pin(this.on_idle(connection, request, spare)),
-            Pending::New(request) => Box::pin(async move { Box::pin(this.send_on_new(request)).await }),
+            Pending::New(request) => Box::pin(this.send_on_new(request)),
             // Only while `hand_over` runs: a request it lost (a panic) never left.
             Pending::Unsent(_) | Pending::Moving => {
                 Box::pin(std::future::ready(Err(SendError::Request("the request was lost before it was sent".into()))))

@@ -15,8 +15,9 @@ use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-/// Reads one request (head and its Content-Length body) from `sock`; false at end of stream.
-async fn read_request(sock: &mut TcpStream) -> bool {
+/// Reads one request (its head and its Content-Length body) from `sock`; None at the end of
+/// the stream. The HTTP/1.1 connection's tests read their requests with it too.
+pub(super) async fn read_request(sock: &mut TcpStream) -> Option<Vec<u8>> {
     let mut seen = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
@@ -25,11 +26,11 @@ async fn read_request(sock: &mut TcpStream) -> bool {
             let length: usize =
                 head.lines().find_map(|l| l.strip_prefix("content-length:")).map_or(0, |v| v.trim().parse().unwrap());
             if seen.len() >= end + 4 + length {
-                return true;
+                return Some(seen);
             }
         }
         match sock.read(&mut buf).await {
-            Ok(0) | Err(_) => return false,
+            Ok(0) | Err(_) => return None,
             Ok(n) => seen.extend_from_slice(&buf[..n]),
         }
     }
@@ -46,9 +47,9 @@ async fn server(later_answers: bool) -> (String, tokio::task::JoinHandle<usize>)
     let url = format!("http://{}/v1/chat/completions", listener.local_addr().unwrap());
     let served = tokio::spawn(async move {
         let (mut first, _) = listener.accept().await.unwrap();
-        assert!(read_request(&mut first).await);
+        assert!(read_request(&mut first).await.is_some());
         first.write_all(OK).await.unwrap();
-        assert!(read_request(&mut first).await, "the second request comes on the kept connection");
+        assert!(read_request(&mut first).await.is_some(), "the second request comes on the kept connection");
         drop(first);
         let mut accepted = 1;
         // Answered connections stay open (kept alive) until the server stops.
@@ -57,7 +58,7 @@ async fn server(later_answers: bool) -> (String, tokio::task::JoinHandle<usize>)
             tokio::time::timeout(std::time::Duration::from_millis(500), listener.accept()).await
         {
             accepted += 1;
-            if read_request(&mut sock).await && later_answers {
+            if read_request(&mut sock).await.is_some() && later_answers {
                 sock.write_all(OK).await.unwrap();
                 open.push(sock);
             }
@@ -129,7 +130,7 @@ async fn keep_alive_server(hold: usize) -> (String, Arc<AtomicUsize>, Arc<Atomic
             a.fetch_add(1, SeqCst);
             let (c, barrier, requests) = (Arc::clone(&c), Arc::clone(&barrier), Arc::clone(&requests));
             tokio::spawn(async move {
-                while read_request(&mut sock).await {
+                while read_request(&mut sock).await.is_some() {
                     if requests.fetch_add(1, SeqCst) < hold {
                         barrier.wait().await;
                     }
@@ -218,10 +219,12 @@ async fn endless_first_answer() -> (String, Arc<AtomicUsize>, tokio::task::JoinH
         tokio::spawn(async move {
             while let Ok((mut sock, _)) = listener.accept().await {
                 later.fetch_add(1, SeqCst);
-                tokio::spawn(async move { while read_request(&mut sock).await && sock.write_all(OK).await.is_ok() {} });
+                tokio::spawn(async move {
+                    while read_request(&mut sock).await.is_some() && sock.write_all(OK).await.is_ok() {}
+                });
             }
         });
-        assert!(read_request(&mut first).await);
+        assert!(read_request(&mut first).await.is_some());
         let head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n";
         first.write_all(head).await.unwrap();
         let mut rest = [0u8; 64];
@@ -338,7 +341,7 @@ async fn numbered_server() -> String {
             let answer = format!("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n{n}");
             n += 1;
             tokio::spawn(async move {
-                while read_request(&mut sock).await && sock.write_all(answer.as_bytes()).await.is_ok() {}
+                while read_request(&mut sock).await.is_some() && sock.write_all(answer.as_bytes()).await.is_ok() {}
             });
         }
     });

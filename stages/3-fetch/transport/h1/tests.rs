@@ -2,6 +2,7 @@
 //! responses, reuse, every way a response can be cut short or malformed, the bytes of a
 //! request, and how data is handed out (as it arrives, from the buffer, in bounded reads).
 use super::*;
+use crate::transport::tests::read_request;
 use futures_util::FutureExt;
 use http::header::CONTENT_TYPE;
 use std::collections::VecDeque;
@@ -521,27 +522,6 @@ async fn the_host_is_the_uris_authority_when_the_request_has_none() {
     let (_, body) = conn.send(request).await.unwrap();
     let written = body.into_reusable().unwrap().into_inner().written;
     assert_eq!(written, b"GET /models?page=2 HTTP/1.1\r\nhost: p.test\r\n\r\n");
-}
-
-/// Reads one request (its head and its Content-Length body) from `sock`; None at the end of
-/// the stream.
-async fn read_request(sock: &mut TcpStream) -> Option<Vec<u8>> {
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    loop {
-        if let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
-            let length: usize =
-                head.lines().find_map(|l| l.strip_prefix("content-length:")).map_or(0, |v| v.trim().parse().unwrap());
-            if seen.len() >= end + 4 + length {
-                return Some(seen);
-            }
-        }
-        match sock.read(&mut buf).await {
-            Ok(0) | Err(_) => return None,
-            Ok(n) => seen.extend_from_slice(&buf[..n]),
-        }
-    }
 }
 
 #[tokio::test]
